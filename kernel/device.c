@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * One character device per RDMA device, its sysfs view, and the fan-out of
+ * unaffiliated events to the device's open files.
+ *
+ * Removal never waits for userspace: files hold a reference on the
+ * ib_async_device, not on the ib_device. At removal the event handler is
+ * unregistered, the ib_device pointer is cleared under disassoc_rwsem, and
+ * every open file is told its stream has ended.
+ */
+#include <linux/idr.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/nsproxy.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "ib_async.h"
+
+#define IB_ASYNC_MAX_DEVICES	256
+
+static dev_t ib_async_devt;
+static DEFINE_IDA(ib_async_ida);
+static struct class *ib_async_class;
+
+static ssize_t ibdev_show(struct device *device, struct device_attribute *attr,
+			  char *buf)
+{
+	struct ib_async_device *adev =
+		container_of(device, struct ib_async_device, dev);
+	ssize_t ret = -ENODEV;
+
+	/* Read the name each time so an RDMA device rename shows here. */
+	down_read(&adev->disassoc_rwsem);
+	if (adev->ib_dev)
+		ret = sysfs_emit(buf, "%s\n", dev_name(&adev->ib_dev->dev));
+	up_read(&adev->disassoc_rwsem);
+	return ret;
+}
+static DEVICE_ATTR_RO(ibdev);
+
+static struct attribute *ib_async_dev_attrs[] = {
+	&dev_attr_ibdev.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ib_async_dev);
+
+static ssize_t abi_version_show(struct class *class,
+				struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", IB_ASYNC_ABI_VERSION);
+}
+static CLASS_ATTR_RO(abi_version);
+
+static bool ib_async_is_unaffiliated(enum ib_event_type type)
+{
+	switch (type) {
+	case IB_EVENT_DEVICE_FATAL:
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_PKEY_CHANGE:
+	case IB_EVENT_SM_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+	case IB_EVENT_GID_CHANGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Called by the RDMA core for unaffiliated events: in 6.1 from the ib_wq
+ * workqueue (events may run concurrently and out of order) or, for
+ * GID_CHANGE, from the GID cache worker with the table mutex held. Drivers
+ * may call it from atomic context, so take no sleeping lock.
+ */
+static void ib_async_event_handler(struct ib_event_handler *handler,
+				   struct ib_event *event)
+{
+	struct ib_async_device *adev =
+		container_of(handler, struct ib_async_device, event_handler);
+	struct ib_async_event rec = {};
+	struct ib_async_file *file;
+	unsigned long flags;
+
+	/* Affiliated events belong to their objects' handlers. */
+	if (!ib_async_is_unaffiliated(event->event))
+		return;
+
+	rec.element = event->element.port_num;
+	rec.timestamp_ns = ktime_get_ns();
+	rec.event_type = event->event;
+	rec.port_num = event->element.port_num;
+	rec.obj_type = IB_ASYNC_OBJ_PORT;
+
+	spin_lock_irqsave(&adev->files_lock, flags);
+	list_for_each_entry(file, &adev->files, list)
+		ib_async_evq_push(&file->evq, &rec);
+	spin_unlock_irqrestore(&adev->files_lock, flags);
+}
+
+int ib_async_device_attach_file(struct ib_async_device *adev,
+				struct ib_async_file *file)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	down_read(&adev->disassoc_rwsem);
+	if (!adev->ib_dev)
+		ret = -ENODEV;
+	else if (!rdma_dev_access_netns(adev->ib_dev, current->nsproxy->net_ns))
+		ret = -EPERM;
+	if (!ret) {
+		spin_lock_irqsave(&adev->files_lock, flags);
+		list_add_tail(&file->list, &adev->files);
+		spin_unlock_irqrestore(&adev->files_lock, flags);
+	}
+	up_read(&adev->disassoc_rwsem);
+	return ret;
+}
+
+void ib_async_device_detach_file(struct ib_async_device *adev,
+				 struct ib_async_file *file)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&adev->files_lock, flags);
+	list_del(&file->list);
+	spin_unlock_irqrestore(&adev->files_lock, flags);
+}
+
+static void ib_async_device_release(struct device *dev)
+{
+	struct ib_async_device *adev =
+		container_of(dev, struct ib_async_device, dev);
+
+	kfree(adev);
+}
+
+struct ib_async_device *ib_async_device_add(struct ib_device *ib_dev)
+{
+	struct ib_async_device *adev;
+	int ret;
+
+	adev = kzalloc(sizeof(*adev), GFP_KERNEL);
+	if (!adev)
+		return ERR_PTR(-ENOMEM);
+
+	init_rwsem(&adev->disassoc_rwsem);
+	spin_lock_init(&adev->files_lock);
+	INIT_LIST_HEAD(&adev->files);
+	adev->ib_dev = ib_dev;
+
+	device_initialize(&adev->dev);
+	adev->dev.class = ib_async_class;
+	adev->dev.parent = ib_dev->dev.parent;
+	adev->dev.groups = ib_async_dev_groups;
+	adev->dev.release = ib_async_device_release;
+
+	adev->devnum = ida_alloc_max(&ib_async_ida, IB_ASYNC_MAX_DEVICES - 1,
+				     GFP_KERNEL);
+	if (adev->devnum < 0) {
+		ret = adev->devnum;
+		goto err_put;
+	}
+	adev->dev.devt = MKDEV(MAJOR(ib_async_devt), adev->devnum);
+	ret = dev_set_name(&adev->dev, "ib_async%d", adev->devnum);
+	if (ret)
+		goto err_ida;
+
+	cdev_init(&adev->cdev, &ib_async_fops);
+	adev->cdev.owner = THIS_MODULE;
+
+	/* Register the handler first so no event is missed once the node exists. */
+	INIT_IB_EVENT_HANDLER(&adev->event_handler, ib_dev,
+			      ib_async_event_handler);
+	ib_register_event_handler(&adev->event_handler);
+
+	ret = cdev_device_add(&adev->cdev, &adev->dev);
+	if (ret)
+		goto err_handler;
+	return adev;
+
+err_handler:
+	ib_unregister_event_handler(&adev->event_handler);
+err_ida:
+	ida_free(&ib_async_ida, adev->devnum);
+err_put:
+	put_device(&adev->dev);
+	return ERR_PTR(ret);
+}
+
+void ib_async_device_remove(struct ib_async_device *adev)
+{
+	u64 now = ktime_get_ns();
+	struct ib_async_file *file;
+	unsigned long flags;
+
+	/* No new opens; files already open keep the memory alive. */
+	cdev_device_del(&adev->cdev, &adev->dev);
+	ib_unregister_event_handler(&adev->event_handler);
+
+	/* Wait out ioctls that use the ib_device, then forbid new ones. */
+	down_write(&adev->disassoc_rwsem);
+	adev->ib_dev = NULL;
+	up_write(&adev->disassoc_rwsem);
+
+	spin_lock_irqsave(&adev->files_lock, flags);
+	list_for_each_entry(file, &adev->files, list)
+		ib_async_evq_shutdown(&file->evq, now);
+	spin_unlock_irqrestore(&adev->files_lock, flags);
+
+	ida_free(&ib_async_ida, adev->devnum);
+	put_device(&adev->dev);
+}
+
+static char *ib_async_devnode(struct device *dev, umode_t *mode)
+{
+	/* Like uverbs: access is governed by what the file may create. */
+	if (mode)
+		*mode = 0666;
+	return kasprintf(GFP_KERNEL, "infiniband/%s", dev_name(dev));
+}
+
+int ib_async_device_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&ib_async_devt, 0, IB_ASYNC_MAX_DEVICES,
+				  "ib_async");
+	if (ret)
+		return ret;
+
+	ib_async_class = class_create(THIS_MODULE, "ib_async");
+	if (IS_ERR(ib_async_class)) {
+		ret = PTR_ERR(ib_async_class);
+		goto err_region;
+	}
+	ib_async_class->devnode = ib_async_devnode;
+
+	ret = class_create_file(ib_async_class, &class_attr_abi_version);
+	if (ret)
+		goto err_class;
+	return 0;
+
+err_class:
+	class_destroy(ib_async_class);
+err_region:
+	unregister_chrdev_region(ib_async_devt, IB_ASYNC_MAX_DEVICES);
+	return ret;
+}
+
+void ib_async_device_exit(void)
+{
+	class_remove_file(ib_async_class, &class_attr_abi_version);
+	class_destroy(ib_async_class);
+	unregister_chrdev_region(ib_async_devt, IB_ASYNC_MAX_DEVICES);
+	ida_destroy(&ib_async_ida);
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The per-file event queue: a ring of records sized when the file is
+ * opened or resized, never when an event arrives.
+ *
+ * Producers (event handlers, any context) append under an irq-safe
+ * spinlock. When the queue is full the event is counted and represented
+ * by one IB_ASYNC_EV_OVERFLOW record at the point of loss; consecutive
+ * losses merge into that record, so loss is reported exactly and costs
+ * one slot whatever its size.
+ *
+ * Readers are serialised by read_mutex. A reader snapshots records under
+ * the spinlock, copies them to userspace without it, and only then removes
+ * them, so an event is consumed only once it has reached the user and a
+ * faulting copy loses nothing. While the copy runs, producers can only
+ * append or grow the count of a trailing overflow record; consume() takes
+ * that into account.
+ */
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "ib_async.h"
+
+/* Records one read() snapshots at a time. */
+#define IB_ASYNC_BOUNCE_RECS	32
+
+static u32 evq_slots(u32 cap)
+{
+	return cap + 2;
+}
+
+static struct ib_async_event *evq_at(struct ib_async_evq *q, u32 i)
+{
+	return &q->ring[(q->head + i) % evq_slots(q->cap)];
+}
+
+static struct ib_async_event *evq_alloc_ring(u32 cap)
+{
+	return kvcalloc(evq_slots(cap), IB_ASYNC_REC_SIZE, GFP_KERNEL_ACCOUNT);
+}
+
+int ib_async_evq_init(struct ib_async_evq *q, u32 cap)
+{
+	spin_lock_init(&q->lock);
+	mutex_init(&q->read_mutex);
+	init_waitqueue_head(&q->wait);
+	q->fasync = NULL;
+	q->cap = cap;
+	q->head = 0;
+	q->len = 0;
+	q->next_seq = 1;
+	q->lost = 0;
+	q->dead = false;
+
+	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, IB_ASYNC_REC_SIZE,
+			    GFP_KERNEL_ACCOUNT);
+	q->ring = evq_alloc_ring(cap);
+	if (!q->bounce || !q->ring) {
+		ib_async_evq_destroy(q);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ib_async_evq_destroy(struct ib_async_evq *q)
+{
+	kvfree(q->ring);
+	q->ring = NULL;
+	kfree(q->bounce);
+	q->bounce = NULL;
+	mutex_destroy(&q->read_mutex);
+}
+
+static void evq_wake(struct ib_async_evq *q)
+{
+	wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+	kill_fasync(&q->fasync, SIGIO, POLL_IN);
+}
+
+/* Called with q->lock held and the queue full. */
+static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
+{
+	struct ib_async_event *rec;
+
+	q->lost++;
+	if (q->len) {
+		rec = evq_at(q, q->len - 1);
+		if (rec->event_type == IB_ASYNC_EV_OVERFLOW) {
+			rec->count++;
+			return;
+		}
+	}
+	/*
+	 * A full queue whose tail is not an overflow record holds exactly
+	 * cap records, so the first spare slot is free.
+	 */
+	rec = evq_at(q, q->len++);
+	memset(rec, 0, sizeof(*rec));
+	rec->seq = seq;
+	rec->timestamp_ns = timestamp_ns;
+	rec->count = 1;
+	rec->event_type = IB_ASYNC_EV_OVERFLOW;
+	rec->obj_type = IB_ASYNC_OBJ_NONE;
+}
+
+/**
+ * ib_async_evq_push - queue one event, or account for its loss
+ * @q: the queue
+ * @ev: the record; seq and count are filled in here
+ *
+ * Safe from any context, including hard irq.
+ */
+void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev)
+{
+	struct ib_async_event *rec;
+	unsigned long flags;
+	u64 seq;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->dead) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	seq = q->next_seq++;
+	if (q->len < q->cap) {
+		rec = evq_at(q, q->len++);
+		*rec = *ev;
+		rec->seq = seq;
+		rec->count = 1;
+	} else {
+		evq_note_loss(q, seq, ev->timestamp_ns);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	evq_wake(q);
+}
+
+/**
+ * ib_async_evq_shutdown - end the stream with one DEVICE_FATAL record
+ * @q: the queue
+ * @timestamp_ns: when the device went away
+ *
+ * Records already queued stay readable; after them read() reports ENODEV.
+ * The record uses the last reserved slot, so it always fits.
+ */
+void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns)
+{
+	struct ib_async_event *rec;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->dead) {
+		rec = evq_at(q, q->len++);
+		memset(rec, 0, sizeof(*rec));
+		rec->seq = q->next_seq++;
+		rec->timestamp_ns = timestamp_ns;
+		rec->count = 1;
+		rec->event_type = IB_ASYNC_EV_DEVICE_FATAL;
+		rec->obj_type = IB_ASYNC_OBJ_PORT;
+		q->dead = true;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
+	kill_fasync(&q->fasync, SIGIO, POLL_HUP);
+}
+
+static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
+{
+	if (q->len <= cap)
+		return true;
+	/* A trailing overflow record may use the new queue's spare slot. */
+	return q->len == cap + 1 &&
+	       evq_at(q, q->len - 1)->event_type == IB_ASYNC_EV_OVERFLOW;
+}
+
+/**
+ * ib_async_evq_resize - change the capacity, keeping queued records in order
+ * @q: the queue
+ * @cap: new capacity in events
+ *
+ * Return: 0, -ENOMEM (old queue intact), -EBUSY if the queued records do
+ * not fit, -ENODEV once the stream has ended.
+ */
+int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
+{
+	struct ib_async_event *ring, *old;
+	unsigned long flags;
+	int ret = 0;
+	u32 i;
+
+	ring = evq_alloc_ring(cap);
+	if (!ring)
+		return -ENOMEM;
+
+	mutex_lock(&q->read_mutex);
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->dead) {
+		ret = -ENODEV;
+	} else if (!evq_resize_fits(q, cap)) {
+		ret = -EBUSY;
+	} else {
+		for (i = 0; i < q->len; i++)
+			ring[i] = *evq_at(q, i);
+		old = q->ring;
+		q->ring = ring;
+		q->head = 0;
+		q->cap = cap;
+		ring = old;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	mutex_unlock(&q->read_mutex);
+
+	kvfree(ring);
+	return ret;
+}
+
+/* Copy up to @max leading records into the bounce buffer. */
+static u32 evq_snapshot(struct ib_async_evq *q, u32 max)
+{
+	unsigned long flags;
+	u32 i, n;
+
+	spin_lock_irqsave(&q->lock, flags);
+	n = min(q->len, max);
+	for (i = 0; i < n; i++)
+		q->bounce[i] = *evq_at(q, i);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return n;
+}
+
+/*
+ * Remove the @n records the user now has. The last one may be an overflow
+ * record that grew during the copy: what the user did not see stays queued
+ * as a smaller overflow record that continues the sequence.
+ */
+static void evq_consume(struct ib_async_evq *q, u32 n)
+{
+	const struct ib_async_event *seen = &q->bounce[n - 1];
+	struct ib_async_event *last;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	last = evq_at(q, n - 1);
+	if (last->count != seen->count) {
+		last->count -= seen->count;
+		last->seq += seen->count;
+		n--;
+	}
+	q->head = (q->head + n) % evq_slots(q->cap);
+	q->len -= n;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+static bool evq_readable(struct ib_async_evq *q)
+{
+	return READ_ONCE(q->len) || READ_ONCE(q->dead);
+}
+
+/**
+ * ib_async_evq_read - copy whole records to userspace
+ * @q: the queue
+ * @buf: user buffer
+ * @count: its size; at least one record
+ * @nonblock: O_NONBLOCK
+ *
+ * Return: bytes copied, or -EINVAL (buffer smaller than a record),
+ * -EAGAIN, -ERESTARTSYS, -EFAULT (nothing consumed), -ENODEV (the device
+ * is gone and every record, the final DEVICE_FATAL included, was read).
+ */
+ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
+			  size_t count, bool nonblock)
+{
+	size_t want = count / IB_ASYNC_REC_SIZE;
+	size_t done = 0;
+	ssize_t ret = 0;
+	u32 n;
+
+	if (!want)
+		return -EINVAL;
+
+	if (mutex_lock_interruptible(&q->read_mutex))
+		return -ERESTARTSYS;
+	while (done < want) {
+		n = evq_snapshot(q, min_t(size_t, want - done,
+					  IB_ASYNC_BOUNCE_RECS));
+		if (!n) {
+			if (done)
+				break;
+			if (READ_ONCE(q->dead)) {
+				ret = -ENODEV;
+				break;
+			}
+			if (nonblock) {
+				ret = -EAGAIN;
+				break;
+			}
+			mutex_unlock(&q->read_mutex);
+			if (wait_event_interruptible(q->wait, evq_readable(q)))
+				return -ERESTARTSYS;
+			if (mutex_lock_interruptible(&q->read_mutex))
+				return -ERESTARTSYS;
+			continue;
+		}
+		if (copy_to_user(buf + done * IB_ASYNC_REC_SIZE, q->bounce,
+				 n * IB_ASYNC_REC_SIZE)) {
+			ret = -EFAULT;
+			break;
+		}
+		evq_consume(q, n);
+		done += n;
+		cond_resched();
+	}
+	mutex_unlock(&q->read_mutex);
+
+	return done ? done * IB_ASYNC_REC_SIZE : ret;
+}
+
+__poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
+			   poll_table *wait)
+{
+	__poll_t mask = 0;
+	unsigned long flags;
+
+	poll_wait(filp, &q->wait, wait);
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->len)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (q->dead)
+		mask |= q->len ? EPOLLHUP : EPOLLHUP | EPOLLERR;
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	return mask;
+}
+
+void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	st->cap = q->cap;
+	st->queued = q->len;
+	st->lost = q->lost;
+	st->next_seq = q->next_seq;
+	spin_unlock_irqrestore(&q->lock, flags);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * File operations of /dev/infiniband/ib_asyncN: open binds a file to its
+ * device, read/poll/fasync deliver the file's queue, ioctl marshals the
+ * uAPI structures.
+ */
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/nsproxy.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/termios.h>
+#include <linux/uaccess.h>
+#include <net/net_namespace.h>
+
+#include "ib_async.h"
+
+static int ib_async_open(struct inode *inode, struct file *filp)
+{
+	struct ib_async_device *adev =
+		container_of(inode->i_cdev, struct ib_async_device, cdev);
+	struct ib_async_file *file;
+	int ret;
+
+	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
+	if (!file)
+		return -ENOMEM;
+
+	ret = ib_async_evq_init(&file->evq, ib_async_default_queue_len());
+	if (ret)
+		goto err_free;
+
+	get_device(&adev->dev);
+	file->adev = adev;
+	ret = ib_async_device_attach_file(adev, file);
+	if (ret)
+		goto err_put;
+
+	filp->private_data = file;
+	return nonseekable_open(inode, filp);
+
+err_put:
+	put_device(&adev->dev);
+	ib_async_evq_destroy(&file->evq);
+err_free:
+	kfree(file);
+	return ret;
+}
+
+static int ib_async_release(struct inode *inode, struct file *filp)
+{
+	struct ib_async_file *file = filp->private_data;
+	struct ib_async_device *adev = file->adev;
+
+	ib_async_device_detach_file(adev, file);
+	ib_async_evq_destroy(&file->evq);
+	kfree(file);
+	put_device(&adev->dev);
+	return 0;
+}
+
+static ssize_t ib_async_read(struct file *filp, char __user *buf,
+			     size_t count, loff_t *pos)
+{
+	struct ib_async_file *file = filp->private_data;
+
+	return ib_async_evq_read(&file->evq, buf, count,
+				 filp->f_flags & O_NONBLOCK);
+}
+
+static __poll_t ib_async_poll(struct file *filp, poll_table *wait)
+{
+	struct ib_async_file *file = filp->private_data;
+
+	return ib_async_evq_poll(&file->evq, filp, wait);
+}
+
+static int ib_async_fasync(int fd, struct file *filp, int on)
+{
+	struct ib_async_file *file = filp->private_data;
+
+	return fasync_helper(fd, filp, on, &file->evq.fasync);
+}
+
+/*
+ * Read an extensible ioctl argument: argsz names the caller's size, which
+ * must cover version 1; a larger caller struct must be zero past ours.
+ */
+static int ib_async_get_arg(void *karg, size_t ksize, size_t min_size,
+			    void __user *uarg)
+{
+	u32 usize;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < min_size)
+		return -EINVAL;
+	return copy_struct_from_user(karg, ksize, uarg, usize);
+}
+
+static void ib_async_fill_dev_info(struct ib_device *ib_dev,
+				   struct ib_async_info *info)
+{
+	info->phys_port_cnt = rdma_end_port(ib_dev);
+	info->node_guid = ib_dev->node_guid;
+	info->ibdev_index = ib_dev->index;
+	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
+		sizeof(info->ibdev_name));
+}
+
+static long ib_async_ioctl_get_info(struct ib_async_file *file,
+				    void __user *uarg)
+{
+	struct ib_async_device *adev = file->adev;
+	struct ib_async_evq_stat st;
+	struct ib_async_info info;
+	int ret;
+
+	ret = ib_async_get_arg(&info, sizeof(info), IB_ASYNC_INFO_SIZE_V1,
+			       uarg);
+	if (ret)
+		return ret;
+	if (info.flags || info.reserved)
+		return -EINVAL;
+
+	memset(&info, 0, sizeof(info));
+	down_read(&adev->disassoc_rwsem);
+	if (adev->ib_dev)
+		ib_async_fill_dev_info(adev->ib_dev, &info);
+	else
+		ret = -ENODEV;
+	up_read(&adev->disassoc_rwsem);
+	if (ret)
+		return ret;
+
+	ib_async_evq_stat(&file->evq, &st);
+	info.argsz = sizeof(info);
+	info.abi_version = IB_ASYNC_ABI_VERSION;
+	info.record_size = IB_ASYNC_REC_SIZE;
+	info.queue_len = st.cap;
+	info.max_queue_len = ib_async_max_queue_len();
+	info.queued = st.queued;
+	info.lost = st.lost;
+	info.next_seq = st.next_seq;
+
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long ib_async_ioctl_set_queue_len(struct ib_async_file *file,
+					 void __user *uarg)
+{
+	struct ib_async_queue_len arg;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QUEUE_LEN_SIZE_V1,
+			       uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved)
+		return -EINVAL;
+	if (!arg.queue_len || arg.queue_len > ib_async_max_queue_len())
+		return -EINVAL;
+
+	return ib_async_evq_resize(&file->evq, arg.queue_len);
+}
+
+static long ib_async_ioctl_fionread(struct ib_async_file *file,
+				    int __user *uarg)
+{
+	struct ib_async_evq_stat st;
+
+	ib_async_evq_stat(&file->evq, &st);
+	return put_user(st.queued * IB_ASYNC_REC_SIZE, uarg);
+}
+
+static long ib_async_ioctl(struct file *filp, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct ib_async_file *file = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case FIONREAD:
+		return ib_async_ioctl_fionread(file, uarg);
+	case IB_ASYNC_IOC_GET_INFO:
+		return ib_async_ioctl_get_info(file, uarg);
+	case IB_ASYNC_IOC_SET_QUEUE_LEN:
+		return ib_async_ioctl_set_queue_len(file, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+const struct file_operations ib_async_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ib_async_open,
+	.release	= ib_async_release,
+	.read		= ib_async_read,
+	.poll		= ib_async_poll,
+	.fasync		= ib_async_fasync,
+	.unlocked_ioctl	= ib_async_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ib_async internal definitions.
+ *
+ * Objects and their lifetimes:
+ *
+ *  ib_async_device  one per RDMA device, created by the ib_client add
+ *                   callback. Its memory lives as long as its embedded
+ *                   struct device: the client holds one reference until
+ *                   remove, every open file holds one more. The ib_device
+ *                   pointer is valid only under disassoc_rwsem and becomes
+ *                   NULL at removal, so files never pin the RDMA device and
+ *                   removal never waits for userspace.
+ *
+ *  ib_async_file    one per open(); owns an event queue. Listed on its
+ *                   device under files_lock so the event handler can fan
+ *                   out to it from any context.
+ *
+ *  ib_async_evq     the bounded queue (evq.c). Storage is allocated at
+ *                   open and resize only; pushing never allocates.
+ *
+ * Lock order: disassoc_rwsem -> evq.read_mutex -> files_lock -> evq.lock.
+ * files_lock and evq.lock are taken with interrupts disabled because
+ * events may be delivered from hard-irq context.
+ */
+#ifndef IB_ASYNC_H
+#define IB_ASYNC_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_async.h>
+
+#define IB_ASYNC_REC_SIZE	sizeof(struct ib_async_event)
+/* Hard limit for max_queue_len: keeps a resize copy with irqs off short. */
+#define IB_ASYNC_QUEUE_LEN_LIMIT	BIT(20)
+
+struct ib_async_evq {
+	spinlock_t lock;		/* ring indices, counters, dead */
+	struct mutex read_mutex;	/* one copy-out at a time; resize */
+	wait_queue_head_t wait;
+	struct fasync_struct *fasync;
+
+	/*
+	 * cap + 2 slots: cap for events, one for the overflow record that
+	 * may follow a full queue, one for the end-of-stream record.
+	 */
+	struct ib_async_event *ring;
+	u32 cap;
+	u32 head;
+	u32 len;
+	u64 next_seq;
+	u64 lost;
+	bool dead;
+
+	/* Snapshot of records being copied out; used under read_mutex. */
+	struct ib_async_event *bounce;
+};
+
+struct ib_async_device {
+	struct device dev;
+	struct cdev cdev;
+	int devnum;
+
+	struct rw_semaphore disassoc_rwsem;
+	struct ib_device *ib_dev;	/* NULL once removed */
+
+	spinlock_t files_lock;		/* files; irq-safe for the handler */
+	struct list_head files;
+
+	struct ib_event_handler event_handler;
+};
+
+struct ib_async_file {
+	struct ib_async_device *adev;
+	struct list_head list;		/* on adev->files */
+	struct ib_async_evq evq;
+};
+
+/* main.c */
+u32 ib_async_default_queue_len(void);
+u32 ib_async_max_queue_len(void);
+
+/* evq.c */
+int ib_async_evq_init(struct ib_async_evq *q, u32 cap);
+void ib_async_evq_destroy(struct ib_async_evq *q);
+void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev);
+void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns);
+int ib_async_evq_resize(struct ib_async_evq *q, u32 cap);
+ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
+			  size_t count, bool nonblock);
+__poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
+			   poll_table *wait);
+
+struct ib_async_evq_stat {
+	u32 cap;
+	u32 queued;
+	u64 lost;
+	u64 next_seq;
+};
+
+void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
+
+/* device.c */
+int ib_async_device_init(void);
+void ib_async_device_exit(void);
+struct ib_async_device *ib_async_device_add(struct ib_device *ib_dev);
+void ib_async_device_remove(struct ib_async_device *adev);
+int ib_async_device_attach_file(struct ib_async_device *adev,
+				struct ib_async_file *file);
+void ib_async_device_detach_file(struct ib_async_device *adev,
+				 struct ib_async_file *file);
+
+/* file.c */
+extern const struct file_operations ib_async_fops;
+
+#endif /* IB_ASYNC_H */

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ib_async: RDMA asynchronous events through bounded per-file queues.
+ *
+ * Module parameters, and the ib_client that gives every RDMA device its
+ * character device.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "ib_async.h"
+
+static unsigned int default_queue_len = 1024;
+static unsigned int max_queue_len = 65536;
+
+static int queue_len_param_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IB_ASYNC_QUEUE_LEN_LIMIT);
+}
+
+static const struct kernel_param_ops queue_len_param_ops = {
+	.set = queue_len_param_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(default_queue_len, &queue_len_param_ops, &default_queue_len,
+		0644);
+MODULE_PARM_DESC(default_queue_len,
+		 "Events a new file's queue holds (default 1024; capped by max_queue_len)");
+module_param_cb(max_queue_len, &queue_len_param_ops, &max_queue_len, 0644);
+MODULE_PARM_DESC(max_queue_len,
+		 "Largest queue a file may ask for (default 65536, at most 1048576)");
+
+u32 ib_async_max_queue_len(void)
+{
+	return READ_ONCE(max_queue_len);
+}
+
+u32 ib_async_default_queue_len(void)
+{
+	return min(READ_ONCE(default_queue_len), ib_async_max_queue_len());
+}
+
+static struct ib_client ib_async_client;
+
+static int ib_async_add_one(struct ib_device *ib_dev)
+{
+	struct ib_async_device *adev;
+
+	adev = ib_async_device_add(ib_dev);
+	if (IS_ERR(adev))
+		return PTR_ERR(adev);
+	ib_set_client_data(ib_dev, &ib_async_client, adev);
+	return 0;
+}
+
+static void ib_async_remove_one(struct ib_device *ib_dev, void *client_data)
+{
+	ib_async_device_remove(client_data);
+}
+
+static struct ib_client ib_async_client = {
+	.name	= "ib_async",
+	.add	= ib_async_add_one,
+	.remove	= ib_async_remove_one,
+};
+
+static int __init ib_async_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct ib_async_event) != IB_ASYNC_EVENT_SIZE_V1);
+	BUILD_BUG_ON(sizeof(struct ib_async_info) != IB_ASYNC_INFO_SIZE_V1);
+	BUILD_BUG_ON(sizeof(struct ib_async_queue_len) !=
+		     IB_ASYNC_QUEUE_LEN_SIZE_V1);
+	/* The uAPI promises the RDMA core's numbering for every type. */
+#define IB_ASYNC_SAME_EVENT(x) \
+	BUILD_BUG_ON((int)IB_ASYNC_EV_##x != (int)IB_EVENT_##x)
+	IB_ASYNC_SAME_EVENT(CQ_ERR);
+	IB_ASYNC_SAME_EVENT(QP_FATAL);
+	IB_ASYNC_SAME_EVENT(QP_REQ_ERR);
+	IB_ASYNC_SAME_EVENT(QP_ACCESS_ERR);
+	IB_ASYNC_SAME_EVENT(COMM_EST);
+	IB_ASYNC_SAME_EVENT(SQ_DRAINED);
+	IB_ASYNC_SAME_EVENT(PATH_MIG);
+	IB_ASYNC_SAME_EVENT(PATH_MIG_ERR);
+	IB_ASYNC_SAME_EVENT(DEVICE_FATAL);
+	IB_ASYNC_SAME_EVENT(PORT_ACTIVE);
+	IB_ASYNC_SAME_EVENT(PORT_ERR);
+	IB_ASYNC_SAME_EVENT(LID_CHANGE);
+	IB_ASYNC_SAME_EVENT(PKEY_CHANGE);
+	IB_ASYNC_SAME_EVENT(SM_CHANGE);
+	IB_ASYNC_SAME_EVENT(SRQ_ERR);
+	IB_ASYNC_SAME_EVENT(SRQ_LIMIT_REACHED);
+	IB_ASYNC_SAME_EVENT(QP_LAST_WQE_REACHED);
+	IB_ASYNC_SAME_EVENT(CLIENT_REREGISTER);
+	IB_ASYNC_SAME_EVENT(GID_CHANGE);
+	IB_ASYNC_SAME_EVENT(WQ_FATAL);
+#undef IB_ASYNC_SAME_EVENT
+
+	ret = ib_async_device_init();
+	if (ret)
+		return ret;
+
+	ret = ib_register_client(&ib_async_client);
+	if (ret) {
+		ib_async_device_exit();
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit ib_async_exit(void)
+{
+	ib_unregister_client(&ib_async_client);
+	ib_async_device_exit();
+}
+
+module_init(ib_async_init);
+module_exit(ib_async_exit);
+
+MODULE_DESCRIPTION("RDMA asynchronous events through bounded per-file queues");
+MODULE_LICENSE("Dual BSD/GPL");
