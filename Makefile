@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# ib_async top level. The two commands a newcomer needs:
+#   make demo    boot the QEMU guest and watch live RDMA events
+#   make check   build, lint and run every test (host and guest)
+# Both install missing Debian packages first (scripts/install-deps.sh).
+
+# The guest kernel: Debian's newest installed 6.1 image. The module is built
+# against its headers and booted with it, never against the host's kernel.
+KVER ?= $(shell ls -1 /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | \
+		sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
+KDIR ?= /lib/modules/$(KVER)/build
+
+BUILD := $(CURDIR)/build
+STAGE := $(BUILD)/stage
+LINUX_TOOLS := $(BUILD)/linux-src
+KSFT_DIR := $(LINUX_TOOLS)/tools/testing/selftests
+SELFTESTS := $(CURDIR)/selftests/ib_async
+TEST_MODULES := $(SELFTESTS)/modules
+
+# make expands $ in command-line variables; keep the guest command verbatim.
+export RAW_CMD := $(value CMD)
+
+.PHONY: all module test-modules user selftests linux-tools stage vm demo \
+	check check-run lint deps clean help
+
+all: module test-modules user selftests
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+deps:
+	@scripts/install-deps.sh
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+test-modules:
+	$(MAKE) -C $(KDIR) M=$(TEST_MODULES) W=1 modules
+
+user:
+	$(MAKE) -C user
+
+linux-tools:
+	@scripts/extract-linux-tools.sh $(LINUX_TOOLS)
+
+selftests: linux-tools user
+	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(KSFT_DIR)
+
+# The guest's overlay: what /init finds under / at boot.
+stage: all
+	rm -rf $(STAGE)
+	install -D -m 0644 ib_async.ko $(STAGE)/usr/lib/ib_async/ib_async.ko
+	install -d $(STAGE)/usr/lib/ib_async/test
+	install -m 0644 $(TEST_MODULES)/*.ko $(STAGE)/usr/lib/ib_async/test/
+	$(MAKE) -C user install DESTDIR=$(STAGE)
+	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(KSFT_DIR) \
+		INSTALL_PATH=$(STAGE)/usr/lib/ib_async/selftests install
+
+# make vm [CMD='shell command'] [PAYLOAD=dir] [TIMEOUT=seconds]
+vm: stage
+	scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
+		$(if $(PAYLOAD),--payload $(PAYLOAD)) \
+		$(if $(TIMEOUT),--timeout $(TIMEOUT))
+
+demo: deps
+	$(MAKE) stage
+	RAW_CMD='sh demo.sh' scripts/guest/vm.sh \
+		--kver $(KVER) --stage $(STAGE) --payload $(CURDIR)/scripts/demo
+
+check: deps
+	$(MAKE) check-run
+
+check-run: stage
+	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
+		--linux-tools $(LINUX_TOOLS)
+
+lint: linux-tools
+	scripts/lint.sh --kdir $(KDIR) --linux-tools $(LINUX_TOOLS)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean
+	-$(MAKE) -C user clean
+	-$(MAKE) -C $(SELFTESTS) clean
+	rm -rf $(BUILD)

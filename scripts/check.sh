@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Everything `make check` runs, as one TAP stream: kernel lint, the shim's
+# host tests (plain and sanitized), and the kselftests inside the guest.
+# Each suite writes its own TAP; this script renumbers the results into one
+# plan and prints "N passed, N failed, N skipped" last.
+set -uo pipefail
+
+usage() {
+	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" >&2
+	exit 2
+}
+KVER= KDIR= STAGE= TOOLS=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver) KVER=$2; shift 2 ;;
+	--kdir) KDIR=$2; shift 2 ;;
+	--stage) STAGE=$2; shift 2 ;;
+	--linux-tools) TOOLS=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+[ -n "$KVER" ] && [ -n "$KDIR" ] && [ -n "$STAGE" ] && [ -n "$TOOLS" ] || usage
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+logdir=$top/build/check
+rm -rf "$logdir"
+mkdir -p "$logdir"
+
+suites=()
+status=()
+
+run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
+	local name=$1
+	shift
+	echo "# ---- $name: $*"
+	"$@" 2>&1 | tee "$logdir/$name.log"
+	local rc=${PIPESTATUS[0]}
+	suites+=("$name")
+	status+=("$rc")
+	echo "# ---- $name exited $rc"
+}
+
+run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
+run_suite user make -s -C "$top/user" check
+RAW_CMD='sh /usr/lib/ib_async/selftests/run_guest.sh' \
+	run_suite guest "$top/scripts/guest/vm.sh" --kver "$KVER" \
+	--stage "$STAGE" --timeout 1500
+
+# One TAP stream. A result line is "ok"/"not ok" at the start of a line
+# (the guest console may add a carriage return); kselftest harness details
+# are "#"-prefixed and not counted twice.
+echo "TAP version 13"
+n=0 pass=0 fail=0 skip=0
+for i in "${!suites[@]}"; do
+	name=${suites[$i]}
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"ok "*|"not ok "*) ;;
+		*) continue ;;
+		esac
+		n=$((n + 1))
+		desc=${line#ok }
+		desc=${desc#not ok }
+		desc=${desc#* }		# drop the suite's own number
+		case $line in
+		"not ok "*) fail=$((fail + 1)); echo "not ok $n - $name: $desc" ;;
+		*"# SKIP"*) skip=$((skip + 1)); echo "ok $n - $name: $desc" ;;
+		*) pass=$((pass + 1)); echo "ok $n - $name: $desc" ;;
+		esac
+	done < "$logdir/$name.log"
+	# A suite that failed without reporting a failing test still fails.
+	if [ "${status[$i]}" != 0 ]; then
+		n=$((n + 1)); fail=$((fail + 1))
+		echo "not ok $n - $name: suite exited ${status[$i]} (log: build/check/$name.log)"
+	fi
+done
+echo "1..$n"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$n" -gt 0 ]
