@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# vm.sh [--kver KVER] [--stage STAGEDIR] [--payload DIR] [--timeout SECS] [--mem MB]
+#
+# Boots /boot/vmlinuz-KVER under QEMU with a busybox/rdma-core initramfs, brings up rxe0 on a
+# veth pair, loads STAGEDIR's ib_async.ko and runs the shell command in $RAW_CMD (verbatim:
+# quotes, $?, $(...) and pipes survive) with `sh`, in /payload if --payload was given.
+#
+#   STAGEDIR  copied over the guest root (usr/lib/ib_async/ib_async.ko, libibasync.so.1, ...).
+#             Host libraries its (and the payload's) programs need are added automatically.
+#   --payload copied to /payload (the command's working directory).
+#   --timeout whole-run limit in seconds (default 600); --mem guest RAM in MB (default 1024).
+#
+# Exit status: the command's status; 124 timeout; 125 kernel log shows WARN/BUG/Oops/...
+# (offending lines printed); 126 the guest died before reporting a status.
+# The console is streamed to stdout and saved to build/guest/last-console.log
+# (or $IBASYNC_CONSOLE_LOG).
+# Environment: RAW_CMD; IBASYNC_ACCEL=auto|tcg|kvm (default auto: cached boot probe);
+# IBASYNC_LOGLEVEL console loglevel (default 5: warnings and worse are shown live; the full
+# dmesg is printed at the end anyway); IBASYNC_APPEND extra kernel command line.
+set -euo pipefail
+# shellcheck source=scripts/guest/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DEFAULT_CMD='uname -a; rdma link; ls -l /dev/infiniband'
+
+KVER='' STAGE='' PAYLOAD='' TIMEOUT=600 MEM=1024
+WORK=
+START_NS=$(date +%s%N)
+
+usage() {
+	sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kver) KVER=${2:?}; shift 2 ;;
+		--stage) STAGE=${2:?}; shift 2 ;;
+		--payload) PAYLOAD=${2:?}; shift 2 ;;
+		--timeout) TIMEOUT=${2:?}; shift 2 ;;
+		--mem) MEM=${2:?}; shift 2 ;;
+		-h | --help) usage ;;
+		*) echo "vm.sh: unknown argument: $1" >&2; usage ;;
+		esac
+	done
+	[ -n "$KVER" ] || KVER=$(default_kver)
+	[ -f "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER not found"
+	[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
+	[[ $MEM =~ ^[0-9]+$ ]] || die "--mem wants megabytes"
+	[ -z "$PAYLOAD" ] || [ -d "$PAYLOAD" ] || die "payload $PAYLOAD is not a directory"
+	if [ -n "$STAGE" ] && [ ! -d "$STAGE" ]; then
+		note "stage $STAGE does not exist; booting without it"
+		STAGE=
+	fi
+}
+
+elapsed() {
+	awk -v a="$START_NS" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'
+}
+
+# Stage trees may use /bin, /lib ...: fold them into /usr, because replacing the base's
+# merged-/usr symlinks with directories would hide the base's programs.
+fold_into_usr() {
+	local ov=$1 d
+	for d in bin sbin lib lib64; do
+		if [ -d "$ov/$d" ] && [ ! -L "$ov/$d" ]; then
+			mkdir -p "$ov/usr/$d"
+			cp -a "$ov/$d/." "$ov/usr/$d/"
+			rm -rf "${ov:?}/$d"
+		fi
+	done
+}
+
+# Host libraries that ELF files in the overlay need and that neither the base nor the overlay
+# provides (e.g. libstdc++ for a C++ test).
+add_missing_libs() {
+	local ov=$1 base_list=$2 lib dst
+	local -a elves=()
+	mapfile -t elves < <(find "$ov" -type f ! -name '*.ko' ! -name '*.ko.xz' -size +0 -print)
+	[ "${#elves[@]}" -gt 0 ] || return 0
+	for lib in $(elf_libs "${elves[@]}"); do
+		dst=$(usr_merged_path "$lib")
+		grep -qxF -- "$dst" "$base_list" && continue
+		[ -n "$(find "$ov" -name "${lib##*/}" -print -quit)" ] && continue
+		copy_into_root "$ov" "$lib"
+	done
+}
+
+# The per-run archive: stage tree as root overlay, /payload, /ibasync/cmd.sh.
+make_overlay_cpio() {
+	local ov=$WORK/overlay base_list=$1 out=$2
+	mkdir -p "$ov/ibasync"
+	[ -z "$STAGE" ] || cp -a "$STAGE/." "$ov/"
+	fold_into_usr "$ov"
+	if [ -n "$PAYLOAD" ]; then
+		mkdir -p "$ov/payload"
+		cp -a "$PAYLOAD/." "$ov/payload/"
+	fi
+	add_missing_libs "$ov" "$base_list"
+	if [ -n "${RAW_CMD:-}" ]; then
+		printf '%s\n' "$RAW_CMD" >"$ov/ibasync/cmd.sh"
+	else
+		printf '%s\n' "$DEFAULT_CMD" >"$ov/ibasync/cmd.sh"
+	fi
+	# The kernel applies each directory entry's mode: keep overlay directories traversable.
+	find "$ov" -type d -exec chmod u+rwx,go+rx {} +
+	(cd "$ov" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out"
+}
+
+# Runs QEMU under a hard timeout, console to stdout and LOG. Returns timeout's status.
+run_qemu() {
+	local accel=$1 kernel=$2 initrd=$3 log=$4 rc
+	local -a accel_args
+	if [ "$accel" = kvm ]; then
+		accel_args=(-accel kvm -cpu host)
+	else
+		# qemu64: -cpu max panics some kernels early under TCG (REFERENCE.md 1).
+		accel_args=(-accel tcg -cpu qemu64)
+	fi
+	# printk.devkmsg=on: messages written to /dev/kmsg by tests are not rate limited.
+	local append="console=ttyS0,115200 loglevel=${IBASYNC_LOGLEVEL:-5} panic=-1 printk.devkmsg=on ${IBASYNC_APPEND:-}"
+	set +e
+	# --foreground: QEMU stays in our process group, so Ctrl-C stops it too.
+	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
+		"${accel_args[@]}" -smp 2 -m "$MEM" \
+		-nographic -nodefaults -serial stdio -no-reboot \
+		-kernel "$kernel" -initrd "$initrd" -append "$append" \
+		</dev/null 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
+
+# Decide the exit status from QEMU's status and the console log.
+report() {
+	local qrc=$1 log=$2 bad marker
+	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+		note "TIMEOUT: no result after $TIMEOUT s (QEMU killed); console: $log"
+		exit 124
+	fi
+	if bad=$("$GUEST_DIR/check-log.sh" "$log"); then
+		:
+	else
+		{
+			echo "vm.sh: ===== kernel log problems ====="
+			printf '%s\n' "$bad"
+			echo "vm.sh: ================================ (console: $log)"
+		} >&2
+		exit 125
+	fi
+	marker=$(grep -ao '@@IBASYNC_RC=[0-9]*@@' "$log" | tail -n 1 || true)
+	if [ -z "$marker" ]; then
+		note "the guest ended without reporting the command's status (crash or panic?); QEMU status $qrc; console: $log"
+		exit 126
+	fi
+	marker=${marker#@@IBASYNC_RC=}
+	marker=${marker%@@}
+	note "command exit status $marker after $(elapsed) s"
+	exit "$marker"
+}
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	[ -z "$WORK" ] || rm -rf "$WORK"
+}
+
+main() {
+	parse_args "$@"
+	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run scripts/install-deps.sh"
+	mkdir -p "$BUILD_GUEST_DIR"
+	local base kernel accel log=${IBASYNC_CONSOLE_LOG:-$BUILD_GUEST_DIR/last-console.log} qrc
+	base=$("$GUEST_DIR/build-initramfs.sh" "$KVER")
+	kernel=$(guest_kernel "$KVER")
+	# Per-run files live outside build/, so a concurrent `make clean` cannot pull them away.
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibasync-vm.XXXXXX")
+	trap cleanup EXIT
+	make_overlay_cpio "$base.list" "$WORK/overlay.cpio"
+	# Concatenated newc archives: the kernel unpacks them in order, later files win.
+	cat "$base" "$WORK/overlay.cpio" >"$WORK/initrd.cpio"
+	accel=$("$GUEST_DIR/kvm-probe.sh" "$kernel" "$base")
+	note "booting $KVER ($accel, ${MEM} MB, timeout ${TIMEOUT} s)"
+	qrc=0
+	run_qemu "$accel" "$kernel" "$WORK/initrd.cpio" "$WORK/console.raw" || qrc=$?
+	mkdir -p "$(dirname "$log")"
+	tr -d '\r' <"$WORK/console.raw" >"$log"
+	report "$qrc" "$log"
+}
+
+main "$@"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# install-deps.sh [EXTRA_PACKAGE...]
+#
+# Installs the Debian (bookworm) packages that ib_async's build, lint and QEMU test bed need.
+# Idempotent: when everything is present it only runs one dpkg-query and exits 0.
+# As root it installs what is missing; otherwise it prints the missing packages and exits 1.
+set -euo pipefail
+
+# One package per line: "name  # why". Keep the comment short; it is shown to users.
+PACKAGES_SPEC='
+build-essential      # gcc, make, libc headers: kernel module, library and tests
+linux-image-amd64    # the guest kernel booted under QEMU (and its /lib/modules tree)
+linux-headers-amd64  # kbuild tree for the out-of-tree module (same version as the image)
+linux-source-6.1     # kselftest headers/lib.mk and checkpatch.pl, extracted at build time
+qemu-system-x86      # runs the test guest (TCG)
+busybox-static       # guest shell and basic applets
+iproute2             # guest ip (veth) and rdma (rxe link); busybox ip cannot make veth
+kmod                 # modprobe/insmod/depmod for the guest module set
+rdma-core            # rdma userspace config (/etc/libibverbs.d), reference behaviour
+ibverbs-utils        # ibv_devinfo, ibv_asyncwatch ... run in the guest
+ibverbs-providers    # librxe provider for libibverbs
+libibverbs-dev       # verbs headers and libibverbs.so to build against
+sparse               # make C=1 static checking
+cpio                 # builds the guest initramfs
+xz-utils             # unpacks linux-source-6.1.tar.xz
+perl                 # scripts/checkpatch.pl
+rsync                # kselftest lib.mk install rule
+coreutils            # timeout (host VM watchdog, kselftest runner in guest), sha256sum
+libc-bin             # ldd (collect guest libs) and ldconfig (guest ld.so.cache)
+'
+
+# Print the package names of PACKAGES_SPEC plus the extra arguments.
+wanted_packages() {
+	printf '%s\n' "$PACKAGES_SPEC" | sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d'
+	local p
+	for p in "$@"; do printf '%s\n' "$p"; done
+}
+
+# Print the wanted packages that are not fully installed ("ii").
+missing_packages() {
+	local installed
+	# One dpkg-query for all names keeps the no-op case well under a second.
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "$@" 2>/dev/null |
+		awk '$2 == "ii" { print $1 }') || true
+	local p
+	for p in "$@"; do
+		grep -qxF -- "$p" <<<"$installed" || printf '%s\n' "$p"
+	done
+}
+
+main() {
+	local -a wanted missing
+	mapfile -t wanted < <(wanted_packages "$@")
+	mapfile -t missing < <(missing_packages "${wanted[@]}")
+	[ "${#missing[@]}" -eq 0 ] && return 0
+
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+		echo "install-deps: install them with:" >&2
+		echo "  sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}" >&2
+		return 1
+	fi
+
+	echo "install-deps: installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+	# Verify: a typo in an extra package name must not pass silently.
+	mapfile -t missing < <(missing_packages "${wanted[@]}")
+	if [ "${#missing[@]}" -ne 0 ]; then
+		echo "install-deps: still missing after install: ${missing[*]}" >&2
+		return 1
+	fi
+}
+
+main "$@"
