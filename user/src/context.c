@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Opening a device: the ib_async node becomes the context's async_fd.
+ *
+ * Only asynchronous events are implemented so far. Everything else a
+ * struct ibv_context can reach is set up to fail cleanly: rdma-core's
+ * inline verbs call through ctx->ops without a NULL check for the data
+ * path, so those slots get stubs that fail with EOPNOTSUPP, while the
+ * extended ops in struct verbs_context stay NULL, which the inlines
+ * (verbs_get_ctx_op()) turn into EOPNOTSUPP themselves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <infiniband/ib_async_shim.h>
+
+#include "ibasync.h"
+
+static int unsupported_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
+{
+	(void)cq; (void)num; (void)wc;
+	errno = EOPNOTSUPP;
+	return -EOPNOTSUPP;	/* ibv_poll_cq(): negative on failure */
+}
+
+static int unsupported_req_notify_cq(struct ibv_cq *cq, int solicited)
+{
+	(void)cq; (void)solicited;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int unsupported_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+				 struct ibv_send_wr **bad_wr)
+{
+	(void)qp;
+	if (bad_wr)
+		*bad_wr = wr;	/* callers inspect bad_wr on any failure */
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int unsupported_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+				 struct ibv_recv_wr **bad_wr)
+{
+	(void)qp;
+	if (bad_wr)
+		*bad_wr = wr;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int unsupported_post_srq_recv(struct ibv_srq *srq,
+				     struct ibv_recv_wr *wr,
+				     struct ibv_recv_wr **bad_wr)
+{
+	(void)srq;
+	if (bad_wr)
+		*bad_wr = wr;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int unsupported_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			       struct ibv_mw_bind *bind)
+{
+	(void)qp; (void)mw; (void)bind;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int unsupported_dealloc_mw(struct ibv_mw *mw)
+{
+	(void)mw;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+/*
+ * ops.alloc_mw stays NULL: ibv_alloc_mw() checks it and fails with
+ * EOPNOTSUPP. The _compat_* slots are only used by binaries built against
+ * libibverbs before 1.1.8 and stay NULL.
+ */
+static const struct ibv_context_ops ibasync_ops = {
+	.poll_cq	= unsupported_poll_cq,
+	.req_notify_cq	= unsupported_req_notify_cq,
+	.post_send	= unsupported_post_send,
+	.post_recv	= unsupported_post_recv,
+	.post_srq_recv	= unsupported_post_srq_recv,
+	.bind_mw	= unsupported_bind_mw,
+	.dealloc_mw	= unsupported_dealloc_mw,
+};
+
+/*
+ * IBASYNC_QUEUE_LEN: strict. An unparsable or zero value fails the open
+ * with EINVAL instead of being ignored, so a typo cannot silently leave
+ * the default queue length in place. The kernel checks the upper bound.
+ */
+static int apply_env_queue_len(int fd)
+{
+	const char *env = getenv(IBASYNC_QUEUE_LEN_ENV);
+	struct ib_async_queue_len q = { .argsz = sizeof(q) };
+	unsigned long long len;
+
+	if (!env)
+		return 0;
+	if (ibasync_parse_uint(env, UINT32_MAX, &len) || len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	q.queue_len = (uint32_t)len;
+	return ioctl(fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &q) ? -1 : 0;
+}
+
+static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
+			 int fd, int cmd_fd)
+{
+	struct ibv_context *ctx = &c->vctx.context;
+
+	ctx->device = &dev->device;
+	ctx->ops = ibasync_ops;
+	ctx->async_fd = fd;
+	ctx->cmd_fd = cmd_fd;
+	ctx->num_comp_vectors = 0;	/* no completion channels yet */
+	pthread_mutex_init(&ctx->mutex, NULL);
+	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	/* full size: every extended op is present, and NULL */
+	c->vctx.sz = sizeof(c->vctx);
+	c->dev = dev;
+	atomic_init(&c->lost_events, 0);
+}
+
+IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct ibasync_device *dev = to_ibasync_dev(device);
+	struct ibasync_context *c;
+	int fd, cmd_fd = -1, err;
+
+	fd = open(dev->node_path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (apply_env_queue_len(fd))
+		goto err;
+	/*
+	 * cmd_fd is a second descriptor of the same open file: code that
+	 * closes, polls or fcntl()s either one keeps working.
+	 */
+	cmd_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (cmd_fd < 0)
+		goto err;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto err;
+	ibasync_device_get(dev);
+	init_context(c, dev, fd, cmd_fd);
+	return &c->vctx.context;
+err:
+	err = errno;
+	if (cmd_fd >= 0)
+		close(cmd_fd);
+	close(fd);
+	errno = err;
+	return NULL;
+}
+
+IBASYNC_EXPORT int ibv_close_device(struct ibv_context *context)
+{
+	struct ibasync_context *c = to_ibasync_ctx(context);
+
+	close(context->cmd_fd);
+	close(context->async_fd);
+	pthread_mutex_destroy(&context->mutex);
+	ibasync_device_put(c->dev);
+	free(c);
+	return 0;
+}
+
+/*
+ * The library entry points behind rdma-core inlines: ibv_query_port() and
+ * ibv_query_device_ex() fall back to these when the extended op is NULL.
+ * Left to libibverbs (under LD_PRELOAD) they would dereference
+ * libibverbs-private context state this context does not have.
+ */
+IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
+				    struct ibv_device_attr *attr)
+{
+	(void)context; (void)attr;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+/* verbs.h makes ibv_query_port a macro over its inline; define the symbol */
+#undef ibv_query_port
+IBASYNC_EXPORT int ibv_query_port(struct ibv_context *context,
+				  uint8_t port_num,
+				  struct _compat_ibv_port_attr *attr)
+{
+	(void)context; (void)port_num; (void)attr;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int ret_errno(int ret)
+{
+	if (!ret)
+		return 0;
+	return errno ? errno : EIO;
+}
+
+IBASYNC_EXPORT int ibasync_query(struct ibv_context *context,
+				 struct ib_async_info *info)
+{
+	if (!context || !info) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	memset(info, 0, sizeof(*info));
+	info->argsz = sizeof(*info);
+	return ret_errno(ioctl(context->async_fd, IB_ASYNC_IOC_GET_INFO, info));
+}
+
+IBASYNC_EXPORT int ibasync_set_queue_len(struct ibv_context *context,
+					 unsigned int len)
+{
+	struct ib_async_queue_len q = { .argsz = sizeof(q), .queue_len = len };
+
+	if (!context || len == 0) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	return ret_errno(ioctl(context->async_fd, IB_ASYNC_IOC_SET_QUEUE_LEN,
+			       &q));
+}
+
+IBASYNC_EXPORT uint64_t ibasync_lost_events(struct ibv_context *context)
+{
+	return atomic_load(&to_ibasync_ctx(context)->lost_events);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * libibasync internal interfaces. Nothing here is exported from the
+ * shared object: every definition is hidden unless marked IBASYNC_EXPORT,
+ * and the version script (libibasync.map) is the final word on what is.
+ */
+#ifndef IBASYNC_INTERNAL_H
+#define IBASYNC_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_async.h>
+
+#define IBASYNC_EXPORT __attribute__((visibility("default")))
+
+/* The sysfs class ib_async registers, relative to the root prefix. */
+#define IBASYNC_CLASS_DIR	"/sys/class/ib_async"
+#define IBASYNC_IBDEV_CLASS_DIR	"/sys/class/infiniband"
+#define IBASYNC_CDEV_DIR	"/dev/infiniband"
+
+/*
+ * Test hook: when set (and the process is not privileged, see
+ * secure_getenv(3)), every sysfs and /dev path is looked up below this
+ * directory instead of "/". It exists only so `make check` can run the
+ * library against a fake tree without the kernel module.
+ */
+#define IBASYNC_TEST_ROOT_ENV	"IBASYNC_TEST_ROOT"
+
+/* Queue length applied at ibv_open_device(), see libibasync(7). */
+#define IBASYNC_QUEUE_LEN_ENV	"IBASYNC_QUEUE_LEN"
+
+/*
+ * A device as ibv_get_device_list() hands it out. The public part must be
+ * first: users only ever see &dev->device. Each list entry and each open
+ * context holds one reference, so a context outlives the list it came
+ * from, as with rdma-core.
+ */
+struct ibasync_device {
+	struct ibv_device device;
+	atomic_int refcnt;
+	unsigned int index;		/* N of ib_asyncN, for sorting */
+	char node_path[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/ib_asyncN */
+};
+
+/*
+ * An open device. struct verbs_context must come first and ends with the
+ * struct ibv_context users see; rdma-core's inlines find the verbs_context
+ * in front of it (verbs_get_ctx()).
+ */
+struct ibasync_context {
+	struct verbs_context vctx;
+	struct ibasync_device *dev;
+	/* events passed over as IB_ASYNC_EV_OVERFLOW records */
+	atomic_uint_least64_t lost_events;
+};
+
+/* What ibv_async_event.element holds for an event type (libibverbs' rule). */
+enum ibasync_element_kind {
+	IBASYNC_ELEMENT_PORT,
+	IBASYNC_ELEMENT_CQ,
+	IBASYNC_ELEMENT_QP,
+	IBASYNC_ELEMENT_SRQ,
+	IBASYNC_ELEMENT_WQ,
+};
+
+static inline struct ibasync_context *to_ibasync_ctx(struct ibv_context *ctx)
+{
+	return (struct ibasync_context *)((char *)ctx -
+		offsetof(struct ibasync_context, vctx.context));
+}
+
+static inline struct ibasync_device *to_ibasync_dev(struct ibv_device *dev)
+{
+	return (struct ibasync_device *)dev;
+}
+
+/* util.c */
+int ibasync_path(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int ibasync_read_attr(const char *path, char *buf, size_t len);
+int ibasync_parse_uint(const char *s, unsigned long long max,
+		       unsigned long long *out);
+int ibasync_module_loaded(void);
+
+/* device.c */
+void ibasync_device_get(struct ibasync_device *dev);
+void ibasync_device_put(struct ibasync_device *dev);
+
+/* events.c */
+enum ibasync_element_kind ibasync_element_kind(uint32_t event_type);
+void ibasync_fill_event(const struct ib_async_event *rec,
+			struct ibv_async_event *event);
+
+#endif /* IBASYNC_INTERNAL_H */

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Path and sysfs helpers shared by the library and ib_async_watch. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ibasync.h"
+
+static const char *test_root(void)
+{
+	/* secure_getenv: a setuid program must not be steerable by a hook */
+	const char *root = secure_getenv(IBASYNC_TEST_ROOT_ENV);
+
+	return (root && *root) ? root : "";
+}
+
+/*
+ * Format an absolute path below the (test) root into buf. Returns 0, or -1
+ * with errno ENAMETOOLONG when it does not fit: a truncated path could name
+ * a different file.
+ */
+int ibasync_path(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t root_len;
+	va_list ap;
+	int n;
+
+	root_len = strlen(test_root());
+	if (root_len >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, test_root(), root_len);
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + root_len, len - root_len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - root_len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read a small sysfs attribute, trailing newline stripped. Returns the
+ * length, or -1 with errno set. Attributes longer than the buffer are an
+ * error rather than silently cut.
+ */
+int ibasync_read_attr(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	do {
+		n = read(fd, buf, len);
+	} while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return -1;
+	if ((size_t)n == len) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/*
+ * Strict decimal parser: digits only (no sign, space or suffix), value in
+ * 0..max. Returns 0, or -1 with errno EINVAL/ERANGE.
+ */
+int ibasync_parse_uint(const char *s, unsigned long long max,
+		       unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9') {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (errno == ERANGE || v > max) {
+		errno = ERANGE;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* 1 if the ib_async class exists in sysfs, 0 if not (errno kept). */
+int ibasync_module_loaded(void)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (ibasync_path(path, sizeof(path), "%s", IBASYNC_CLASS_DIR))
+		return 0;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

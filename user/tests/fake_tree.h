@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * A fake sysfs + /dev tree for the IBASYNC_TEST_ROOT hook. Node files are
+ * FIFOs: ib_async's records are fixed-size and a pipe keeps whole
+ * 48-byte writes whole, so read() on them behaves like the node's.
+ */
+#ifndef IBASYNC_FAKE_TREE_H
+#define IBASYNC_FAKE_TREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rdma/ib_async.h>
+
+/* mkdtemp a root and point IBASYNC_TEST_ROOT at it; NULL on failure. */
+char *ft_create(bool with_class);
+/* ib_asyncN serving ibdev; node_type/guid NULL: no /sys/class/infiniband. */
+int ft_add_device(const char *root, unsigned int n, const char *ibdev,
+		  const char *node_type, const char *node_guid);
+/* The writer end of ib_asyncN's FIFO (O_RDWR, so open never blocks). */
+int ft_open_writer(const char *root, unsigned int n);
+int ft_write_event(int fd, uint32_t type, uint64_t element, uint64_t seq,
+		   uint64_t count, uint32_t port, uint32_t obj_type);
+void ft_destroy(char *root);
+
+#endif

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Context setup and ibv_get_async_event() over a FIFO standing in for the node. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <infiniband/ib_async_shim.h>
+#include <infiniband/verbs.h>
+
+#include "fake_tree.h"
+#include "tap.h"
+
+static char *root;
+static struct ibv_device **list;
+
+static struct ibv_context *open_dev(void)
+{
+	return ibv_open_device(list[0]);
+}
+
+static void test_fds(struct ibv_context *ctx)
+{
+	struct stat a, b;
+
+	OK(fcntl(ctx->async_fd, F_GETFD) & FD_CLOEXEC, "async_fd is O_CLOEXEC");
+	OK(ctx->cmd_fd != ctx->async_fd &&
+	   (fcntl(ctx->cmd_fd, F_GETFD) & FD_CLOEXEC) &&
+	   !fstat(ctx->cmd_fd, &a) && !fstat(ctx->async_fd, &b) &&
+	   a.st_ino == b.st_ino, "cmd_fd: a CLOEXEC duplicate of async_fd");
+	OK((fcntl(ctx->async_fd, F_GETFL) & O_ACCMODE) == O_RDWR,
+	   "node opened O_RDWR");
+}
+
+/* What rdma-core's inline verbs do with this context. */
+static void test_unsupported(struct ibv_context *ctx)
+{
+	struct verbs_context *v = verbs_get_ctx(ctx);
+	struct ibv_cq cq = { .context = ctx };
+	struct ibv_qp qp = { .context = ctx };
+	struct ibv_srq srq = { .context = ctx };
+	struct ibv_pd pd = { .context = ctx };
+	struct ibv_send_wr swr = { 0 }, *bad_s = NULL;
+	struct ibv_recv_wr rwr = { 0 }, *bad_r = NULL;
+	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 1 };
+	struct ibv_device_attr_ex dattr;
+	struct ibv_port_attr pattr;
+	struct ibv_wc wc;
+
+	OK(v && v->sz == sizeof(*v), "verbs_get_ctx() finds a full-size verbs_context");
+	errno = 0;
+	OK(!ibv_create_cq_ex(ctx, &cq_attr) && errno == EOPNOTSUPP,
+	   "extended op (create_cq_ex): EOPNOTSUPP");
+	OK(ibv_query_port(ctx, 1, &pattr) == EOPNOTSUPP, "ibv_query_port: EOPNOTSUPP");
+	OK(ibv_query_device_ex(ctx, NULL, &dattr) == EOPNOTSUPP,
+	   "ibv_query_device_ex (legacy fallback): EOPNOTSUPP");
+	errno = 0;
+	OK(!ibv_alloc_mw(&pd, IBV_MW_TYPE_1) && errno == EOPNOTSUPP,
+	   "ibv_alloc_mw: EOPNOTSUPP");
+	OK(ibv_poll_cq(&cq, 1, &wc) < 0, "ibv_poll_cq: negative");
+	OK(ibv_req_notify_cq(&cq, 0) == EOPNOTSUPP, "ibv_req_notify_cq: EOPNOTSUPP");
+	OK(ibv_post_send(&qp, &swr, &bad_s) == EOPNOTSUPP && bad_s == &swr,
+	   "ibv_post_send: EOPNOTSUPP, bad_wr set");
+	OK(ibv_post_recv(&qp, &rwr, &bad_r) == EOPNOTSUPP && bad_r == &rwr,
+	   "ibv_post_recv: EOPNOTSUPP, bad_wr set");
+	bad_r = NULL;
+	OK(ibv_post_srq_recv(&srq, &rwr, &bad_r) == EOPNOTSUPP && bad_r == &rwr,
+	   "ibv_post_srq_recv: EOPNOTSUPP, bad_wr set");
+}
+
+/* Expected element member per type, written from libibverbs' device.c. */
+static char expected_kind(int t)
+{
+	static const char kinds[] = "cqqqqqqqppppppssqppwp";	/* 0..20 */
+
+	return kinds[t];
+}
+
+static int element_ok(const struct ibv_async_event *ev, int t, uint64_t val)
+{
+	switch (expected_kind(t)) {
+	case 'c': return ev->element.cq == (void *)(uintptr_t)val;
+	case 'q': return ev->element.qp == (void *)(uintptr_t)val;
+	case 's': return ev->element.srq == (void *)(uintptr_t)val;
+	case 'w': return ev->element.wq == (void *)(uintptr_t)val;
+	default:  return ev->element.port_num == (int)val;
+	}
+}
+
+static void test_element_mapping(struct ibv_context *ctx, int w)
+{
+	struct ibv_async_event ev;
+
+	for (int t = 0; t <= 20; t++) {
+		uint64_t val = expected_kind(t) == 'p' ? (uint64_t)(t % 3) :
+			       0x7f0000001000ULL + (uint64_t)t * 64;
+
+		ft_write_event(w, (uint32_t)t, val, (uint64_t)t + 1, 1, 0, 0);
+		memset(&ev, 0xa5, sizeof(ev));
+		OK(ibv_get_async_event(ctx, &ev) == 0 &&
+		   ev.event_type == (enum ibv_event_type)t && element_ok(&ev, t, val),
+		   "type %d: element mapped as libibverbs (%c)", t,
+		   expected_kind(t));
+		ibv_ack_async_event(&ev);
+	}
+}
+
+static void test_overflow(struct ibv_context *ctx, int w)
+{
+	struct ibv_async_event ev;
+	uint64_t before = ibasync_lost_events(ctx);
+
+	ft_write_event(w, IBV_EVENT_PORT_ERR, 1, 30, 1, 1, IB_ASYNC_OBJ_PORT);
+	ft_write_event(w, IB_ASYNC_EV_OVERFLOW, 0, 31, 5, 0, IB_ASYNC_OBJ_NONE);
+	ft_write_event(w, IB_ASYNC_EV_OVERFLOW, 0, 36, 2, 0, IB_ASYNC_OBJ_NONE);
+	ft_write_event(w, IBV_EVENT_PORT_ACTIVE, 2, 38, 1, 2, IB_ASYNC_OBJ_PORT);
+	OK(!ibv_get_async_event(ctx, &ev) && ev.event_type == IBV_EVENT_PORT_ERR &&
+	   ibasync_lost_events(ctx) == before, "event before the overflow");
+	OK(!ibv_get_async_event(ctx, &ev) && ev.event_type == IBV_EVENT_PORT_ACTIVE &&
+	   ev.element.port_num == 2, "overflow records skipped, next event returned");
+	OK(ibasync_lost_events(ctx) - before == 7, "lost counter adds the counts (7)");
+
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	ft_write_event(w, IB_ASYNC_EV_OVERFLOW, 0, 39, 4, 0, IB_ASYNC_OBJ_NONE);
+	errno = 0;
+	OK(ibv_get_async_event(ctx, &ev) == -1 && errno == EAGAIN &&
+	   ibasync_lost_events(ctx) - before == 11,
+	   "O_NONBLOCK: overflow alone -> counted, then -1/EAGAIN");
+}
+
+/* The recipe of ibv_get_async_event(3), unchanged. */
+static void test_poll_recipe(struct ibv_context *ctx, int w)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	errno = 0;
+	OK(ibv_get_async_event(ctx, &ev) == -1 && errno == EAGAIN,
+	   "empty O_NONBLOCK fd: -1, errno EAGAIN");
+	OK(poll(&p, 1, 0) == 0, "poll: nothing ready");
+	ft_write_event(w, IBV_EVENT_GID_CHANGE, 1, 50, 1, 1, IB_ASYNC_OBJ_PORT);
+	ft_write_event(w, IBV_EVENT_LID_CHANGE, 1, 51, 1, 1, IB_ASYNC_OBJ_PORT);
+	OK(poll(&p, 1, 1000) == 1 && (p.revents & POLLIN), "poll: POLLIN");
+	OK(!ibv_get_async_event(ctx, &ev) && ev.event_type == IBV_EVENT_GID_CHANGE,
+	   "first event");
+	ibv_ack_async_event(&ev);
+	OK(poll(&p, 1, 0) == 1, "one record per call: the second stays pollable");
+	OK(!ibv_get_async_event(ctx, &ev) && ev.event_type == IBV_EVENT_LID_CHANGE,
+	   "second event");
+	ibv_ack_async_event(&ev);
+	OK(write(w, "short", 5) == 5 && ibv_get_async_event(ctx, &ev) == -1 &&
+	   errno == EIO, "short record: -1, EIO");
+}
+
+static void test_queue_len_env(void)
+{
+	static const char *const bad[] = { "", "abc", "0", "-1", " 5", "5x",
+					   "4294967296", "99999999999999999999" };
+	struct ibv_context *ctx;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("IBASYNC_QUEUE_LEN", bad[i], 1);
+		errno = 0;
+		ctx = open_dev();
+		OK(!ctx && errno == EINVAL, "IBASYNC_QUEUE_LEN=\"%s\": EINVAL", bad[i]);
+		if (ctx)
+			ibv_close_device(ctx);
+	}
+	/* a FIFO has no ioctls: ENOTTY proves the ioctl was issued */
+	setenv("IBASYNC_QUEUE_LEN", "4096", 1);
+	errno = 0;
+	ctx = open_dev();
+	OK(!ctx && errno == ENOTTY, "valid IBASYNC_QUEUE_LEN applied by ioctl");
+	if (ctx)
+		ibv_close_device(ctx);
+	unsetenv("IBASYNC_QUEUE_LEN");
+}
+
+static void test_extensions(struct ibv_context *ctx)
+{
+	struct ib_async_info info;
+
+	OK(ibasync_set_queue_len(ctx, 0) == EINVAL && errno == EINVAL,
+	   "ibasync_set_queue_len(0): EINVAL");
+	OK(ibasync_set_queue_len(ctx, 8) == ENOTTY,
+	   "ibasync_set_queue_len: ioctl error returned");
+	OK(ibasync_query(ctx, &info) == ENOTTY && errno == ENOTTY,
+	   "ibasync_query: ioctl error returned and in errno");
+}
+
+int main(void)
+{
+	struct ibv_context *ctx;
+	int w;
+
+	root = ft_create(true);
+	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+		return OK(0, "fake tree"), tap_done();
+	list = ibv_get_device_list(NULL);
+	w = ft_open_writer(root, 0);
+	ctx = list ? open_dev() : NULL;
+	if (!OK(ctx && w >= 0, "open fake0"))
+		return tap_done();
+	test_fds(ctx);
+	test_unsupported(ctx);
+	test_element_mapping(ctx, w);
+	test_overflow(ctx, w);
+	test_poll_recipe(ctx, w);
+	test_extensions(ctx);
+	ibv_close_device(ctx);
+	test_queue_len_env();
+	close(w);
+	ibv_free_device_list(list);
+	ft_destroy(root);
+	return tap_done();
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* ib_async_watch option parsing and line formatting. */
+#include <string.h>
+
+#include "../tools/watch.h"
+#include "tap.h"
+
+static FILE *devnull;
+
+static int parse(struct watch_opts *o, int argc, char **argv)
+{
+	return watch_parse_args(argc, argv, o, devnull);
+}
+
+#define ARGV(...) (char *[]){ "ib_async_watch", __VA_ARGS__, NULL }
+#define ARGC(...) (int)(sizeof((char *[]){ "x", __VA_ARGS__ }) / sizeof(char *))
+
+static void test_types(void)
+{
+	static const struct { const char *s; uint32_t v; } good[] = {
+		{ "PORT_ERR", 10 }, { "IBV_EVENT_PORT_ERR", 10 },
+		{ "ibv_event_port_err", 10 }, { "port_err", 10 },
+		{ "Gid_Change", 18 }, { "CQ_ERR", 0 }, { "WQ_FATAL", 19 },
+		{ "3", 3 }, { "0x10", 16 }, { "65536", 65536 },
+	};
+	static const char *const bad[] = { "", "PORT", "IBV_EVENT_", "bogus",
+		"-1", " 3", "3x", "4294967296", "IBV_EVENT_PORT_ERRX" };
+	uint32_t t;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		OK(!watch_parse_type(good[i].s, &t) && t == good[i].v,
+		   "type \"%s\" -> %u", good[i].s, good[i].v);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		OK(watch_parse_type(bad[i], &t), "type \"%s\" rejected", bad[i]);
+	OK(!strcmp(watch_type_name(10), "IBV_EVENT_PORT_ERR") &&
+	   !watch_type_name(20), "type names, NULL past the last");
+}
+
+static void test_args(void)
+{
+	struct watch_opts o;
+
+	OK(!parse(&o, ARGC("-d", "rxe0", "--device", "mlx5_0", "--json", "-n",
+			   "5", "--timeout", "1.5", "-q", "64", "-t", "port_err",
+			   "--type", "IBV_EVENT_GID_CHANGE"),
+		  ARGV("-d", "rxe0", "--device", "mlx5_0", "--json", "-n", "5",
+		       "--timeout", "1.5", "-q", "64", "-t", "port_err",
+		       "--type", "IBV_EVENT_GID_CHANGE")) &&
+	   o.ndevices == 2 && !strcmp(o.devices[1], "mlx5_0") && o.json &&
+	   o.count == 5 && o.timeout_ms == 1500 && o.queue_len == 64 &&
+	   o.ntypes == 2 && o.types[0] == 10 && o.types[1] == 18,
+	   "all options parsed");
+	OK(watch_type_selected(&o, 18) && !watch_type_selected(&o, 9) &&
+	   watch_type_selected(&o, IB_ASYNC_EV_OVERFLOW),
+	   "filter: selected types and overflow pass");
+	watch_opts_free(&o);
+
+	OK(!parse(&o, 1, ARGV(NULL)) && !o.ndevices && !o.count &&
+	   o.timeout_ms == -1 && !o.json && watch_type_selected(&o, 9),
+	   "defaults: all devices and types, no limits");
+	watch_opts_free(&o);
+	OK(!parse(&o, ARGC("--timeout", "0.0001"), ARGV("--timeout", "0.0001")) &&
+	   o.timeout_ms == 1, "timeout rounds up to whole ms");
+	watch_opts_free(&o);
+
+#define BAD(...) do { \
+	OK(parse(&o, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__)), \
+	   "rejected: %s", #__VA_ARGS__); \
+	watch_opts_free(&o); \
+} while (0)
+	BAD("-n", "0");
+	BAD("-n", "-1");
+	BAD("-n", "x");
+	BAD("-q", "0");
+	BAD("-q", "4294967296");
+	BAD("--timeout", "abc");
+	BAD("--timeout", "-1");
+	BAD("--timeout", "inf");
+	BAD("-t", "nope");
+	BAD("extra");
+	BAD("--bogus");
+}
+
+static void test_format(void)
+{
+	/* "now" is 10 s (monotonic) after the record, 2001-09-09T01:46:40Z */
+	struct watch_clock now = { .mono = { 110, 0 }, .real = { 1000000000, 0 } };
+	struct ib_async_event port = {
+		.element = 1, .seq = 7, .timestamp_ns = 100123456789ULL,
+		.count = 1, .event_type = 10, .port_num = 1,
+		.obj_type = IB_ASYNC_OBJ_PORT,
+	};
+	struct ib_async_event ovf = {
+		.seq = 8, .timestamp_ns = 100500000000ULL, .count = 17,
+		.event_type = IB_ASYNC_EV_OVERFLOW, .obj_type = IB_ASYNC_OBJ_NONE,
+	};
+	struct ib_async_event qp = {
+		.element = 0x1234, .seq = 9, .timestamp_ns = 100000000000ULL,
+		.count = 1, .event_type = 1, .port_num = 1, .obj_handle = 3,
+		.obj_type = IB_ASYNC_OBJ_QP,
+	};
+	char buf[512];
+
+	watch_format(buf, sizeof(buf), "rxe0", &port, &now, false);
+	OK(!strcmp(buf, "100.123456789 2001-09-09T01:46:30.123456Z rxe0 port 1 "
+		   "IBV_EVENT_PORT_ERR (port error) seq 7\n"), "text line: %s", buf);
+	watch_format(buf, sizeof(buf), "rxe0", &ovf, &now, false);
+	OK(!strcmp(buf, "100.500000000 2001-09-09T01:46:30.500000Z rxe0 "
+		   "OVERFLOW 17 events lost seq 8-24\n"), "overflow line: %s", buf);
+	watch_format(buf, sizeof(buf), "rxe0", &qp, &now, false);
+	OK(strstr(buf, " rxe0 qp handle 3 cookie 0x1234 IBV_EVENT_QP_FATAL "
+		       "(local work queue catastrophic error) seq 9\n") != NULL,
+	   "affiliated line: %s", buf);
+	watch_format(buf, sizeof(buf), "a\"b\\c", &port, &now, true);
+	OK(!strcmp(buf, "{\"timestamp_ns\":100123456789,\"time\":"
+		   "\"2001-09-09T01:46:30.123456Z\",\"device\":\"a\\\"b\\\\c\","
+		   "\"seq\":7,\"type\":\"IBV_EVENT_PORT_ERR\",\"type_num\":10,"
+		   "\"desc\":\"port error\",\"obj\":\"port\",\"port\":1,"
+		   "\"handle\":0,\"element\":1,\"count\":1}\n"),
+	   "JSON line, device name escaped: %s", buf);
+	watch_format(buf, sizeof(buf), "rxe0", &ovf, &now, true);
+	OK(strstr(buf, "\"type\":\"OVERFLOW\",\"type_num\":65536,\"obj\":\"none\"") &&
+	   strstr(buf, "\"count\":17}"), "JSON overflow: %s", buf);
+	OK(watch_format(buf, 20, "rxe0", &port, &now, false) == -1,
+	   "too small a buffer: -1, not a cut line");
+}
+
+int main(void)
+{
+	devnull = fopen("/dev/null", "w");
+	test_types();
+	test_args();
+	test_format();
+	fclose(devnull);
+	return tap_done();
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* ib_async_watch: option parsing and formatting, apart for unit tests. */
+#ifndef IB_ASYNC_WATCH_H
+#define IB_ASYNC_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <rdma/ib_async.h>
+
+/* Exit statuses, documented in ib_async_watch(1). */
+enum {
+	WATCH_EXIT_OK		= 0,
+	WATCH_EXIT_ERROR	= 1,
+	WATCH_EXIT_USAGE	= 2,
+	WATCH_EXIT_TIMEOUT	= 3,
+};
+
+#define WATCH_MAX_FILTERS 64
+
+struct watch_opts {
+	const char **devices;		/* -d, in order given; argv storage */
+	size_t ndevices;
+	uint32_t types[WATCH_MAX_FILTERS]; /* -t; none given: all types */
+	size_t ntypes;
+	unsigned long long count;	/* -n; 0: no limit */
+	long long timeout_ms;		/* --timeout; -1: none */
+	unsigned int queue_len;		/* -q; 0: leave as opened */
+	bool json;
+	bool help;
+};
+
+/*
+ * Parse argv into *o. Returns 0, or -1 after writing a message to err
+ * (usage error). o->devices is allocated; release with watch_opts_free().
+ */
+int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err);
+void watch_opts_free(struct watch_opts *o);
+void watch_usage(FILE *f, const char *argv0);
+void watch_usage_hint(FILE *f);
+
+/*
+ * An event type from "PORT_ERR", "IBV_EVENT_PORT_ERR" (any case) or a
+ * number (decimal or 0x hex). Returns 0, or -1 if not recognised.
+ */
+int watch_parse_type(const char *s, uint32_t *type);
+
+/* "IBV_EVENT_PORT_ERR"; NULL for a type this tool does not know. */
+const char *watch_type_name(uint32_t type);
+
+/* Whether a record passes the -t filters (overflow records always do). */
+bool watch_type_selected(const struct watch_opts *o, uint32_t type);
+
+/* Clocks sampled together, to turn a record's monotonic time into UTC. */
+struct watch_clock {
+	struct timespec mono;
+	struct timespec real;
+};
+
+/*
+ * One output line (with '\n') for rec read from device dev. Returns the
+ * length, or -1 if buf is too small.
+ */
+int watch_format(char *buf, size_t len, const char *dev,
+		 const struct ib_async_event *rec,
+		 const struct watch_clock *now, bool json);
+
+#endif /* IB_ASYNC_WATCH_H */

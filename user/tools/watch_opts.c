@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* ib_async_watch command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>	/* isfinite() only: no -lm needed */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "watch.h"
+
+/* Indexed by ibv_event_type; the suffix after "IBV_EVENT_". */
+static const char *const type_names[] = {
+	"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
+	"SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL",
+	"PORT_ACTIVE", "PORT_ERR", "LID_CHANGE", "PKEY_CHANGE", "SM_CHANGE",
+	"SRQ_ERR", "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED",
+	"CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL",
+};
+#define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
+#define TYPE_PREFIX "IBV_EVENT_"
+#define PROG "ib_async_watch"
+
+const char *watch_type_name(uint32_t type)
+{
+	static const char *const full[NTYPES] = {
+#define T(x) TYPE_PREFIX #x
+		T(CQ_ERR), T(QP_FATAL), T(QP_REQ_ERR), T(QP_ACCESS_ERR),
+		T(COMM_EST), T(SQ_DRAINED), T(PATH_MIG), T(PATH_MIG_ERR),
+		T(DEVICE_FATAL), T(PORT_ACTIVE), T(PORT_ERR), T(LID_CHANGE),
+		T(PKEY_CHANGE), T(SM_CHANGE), T(SRQ_ERR), T(SRQ_LIMIT_REACHED),
+		T(QP_LAST_WQE_REACHED), T(CLIENT_REREGISTER), T(GID_CHANGE),
+		T(WQ_FATAL),
+#undef T
+	};
+
+	return type < NTYPES ? full[type] : NULL;
+}
+
+static int parse_number(const char *s, unsigned long long max,
+			unsigned long long *out)
+{
+	char *end;
+
+	/* strtoull would accept a sign or leading blanks */
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return (*end || errno || *out > max) ? -1 : 0;
+}
+
+int watch_parse_type(const char *s, uint32_t *type)
+{
+	unsigned long long v;
+
+	if (!parse_number(s, UINT32_MAX, &v)) {
+		*type = (uint32_t)v;
+		return 0;
+	}
+	if (!strncasecmp(s, TYPE_PREFIX, strlen(TYPE_PREFIX)))
+		s += strlen(TYPE_PREFIX);
+	for (size_t i = 0; i < NTYPES; i++) {
+		if (!strcasecmp(s, type_names[i])) {
+			*type = (uint32_t)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+bool watch_type_selected(const struct watch_opts *o, uint32_t type)
+{
+	if (!o->ntypes || type == IB_ASYNC_EV_OVERFLOW)
+		return true;
+	for (size_t i = 0; i < o->ntypes; i++)
+		if (o->types[i] == type)
+			return true;
+	return false;
+}
+
+void watch_usage_hint(FILE *f)
+{
+	fprintf(f, "Try '%s --help' for more information.\n", PROG);
+}
+
+void watch_usage(FILE *f, const char *argv0)
+{
+	fprintf(f,
+"Usage: %s [options]\n"
+"Print RDMA asynchronous events from ib_async devices, one line each.\n"
+"\n"
+"  -d, --device NAME     watch RDMA device NAME (repeatable; default: all)\n"
+"  -t, --type TYPE       only events of TYPE: PORT_ERR, IBV_EVENT_PORT_ERR\n"
+"                        or a number (repeatable; default: all)\n"
+"  -n, --count N         exit after N events\n"
+"      --timeout SECONDS exit after SECONDS (status 3 if the events wanted\n"
+"                        were not all seen)\n"
+"  -q, --queue-len N     resize each device's event queue to N events\n"
+"      --json            one JSON object per line\n"
+"  -h, --help            show this help\n", argv0);
+}
+
+/* Seconds, fractional allowed, to milliseconds. */
+static int parse_timeout(const char *s, long long *ms)
+{
+	char *end;
+	double v;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !isfinite(v) || v > (double)INT_MAX)
+		return -1;
+	v *= 1000.0;
+	*ms = (long long)v;
+	if ((double)*ms < v)	/* round up: never stop early */
+		(*ms)++;
+	return 0;
+}
+
+static int add_device(struct watch_opts *o, const char *name)
+{
+	const char **p = realloc(o->devices, (o->ndevices + 1) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	o->devices = p;
+	o->devices[o->ndevices++] = name;
+	return 0;
+}
+
+static int parse_one(struct watch_opts *o, int c, const char *arg, FILE *err)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'd':
+		if (add_device(o, arg))
+			return fprintf(err, "%s: out of memory\n", PROG), -1;
+		return 0;
+	case 't':
+		if (o->ntypes == WATCH_MAX_FILTERS)
+			return fprintf(err, "%s: too many --type filters\n", PROG), -1;
+		if (watch_parse_type(arg, &o->types[o->ntypes]))
+			return fprintf(err, "%s: unknown event type: %s\n", PROG, arg), -1;
+		o->ntypes++;
+		return 0;
+	case 'n':
+		if (parse_number(arg, ULLONG_MAX, &v) || !v)
+			return fprintf(err, "%s: invalid count: %s\n", PROG, arg), -1;
+		o->count = v;
+		return 0;
+	case 'T':
+		if (parse_timeout(arg, &o->timeout_ms))
+			return fprintf(err, "%s: invalid timeout: %s\n", PROG, arg), -1;
+		return 0;
+	case 'q':
+		if (parse_number(arg, UINT32_MAX, &v) || !v)
+			return fprintf(err, "%s: invalid queue length: %s\n", PROG, arg), -1;
+		o->queue_len = (unsigned int)v;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	default:	/* getopt already said what was wrong */
+		return -1;
+	}
+}
+
+int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err)
+{
+	static const struct option longopts[] = {
+		{ "device",	required_argument, NULL, 'd' },
+		{ "type",	required_argument, NULL, 't' },
+		{ "count",	required_argument, NULL, 'n' },
+		{ "timeout",	required_argument, NULL, 'T' },
+		{ "queue-len",	required_argument, NULL, 'q' },
+		{ "json",	no_argument,	   NULL, 'j' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->timeout_ms = -1;
+	optind = 0;	/* GNU: full re-initialisation, so tests can reparse */
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "d:t:n:q:h", longopts, NULL)) != -1)
+		if (parse_one(o, c, optarg, err))
+			return -1;
+	if (optind < argc) {
+		fprintf(err, "%s: unexpected argument: %s\n", PROG,
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+void watch_opts_free(struct watch_opts *o)
+{
+	free(o->devices);
+	o->devices = NULL;
+	o->ndevices = 0;
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* ib_async_watch output lines, text and JSON. */
+#include <stdarg.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "watch.h"
+
+#define NSEC_PER_SEC 1000000000LL
+
+/* __u64 is unsigned long long on every Linux ABI; say so for printf */
+#define ULL(x) ((unsigned long long)(x))
+
+struct out {
+	char *buf;
+	size_t len, pos;
+	bool overflow;
+};
+
+static void put(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->pos, o->len - o->pos, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->len - o->pos)
+		o->overflow = true;
+	else
+		o->pos += (size_t)n;
+}
+
+/* JSON string body: device names come from sysfs, escape anyway. */
+static void put_json_str(struct out *o, const char *s)
+{
+	put(o, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			put(o, "\\%c", c);
+		else if (c < 0x20)
+			put(o, "\\u%04x", c);
+		else
+			put(o, "%c", c);
+	}
+	put(o, "\"");
+}
+
+static long long ts_ns(const struct timespec *t)
+{
+	return t->tv_sec * NSEC_PER_SEC + t->tv_nsec;
+}
+
+/*
+ * UTC wall-clock time of a CLOCK_MONOTONIC instant: the record was stamped
+ * (mono_now - stamp) ago. Suspend and clock steps since then make this an
+ * estimate; the monotonic value printed next to it is exact.
+ */
+static void put_wall(struct out *o, uint64_t stamp_ns,
+		     const struct watch_clock *now)
+{
+	long long wall = ts_ns(&now->real) - (ts_ns(&now->mono) -
+					      (long long)stamp_ns);
+	time_t sec = (time_t)(wall / NSEC_PER_SEC);
+	long usec = (long)(wall % NSEC_PER_SEC) / 1000;
+	struct tm tm;
+	char date[32];
+
+	if (wall < 0 || !gmtime_r(&sec, &tm) ||
+	    !strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		put(o, "?");
+		return;
+	}
+	put(o, "%s.%06ldZ", date, usec);
+}
+
+static const char *obj_name(uint32_t obj_type)
+{
+	switch (obj_type) {
+	case IB_ASYNC_OBJ_PORT:	return "port";
+	case IB_ASYNC_OBJ_CQ:	return "cq";
+	case IB_ASYNC_OBJ_QP:	return "qp";
+	case IB_ASYNC_OBJ_SRQ:	return "srq";
+	case IB_ASYNC_OBJ_WQ:	return "wq";
+	case IB_ASYNC_OBJ_NONE:	return "none";
+	default:		return "unknown";
+	}
+}
+
+static void put_type_text(struct out *o, uint32_t type)
+{
+	const char *name = watch_type_name(type);
+
+	if (name)
+		put(o, "%s", name);
+	else
+		put(o, "IBV_EVENT_%u", type);
+	put(o, " (%s)", ibv_event_type_str((enum ibv_event_type)type));
+}
+
+static void format_text(struct out *o, const char *dev,
+			const struct ib_async_event *r,
+			const struct watch_clock *now)
+{
+	put(o, "%llu.%09llu ", ULL(r->timestamp_ns / NSEC_PER_SEC),
+	    ULL(r->timestamp_ns % NSEC_PER_SEC));
+	put_wall(o, r->timestamp_ns, now);
+	put(o, " %s ", dev);
+	if (r->event_type == IB_ASYNC_EV_OVERFLOW) {
+		put(o, "OVERFLOW %llu events lost seq %llu-%llu\n",
+		    ULL(r->count), ULL(r->seq), ULL(r->seq + r->count - 1));
+		return;
+	}
+	if (r->obj_type == IB_ASYNC_OBJ_PORT)
+		put(o, "port %u ", r->port_num);
+	else
+		put(o, "%s handle %u cookie 0x%llx ",
+		    obj_name(r->obj_type), r->obj_handle, ULL(r->element));
+	put_type_text(o, r->event_type);
+	put(o, " seq %llu\n", ULL(r->seq));
+}
+
+static void format_json(struct out *o, const char *dev,
+			const struct ib_async_event *r,
+			const struct watch_clock *now)
+{
+	const char *name = watch_type_name(r->event_type);
+	bool ovf = r->event_type == IB_ASYNC_EV_OVERFLOW;
+
+	put(o, "{\"timestamp_ns\":%llu,\"time\":\"", ULL(r->timestamp_ns));
+	put_wall(o, r->timestamp_ns, now);
+	put(o, "\",\"device\":");
+	put_json_str(o, dev);
+	put(o, ",\"seq\":%llu,\"type\":", ULL(r->seq));
+	if (ovf)
+		put(o, "\"OVERFLOW\"");
+	else if (name)
+		put(o, "\"%s\"", name);
+	else
+		put(o, "null");
+	put(o, ",\"type_num\":%u", r->event_type);
+	if (!ovf)
+		put(o, ",\"desc\":\"%s\"",
+		    ibv_event_type_str((enum ibv_event_type)r->event_type));
+	put(o, ",\"obj\":\"%s\",\"port\":%u,\"handle\":%u"
+	    ",\"element\":%llu,\"count\":%llu}\n",
+	    obj_name(r->obj_type), r->port_num, r->obj_handle,
+	    ULL(r->element), ULL(r->count));
+}
+
+int watch_format(char *buf, size_t len, const char *dev,
+		 const struct ib_async_event *rec,
+		 const struct watch_clock *now, bool json)
+{
+	struct out o = { .buf = buf, .len = len };
+
+	if (!len)
+		return -1;
+	if (json)
+		format_json(&o, dev, rec, now);
+	else
+		format_text(&o, dev, rec, now);
+	return o.overflow ? -1 : (int)o.pos;
+}
