@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctl ABI and the calls ib_async does not support: GET_INFO contents,
+ * argsz/flags/reserved checks, E2BIG for non-zero tails, EFAULT, ENOTTY,
+ * write() and lseek(). Every rejected call must leave the file unchanged.
+ */
+#include <endian.h>
+#include <sys/mman.h>
+
+#include "ib_async_util.h"
+
+FIXTURE(ioc) {
+	struct iba_dev dev;
+	int fd;
+	unsigned int queue_len;
+};
+
+FIXTURE_SETUP(ioc)
+{
+	struct ib_async_info info;
+
+	self->fd = -1;
+	if (iba_find_dev(&self->dev))
+		SKIP(return, "no ib_async device (module not loaded?)");
+	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %m", self->dev.node);
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	self->queue_len = info.queue_len;
+}
+
+FIXTURE_TEARDOWN(ioc)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* After a rejected call: queue length and queue as before. */
+static void unchanged(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(ioc) *self)
+{
+	struct ib_async_info info;
+
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(self->queue_len, info.queue_len);
+	EXPECT_EQ(0ULL, info.lost);
+}
+
+TEST_F(ioc, get_info_describes_fresh_file)
+{
+	struct ib_async_info info;
+	char path[PATH_MAX], guid[64];
+	unsigned int g[4];
+	long dql, mql;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ((uint32_t)IB_ASYNC_ABI_VERSION, info.abi_version);
+	EXPECT_EQ((uint32_t)IB_ASYNC_EVENT_SIZE_V1, info.record_size);
+	EXPECT_EQ(0U, info.queued);
+	EXPECT_EQ(0ULL, info.lost);
+	EXPECT_EQ(1ULL, info.next_seq);
+	EXPECT_LE(1U, info.phys_port_cnt);
+	EXPECT_EQ(0U, info.flags);
+	EXPECT_EQ(0U, info.reserved);
+	EXPECT_STREQ(self->dev.ibdev, info.ibdev_name);
+	EXPECT_LE(info.queue_len, info.max_queue_len);
+	dql = iba_read_long(IBA_PARAM_DIR "/default_queue_len");
+	mql = iba_read_long(IBA_PARAM_DIR "/max_queue_len");
+	if (dql > 0)
+		EXPECT_EQ((uint32_t)dql, info.queue_len);
+	if (mql > 0)
+		EXPECT_EQ((uint32_t)mql, info.max_queue_len);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_guid",
+		 self->dev.ibdev);
+	if (!iba_read_line(path, guid, sizeof(guid)) &&
+	    sscanf(guid, "%x:%x:%x:%x", &g[0], &g[1], &g[2], &g[3]) == 4) {
+		uint64_t want = ((uint64_t)g[0] << 48) | ((uint64_t)g[1] << 32) |
+				((uint64_t)g[2] << 16) | g[3];
+
+		EXPECT_EQ(want, be64toh(info.node_guid));
+	}
+}
+
+TEST_F(ioc, defaults_match_module_parameters)
+{
+	IBA_SKIPPED_IN_SETUP();
+	if (access(IBA_PARAM_DIR "/default_queue_len", R_OK))
+		SKIP(return, "no %s", IBA_PARAM_DIR);
+	EXPECT_EQ(1024, iba_read_long(IBA_PARAM_DIR "/default_queue_len"));
+	EXPECT_EQ(65536, iba_read_long(IBA_PARAM_DIR "/max_queue_len"));
+}
+
+TEST_F(ioc, unknown_ioctl_returns_enotty)
+{
+	char buf[256] = { 0 };
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC, 0x9f)));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(IB_ASYNC_IOC_MAGIC, 0x92,
+					    struct ib_async_info), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	/* right number, wrong direction or size: another command */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOR(IB_ASYNC_IOC_MAGIC, 0x90,
+					   struct ib_async_info), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(IB_ASYNC_IOC_MAGIC, 0x90,
+					    struct ib_async_queue_len), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, get_info_short_argsz_returns_einval)
+{
+	struct ib_async_info info = { .argsz = IB_ASYNC_INFO_SIZE_V1 - 1 };
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	info.argsz = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, get_info_flags_returns_einval)
+{
+	struct ib_async_info info = { .argsz = sizeof(info), .flags = 1 };
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	info.flags = 0x80000000;
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, get_info_reserved_returns_einval)
+{
+	struct ib_async_info info = { .argsz = sizeof(info), .reserved = 1 };
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+struct big_info {
+	struct ib_async_info info;
+	unsigned char tail[64];
+};
+
+TEST_F(ioc, get_info_larger_argsz_zero_tail_succeeds)
+{
+	struct big_info b;
+
+	IBA_SKIPPED_IN_SETUP();
+	memset(&b, 0, sizeof(b));
+	b.info.argsz = sizeof(b);
+	EXPECT_EQ(0, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &b));
+	EXPECT_EQ(self->queue_len, b.info.queue_len);
+	EXPECT_EQ((uint32_t)IB_ASYNC_ABI_VERSION, b.info.abi_version);
+}
+
+TEST_F(ioc, get_info_larger_argsz_garbage_tail_returns_e2big)
+{
+	struct big_info b;
+
+	IBA_SKIPPED_IN_SETUP();
+	memset(&b, 0, sizeof(b));
+	b.info.argsz = sizeof(b);
+	b.tail[sizeof(b.tail) - 1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &b));
+	EXPECT_EQ(E2BIG, errno);
+	memset(&b, 0, sizeof(b));
+	b.info.argsz = sizeof(b);
+	b.tail[0] = 0xff;
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, &b));
+	EXPECT_EQ(E2BIG, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, get_info_bad_pointer_returns_efault)
+{
+	void *ro;
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	/* readable but not writable: the answer cannot be copied out */
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	((struct ib_async_info *)ro)->argsz = sizeof(struct ib_async_info);
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_GET_INFO, ro));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(ro, 4096);
+	unchanged(_metadata, self);
+}
+
+static int set_qlen_raw(int fd, struct ib_async_queue_len *q)
+{
+	return ioctl(fd, IB_ASYNC_IOC_SET_QUEUE_LEN, q);
+}
+
+TEST_F(ioc, set_queue_len_zero_returns_einval)
+{
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, iba_set_queue_len(self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, set_queue_len_above_max_returns_einval)
+{
+	struct ib_async_info info;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(-1, iba_set_queue_len(self->fd, info.max_queue_len + 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, iba_set_queue_len(self->fd, 0xffffffffU));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, set_queue_len_flags_returns_einval)
+{
+	struct ib_async_queue_len q = {
+		.argsz = sizeof(q), .flags = 1, .queue_len = 8,
+	};
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, set_qlen_raw(self->fd, &q));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, set_queue_len_reserved_returns_einval)
+{
+	struct ib_async_queue_len q = {
+		.argsz = sizeof(q), .queue_len = 8, .reserved = 1,
+	};
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, set_qlen_raw(self->fd, &q));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, set_queue_len_short_argsz_returns_einval)
+{
+	struct ib_async_queue_len q = {
+		.argsz = IB_ASYNC_QUEUE_LEN_SIZE_V1 - 1, .queue_len = 8,
+	};
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, set_qlen_raw(self->fd, &q));
+	EXPECT_EQ(EINVAL, errno);
+	q.argsz = 0;
+	EXPECT_EQ(-1, set_qlen_raw(self->fd, &q));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+struct big_qlen {
+	struct ib_async_queue_len q;
+	unsigned char tail[16];
+};
+
+TEST_F(ioc, set_queue_len_larger_argsz_garbage_tail_returns_e2big)
+{
+	struct big_qlen b;
+
+	IBA_SKIPPED_IN_SETUP();
+	memset(&b, 0, sizeof(b));
+	b.q.argsz = sizeof(b);
+	b.q.queue_len = 8;
+	b.tail[3] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &b));
+	EXPECT_EQ(E2BIG, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, set_queue_len_larger_argsz_zero_tail_succeeds)
+{
+	struct ib_async_info info;
+	struct big_qlen b;
+
+	IBA_SKIPPED_IN_SETUP();
+	memset(&b, 0, sizeof(b));
+	b.q.argsz = sizeof(b);
+	b.q.queue_len = 8;
+	EXPECT_EQ(0, ioctl(self->fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &b));
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(8U, info.queue_len);
+}
+
+TEST_F(ioc, set_queue_len_bad_pointer_returns_efault)
+{
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_SET_QUEUE_LEN, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_SET_QUEUE_LEN,
+			    (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, set_queue_len_accepts_one_and_max)
+{
+	struct ib_async_info info;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_set_queue_len(self->fd, 1));
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(1U, info.queue_len);
+	ASSERT_EQ(0, iba_set_queue_len(self->fd, info.max_queue_len));
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(info.max_queue_len, info.queue_len);
+}
+
+TEST_F(ioc, queue_len_is_per_file)
+{
+	struct ib_async_info info;
+	int fd2;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_set_queue_len(self->fd, 7));
+	fd2 = open(self->dev.node, O_RDONLY);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, iba_get_info(fd2, &info));
+	EXPECT_EQ(self->queue_len, info.queue_len);
+	close(fd2);
+}
+
+TEST_F(ioc, fionread_bad_pointer_returns_efault)
+{
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, ioctl(self->fd, FIONREAD, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(ioc, write_is_not_supported)
+{
+	char buf[IBA_REC] = { 0 };
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, write(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	unchanged(_metadata, self);
+}
+
+TEST_F(ioc, lseek_returns_espipe)
+{
+	char buf[IBA_REC];
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	EXPECT_EQ(-1, pread(self->fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(ESPIPE, errno);
+}
+
+TEST_F(ioc, sysfs_names_rdma_device)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, stat(self->dev.node, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0666U, st.st_mode & 0777);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
+		 self->dev.ibdev);
+	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s names no RDMA device",
+					       self->dev.ibdev);
+}
+
+TEST_HARNESS_MAIN

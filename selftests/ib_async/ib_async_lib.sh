@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the ib_async shell selftests (sourced, POSIX sh).
+
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+IB_ASYNC_IBDEV=${IB_ASYNC_IBDEV:-rxe0}
+IB_ASYNC_NETDEV=${IB_ASYNC_NETDEV:-veth0}
+IB_ASYNC_PEER=${IB_ASYNC_PEER:-veth1}
+STORM=/sys/kernel/debug/ib_async_storm/dispatch
+
+failures=0
+ntests=0
+
+log() { echo "# $*"; }
+ok() { ntests=$((ntests + 1)); echo "ok $ntests $*"; }
+not_ok() {
+	ntests=$((ntests + 1)); failures=$((failures + 1))
+	echo "not ok $ntests $*"
+}
+skip_all() { echo "1..0 # SKIP $*"; exit $ksft_skip; }
+check() { # check NAME CMD...: one TAP line for the outcome of CMD
+	name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+finish() {
+	echo "1..$ntests"
+	[ "$failures" -eq 0 ] && exit $ksft_pass
+	exit $ksft_fail
+}
+
+# The ib_async node whose ibdev is $IB_ASYNC_IBDEV (else the first one).
+find_node() {
+	first=
+	for d in /sys/class/ib_async/ib_async*; do
+		[ -e "$d/ibdev" ] || continue
+		[ -n "$first" ] || first=/dev/infiniband/${d##*/}
+		if [ "$(cat "$d/ibdev")" = "$IB_ASYNC_IBDEV" ]; then
+			echo "/dev/infiniband/${d##*/}"
+			return 0
+		fi
+	done
+	[ -n "$first" ] && echo "$first"
+}
+
+# wait_for SECONDS CMD...: retry CMD every 0.2 s.
+wait_for() {
+	tries=$(($1 * 5)); shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.2
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+# Whether process $1 has an fd open on an ib_async node / on uverbs.
+has_fd_on() {
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in
+		"$2"*) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+file_has() { grep -q "$2" "$1" 2>/dev/null; }
+
+storm_load() {
+	[ -w "$STORM" ] && return 0
+	for ko in "${IB_ASYNC_STORM_KO:-}" /usr/lib/ib_async/test/ib_async_storm.ko \
+		  ./ib_async_storm.ko; do
+		[ -n "$ko" ] && [ -r "$ko" ] && insmod "$ko" 2>/dev/null && break
+	done
+	[ -w "$STORM" ]
+}
+
+storm() { # storm TYPE COUNT
+	echo "$IB_ASYNC_IBDEV $1 1 $2" > "$STORM"
+}

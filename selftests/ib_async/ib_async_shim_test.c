@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libibasync, the libibverbs-compatible shim over ib_async: device list,
+ * open, the async-event recipe of ibv_get_async_event(3), nonblocking
+ * behaviour and several threads sharing one context.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <infiniband/verbs.h>
+
+#include "ib_async_util.h"
+
+#define NTHREADS	4
+#define STORM_EVENTS	1000	/* below the default queue length */
+
+FIXTURE(shim) {
+	struct iba_dev dev;
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	const char *peer;
+};
+
+FIXTURE_SETUP(shim)
+{
+	int i, n = 0;
+
+	self->peer = getenv("IB_ASYNC_PEER") ? : "veth1";
+	if (iba_find_dev(&self->dev))
+		SKIP(return, "no ib_async device (module not loaded?)");
+	self->list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, self->list) TH_LOG("ibv_get_device_list: %m");
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(self->list[i]),
+			    self->dev.ibdev))
+			break;
+	ASSERT_GT(n, i) TH_LOG("%s not in the device list", self->dev.ibdev);
+	self->ctx = ibv_open_device(self->list[i]);
+	ASSERT_NE(NULL, self->ctx) TH_LOG("ibv_open_device: %m");
+}
+
+FIXTURE_TEARDOWN(shim)
+{
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	if (self->list)
+		ibv_free_device_list(self->list);
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* The recipe of ibv_get_async_event(3): poll, get, ack. */
+static int wait_async(struct ibv_context *ctx, enum ibv_event_type type,
+		      int timeout_ms, struct ibv_async_event *out)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+	struct ibv_async_event ev;
+
+	while (iba_now_ms() < end) {
+		struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+
+		if (poll(&p, 1, (int)(end - iba_now_ms())) <= 0)
+			continue;
+		if (ibv_get_async_event(ctx, &ev))
+			continue;
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == type) {
+			*out = ev;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+TEST_F(shim, async_fd_is_an_ib_async_node)
+{
+	char link[64], target[PATH_MAX];
+	ssize_t n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_LE(0, self->ctx->async_fd);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", self->ctx->async_fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	ASSERT_LT(0, n);
+	target[n] = '\0';
+	EXPECT_EQ(0, strncmp(target, "/dev/infiniband/ib_async", 24))
+		TH_LOG("async_fd is %s", target);
+}
+
+TEST_F(shim, empty_nonblocking_get_async_event_returns_eagain)
+{
+	struct ibv_async_event ev;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, set_nonblock(self->ctx->async_fd));
+	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F_TIMEOUT(shim, link_down_gives_port_err_by_man_page_recipe, 90)
+{
+	struct ibv_async_event ev;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (geteuid() || iba_sh("ip link show %s >/dev/null 2>&1", self->peer))
+		SKIP(return, "needs root and link %s", self->peer);
+	ASSERT_EQ(0, set_nonblock(self->ctx->async_fd));
+	ASSERT_EQ(0, iba_sh("ip link set %s down", self->peer));
+	EXPECT_EQ(0, wait_async(self->ctx, IBV_EVENT_PORT_ERR,
+				IBA_EVENT_TIMEOUT_MS, &ev))
+		TH_LOG("no IBV_EVENT_PORT_ERR");
+	iba_sh("ip link set %s up", self->peer);
+	if (_metadata->passed)
+		EXPECT_EQ(1, ev.element.port_num);
+	EXPECT_EQ(0, wait_async(self->ctx, IBV_EVENT_PORT_ACTIVE,
+				IBA_EVENT_TIMEOUT_MS, &ev))
+		TH_LOG("no IBV_EVENT_PORT_ACTIVE");
+}
+
+struct getter {
+	pthread_t thread;
+	struct ibv_context *ctx;
+	atomic_int *done;
+	int counts[32];
+	int other;
+	int bad_port;
+};
+
+static void *getter_main(void *arg)
+{
+	struct getter *g = arg;
+	struct ibv_async_event ev;
+
+	for (;;) {
+		struct pollfd p = { .fd = g->ctx->async_fd, .events = POLLIN };
+
+		if (ibv_get_async_event(g->ctx, &ev)) {
+			if (atomic_load(g->done))
+				break;
+			poll(&p, 1, 50);
+			continue;
+		}
+		if ((unsigned int)ev.event_type < 32)
+			g->counts[ev.event_type]++;
+		else
+			g->other++;
+		if (ev.event_type == IBV_EVENT_SM_CHANGE &&
+		    ev.element.port_num != 1)
+			g->bad_port++;
+		ibv_ack_async_event(&ev);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(shim, threads_get_each_event_once, 300)
+{
+	struct getter g[NTHREADS];
+	atomic_int done = 0;
+	int i, t, total[32] = { 0 }, probe, sum = 0;
+	struct ib_async_info info;
+	uint64_t end;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (iba_storm_available())
+		SKIP(return, "no %s", IBA_STORM_FILE);
+	/* a second plain file tells when every event has been offered */
+	probe = open(self->dev.node, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, probe);
+	ASSERT_EQ(0, iba_set_queue_len(probe, 2 * STORM_EVENTS));
+	ASSERT_EQ(0, set_nonblock(self->ctx->async_fd));
+	for (i = 0; i < NTHREADS; i++) {
+		memset(&g[i], 0, sizeof(g[i]));
+		g[i].ctx = self->ctx;
+		g[i].done = &done;
+		ASSERT_EQ(0, pthread_create(&g[i].thread, NULL, getter_main,
+					    &g[i]));
+	}
+	EXPECT_EQ(0, iba_storm(self->dev.ibdev, IB_ASYNC_EV_SM_CHANGE, 1,
+			       STORM_EVENTS));
+	EXPECT_EQ(0, iba_wait_offered(probe, STORM_EVENTS, 120000));
+	/* let the getters empty the shim's file */
+	end = iba_now_ms() + 60000;
+	while (iba_now_ms() < end) {
+		struct pollfd p = { .fd = self->ctx->async_fd,
+				    .events = POLLIN };
+
+		if (poll(&p, 1, 0) == 0)
+			break;
+		iba_sleep_ms(20);
+	}
+	iba_sleep_ms(200);
+	atomic_store(&done, 1);
+	for (i = 0; i < NTHREADS; i++) {
+		pthread_join(g[i].thread, NULL);
+		for (t = 0; t < 32; t++)
+			total[t] += g[i].counts[t];
+		EXPECT_EQ(0, g[i].other);
+		EXPECT_EQ(0, g[i].bad_port);
+		TH_LOG("thread %d: %d SM_CHANGE", i,
+		       g[i].counts[IBV_EVENT_SM_CHANGE]);
+	}
+	EXPECT_EQ(STORM_EVENTS, total[IBV_EVENT_SM_CHANGE]);
+	/* everything the probe saw, the shim's threads saw once */
+	ASSERT_EQ(0, iba_get_info(probe, &info));
+	EXPECT_EQ(0ULL, info.lost);
+	for (t = 0; t < 32; t++)
+		sum += total[t];
+	EXPECT_EQ((int)info.next_seq - 1, sum);
+	close(probe);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the ib_async selftests: find the device, read records,
+ * run the test bed's commands and drive the ib_async_storm test module.
+ */
+#ifndef IB_ASYNC_UTIL_H
+#define IB_ASYNC_UTIL_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <rdma/ib_async.h>
+
+/*
+ * kselftest_harness.h (6.1) has an unused parameter in its own code; keep
+ * -Wextra -Werror for ours.
+ */
+#ifndef IBA_NO_HARNESS
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#endif
+
+#define IBA_REC			((int)sizeof(struct ib_async_event))
+#define IBA_CLASS_DIR		"/sys/class/ib_async"
+#define IBA_PARAM_DIR		"/sys/module/ib_async/parameters"
+#define IBA_STORM_DIR		"/sys/kernel/debug/ib_async_storm"
+#define IBA_STORM_FILE		IBA_STORM_DIR "/dispatch"
+#define IBA_STORM_KO		"/usr/lib/ib_async/test/ib_async_storm.ko"
+/* TCG emulation is slow: one awaited event may take seconds. */
+#define IBA_EVENT_TIMEOUT_MS	10000
+
+struct iba_dev {
+	char node[PATH_MAX];	/* /dev/infiniband/ib_asyncN */
+	char ibdev[64];		/* rxe0 */
+};
+
+static inline uint64_t iba_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline void iba_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static inline int iba_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *nl;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return 0;
+}
+
+static inline long iba_read_long(const char *path)
+{
+	char buf[64];
+
+	if (iba_read_line(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 0);
+}
+
+/*
+ * Find the ib_async node to test: the one whose ibdev is $IB_ASYNC_IBDEV
+ * (default rxe0), else the first one. Returns 0, or -1 when there is none.
+ */
+static inline int iba_find_dev(struct iba_dev *dev)
+{
+	const char *want = getenv("IB_ASYNC_IBDEV");
+	char path[PATH_MAX], name[64];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	if (!want)
+		want = "rxe0";
+	memset(dev, 0, sizeof(*dev));
+	d = opendir(IBA_CLASS_DIR);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "ib_async", 8))
+			continue;
+		snprintf(path, sizeof(path), IBA_CLASS_DIR "/%s/ibdev",
+			 de->d_name);
+		if (iba_read_line(path, name, sizeof(name)))
+			continue;
+		if (found && strcmp(name, want))
+			continue;
+		snprintf(dev->node, sizeof(dev->node), "/dev/infiniband/%s",
+			 de->d_name);
+		snprintf(dev->ibdev, sizeof(dev->ibdev), "%s", name);
+		found = 1;
+		if (!strcmp(name, want))
+			break;
+	}
+	closedir(d);
+	return found ? 0 : -1;
+}
+
+static inline int iba_get_info(int fd, struct ib_async_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->argsz = sizeof(*info);
+	return ioctl(fd, IB_ASYNC_IOC_GET_INFO, info);
+}
+
+static inline int iba_set_queue_len(int fd, unsigned int len)
+{
+	struct ib_async_queue_len q = {
+		.argsz = sizeof(q),
+		.queue_len = len,
+	};
+
+	return ioctl(fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &q);
+}
+
+static inline int iba_fionread(int fd)
+{
+	int n = -1;
+
+	if (ioctl(fd, FIONREAD, &n))
+		return -1;
+	return n;
+}
+
+/* Events offered to this file since open (queued or lost). */
+static inline long long iba_offered(int fd)
+{
+	struct ib_async_info info;
+
+	if (iba_get_info(fd, &info))
+		return -1;
+	return (long long)info.next_seq - 1;
+}
+
+/* Wait until at least @total events were offered to @fd since open. */
+static inline int iba_wait_offered(int fd, long long total, int timeout_ms)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+
+	for (;;) {
+		long long n = iba_offered(fd);
+
+		if (n < 0)
+			return -1;
+		if (n >= total)
+			return 0;
+		if (iba_now_ms() > end)
+			return -1;
+		iba_sleep_ms(20);
+	}
+}
+
+/* Wait until @fd has at least @nrec records queued (FIONREAD). */
+static inline int iba_wait_queued(int fd, int nrec, int timeout_ms)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+
+	for (;;) {
+		int n = iba_fionread(fd);
+
+		if (n < 0)
+			return -1;
+		if (n >= nrec * IBA_REC)
+			return 0;
+		if (iba_now_ms() > end)
+			return -1;
+		iba_sleep_ms(20);
+	}
+}
+
+/*
+ * Read records until one of @type arrives (others are skipped), waiting at
+ * most @timeout_ms. Returns 0 with *@out filled, -1 on timeout or error.
+ */
+static inline int iba_wait_type(int fd, uint32_t type, int timeout_ms,
+				struct ib_async_event *out)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+	struct ib_async_event ev;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long left = (long)(end - iba_now_ms());
+		ssize_t n;
+
+		if (left <= 0)
+			return -1;
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, &ev, sizeof(ev));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n != (ssize_t)sizeof(ev))
+			return -1;
+		if (ev.event_type == type) {
+			if (out)
+				*out = ev;
+			return 0;
+		}
+	}
+}
+
+/* Read everything queued now (nonblocking fd). Returns records read. */
+static inline int iba_drain(int fd)
+{
+	struct ib_async_event ev[64];
+	int total = 0;
+	ssize_t n;
+
+	while ((n = read(fd, ev, sizeof(ev))) > 0)
+		total += (int)(n / IBA_REC);
+	return total;
+}
+
+/*
+ * Wait until the device has been quiet for @quiet_ms (stray link or GID
+ * events from earlier tests), at most @timeout_ms. Uses its own file.
+ */
+static inline void iba_quiesce(const struct iba_dev *dev, int quiet_ms,
+			       int timeout_ms)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+	uint64_t last;
+	int fd;
+
+	fd = open(dev->node, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	last = iba_now_ms();
+	while (iba_now_ms() < end) {
+		if (iba_drain(fd) > 0)
+			last = iba_now_ms();
+		if (iba_now_ms() - last >= (uint64_t)quiet_ms)
+			break;
+		iba_sleep_ms(50);
+	}
+	close(fd);
+}
+
+/* Run a shell command; returns its exit status (or -1). */
+static inline int iba_sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc == -1 || !WIFEXITED(rc))
+		return -1;
+	return WEXITSTATUS(rc);
+}
+
+/*
+ * Make the storm module's debugfs file available: mount debugfs and insmod
+ * the module ($IB_ASYNC_STORM_KO, the installed copy, or one next to the
+ * tests) if it is not loaded yet. Returns 0 when the file exists.
+ */
+static inline int iba_storm_available(void)
+{
+	const char *ko = getenv("IB_ASYNC_STORM_KO");
+
+	if (!access(IBA_STORM_FILE, W_OK))
+		return 0;
+	if (access("/sys/module/ib_async_storm", F_OK)) {
+		if (!ko || access(ko, R_OK))
+			ko = IBA_STORM_KO;
+		if (access(ko, R_OK))
+			ko = "./ib_async_storm.ko";
+		if (!access(ko, R_OK))
+			iba_sh("insmod %s 2>/dev/null", ko);
+	}
+	if (access(IBA_STORM_FILE, F_OK))
+		iba_sh("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null");
+	return access(IBA_STORM_FILE, W_OK) ? -1 : 0;
+}
+
+/* Dispatch @count events of @type on @port of @ibdev. 0 or -errno. */
+static inline int iba_storm(const char *ibdev, unsigned int type,
+			    unsigned int port, unsigned long count)
+{
+	char buf[128];
+	int fd, len, ret = 0;
+
+	fd = open(IBA_STORM_FILE, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(buf, sizeof(buf), "%s %u %u %lu\n", ibdev, type, port,
+		       count);
+	if (write(fd, buf, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static inline const char *iba_type_str(uint32_t t)
+{
+	static const char *const names[] = {
+		"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR",
+		"COMM_EST", "SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR",
+		"DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE",
+		"PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR", "SRQ_LIMIT_REACHED",
+		"QP_LAST_WQE_REACHED", "CLIENT_REREGISTER", "GID_CHANGE",
+		"WQ_FATAL",
+	};
+
+	if (t == IB_ASYNC_EV_OVERFLOW)
+		return "OVERFLOW";
+	if (t < sizeof(names) / sizeof(names[0]))
+		return names[t];
+	return "?";
+}
+
+/*
+ * The 6.1 harness runs the test body even when FIXTURE_SETUP skipped; every
+ * test body starts with this so a skipped setup never touches the device.
+ */
+#define IBA_SKIPPED_IN_SETUP() do {		\
+	if (_metadata->skip)			\
+		return;				\
+} while (0)
+
+/* Check that each record's seq + count is the next record's seq. */
+static inline int iba_seq_continuous(const struct ib_async_event *ev, int n)
+{
+	int i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (ev[i].seq + ev[i].count != ev[i + 1].seq)
+			return i;
+	return -1;
+}
+
+#endif /* IB_ASYNC_UTIL_H */

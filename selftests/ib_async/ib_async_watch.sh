@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# ib_async_watch (user/): events from a link flap, --json output, a missing
+# device, --timeout.
+cd "$(dirname "$0")" || exit 1
+. ./ib_async_lib.sh
+
+[ -d /sys/class/ib_async ] || skip_all "ib_async not loaded"
+[ -n "$(find_node)" ] || skip_all "no ib_async device"
+command -v ib_async_watch >/dev/null || skip_all "ib_async_watch not installed"
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+ip link show "$IB_ASYNC_PEER" >/dev/null 2>&1 || skip_all "no $IB_ASYNC_PEER"
+
+tmp=$(mktemp -d)
+trap 'ip link set "$IB_ASYNC_PEER" up; rm -rf "$tmp"' EXIT
+
+watch_started() { has_fd_on "$1" /dev/infiniband/ib_async; }
+
+# 1. --count 2 over a link flap: PORT_ERR then PORT_ACTIVE
+ib_async_watch -d "$IB_ASYNC_IBDEV" -t PORT_ERR -t PORT_ACTIVE --count 2 \
+	--timeout 40 > "$tmp/flap" 2> "$tmp/flap.err" &
+pid=$!
+wait_for 20 watch_started $pid || log "watch did not open the device"
+ip link set "$IB_ASYNC_PEER" down
+wait_for 15 file_has "$tmp/flap" PORT_ERR
+ip link set "$IB_ASYNC_PEER" up
+wait $pid
+st=$?
+log "exit $st; output:"; sed 's/^/#   /' "$tmp/flap" "$tmp/flap.err"
+check "watch_count_2_exits_0" [ "$st" -eq 0 ]
+check "watch_prints_2_lines" [ "$(wc -l < "$tmp/flap")" -eq 2 ]
+check "watch_first_line_port_err" sh -c "head -n1 '$tmp/flap' | grep -q PORT_ERR"
+# linkwatch may repeat PORT_ERR; then the second line is that repeat
+if sed -n 2p "$tmp/flap" | grep -q PORT_ACTIVE; then
+	ok "watch_second_line_port_active"
+elif sed -n 2p "$tmp/flap" | grep -q PORT_ERR; then
+	ok "watch_second_line_port_active # SKIP duplicate PORT_ERR came first"
+else
+	not_ok "watch_second_line_port_active"
+fi
+
+# 2. --json: one object per line with the documented fields
+ib_async_watch -d "$IB_ASYNC_IBDEV" -t PORT_ERR --count 1 --json \
+	--timeout 40 > "$tmp/json" 2>&1 &
+pid=$!
+wait_for 20 watch_started $pid
+ip link set "$IB_ASYNC_PEER" down
+wait $pid
+st=$?
+ip link set "$IB_ASYNC_PEER" up
+log "json: $(cat "$tmp/json")"
+check "watch_json_exits_0" [ "$st" -eq 0 ]
+json_ok=1
+for field in '^{' '}$' '"timestamp_ns":[0-9]' '"device":"'"$IB_ASYNC_IBDEV"'"' \
+	     '"seq":[0-9]' '"type":"[A-Z_]*PORT_ERR"' '"type_num":10' \
+	     '"port":1' '"element":1' '"count":1'; do
+	grep -q "$field" "$tmp/json" || { log "json lacks $field"; json_ok=0; }
+done
+check "watch_json_fields" [ "$json_ok" -eq 1 ]
+
+# 3. an unknown device: non-zero exit and a message naming it
+ib_async_watch -d nosuch --count 1 --timeout 5 > "$tmp/nosuch" 2>&1
+st=$?
+log "nosuch: exit $st: $(cat "$tmp/nosuch")"
+check "watch_unknown_device_fails" [ "$st" -ne 0 ]
+check "watch_unknown_device_message" grep -q nosuch "$tmp/nosuch"
+
+# 4. --timeout without the wanted events: status 3 (ib_async_watch(1))
+ib_async_watch -d "$IB_ASYNC_IBDEV" -t LID_CHANGE --count 1 --timeout 2 \
+	> /dev/null 2>&1
+st=$?
+check "watch_timeout_exits_3" [ "$st" -eq 3 ]
+
+finish
