@@ -43,31 +43,42 @@ run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
 
 run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
 run_suite user make -s -C "$top/user" check
-RAW_CMD='sh /usr/lib/ib_async/selftests/run_guest.sh' \
+RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/run_guest.sh' \
 	run_suite guest "$top/scripts/guest/vm.sh" --kver "$KVER" \
 	--stage "$STAGE" --timeout 1500
 
-# One TAP stream. A result line is "ok"/"not ok" at the start of a line
-# (the guest console may add a carriage return); kselftest harness details
-# are "#"-prefixed and not counted twice.
+# One TAP stream. A result is "ok"/"not ok" at the start of a line (the
+# guest console may add a carriage return). kselftest programs nest their
+# test cases one level down as "# ok N name": those are counted, and the
+# program's own line only when it had no cases or failed (a crash after
+# some passing cases must still count).
 echo "TAP version 13"
 n=0 pass=0 fail=0 skip=0
+emit() {	# emit SUITE LINE
+	local desc=${2#ok }
+	desc=${desc#not ok }
+	desc=${desc#* }		# drop the suite's own number
+	n=$((n + 1))
+	case $2 in
+	"not ok "*) fail=$((fail + 1)); echo "not ok $n - $1: $desc"; return ;;
+	*"# SKIP"*) skip=$((skip + 1)) ;;
+	*) pass=$((pass + 1)) ;;
+	esac
+	echo "ok $n - $1: $desc"
+}
 for i in "${!suites[@]}"; do
 	name=${suites[$i]}
+	cases=0
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		case $line in
-		"ok "*|"not ok "*) ;;
-		*) continue ;;
-		esac
-		n=$((n + 1))
-		desc=${line#ok }
-		desc=${desc#not ok }
-		desc=${desc#* }		# drop the suite's own number
-		case $line in
-		"not ok "*) fail=$((fail + 1)); echo "not ok $n - $name: $desc" ;;
-		*"# SKIP"*) skip=$((skip + 1)); echo "ok $n - $name: $desc" ;;
-		*) pass=$((pass + 1)); echo "ok $n - $name: $desc" ;;
+		"# ok "*|"# not ok "*)
+			cases=$((cases + 1))
+			emit "$name" "${line#\# }" ;;
+		"ok "*|"not ok "*)
+			case $line in "not ok "*) cases=0 ;; esac
+			[ "$cases" -eq 0 ] && emit "$name" "$line"
+			cases=0 ;;
 		esac
 	done < "$logdir/$name.log"
 	# A suite that failed without reporting a failing test still fails.
