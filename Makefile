@@ -22,7 +22,7 @@ TEST_MODULES := $(SELFTESTS)/modules
 export RAW_CMD := $(value CMD)
 
 .PHONY: all module test-modules user selftests linux-tools stage vm demo \
-	check check-run lint deps clean help
+	check check-run lint deps clean distclean help
 
 all: module test-modules user selftests
 
@@ -83,4 +83,8 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean
 	-$(MAKE) -C user clean
 	-$(MAKE) -C $(SELFTESTS) clean
+	rm -rf $(STAGE) $(BUILD)/check $(BUILD)/lint
+
+# Also drop the cached guest images and the extracted kernel tools.
+distclean: clean
 	rm -rf $(BUILD)
