@@ -27,6 +27,11 @@ perl                 # scripts/checkpatch.pl
 rsync                # kselftest lib.mk install rule
 coreutils            # timeout (host VM watchdog, kselftest runner in guest), sha256sum
 libc-bin             # ldd (collect guest libs) and ldconfig (guest ld.so.cache)
+flex                 # debug guest kernel build (kconfig, scripts/debug-kernel.sh)
+bison                # debug guest kernel build
+bc                   # debug guest kernel build (timeconst)
+libelf-dev           # debug guest kernel build (objtool, ORC unwinder)
+libssl-dev           # debug guest kernel build (certificate tools)
 '
 
 # Print the package names of PACKAGES_SPEC plus the extra arguments.

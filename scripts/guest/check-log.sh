@@ -2,7 +2,8 @@
 # check-log.sh CONSOLE_LOG
 #
 # Scans a guest console log for signs of kernel trouble (WARN, BUG, Oops, GPF, refcount_t and
-# list corruption reports, hung tasks, lockups, RCU stalls, panics, sanitizer reports).
+# list corruption reports, hung tasks, lockups, RCU stalls, panics, sanitizer and kmemleak
+# reports).
 # Checked: every line of the dmesg section that the guest /init prints between
 # @@IBASYNC_DMESG_BEGIN@@ and @@IBASYNC_DMESG_END@@, and every kernel-formatted line
 # ("[ seconds.micros] ...") elsewhere in the console, e.g. an oops printed before a crash.
@@ -11,7 +12,7 @@
 set -euo pipefail
 
 # ERE; \b keeps DEBUG/BUG_ON and similar identifiers from matching.
-PATTERN='\bBUG\b|\bWARNING\b|Oops|general protection|refcount_t|list_del corruption|list_add corruption|hung task|blocked for more than|soft lockup|hard LOCKUP|detected stall|Kernel panic|UBSAN|KASAN|kfence|KFENCE'
+PATTERN='\bBUG\b|\bWARNING\b|Oops|general protection|refcount_t|list_del corruption|list_add corruption|hung task|blocked for more than|soft lockup|hard LOCKUP|detected stall|Kernel panic|UBSAN|KASAN|kfence|KFENCE|suspected memory leak|unreferenced object'
 
 [ $# -eq 1 ] || { echo "usage: $0 CONSOLE_LOG" >&2; exit 2; }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# vm.sh [--kver KVER] [--stage STAGEDIR] [--payload DIR] [--timeout SECS] [--mem MB]
+# vm.sh [--kver KVER] [--kernel-tree DIR] [--stage STAGEDIR] [--payload DIR] [--timeout SECS]
+#       [--mem MB]
 #
 # Boots /boot/vmlinuz-KVER under QEMU with a busybox/rdma-core initramfs, brings up rxe0 on a
 # veth pair, loads STAGEDIR's ib_async.ko and runs the shell command in $RAW_CMD (verbatim:
@@ -8,6 +9,10 @@
 #   STAGEDIR  copied over the guest root (usr/lib/ib_async/ib_async.ko, libibasync.so.1, ...).
 #             Host libraries its (and the payload's) programs need are added automatically.
 #   --payload copied to /payload (the command's working directory).
+#   --kernel-tree boot DIR/arch/x86/boot/bzImage (a kernel built from source, e.g. the
+#             debug kernel of scripts/debug-kernel.sh) instead of /boot/vmlinuz-KVER; the
+#             userspace is still KVER's. Its modules.builtin is installed so that modprobe of
+#             built-in drivers succeeds.
 #   --timeout whole-run limit in seconds (default 600); --mem guest RAM in MB (default 1024).
 #
 # Exit status: the command's status; 124 timeout; 125 kernel log shows WARN/BUG/Oops/...
@@ -23,7 +28,7 @@ set -euo pipefail
 
 DEFAULT_CMD='uname -a; rdma link; ls -l /dev/infiniband'
 
-KVER='' STAGE='' PAYLOAD='' TIMEOUT=600 MEM=1024
+KVER='' KTREE='' STAGE='' PAYLOAD='' TIMEOUT=600 MEM=1024
 WORK=
 START_NS=$(date +%s%N)
 
@@ -36,6 +41,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kver) KVER=${2:?}; shift 2 ;;
+		--kernel-tree) KTREE=${2:?}; shift 2 ;;
 		--stage) STAGE=${2:?}; shift 2 ;;
 		--payload) PAYLOAD=${2:?}; shift 2 ;;
 		--timeout) TIMEOUT=${2:?}; shift 2 ;;
@@ -46,6 +52,8 @@ parse_args() {
 	done
 	[ -n "$KVER" ] || KVER=$(default_kver)
 	[ -f "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER not found"
+	[ -z "$KTREE" ] || [ -f "$KTREE/arch/x86/boot/bzImage" ] ||
+		die "$KTREE/arch/x86/boot/bzImage not found (run scripts/debug-kernel.sh)"
 	[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
 	[[ $MEM =~ ^[0-9]+$ ]] || die "--mem wants megabytes"
 	[ -z "$PAYLOAD" ] || [ -d "$PAYLOAD" ] || die "payload $PAYLOAD is not a directory"
@@ -87,6 +95,17 @@ add_missing_libs() {
 	done
 }
 
+# A kernel with its drivers built in: tell kmod which modules are built in, so that /init's and
+# the tests' modprobe calls succeed instead of looking for .ko files.
+add_builtin_modules() {
+	local ov=$1 rel
+	rel=$(cat "$KTREE/include/config/kernel.release")
+	mkdir -p "$ov/usr/lib/modules/$rel"
+	cp "$KTREE/modules.builtin" "$KTREE/modules.builtin.modinfo" "$ov/usr/lib/modules/$rel/"
+	: >"$ov/usr/lib/modules/$rel/modules.order"
+	depmod -b "$ov/usr" "$rel"
+}
+
 # The per-run archive: stage tree as root overlay, /payload, /ibasync/cmd.sh.
 make_overlay_cpio() {
 	local ov=$WORK/overlay base_list=$1 out=$2
@@ -98,6 +117,7 @@ make_overlay_cpio() {
 		cp -a "$PAYLOAD/." "$ov/payload/"
 	fi
 	add_missing_libs "$ov" "$base_list"
+	[ -z "$KTREE" ] || add_builtin_modules "$ov"
 	if [ -n "${RAW_CMD:-}" ]; then
 		printf '%s\n' "$RAW_CMD" >"$ov/ibasync/cmd.sh"
 	else
@@ -171,7 +191,11 @@ main() {
 	mkdir -p "$BUILD_GUEST_DIR"
 	local base kernel accel log=${IBASYNC_CONSOLE_LOG:-$BUILD_GUEST_DIR/last-console.log} qrc
 	base=$("$GUEST_DIR/build-initramfs.sh" "$KVER")
-	kernel=$(guest_kernel "$KVER")
+	if [ -n "$KTREE" ]; then
+		kernel=$KTREE/arch/x86/boot/bzImage
+	else
+		kernel=$(guest_kernel "$KVER")
+	fi
 	# Per-run files live outside build/, so a concurrent `make clean` cannot pull them away.
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibasync-vm.XXXXXX")
 	trap cleanup EXIT
@@ -179,7 +203,7 @@ main() {
 	# Concatenated newc archives: the kernel unpacks them in order, later files win.
 	cat "$base" "$WORK/overlay.cpio" >"$WORK/initrd.cpio"
 	accel=$("$GUEST_DIR/kvm-probe.sh" "$kernel" "$base")
-	note "booting $KVER ($accel, ${MEM} MB, timeout ${TIMEOUT} s)"
+	note "booting ${KTREE:+$KTREE with userspace of }$KVER ($accel, ${MEM} MB, timeout ${TIMEOUT} s)"
 	qrc=0
 	run_qemu "$accel" "$kernel" "$WORK/initrd.cpio" "$WORK/console.raw" || qrc=$?
 	mkdir -p "$(dirname "$log")"
