@@ -57,9 +57,17 @@ stage: all
 	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(KSFT_DIR) \
 		INSTALL_PATH=$(STAGE)/usr/lib/ib_async/selftests install
 
-# make vm [CMD='shell command'] [PAYLOAD=dir] [TIMEOUT=seconds]
+# The debug guest kernel (KASAN, lockdep, kmemleak...): built from Debian's
+# linux-source-6.1 by scripts/debug-kernel.sh, cached outside the checkout.
+DEBUG_STAGE := $(BUILD)/stage-debug
+
+# make vm [KERNEL=debug] [CMD='shell command'] [PAYLOAD=dir] [TIMEOUT=seconds]
 vm: stage
-	scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
+	$(if $(filter debug,$(KERNEL)),tree=$$(scripts/stage-debug.sh $(STAGE) \
+		$(DEBUG_STAGE)) &&) \
+	scripts/guest/vm.sh --kver $(KVER) \
+		$(if $(filter debug,$(KERNEL)),--kernel-tree "$$tree" \
+			--stage $(DEBUG_STAGE),--stage $(STAGE)) \
 		$(if $(PAYLOAD),--payload $(PAYLOAD)) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
@@ -72,8 +80,10 @@ check: deps
 	$(MAKE) check-run
 
 check-run: stage
+	tree=$$(scripts/stage-debug.sh $(STAGE) $(DEBUG_STAGE)) && \
 	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
-		--linux-tools $(LINUX_TOOLS)
+		--linux-tools $(LINUX_TOOLS) \
+		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE)
 
 lint: linux-tools
 	scripts/lint.sh --kdir $(KDIR) --linux-tools $(LINUX_TOOLS)
@@ -83,7 +93,8 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean
 	-$(MAKE) -C user clean
 	-$(MAKE) -C $(SELFTESTS) clean
-	rm -rf $(STAGE) $(BUILD)/check $(BUILD)/lint
+	rm -rf $(STAGE) $(DEBUG_STAGE) $(BUILD)/check $(BUILD)/lint \
+		$(BUILD)/debug-modules
 
 # Also drop the cached guest images and the extracted kernel tools.
 distclean: clean

@@ -2,25 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Everything `make check` runs, as one TAP stream: kernel lint, the shim's
 # host tests (plain and sanitized), and the kselftests inside the guest.
+# The guest suite runs twice: on Debian's kernel and on the debug kernel
+# (KASAN, lockdep, kmemleak...), where a kmemleak scan follows it.
 # Each suite writes its own TAP; this script renumbers the results into one
 # plan and prints "N passed, N failed, N skipped" last.
 set -uo pipefail
 
 usage() {
-	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" >&2
+	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" \
+		"--debug-tree DIR --debug-stage DIR" >&2
 	exit 2
 }
-KVER= KDIR= STAGE= TOOLS=
+KVER= KDIR= STAGE= TOOLS= DTREE= DSTAGE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) KVER=$2; shift 2 ;;
 	--kdir) KDIR=$2; shift 2 ;;
 	--stage) STAGE=$2; shift 2 ;;
 	--linux-tools) TOOLS=$2; shift 2 ;;
+	--debug-tree) DTREE=$2; shift 2 ;;
+	--debug-stage) DSTAGE=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
-[ -n "$KVER" ] && [ -n "$KDIR" ] && [ -n "$STAGE" ] && [ -n "$TOOLS" ] || usage
+[ -n "$KVER" ] && [ -n "$KDIR" ] && [ -n "$STAGE" ] && [ -n "$TOOLS" ] &&
+	[ -n "$DTREE" ] && [ -n "$DSTAGE" ] || usage
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 logdir=$top/build/check
@@ -46,6 +52,9 @@ run_suite user make -s -C "$top/user" check
 RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/run_guest.sh' \
 	run_suite guest "$top/scripts/guest/vm.sh" --kver "$KVER" \
 	--stage "$STAGE" --timeout 1500
+RAW_CMD='cd /usr/lib/ib_async/selftests && sh run_kmemleak.sh env IB_ASYNC_REQUIRE=1 sh run_guest.sh' \
+	run_suite guest-debug "$top/scripts/guest/vm.sh" --kver "$KVER" \
+	--kernel-tree "$DTREE" --stage "$DSTAGE" --timeout 2400 --mem 2048
 
 # One TAP stream. A result is "ok"/"not ok" at the start of a line (the
 # guest console may add a carriage return). kselftest programs nest their

@@ -11,6 +11,12 @@
 # WARN/BUG/kmem_cache_destroy errors). Slab and MemAvailable are global
 # counters with noise; a per-open leak of a few bytes would go unseen
 # (kmemleak would see it; Debian's kernel does not have it).
+#
+# On a KASAN kernel freed objects wait in KASAN's quarantine, so Slab grows
+# with every open() whether or not anything leaks (measured on the debug
+# guest: names_cache and filp, which are the VFS's, grew by megabytes over
+# 20,000 opens). There the slab checks are skipped and the kmemleak scan of
+# run_kmemleak.sh, which names each unreferenced object, decides instead.
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 PATH=$PATH:.
@@ -24,6 +30,16 @@ AVAIL_TOLERANCE_KB=${IB_ASYNC_AVAIL_TOLERANCE_KB:-16384}
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 node=$(find_node)
 [ -n "$node" ] || skip_all "no ib_async device"
+
+# KASAN's quarantine makes Slab deltas meaningless (see above).
+kasan_quarantine() { grep -q ' kasan_quarantine_put$' /proc/kallsyms 2>/dev/null; }
+slab_check() { # slab_check NAME BASE NOW
+	if kasan_quarantine; then
+		ok "$1 # SKIP KASAN quarantine holds freed objects; kmemleak checks leaks"
+	else
+		check "$1" within "$2" "$3" "$SLAB_TOLERANCE_KB"
+	fi
+}
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 settle() {
@@ -55,8 +71,7 @@ else
 	ok "close_with_pending_events # SKIP no storm module"
 fi
 snapshot churn
-check "slab_after_churn_near_baseline" \
-	within "$slab_base" "$slab_churn" "$SLAB_TOLERANCE_KB"
+slab_check slab_after_churn_near_baseline "$slab_base" "$slab_churn"
 check "memavailable_after_churn_near_baseline" \
 	within "$avail_churn" "$avail_base" "$AVAIL_TOLERANCE_KB"
 check "module_refcnt_back_after_close" \
@@ -76,8 +91,7 @@ check "module_gone" [ ! -d /sys/module/ib_async ]
 check "class_gone" [ ! -d /sys/class/ib_async ]
 check "nodes_gone" sh -c '! ls /dev/infiniband/ib_async* >/dev/null 2>&1'
 snapshot unload
-check "slab_after_unload_near_baseline" \
-	within "$slab_base" "$slab_unload" "$SLAB_TOLERANCE_KB"
+slab_check slab_after_unload_near_baseline "$slab_base" "$slab_unload"
 
 # Back again, so the test bed is as it was.
 check "insmod_again" insmod "$KO"
