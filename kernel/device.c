@@ -96,7 +96,7 @@ static void ib_async_event_handler(struct ib_event_handler *handler,
 
 	spin_lock_irqsave(&adev->files_lock, flags);
 	list_for_each_entry(file, &adev->files, list)
-		ib_async_evq_push(&file->evq, &rec);
+		ib_async_evq_push(&file->evq, &rec, NULL);
 	spin_unlock_irqrestore(&adev->files_lock, flags);
 }
 
@@ -120,14 +120,22 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
 	return ret;
 }
 
+/*
+ * Destroy the file's objects and take it off the device. Under the rwsem,
+ * so that removal, which holds it for writing, sees every listed file
+ * whole.
+ */
 void ib_async_device_detach_file(struct ib_async_device *adev,
 				 struct ib_async_file *file)
 {
 	unsigned long flags;
 
+	down_read(&adev->disassoc_rwsem);
+	ib_async_file_destroy_objs(file, false);
 	spin_lock_irqsave(&adev->files_lock, flags);
 	list_del(&file->list);
 	spin_unlock_irqrestore(&adev->files_lock, flags);
+	up_read(&adev->disassoc_rwsem);
 }
 
 static void ib_async_device_release(struct device *dev)
@@ -201,8 +209,15 @@ void ib_async_device_remove(struct ib_async_device *adev)
 	cdev_device_del(&adev->cdev, &adev->dev);
 	ib_unregister_event_handler(&adev->event_handler);
 
-	/* Wait out ioctls that use the ib_device, then forbid new ones. */
+	/*
+	 * Wait out commands that use the ib_device, then destroy what every
+	 * file made on it: the core waits for those objects after we return.
+	 * Attach and detach need the rwsem too, so the list holds still and
+	 * can be walked without files_lock, which must not be held here.
+	 */
 	down_write(&adev->disassoc_rwsem);
+	list_for_each_entry(file, &adev->files, list)
+		ib_async_file_destroy_objs(file, true);
 	adev->ib_dev = NULL;
 	up_write(&adev->disassoc_rwsem);
 

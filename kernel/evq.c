@@ -15,6 +15,11 @@
  * faulting copy loses nothing. While the copy runs, producers can only
  * append or grow the count of a trailing overflow record; consume() takes
  * that into account.
+ *
+ * A record of an affiliated event remembers its object (the slot's owner)
+ * so that consuming it counts towards the object's events_reported and
+ * destroying the object can purge what was not read. Destroy runs after
+ * the verbs object is gone, so no new record can name it by then.
  */
 #include <linux/fs.h>
 #include <linux/poll.h>
@@ -32,14 +37,20 @@ static u32 evq_slots(u32 cap)
 	return cap + 2;
 }
 
-static struct ib_async_event *evq_at(struct ib_async_evq *q, u32 i)
+static struct ib_async_slot *evq_slot(struct ib_async_evq *q, u32 i)
 {
 	return &q->ring[(q->head + i) % evq_slots(q->cap)];
 }
 
-static struct ib_async_event *evq_alloc_ring(u32 cap)
+static struct ib_async_event *evq_at(struct ib_async_evq *q, u32 i)
 {
-	return kvcalloc(evq_slots(cap), IB_ASYNC_REC_SIZE, GFP_KERNEL_ACCOUNT);
+	return &evq_slot(q, i)->rec;
+}
+
+static struct ib_async_slot *evq_alloc_ring(u32 cap)
+{
+	return kvcalloc(evq_slots(cap), sizeof(struct ib_async_slot),
+			GFP_KERNEL_ACCOUNT);
 }
 
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap)
@@ -97,6 +108,7 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
 	 * A full queue whose tail is not an overflow record holds exactly
 	 * cap records, so the first spare slot is free.
 	 */
+	evq_slot(q, q->len)->owner = NULL;
 	rec = evq_at(q, q->len++);
 	memset(rec, 0, sizeof(*rec));
 	rec->seq = seq;
@@ -110,12 +122,14 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
  * ib_async_evq_push - queue one event, or account for its loss
  * @q: the queue
  * @ev: the record; seq and count are filled in here
+ * @owner: the object of an affiliated event, else NULL
  *
  * Safe from any context, including hard irq.
  */
-void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev)
+void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
+		       struct ib_async_uobj *owner)
 {
-	struct ib_async_event *rec;
+	struct ib_async_slot *slot;
 	unsigned long flags;
 	u64 seq;
 
@@ -126,10 +140,11 @@ void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev)
 	}
 	seq = q->next_seq++;
 	if (q->len < q->cap) {
-		rec = evq_at(q, q->len++);
-		*rec = *ev;
-		rec->seq = seq;
-		rec->count = 1;
+		slot = evq_slot(q, q->len++);
+		slot->rec = *ev;
+		slot->rec.seq = seq;
+		slot->rec.count = 1;
+		slot->owner = owner;
 	} else {
 		evq_note_loss(q, seq, ev->timestamp_ns);
 	}
@@ -153,6 +168,7 @@ void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns)
 
 	spin_lock_irqsave(&q->lock, flags);
 	if (!q->dead) {
+		evq_slot(q, q->len)->owner = NULL;
 		rec = evq_at(q, q->len++);
 		memset(rec, 0, sizeof(*rec));
 		rec->seq = q->next_seq++;
@@ -187,7 +203,7 @@ static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
  */
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 {
-	struct ib_async_event *ring, *old;
+	struct ib_async_slot *ring, *old;
 	unsigned long flags;
 	int ret = 0;
 	u32 i;
@@ -204,7 +220,7 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 		ret = -EBUSY;
 	} else {
 		for (i = 0; i < q->len; i++)
-			ring[i] = *evq_at(q, i);
+			ring[i] = *evq_slot(q, i);
 		old = q->ring;
 		q->ring = ring;
 		q->head = 0;
@@ -242,6 +258,7 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 	const struct ib_async_event *seen = &q->bounce[n - 1];
 	struct ib_async_event *last;
 	unsigned long flags;
+	u32 i;
 
 	spin_lock_irqsave(&q->lock, flags);
 	last = evq_at(q, n - 1);
@@ -249,6 +266,13 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 		last->count -= seen->count;
 		last->seq += seen->count;
 		n--;
+	}
+	/* Only what reached the user counts towards events_reported. */
+	for (i = 0; i < n; i++) {
+		struct ib_async_uobj *owner = evq_slot(q, i)->owner;
+
+		if (owner)
+			owner->events_reported++;
 	}
 	q->head = (q->head + n) % evq_slots(q->cap);
 	q->len -= n;
@@ -317,6 +341,57 @@ ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 	mutex_unlock(&q->read_mutex);
 
 	return done ? done * IB_ASYNC_REC_SIZE : ret;
+}
+
+/**
+ * ib_async_evq_purge - drop the unread records of a destroyed object
+ * @q: the queue
+ * @owner: the object, whose verbs object no longer exists
+ *
+ * Return: how many of the object's events reached the user.
+ */
+u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
+{
+	unsigned long flags;
+	u64 reported;
+	u32 i, kept = 0;
+
+	/* A reader between snapshot and consume relies on the head. */
+	mutex_lock(&q->read_mutex);
+	spin_lock_irqsave(&q->lock, flags);
+	for (i = 0; i < q->len; i++) {
+		if (evq_slot(q, i)->owner == owner)
+			continue;
+		if (kept != i)
+			*evq_slot(q, kept) = *evq_slot(q, i);
+		kept++;
+	}
+	q->len = kept;
+	reported = owner->events_reported;
+	spin_unlock_irqrestore(&q->lock, flags);
+	mutex_unlock(&q->read_mutex);
+	return reported;
+}
+
+/**
+ * ib_async_evq_orphan - keep an object's records but forget the object
+ * @q: the queue
+ * @owner: the object, about to be freed
+ *
+ * At device removal the records stay readable but nobody waits for their
+ * acknowledgment any more.
+ */
+void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_uobj *owner)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&q->lock, flags);
+	for (i = 0; i < q->len; i++) {
+		if (evq_slot(q, i)->owner == owner)
+			evq_slot(q, i)->owner = NULL;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 __poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,

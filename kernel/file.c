@@ -30,6 +30,7 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 	ret = ib_async_evq_init(&file->evq, ib_async_default_queue_len());
 	if (ret)
 		goto err_free;
+	ib_async_file_objs_init(file);
 
 	get_device(&adev->dev);
 	file->adev = adev;
@@ -54,6 +55,8 @@ static int ib_async_release(struct inode *inode, struct file *filp)
 	struct ib_async_device *adev = file->adev;
 
 	ib_async_device_detach_file(adev, file);
+	xa_destroy(&file->objs);
+	mutex_destroy(&file->obj_mutex);
 	ib_async_evq_destroy(&file->evq);
 	kfree(file);
 	put_device(&adev->dev);
@@ -87,8 +90,8 @@ static int ib_async_fasync(int fd, struct file *filp, int on)
  * Read an extensible ioctl argument: argsz names the caller's size, which
  * must cover version 1; a larger caller struct must be zero past ours.
  */
-static int ib_async_get_arg(void *karg, size_t ksize, size_t min_size,
-			    void __user *uarg)
+int ib_async_get_arg(void *karg, size_t ksize, size_t min_size,
+		     void __user *uarg)
 {
 	u32 usize;
 
@@ -188,7 +191,7 @@ static long ib_async_ioctl(struct file *filp, unsigned int cmd,
 	case IB_ASYNC_IOC_SET_QUEUE_LEN:
 		return ib_async_ioctl_set_queue_len(file, uarg);
 	default:
-		return -ENOTTY;
+		return ib_async_cmd(file, cmd, uarg);
 	}
 }
 

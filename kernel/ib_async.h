@@ -19,7 +19,16 @@
  *  ib_async_evq     the bounded queue (evq.c). Storage is allocated at
  *                   open and resize only; pushing never allocates.
  *
- * Lock order: disassoc_rwsem -> evq.read_mutex -> files_lock -> evq.lock.
+ *  ib_async_uobj    a kernel verbs object made for a file (uobj.c), found
+ *                   by its per-file handle. Its event handler runs in any
+ *                   context and only pushes to the file's queue; the uobj
+ *                   outlives the verbs object, so a handler never sees a
+ *                   freed one.
+ *
+ * Lock order: disassoc_rwsem -> obj_mutex -> evq.read_mutex -> files_lock
+ * -> evq.lock. Object commands hold disassoc_rwsem for reading and the
+ * file's obj_mutex; device removal holds disassoc_rwsem for writing, which
+ * also keeps every file's object table and list membership still.
  * files_lock and evq.lock are taken with interrupts disabled because
  * events may be delivered from hard-irq context.
  */
@@ -33,12 +42,21 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_async.h>
 
 #define IB_ASYNC_REC_SIZE	sizeof(struct ib_async_event)
 /* Hard limit for max_queue_len: keeps a resize copy with irqs off short. */
 #define IB_ASYNC_QUEUE_LEN_LIMIT	BIT(20)
+
+struct ib_async_uobj;
+
+/* A queued record and, for an affiliated event, the object it concerns. */
+struct ib_async_slot {
+	struct ib_async_event rec;
+	struct ib_async_uobj *owner;
+};
 
 struct ib_async_evq {
 	spinlock_t lock;		/* ring indices, counters, dead */
@@ -50,7 +68,7 @@ struct ib_async_evq {
 	 * cap + 2 slots: cap for events, one for the overflow record that
 	 * may follow a full queue, one for the end-of-stream record.
 	 */
-	struct ib_async_event *ring;
+	struct ib_async_slot *ring;
 	u32 cap;
 	u32 head;
 	u32 len;
@@ -80,6 +98,30 @@ struct ib_async_file {
 	struct ib_async_device *adev;
 	struct list_head list;		/* on adev->files */
 	struct ib_async_evq evq;
+
+	struct mutex obj_mutex;		/* objs and every uobj's users */
+	struct xarray objs;		/* handle -> struct ib_async_uobj */
+};
+
+#define IB_ASYNC_UOBJ_MAX_USES	4
+
+struct ib_async_uobj {
+	struct ib_async_file *file;
+	u64 cookie;
+	u64 events_reported;		/* under file->evq.lock */
+	u32 handle;
+	u16 type;			/* enum ib_async_obj_type */
+	u8 port;			/* QP: for event records */
+	u32 users;			/* objects using this one */
+	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
+	union {				/* NULL once destroyed by removal */
+		void *obj;
+		struct ib_pd *pd;
+		struct ib_cq *cq;
+		struct ib_qp *qp;
+		struct ib_srq *srq;
+		struct ib_wq *wq;
+	};
 };
 
 /* main.c */
@@ -89,7 +131,10 @@ u32 ib_async_max_queue_len(void);
 /* evq.c */
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap);
 void ib_async_evq_destroy(struct ib_async_evq *q);
-void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev);
+void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
+		       struct ib_async_uobj *owner);
+u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner);
+void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_uobj *owner);
 void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns);
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap);
 ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
@@ -116,7 +161,25 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
 void ib_async_device_detach_file(struct ib_async_device *adev,
 				 struct ib_async_file *file);
 
+/* uobj.c */
+void ib_async_file_objs_init(struct ib_async_file *file);
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u16 type,
+					u64 cookie);
+void ib_async_uobj_abort(struct ib_async_uobj *uobj);
+void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
+struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
+					u32 handle, u16 type);
+int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported);
+void ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
+void ib_async_uobj_event(struct ib_event *event, void *context);
+
+/* cmd.c */
+long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
+		  void __user *uarg);
+
 /* file.c */
 extern const struct file_operations ib_async_fops;
+int ib_async_get_arg(void *karg, size_t ksize, size_t min_size,
+		     void __user *uarg);
 
 #endif /* IB_ASYNC_H */

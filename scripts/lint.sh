@@ -32,7 +32,8 @@ tap() {	# tap STATUS DESCRIPTION LOGFILE
 	fi
 }
 
-sources=$(git ls-files 'kernel/*.[ch]' 'include/uapi/*.h' \
+sources=$(git ls-files --cached --others --exclude-standard \
+	'kernel/*.[ch]' 'include/uapi/*.h' \
 	'selftests/ib_async/modules/*.[ch]' 2>/dev/null)
 [ -n "$sources" ] || sources=$(ls kernel/*.[ch] include/uapi/rdma/*.h \
 	selftests/ib_async/modules/*.[ch] 2>/dev/null)
@@ -59,7 +60,8 @@ build_copy() {	# build_copy NAME FILE...: warning-free W=1 C=1 build
 
 build_copy ib_async Kbuild kernel include
 tap $? "W=1 C=1 build of ib_async without warnings" "$log/ib_async.log"
-(cd selftests/ib_async/modules && build_copy test-modules Kbuild ./*.c)
+(shopt -s nullglob; cd selftests/ib_async/modules &&
+	build_copy test-modules Kbuild ./*.c ./*.h)
 tap $? "W=1 C=1 build of the test modules without warnings" \
 	"$log/test-modules.log"
 

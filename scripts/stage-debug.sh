@@ -23,7 +23,9 @@ build_copy() {	# build_copy NAME SRCDIR FILE...: prints the copy's directory
 }
 
 build_copy ib_async "$top" Kbuild kernel include
-build_copy test "$top/selftests/ib_async/modules" Kbuild ib_async_storm.c
+shopt -s nullglob
+(cd "$top/selftests/ib_async/modules" &&
+	build_copy test "$PWD" Kbuild ./*.c ./*.h)
 
 rm -rf "$dstage"
 cp -a "$stage" "$dstage"

@@ -64,6 +64,7 @@ enum ib_async_obj_type {
 	IB_ASYNC_OBJ_QP		= 2,
 	IB_ASYNC_OBJ_SRQ	= 3,
 	IB_ASYNC_OBJ_WQ		= 4,
+	IB_ASYNC_OBJ_PD		= 5,	/* has handles, never events */
 	IB_ASYNC_OBJ_NONE	= 0xffff, /* IB_ASYNC_EV_OVERFLOW */
 };
 
@@ -138,10 +139,208 @@ struct ib_async_queue_len {
 
 #define IB_ASYNC_QUEUE_LEN_SIZE_V1	16
 
-/* 0x1b is the InfiniBand subsystem's ioctl magic; ib_async uses 0x90-0x9f. */
+/*
+ * Kernel verbs objects created on behalf of the file. Each has a per-file
+ * handle (never 0) and, for objects that raise events, the caller's 64-bit
+ * cookie, returned in @element of the object's event records. Objects live
+ * until destroyed with IB_ASYNC_IOC_DESTROY or until the file is closed.
+ */
+
+/* IB_ASYNC_IOC_CREATE_PD */
+struct ib_async_create_pd {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;		/* out */
+	__u32 reserved;
+};
+
+#define IB_ASYNC_CREATE_PD_SIZE_V1	16
+
+/* IB_ASYNC_IOC_CREATE_CQ */
+struct ib_async_create_cq {
+	__u32 argsz;
+	__u32 flags;
+	__aligned_u64 cookie;
+	__u32 cqe;		/* in: entries wanted; out: entries allocated */
+	__u32 comp_vector;
+	__u32 handle;		/* out */
+	__u32 reserved;
+};
+
+#define IB_ASYNC_CREATE_CQ_SIZE_V1	32
+
+/* Values of qp_type: those of enum ibv_qp_type / enum ib_qp_type. */
+#define IB_ASYNC_QPT_RC		2
+#define IB_ASYNC_QPT_UD		4
+
+/* IB_ASYNC_IOC_CREATE_QP */
+struct ib_async_create_qp {
+	__u32 argsz;
+	__u32 flags;
+	__aligned_u64 cookie;
+	__u32 pd_handle;
+	__u32 send_cq_handle;
+	__u32 recv_cq_handle;
+	__u32 srq_handle;	/* 0: no SRQ */
+	__u32 qp_type;		/* IB_ASYNC_QPT_* */
+	__u32 sq_sig_all;	/* 0 or 1 */
+	/* capabilities: in, wanted; out, granted */
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u32 handle;		/* out */
+	__u32 qp_num;		/* out */
+	__u32 reserved;
+};
+
+#define IB_ASYNC_CREATE_QP_SIZE_V1	72
+
+/*
+ * QP attributes, for IB_ASYNC_IOC_MODIFY_QP (in) and IB_ASYNC_IOC_QUERY_QP
+ * (out). attr_mask uses the bits and values of enum ibv_qp_attr_mask /
+ * enum ib_qp_attr_mask and states those of enum ibv_qp_state. Supported
+ * bits are IB_ASYNC_QP_ATTR_SUPPORTED; others fail with EOPNOTSUPP.
+ */
+struct ib_async_qp_attr {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 attr_mask;
+	__u32 qp_state;
+	__u32 cur_qp_state;
+	__u32 path_mtu;
+	__u32 qkey;
+	__u32 rq_psn;
+	__u32 sq_psn;
+	__u32 dest_qp_num;
+	__u32 qp_access_flags;
+	__u16 pkey_index;
+	__u8 port_num;
+	__u8 en_sqd_async_notify;
+	__u8 sq_draining;	/* out (query) */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 reserved8;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_QP_ATTR_SIZE_V1	64
+
+#define IB_ASYNC_QP_STATE		(1U << 0)
+#define IB_ASYNC_QP_CUR_STATE		(1U << 1)
+#define IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY	(1U << 2)
+#define IB_ASYNC_QP_ACCESS_FLAGS	(1U << 3)
+#define IB_ASYNC_QP_PKEY_INDEX		(1U << 4)
+#define IB_ASYNC_QP_PORT		(1U << 5)
+#define IB_ASYNC_QP_QKEY		(1U << 6)
+#define IB_ASYNC_QP_PATH_MTU		(1U << 8)
+#define IB_ASYNC_QP_TIMEOUT		(1U << 9)
+#define IB_ASYNC_QP_RETRY_CNT		(1U << 10)
+#define IB_ASYNC_QP_RNR_RETRY		(1U << 11)
+#define IB_ASYNC_QP_RQ_PSN		(1U << 12)
+#define IB_ASYNC_QP_MAX_QP_RD_ATOMIC	(1U << 13)
+#define IB_ASYNC_QP_MIN_RNR_TIMER	(1U << 15)
+#define IB_ASYNC_QP_SQ_PSN		(1U << 16)
+#define IB_ASYNC_QP_MAX_DEST_RD_ATOMIC	(1U << 17)
+#define IB_ASYNC_QP_DEST_QPN		(1U << 20)
+#define IB_ASYNC_QP_ATTR_SUPPORTED	0x0013bf7f
+
+/* IB_ASYNC_IOC_CREATE_SRQ */
+struct ib_async_create_srq {
+	__u32 argsz;
+	__u32 flags;
+	__aligned_u64 cookie;
+	__u32 pd_handle;
+	__u32 max_wr;		/* in/out */
+	__u32 max_sge;		/* in/out */
+	__u32 srq_limit;
+	__u32 handle;		/* out */
+	__u32 reserved;
+};
+
+#define IB_ASYNC_CREATE_SRQ_SIZE_V1	40
+
+/* attr_mask bits of IB_ASYNC_IOC_MODIFY_SRQ (enum ibv_srq_attr_mask) */
+#define IB_ASYNC_SRQ_MAX_WR	(1U << 0)
+#define IB_ASYNC_SRQ_LIMIT	(1U << 1)
+
+/* IB_ASYNC_IOC_MODIFY_SRQ (in) and IB_ASYNC_IOC_QUERY_SRQ (out) */
+struct ib_async_srq_attr {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 attr_mask;	/* modify only */
+	__u32 max_wr;
+	__u32 max_sge;		/* query only */
+	__u32 srq_limit;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_SRQ_ATTR_SIZE_V1	32
+
+/* IB_ASYNC_IOC_CREATE_WQ: a receive WQ (IBV_WQT_RQ); EOPNOTSUPP without */
+struct ib_async_create_wq {
+	__u32 argsz;
+	__u32 flags;
+	__aligned_u64 cookie;
+	__u32 pd_handle;
+	__u32 cq_handle;
+	__u32 max_wr;		/* in/out */
+	__u32 max_sge;		/* in/out */
+	__u32 handle;		/* out */
+	__u32 reserved;
+};
+
+#define IB_ASYNC_CREATE_WQ_SIZE_V1	40
+
+/*
+ * IB_ASYNC_IOC_DESTROY: obj_type must be the handle's. EBUSY while other
+ * objects use it (a PD with QPs, a CQ or SRQ with QPs), nothing changed.
+ * Unread events of the object are discarded; @events_reported is how many
+ * of its events this file's read() returned, which is what an
+ * acknowledging consumer must wait for (ib_uverbs' events_reported).
+ */
+struct ib_async_destroy {
+	__u32 argsz;
+	__u32 flags;
+	__u32 obj_type;		/* enum ib_async_obj_type */
+	__u32 handle;
+	__aligned_u64 events_reported;		/* out */
+	__aligned_u64 comp_events_reported;	/* out: CQ, always 0 for now */
+};
+
+#define IB_ASYNC_DESTROY_SIZE_V1	32
+
+/* 0x1b is the InfiniBand subsystem's ioctl magic; ib_async uses 0x90-0xbf. */
 #define IB_ASYNC_IOC_MAGIC	0x1b
 #define IB_ASYNC_IOC_GET_INFO	_IOWR(IB_ASYNC_IOC_MAGIC, 0x90, struct ib_async_info)
 #define IB_ASYNC_IOC_SET_QUEUE_LEN \
 	_IOW(IB_ASYNC_IOC_MAGIC, 0x91, struct ib_async_queue_len)
+#define IB_ASYNC_IOC_CREATE_PD \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x92, struct ib_async_create_pd)
+#define IB_ASYNC_IOC_CREATE_CQ \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x93, struct ib_async_create_cq)
+#define IB_ASYNC_IOC_CREATE_QP \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x94, struct ib_async_create_qp)
+#define IB_ASYNC_IOC_MODIFY_QP \
+	_IOW(IB_ASYNC_IOC_MAGIC, 0x95, struct ib_async_qp_attr)
+#define IB_ASYNC_IOC_QUERY_QP \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x96, struct ib_async_qp_attr)
+#define IB_ASYNC_IOC_CREATE_SRQ \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x97, struct ib_async_create_srq)
+#define IB_ASYNC_IOC_MODIFY_SRQ \
+	_IOW(IB_ASYNC_IOC_MAGIC, 0x98, struct ib_async_srq_attr)
+#define IB_ASYNC_IOC_QUERY_SRQ \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x99, struct ib_async_srq_attr)
+#define IB_ASYNC_IOC_CREATE_WQ \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9a, struct ib_async_create_wq)
+#define IB_ASYNC_IOC_DESTROY \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9b, struct ib_async_destroy)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Object commands: marshal the uAPI structures into kernel verbs calls.
+ *
+ * Every command runs with the device's disassoc_rwsem held for reading
+ * (the ib_device cannot go away underneath) and the file's obj_mutex (the
+ * file's handles and dependency counts stay still). Arguments are checked
+ * completely before anything is created, so bad input changes nothing.
+ */
+#include <linux/uaccess.h>
+
+#include "ib_async.h"
+
+struct ib_async_cmd_ctx {
+	struct ib_async_file *file;
+	struct ib_device *ib_dev;
+	void __user *uarg;
+};
+
+static void ib_async_comp_handler(struct ib_cq *cq, void *context)
+{
+	/* Completion channels are not offered: nothing arms the CQ. */
+}
+
+static int ib_async_put_arg(struct ib_async_cmd_ctx *c, const void *karg,
+			    size_t size)
+{
+	return copy_to_user(c->uarg, karg, size) ? -EFAULT : 0;
+}
+
+static int ib_async_cmd_create_pd(struct ib_async_cmd_ctx *c)
+{
+	struct ib_async_create_pd arg;
+	struct ib_async_uobj *uobj;
+	struct ib_pd *pd;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_PD_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved || arg.handle)
+		return -EINVAL;
+
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_PD, 0);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	pd = ib_alloc_pd(c->ib_dev, 0);
+	if (IS_ERR(pd)) {
+		ib_async_uobj_abort(uobj);
+		return PTR_ERR(pd);
+	}
+	uobj->pd = pd;
+	arg.handle = uobj->handle;
+	ret = ib_async_put_arg(c, &arg, sizeof(arg));
+	if (ret)
+		ib_async_uobj_destroy(uobj, &(u64){ 0 });
+	return ret;
+}
+
+static int ib_async_cmd_create_cq(struct ib_async_cmd_ctx *c)
+{
+	struct ib_cq_init_attr attr = {};
+	struct ib_async_create_cq arg;
+	struct ib_async_uobj *uobj;
+	struct ib_cq *cq;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_CQ_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved || arg.handle)
+		return -EINVAL;
+	if (!arg.cqe || arg.cqe > c->ib_dev->attrs.max_cqe ||
+	    arg.comp_vector >= c->ib_dev->num_comp_vectors)
+		return -EINVAL;
+
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_CQ, arg.cookie);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	attr.cqe = arg.cqe;
+	attr.comp_vector = arg.comp_vector;
+	cq = ib_create_cq(c->ib_dev, ib_async_comp_handler,
+			  ib_async_uobj_event, uobj, &attr);
+	if (IS_ERR(cq)) {
+		ib_async_uobj_abort(uobj);
+		return PTR_ERR(cq);
+	}
+	uobj->cq = cq;
+	arg.cqe = cq->cqe;
+	arg.handle = uobj->handle;
+	ret = ib_async_put_arg(c, &arg, sizeof(arg));
+	if (ret)
+		ib_async_uobj_destroy(uobj, &(u64){ 0 });
+	return ret;
+}
+
+/* Look up the objects a QP names, all before anything is created. */
+static int ib_async_qp_deps(struct ib_async_cmd_ctx *c,
+			    const struct ib_async_create_qp *arg,
+			    struct ib_async_uobj **deps)
+{
+	static const u16 types[] = { IB_ASYNC_OBJ_PD, IB_ASYNC_OBJ_CQ,
+				     IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_SRQ };
+	const u32 handles[] = { arg->pd_handle, arg->send_cq_handle,
+				arg->recv_cq_handle, arg->srq_handle };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		deps[i] = NULL;
+		if (types[i] == IB_ASYNC_OBJ_SRQ && !handles[i])
+			continue;
+		deps[i] = ib_async_uobj_get(c->file, handles[i], types[i]);
+		if (IS_ERR(deps[i]))
+			return PTR_ERR(deps[i]);
+	}
+	return 0;
+}
+
+static int ib_async_cmd_create_qp(struct ib_async_cmd_ctx *c)
+{
+	struct ib_async_uobj *uobj, *deps[IB_ASYNC_UOBJ_MAX_USES];
+	struct ib_qp_init_attr init = {};
+	struct ib_async_create_qp arg;
+	struct ib_qp *qp;
+	int ret, i;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_QP_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved || arg.handle || arg.qp_num)
+		return -EINVAL;
+	if ((arg.qp_type != IB_ASYNC_QPT_RC && arg.qp_type != IB_ASYNC_QPT_UD) ||
+	    arg.sq_sig_all > 1)
+		return -EINVAL;
+	ret = ib_async_qp_deps(c, &arg, deps);
+	if (ret)
+		return ret;
+
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_QP, arg.cookie);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	init.event_handler = ib_async_uobj_event;
+	init.qp_context = uobj;
+	init.send_cq = deps[1]->cq;
+	init.recv_cq = deps[2]->cq;
+	init.srq = deps[3] ? deps[3]->srq : NULL;
+	init.qp_type = arg.qp_type;
+	init.sq_sig_type = arg.sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init.cap.max_send_wr = arg.max_send_wr;
+	init.cap.max_recv_wr = arg.max_recv_wr;
+	init.cap.max_send_sge = arg.max_send_sge;
+	init.cap.max_recv_sge = arg.max_recv_sge;
+	init.cap.max_inline_data = arg.max_inline_data;
+	qp = ib_create_qp(deps[0]->pd, &init);
+	if (IS_ERR(qp)) {
+		ib_async_uobj_abort(uobj);
+		return PTR_ERR(qp);
+	}
+	uobj->qp = qp;
+	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES; i++)
+		ib_async_uobj_use(uobj, deps[i]);
+
+	arg.max_send_wr = init.cap.max_send_wr;
+	arg.max_recv_wr = init.cap.max_recv_wr;
+	arg.max_send_sge = init.cap.max_send_sge;
+	arg.max_recv_sge = init.cap.max_recv_sge;
+	arg.max_inline_data = init.cap.max_inline_data;
+	arg.handle = uobj->handle;
+	arg.qp_num = qp->qp_num;
+	ret = ib_async_put_arg(c, &arg, sizeof(arg));
+	if (ret)
+		ib_async_uobj_destroy(uobj, &(u64){ 0 });
+	return ret;
+}
+
+static int ib_async_cmd_modify_qp(struct ib_async_cmd_ctx *c)
+{
+	struct ib_async_qp_attr arg;
+	struct ib_async_uobj *uobj;
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved || arg.reserved8 || arg.sq_draining ||
+	    !arg.attr_mask)
+		return -EINVAL;
+	if (arg.attr_mask & ~IB_ASYNC_QP_ATTR_SUPPORTED)
+		return -EOPNOTSUPP;
+	if (arg.qp_state > IB_QPS_ERR || arg.cur_qp_state > IB_QPS_ERR ||
+	    ((arg.attr_mask & IB_ASYNC_QP_PORT) &&
+	     !rdma_is_port_valid(c->ib_dev, arg.port_num)))
+		return -EINVAL;
+	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_QP);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+
+	attr.qp_state = arg.qp_state;
+	attr.cur_qp_state = arg.cur_qp_state;
+	attr.path_mtu = arg.path_mtu;
+	attr.qkey = arg.qkey;
+	attr.rq_psn = arg.rq_psn;
+	attr.sq_psn = arg.sq_psn;
+	attr.dest_qp_num = arg.dest_qp_num;
+	attr.qp_access_flags = arg.qp_access_flags;
+	attr.pkey_index = arg.pkey_index;
+	attr.port_num = arg.port_num;
+	attr.en_sqd_async_notify = arg.en_sqd_async_notify;
+	attr.max_rd_atomic = arg.max_rd_atomic;
+	attr.max_dest_rd_atomic = arg.max_dest_rd_atomic;
+	attr.min_rnr_timer = arg.min_rnr_timer;
+	attr.timeout = arg.timeout;
+	attr.retry_cnt = arg.retry_cnt;
+	attr.rnr_retry = arg.rnr_retry;
+
+	/* The driver validates the transition and the fields it needs. */
+	ret = ib_modify_qp(uobj->qp, &attr, arg.attr_mask);
+	if (!ret && (arg.attr_mask & IB_ASYNC_QP_PORT))
+		WRITE_ONCE(uobj->port, arg.port_num);
+	return ret;
+}
+
+static int ib_async_cmd_query_qp(struct ib_async_cmd_ctx *c)
+{
+	struct ib_qp_init_attr init;
+	struct ib_async_qp_attr arg;
+	struct ib_async_uobj *uobj;
+	struct ib_qp_attr attr;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved || arg.reserved8)
+		return -EINVAL;
+	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_QP);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+
+	memset(&attr, 0, sizeof(attr));
+	ret = ib_query_qp(uobj->qp, &attr, IB_ASYNC_QP_ATTR_SUPPORTED, &init);
+	if (ret)
+		return ret;
+	memset(&arg, 0, sizeof(arg));
+	arg.argsz = sizeof(arg);
+	arg.handle = uobj->handle;
+	arg.attr_mask = IB_ASYNC_QP_ATTR_SUPPORTED;
+	arg.qp_state = attr.qp_state;
+	arg.cur_qp_state = attr.cur_qp_state;
+	arg.path_mtu = attr.path_mtu;
+	arg.qkey = attr.qkey;
+	arg.rq_psn = attr.rq_psn;
+	arg.sq_psn = attr.sq_psn;
+	arg.dest_qp_num = attr.dest_qp_num;
+	arg.qp_access_flags = attr.qp_access_flags;
+	arg.pkey_index = attr.pkey_index;
+	arg.port_num = attr.port_num;
+	arg.en_sqd_async_notify = attr.en_sqd_async_notify;
+	arg.sq_draining = attr.sq_draining;
+	arg.max_rd_atomic = attr.max_rd_atomic;
+	arg.max_dest_rd_atomic = attr.max_dest_rd_atomic;
+	arg.min_rnr_timer = attr.min_rnr_timer;
+	arg.timeout = attr.timeout;
+	arg.retry_cnt = attr.retry_cnt;
+	arg.rnr_retry = attr.rnr_retry;
+	return ib_async_put_arg(c, &arg, sizeof(arg));
+}
+
+static int ib_async_cmd_create_srq(struct ib_async_cmd_ctx *c)
+{
+	struct ib_srq_init_attr init = {};
+	struct ib_async_create_srq arg;
+	struct ib_async_uobj *uobj, *pd;
+	struct ib_srq *srq;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_SRQ_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved || arg.handle)
+		return -EINVAL;
+	pd = ib_async_uobj_get(c->file, arg.pd_handle, IB_ASYNC_OBJ_PD);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_SRQ, arg.cookie);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	init.event_handler = ib_async_uobj_event;
+	init.srq_context = uobj;
+	init.srq_type = IB_SRQT_BASIC;
+	init.attr.max_wr = arg.max_wr;
+	init.attr.max_sge = arg.max_sge;
+	init.attr.srq_limit = arg.srq_limit;
+	srq = ib_create_srq(pd->pd, &init);
+	if (IS_ERR(srq)) {
+		ib_async_uobj_abort(uobj);
+		return PTR_ERR(srq);
+	}
+	uobj->srq = srq;
+	ib_async_uobj_use(uobj, pd);
+	arg.max_wr = init.attr.max_wr;
+	arg.max_sge = init.attr.max_sge;
+	arg.handle = uobj->handle;
+	ret = ib_async_put_arg(c, &arg, sizeof(arg));
+	if (ret)
+		ib_async_uobj_destroy(uobj, &(u64){ 0 });
+	return ret;
+}
+
+static int ib_async_cmd_srq_attr(struct ib_async_cmd_ctx *c, bool modify)
+{
+	struct ib_async_srq_attr arg;
+	struct ib_async_uobj *uobj;
+	struct ib_srq_attr attr = {};
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_SRQ_ATTR_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved)
+		return -EINVAL;
+	if (modify && (!arg.attr_mask ||
+		       arg.attr_mask & ~(IB_ASYNC_SRQ_MAX_WR | IB_ASYNC_SRQ_LIMIT)))
+		return -EINVAL;
+	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_SRQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+
+	if (modify) {
+		attr.max_wr = arg.max_wr;
+		attr.srq_limit = arg.srq_limit;
+		return ib_modify_srq(uobj->srq, &attr, arg.attr_mask);
+	}
+	ret = ib_query_srq(uobj->srq, &attr);
+	if (ret)
+		return ret;
+	arg.argsz = sizeof(arg);
+	arg.attr_mask = 0;
+	arg.max_wr = attr.max_wr;
+	arg.max_sge = attr.max_sge;
+	arg.srq_limit = attr.srq_limit;
+	return ib_async_put_arg(c, &arg, sizeof(arg));
+}
+
+static int ib_async_cmd_create_wq(struct ib_async_cmd_ctx *c)
+{
+	struct ib_async_uobj *uobj, *pd, *cq;
+	struct ib_wq_init_attr init = {};
+	struct ib_async_create_wq arg;
+	struct ib_wq *wq;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_WQ_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.reserved || arg.handle)
+		return -EINVAL;
+	pd = ib_async_uobj_get(c->file, arg.pd_handle, IB_ASYNC_OBJ_PD);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	cq = ib_async_uobj_get(c->file, arg.cq_handle, IB_ASYNC_OBJ_CQ);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_WQ, arg.cookie);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	init.wq_context = uobj;
+	init.event_handler = ib_async_uobj_event;
+	init.wq_type = IB_WQT_RQ;
+	init.max_wr = arg.max_wr;
+	init.max_sge = arg.max_sge;
+	init.cq = cq->cq;
+	wq = ib_create_wq(pd->pd, &init);
+	if (IS_ERR(wq)) {
+		ib_async_uobj_abort(uobj);
+		return PTR_ERR(wq);
+	}
+	uobj->wq = wq;
+	ib_async_uobj_use(uobj, pd);
+	ib_async_uobj_use(uobj, cq);
+	arg.max_wr = init.max_wr;
+	arg.max_sge = init.max_sge;
+	arg.handle = uobj->handle;
+	ret = ib_async_put_arg(c, &arg, sizeof(arg));
+	if (ret)
+		ib_async_uobj_destroy(uobj, &(u64){ 0 });
+	return ret;
+}
+
+static int ib_async_cmd_destroy(struct ib_async_cmd_ctx *c)
+{
+	struct ib_async_destroy arg;
+	struct ib_async_uobj *uobj;
+	u64 reported;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_DESTROY_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.events_reported || arg.comp_events_reported)
+		return -EINVAL;
+	uobj = ib_async_uobj_get(c->file, arg.handle, arg.obj_type);
+	/* After device removal a destroy only forgets the handle. */
+	if (IS_ERR(uobj) && PTR_ERR(uobj) == -ENODEV)
+		uobj = xa_load(&c->file->objs, arg.handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = ib_async_uobj_destroy(uobj, &reported);
+	if (ret)
+		return ret;
+	arg.events_reported = reported;
+	return ib_async_put_arg(c, &arg, sizeof(arg));
+}
+
+static int ib_async_cmd_dispatch(struct ib_async_cmd_ctx *c, unsigned int cmd)
+{
+	switch (cmd) {
+	case IB_ASYNC_IOC_CREATE_PD:
+		return ib_async_cmd_create_pd(c);
+	case IB_ASYNC_IOC_CREATE_CQ:
+		return ib_async_cmd_create_cq(c);
+	case IB_ASYNC_IOC_CREATE_QP:
+		return ib_async_cmd_create_qp(c);
+	case IB_ASYNC_IOC_MODIFY_QP:
+		return ib_async_cmd_modify_qp(c);
+	case IB_ASYNC_IOC_QUERY_QP:
+		return ib_async_cmd_query_qp(c);
+	case IB_ASYNC_IOC_CREATE_SRQ:
+		return ib_async_cmd_create_srq(c);
+	case IB_ASYNC_IOC_MODIFY_SRQ:
+		return ib_async_cmd_srq_attr(c, true);
+	case IB_ASYNC_IOC_QUERY_SRQ:
+		return ib_async_cmd_srq_attr(c, false);
+	case IB_ASYNC_IOC_CREATE_WQ:
+		return ib_async_cmd_create_wq(c);
+	case IB_ASYNC_IOC_DESTROY:
+		return ib_async_cmd_destroy(c);
+	default:
+		return -ENOTTY;
+	}
+}
+
+long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
+		  void __user *uarg)
+{
+	struct ib_async_device *adev = file->adev;
+	struct ib_async_cmd_ctx c = { .file = file, .uarg = uarg };
+	long ret;
+
+	down_read(&adev->disassoc_rwsem);
+	c.ib_dev = adev->ib_dev;
+	mutex_lock(&file->obj_mutex);
+	/* Destroy keeps working after removal so programs can clean up. */
+	if (!c.ib_dev && cmd != IB_ASYNC_IOC_DESTROY)
+		ret = -ENODEV;
+	else
+		ret = ib_async_cmd_dispatch(&c, cmd);
+	mutex_unlock(&file->obj_mutex);
+	up_read(&adev->disassoc_rwsem);
+	return ret;
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Kernel verbs objects made on behalf of a file: handles, dependencies,
+ * destruction, and the handler through which their affiliated events
+ * reach the file's queue.
+ *
+ * Handles come from a per-file xarray, so a handle means nothing outside
+ * its file. Dependencies are counted here (users) rather than left to the
+ * RDMA core, because ib_dealloc_pd() of a PD still in use WARNs instead of
+ * failing: a destroy of a used object must fail with EBUSY and change
+ * nothing.
+ */
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "ib_async.h"
+
+void ib_async_file_objs_init(struct ib_async_file *file)
+{
+	mutex_init(&file->obj_mutex);
+	xa_init_flags(&file->objs, XA_FLAGS_ALLOC1);
+}
+
+/* Called with obj_mutex held; the handle exists before the verbs object. */
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u16 type,
+					u64 cookie)
+{
+	struct ib_async_uobj *uobj;
+	int ret;
+
+	uobj = kzalloc(sizeof(*uobj), GFP_KERNEL_ACCOUNT);
+	if (!uobj)
+		return ERR_PTR(-ENOMEM);
+	uobj->file = file;
+	uobj->type = type;
+	uobj->cookie = cookie;
+	ret = xa_alloc(&file->objs, &uobj->handle, uobj, xa_limit_32b,
+		       GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		kfree(uobj);
+		return ERR_PTR(ret);
+	}
+	return uobj;
+}
+
+/* Undo ib_async_uobj_new() when the verbs object could not be made. */
+void ib_async_uobj_abort(struct ib_async_uobj *uobj)
+{
+	xa_erase(&uobj->file->objs, uobj->handle);
+	kfree(uobj);
+}
+
+/* Record that @uobj uses @dep, so @dep cannot be destroyed first. */
+void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep)
+{
+	int i;
+
+	if (!dep)
+		return;
+	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES; i++) {
+		if (!uobj->uses[i]) {
+			uobj->uses[i] = dep;
+			dep->users++;
+			return;
+		}
+	}
+}
+
+/**
+ * ib_async_uobj_get - look up a live object of the file
+ * @file: the file
+ * @handle: its handle
+ * @type: the type the caller expects
+ *
+ * Return: the object, ERR_PTR(-ENOENT) for no such handle, -EINVAL for one
+ * of another type, -ENODEV if device removal destroyed it.
+ */
+struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
+					u32 handle, u16 type)
+{
+	struct ib_async_uobj *uobj;
+
+	lockdep_assert_held(&file->obj_mutex);
+	uobj = handle ? xa_load(&file->objs, handle) : NULL;
+	if (!uobj)
+		return ERR_PTR(-ENOENT);
+	if (uobj->type != type)
+		return ERR_PTR(-EINVAL);
+	if (!uobj->obj)
+		return ERR_PTR(-ENODEV);
+	return uobj;
+}
+
+static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
+{
+	switch (uobj->type) {
+	case IB_ASYNC_OBJ_PD:
+		return ib_dealloc_pd_user(uobj->pd, NULL);
+	case IB_ASYNC_OBJ_CQ:
+		return ib_destroy_cq_user(uobj->cq, NULL);
+	case IB_ASYNC_OBJ_QP:
+		return ib_destroy_qp_user(uobj->qp, NULL);
+	case IB_ASYNC_OBJ_SRQ:
+		return ib_destroy_srq_user(uobj->srq, NULL);
+	case IB_ASYNC_OBJ_WQ:
+		return ib_destroy_wq_user(uobj->wq, NULL);
+	default:
+		return -EINVAL;
+	}
+}
+
+static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
+{
+	int i;
+
+	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
+		uobj->uses[i]->users--;
+}
+
+/**
+ * ib_async_uobj_destroy - destroy an object and its unread events
+ * @uobj: the object, from ib_async_uobj_get() or already dead
+ * @events_reported: out, how many of its events the file's readers got
+ *
+ * Called with obj_mutex held. The verbs object goes first: once it is
+ * destroyed the driver calls no handler for it, so the purge that follows
+ * cannot miss a record.
+ *
+ * Return: 0, -EBUSY (in use, nothing changed) or the driver's error.
+ */
+int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
+{
+	struct ib_async_file *file = uobj->file;
+	int ret;
+
+	if (uobj->users)
+		return -EBUSY;
+	if (uobj->obj) {
+		ret = ib_async_uobj_destroy_hw(uobj);
+		if (ret)
+			return ret;
+		ib_async_uobj_drop_uses(uobj);
+	}
+	*events_reported = ib_async_evq_purge(&file->evq, uobj);
+	xa_erase(&file->objs, uobj->handle);
+	kfree(uobj);
+	return 0;
+}
+
+/* Dependents before what they use: QPs use SRQs, CQs and PDs. */
+static const u16 ib_async_destroy_order[] = {
+	IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_WQ, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_CQ,
+	IB_ASYNC_OBJ_PD,
+};
+
+/*
+ * Destroy the verbs objects of one type. At close the uobjs go too. At
+ * device removal they stay as dead handles, their queued records stay
+ * readable, and a later destroy of the handle succeeds.
+ */
+static void ib_async_destroy_type(struct ib_async_file *file, u16 type,
+				  bool removal)
+{
+	struct ib_async_uobj *uobj;
+	unsigned long handle;
+	u64 reported;
+	int ret;
+
+	xa_for_each(&file->objs, handle, uobj) {
+		if (uobj->type != type || !uobj->obj)
+			continue;
+		if (!removal) {
+			ret = ib_async_uobj_destroy(uobj, &reported);
+		} else {
+			ret = ib_async_uobj_destroy_hw(uobj);
+			if (!ret) {
+				ib_async_uobj_drop_uses(uobj);
+				ib_async_evq_orphan(&file->evq, uobj);
+				uobj->obj = NULL;
+			}
+		}
+		if (ret)
+			pr_err("ib_async: destroying object type %u failed: %d\n",
+			       type, ret);
+	}
+}
+
+/**
+ * ib_async_file_destroy_objs - destroy every object of a file
+ * @file: the file
+ * @removal: the device is going away (else: the file is being closed)
+ *
+ * Caller holds disassoc_rwsem (for writing at removal) and no obj_mutex.
+ */
+void ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
+{
+	struct ib_async_uobj *uobj;
+	unsigned long handle;
+	int i;
+
+	mutex_lock(&file->obj_mutex);
+	for (i = 0; i < ARRAY_SIZE(ib_async_destroy_order); i++)
+		ib_async_destroy_type(file, ib_async_destroy_order[i], removal);
+	if (!removal) {
+		/*
+		 * What is left was destroyed by removal earlier. An object
+		 * whose driver refused to die keeps its uobj: its handler may
+		 * still run.
+		 */
+		xa_for_each(&file->objs, handle, uobj) {
+			if (uobj->obj)
+				continue;
+			ib_async_evq_orphan(&file->evq, uobj);
+			xa_erase(&file->objs, handle);
+			kfree(uobj);
+		}
+	}
+	mutex_unlock(&file->obj_mutex);
+}
+
+/*
+ * The event handler of every CQ, QP, SRQ and WQ made for a file. Drivers
+ * call it from process, softirq or hard-irq context, and for non-RC QPs
+ * from inside ib_modify_qp(): it takes only the queue's irq-safe lock.
+ */
+void ib_async_uobj_event(struct ib_event *event, void *context)
+{
+	struct ib_async_uobj *uobj = context;
+	struct ib_async_event rec = {
+		.element	= uobj->cookie,
+		.timestamp_ns	= ktime_get_ns(),
+		.event_type	= event->event,
+		.port_num	= READ_ONCE(uobj->port),
+		.obj_type	= uobj->type,
+		.obj_handle	= uobj->handle,
+	};
+
+	ib_async_evq_push(&uobj->file->evq, &rec, uobj);
+}

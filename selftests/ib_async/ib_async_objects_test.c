@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel verbs objects made through ib_async on rxe: handles, validation,
+ * dependencies, a real affiliated event (SQ_DRAINED on a UD QP moved from
+ * RTS to SQD) carrying the caller's cookie, destroy's events_reported and
+ * purge of unread events, and cleanup at close checked against the RDMA
+ * core's own resource counts (`rdma resource show`).
+ */
+#include "ib_async_util.h"
+
+#define QP_COOKIE	0x5150c0de00000001ULL
+#define CQ_COOKIE	0xc0c0c0c0c0c0c0c0ULL
+
+static int ioc(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int create_pd(int fd, uint32_t *handle)
+{
+	struct ib_async_create_pd a = { .argsz = sizeof(a) };
+	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_PD, &a);
+
+	*handle = a.handle;
+	return ret;
+}
+
+static int create_cq(int fd, uint64_t cookie, uint32_t cqe, uint32_t *handle)
+{
+	struct ib_async_create_cq a = {
+		.argsz = sizeof(a), .cookie = cookie, .cqe = cqe,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
+
+	*handle = a.handle;
+	return ret;
+}
+
+static int create_qp(int fd, uint64_t cookie, uint32_t pd, uint32_t cq,
+		     uint32_t type, struct ib_async_create_qp *out)
+{
+	struct ib_async_create_qp a = {
+		.argsz = sizeof(a), .cookie = cookie, .pd_handle = pd,
+		.send_cq_handle = cq, .recv_cq_handle = cq, .qp_type = type,
+		.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+		.max_recv_sge = 1,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
+
+	*out = a;
+	return ret;
+}
+
+static int modify_qp(int fd, uint32_t qp, uint32_t state, uint32_t mask,
+		     struct ib_async_qp_attr *extra)
+{
+	struct ib_async_qp_attr a = {};
+
+	if (extra)
+		a = *extra;
+	a.argsz = sizeof(a);
+	a.handle = qp;
+	a.qp_state = state;
+	a.attr_mask = mask | IB_ASYNC_QP_STATE;
+	return ioc(fd, IB_ASYNC_IOC_MODIFY_QP, &a);
+}
+
+static int query_qp_state(int fd, uint32_t qp)
+{
+	struct ib_async_qp_attr a = { .argsz = sizeof(a), .handle = qp };
+	int ret = ioc(fd, IB_ASYNC_IOC_QUERY_QP, &a);
+
+	return ret ? ret : (int)a.qp_state;
+}
+
+static int destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported)
+{
+	struct ib_async_destroy a = {
+		.argsz = sizeof(a), .obj_type = type, .handle = handle,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
+
+	if (reported)
+		*reported = a.events_reported;
+	return ret;
+}
+
+/* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
+static int ud_to_rts(int fd, uint32_t qp)
+{
+	struct ib_async_qp_attr init = { .port_num = 1, .qkey = 0x11111111 };
+	int ret;
+
+	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+			IB_ASYNC_QP_QKEY, &init);
+	if (!ret)
+		ret = modify_qp(fd, qp, 2, 0, NULL);
+	if (!ret)
+		ret = modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN, NULL);
+	return ret;
+}
+
+/* The RDMA core's count of one resource kind on the device, or -1. */
+static long rdma_res_count(const char *ibdev, const char *kind)
+{
+	char cmd[256], line[512], *p;
+	long n = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", ibdev);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		snprintf(cmd, sizeof(cmd), " %s ", kind);
+		p = strstr(line, cmd);
+		if (p)
+			n = strtol(p + strlen(cmd), NULL, 10);
+	}
+	pclose(f);
+	return n;
+}
+
+FIXTURE(obj) {
+	struct iba_dev dev;
+	int fd;
+	uint32_t pd, cq;
+};
+
+FIXTURE_SETUP(obj)
+{
+	self->fd = -1;
+	if (iba_find_dev(&self->dev))
+		SKIP(return, "no ib_async device (module not loaded?)");
+	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %m", self->dev.node);
+	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, create_cq(self->fd, CQ_COOKIE, 16, &self->cq));
+	ASSERT_NE(0U, self->pd);
+	ASSERT_NE(0U, self->cq);
+	ASSERT_NE(self->pd, self->cq);
+}
+
+FIXTURE_TEARDOWN(obj)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(obj, sq_drained_carries_cookie_handle_and_port)
+{
+	struct ib_async_qp_attr sqd = { .en_sqd_async_notify = 1 };
+	struct ib_async_create_qp qp;
+	struct ib_async_event ev;
+	uint64_t reported = 99;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	ASSERT_NE(0U, qp.qp_num);
+	ASSERT_LE(4U, qp.max_send_wr);
+	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
+	ASSERT_EQ(3, query_qp_state(self->fd, qp.handle));
+	/* rxe raises SQ_DRAINED for UD QPs inside this very modify call. */
+	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
+			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));
+	ASSERT_EQ(0, iba_wait_type(self->fd, IB_ASYNC_EV_SQ_DRAINED,
+				   IBA_EVENT_TIMEOUT_MS, &ev));
+	EXPECT_EQ(QP_COOKIE, ev.element);
+	EXPECT_EQ((uint32_t)IB_ASYNC_OBJ_QP, ev.obj_type);
+	EXPECT_EQ(qp.handle, ev.obj_handle);
+	EXPECT_EQ(1U, ev.port_num);
+	EXPECT_EQ(1ULL, ev.count);
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
+	EXPECT_EQ((uint64_t)1, reported);
+}
+
+TEST_F(obj, destroy_purges_unread_events_and_reports_none)
+{
+	struct ib_async_qp_attr sqd = { .en_sqd_async_notify = 1 };
+	struct ib_async_create_qp qp;
+	struct ib_async_event ev;
+	uint64_t reported = 99;
+
+	IBA_SKIPPED_IN_SETUP();
+	iba_drain(self->fd);
+	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
+	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
+			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 1, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
+	EXPECT_EQ((uint64_t)0, reported);
+	/* The QP's event is gone with it; nothing else was queued. */
+	EXPECT_EQ(0, iba_fionread(self->fd));
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(obj, destroy_of_used_object_is_ebusy_and_changes_nothing)
+{
+	struct ib_async_create_qp qp;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_RC, &qp));
+	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+	/* Everything still works: the QP moves, then all go in order. */
+	EXPECT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
+			       &(struct ib_async_qp_attr){ .port_num = 1 }));
+	EXPECT_EQ(1, query_qp_state(self->fd, qp.handle));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+}
+
+TEST_F(obj, bad_handles_give_clear_errors)
+{
+	struct ib_async_create_qp qp;
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_PD, 0, NULL));
+	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_PD, 12345, NULL));
+	/* A CQ's handle used as a PD's. */
+	EXPECT_EQ(-EINVAL, destroy(self->fd, IB_ASYNC_OBJ_PD, self->cq, NULL));
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->cq, self->cq,
+				     IB_ASYNC_QPT_UD, &qp));
+	EXPECT_EQ(-ENOENT, create_qp(self->fd, 1, self->pd, 777,
+				     IB_ASYNC_QPT_UD, &qp));
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->pd, self->cq, 3, &qp));
+	/* Stale: destroyed once, then again. */
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(-ENOENT, query_qp_state(self->fd, qp.handle));
+}
+
+TEST_F(obj, handles_belong_to_their_file)
+{
+	uint32_t pd2;
+	int fd2;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd2 = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd2);
+	/* The other file has no objects: this file's handles mean nothing. */
+	EXPECT_EQ(-ENOENT, destroy(fd2, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+	ASSERT_EQ(0, create_pd(fd2, &pd2));
+	close(fd2);
+	/* Closing the other file left ours untouched. */
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+}
+
+TEST_F(obj, bad_arguments_change_nothing)
+{
+	struct ib_async_create_pd pd = { .argsz = sizeof(pd), .reserved = 1 };
+	struct ib_async_create_cq cq = { .argsz = sizeof(cq), .cqe = 0 };
+	struct ib_async_qp_attr av = { .port_num = 1 };
+	struct ib_async_create_qp qp;
+	long pds = rdma_res_count(self->dev.ibdev, "pd");
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
+	pd.reserved = 0;
+	pd.argsz = 8;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	cq.cqe = 4;
+	cq.comp_vector = 1000;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	EXPECT_EQ(-EFAULT, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, NULL));
+	EXPECT_EQ(pds, rdma_res_count(self->dev.ibdev, "pd"));
+
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	/* Address vectors are not offered yet: a clear EOPNOTSUPP. */
+	EXPECT_EQ(-EOPNOTSUPP, modify_qp(self->fd, qp.handle, 1, 1U << 7, &av));
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 9, 0, NULL));
+	av.port_num = 200;
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 1,
+				     IB_ASYNC_QP_PORT, &av));
+	/* RESET -> RTS is no legal transition: the driver says so. */
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 3, 0, NULL));
+	EXPECT_EQ(0, query_qp_state(self->fd, qp.handle));
+}
+
+TEST_F(obj, srq_limit_set_and_read_back)
+{
+	struct ib_async_create_srq srq = {
+		.argsz = sizeof(srq), .cookie = 7, .pd_handle = self->pd,
+		.max_wr = 16, .max_sge = 1,
+	};
+	struct ib_async_srq_attr a = { .argsz = sizeof(a) };
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_LE(16U, srq.max_wr);
+	a.handle = srq.handle;
+	a.attr_mask = IB_ASYNC_SRQ_LIMIT;
+	a.srq_limit = 5;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_MODIFY_SRQ, &a));
+	memset(&a, 0, sizeof(a));
+	a.argsz = sizeof(a);
+	a.handle = srq.handle;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_SRQ, &a));
+	EXPECT_EQ(5U, a.srq_limit);
+	EXPECT_LE(16U, a.max_wr);
+	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+}
+
+TEST_F(obj, wq_on_rxe_is_eopnotsupp)
+{
+	struct ib_async_create_wq wq = {
+		.argsz = sizeof(wq), .pd_handle = self->pd,
+		.cq_handle = self->cq, .max_wr = 4, .max_sge = 1,
+	};
+
+	IBA_SKIPPED_IN_SETUP();
+	if (strncmp(self->dev.ibdev, "rxe", 3))
+		SKIP(return, "%s is not rxe", self->dev.ibdev);
+	EXPECT_EQ(-EOPNOTSUPP, ioc(self->fd, IB_ASYNC_IOC_CREATE_WQ, &wq));
+}
+
+/* Counts taken with the fixture's own PD and CQ alive; a second file. */
+TEST_F(obj, close_destroys_every_object)
+{
+	struct iba_dev dev = self->dev;
+	long qp0, cq0, pd0, srq0;
+	struct ib_async_create_qp qp;
+	struct ib_async_create_srq srq;
+	uint32_t pd, cq;
+	int fd, i;
+
+	IBA_SKIPPED_IN_SETUP();
+	qp0 = rdma_res_count(dev.ibdev, "qp");
+	cq0 = rdma_res_count(dev.ibdev, "cq");
+	pd0 = rdma_res_count(dev.ibdev, "pd");
+	srq0 = rdma_res_count(dev.ibdev, "srq");
+	ASSERT_LE(0, qp0);
+
+	fd = open(dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, create_pd(fd, &pd));
+	ASSERT_EQ(0, create_cq(fd, 1, 8, &cq));
+	memset(&srq, 0, sizeof(srq));
+	srq.argsz = sizeof(srq);
+	srq.pd_handle = pd;
+	srq.max_wr = 8;
+	srq.max_sge = 1;
+	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, create_qp(fd, i, pd, cq, IB_ASYNC_QPT_UD, &qp));
+	EXPECT_EQ(qp0 + 3, rdma_res_count(dev.ibdev, "qp"));
+	EXPECT_EQ(srq0 + 1, rdma_res_count(dev.ibdev, "srq"));
+	close(fd);
+	EXPECT_EQ(qp0, rdma_res_count(dev.ibdev, "qp"));
+	EXPECT_EQ(cq0, rdma_res_count(dev.ibdev, "cq"));
+	EXPECT_EQ(pd0, rdma_res_count(dev.ibdev, "pd"));
+	EXPECT_EQ(srq0, rdma_res_count(dev.ibdev, "srq"));
+}
+
+/*
+ * Last, as it takes the device away: removal with live objects and an
+ * unread affiliated event must not wait for this file. The file keeps the
+ * queued record, gets DEVICE_FATAL as the last record, then ENODEV; its
+ * objects are gone from the RDMA core; destroying a handle still works so
+ * programs can clean up; creating fails. rxe0 is re-created afterwards.
+ */
+TEST_F_TIMEOUT(obj, removal_with_objects_ends_stream_without_waiting, 120)
+{
+	struct ib_async_qp_attr sqd = { .en_sqd_async_notify = 1 };
+	struct ib_async_event ev[4];
+	struct ib_async_create_qp qp;
+	uint64_t t0, reported = 99;
+	uint32_t pd2;
+	ssize_t n;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (strncmp(self->dev.ibdev, "rxe", 3) || geteuid())
+		SKIP(return, "needs root and an rxe device to delete");
+	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
+	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
+			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 1, IBA_EVENT_TIMEOUT_MS));
+
+	t0 = iba_now_ms();
+	ASSERT_EQ(0, iba_sh("rdma link delete %s", self->dev.ibdev));
+	TH_LOG("rdma link delete took %llu ms",
+	       (unsigned long long)(iba_now_ms() - t0));
+	EXPECT_GT((uint64_t)10000, iba_now_ms() - t0);
+	EXPECT_NE(0, access(self->dev.node, F_OK));
+
+	n = read(self->fd, ev, sizeof(ev));
+	ASSERT_EQ((ssize_t)(2 * sizeof(ev[0])), n);
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SQ_DRAINED, ev[0].event_type);
+	EXPECT_EQ(QP_COOKIE, ev[0].element);
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev[1].event_type);
+	EXPECT_EQ(0ULL, ev[1].element);
+	EXPECT_EQ(ev[0].seq + 1, ev[1].seq);
+	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(ENODEV, errno);
+
+	EXPECT_EQ(-ENODEV, create_pd(self->fd, &pd2));
+	/* Orphaned at removal: nothing waits for acknowledgments any more. */
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
+	EXPECT_EQ((uint64_t)0, reported);
+	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+
+	ASSERT_EQ(0, iba_sh("rdma link add %s type rxe netdev %s",
+			    self->dev.ibdev, getenv("IB_ASYNC_NETDEV") ?: "veth0"));
+	t0 = iba_now_ms();
+	while (iba_find_dev(&self->dev) && iba_now_ms() - t0 < 10000)
+		iba_sleep_ms(100);
+	EXPECT_EQ(0, access(self->dev.node, F_OK));
+}
+
+TEST_HARNESS_MAIN
