@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events from the test-only software RDMA device ib_async_evsrc: every
+ * unaffiliated type from process, softirq and hard-irq context on both
+ * ports, a 10,000-event hard-irq burst, the raise file's input checks,
+ * DEVICE_FATAL, and hot-unplug with a file open (ib_async's end-of-stream
+ * semantics), then a new device.
+ *
+ * The tests run in order; the destructive ones (fatal, unregister) come
+ * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
+ */
+#include "ib_async_util.h"
+
+#define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
+#define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
+#define EVSRC_DEV	"evsrc0"
+#define EVSRC_DIR	EVSRC_DBG "/" EVSRC_DEV
+
+static const uint32_t port_types[] = {
+	IB_ASYNC_EV_PORT_ACTIVE, IB_ASYNC_EV_PORT_ERR,
+	IB_ASYNC_EV_LID_CHANGE, IB_ASYNC_EV_PKEY_CHANGE,
+	IB_ASYNC_EV_SM_CHANGE, IB_ASYNC_EV_CLIENT_REREGISTER,
+};
+
+static const char *const contexts[] = { "process", "softirq", "hardirq" };
+
+/* Write @s to a debugfs file of the module: 0 or -errno. */
+static int evsrc_write(const char *file, const char *s)
+{
+	int fd, ret = 0;
+	ssize_t n;
+
+	fd = open(file, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		ret = -errno;
+	else if (n != (ssize_t)strlen(s))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+static int evsrc_raise(const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return evsrc_write(EVSRC_DIR "/raise", buf);
+}
+
+/* The ib_async node serving @ibdev, or -1. Exact match only. */
+static int evsrc_find_node(const char *ibdev, struct iba_dev *dev)
+{
+	char path[PATH_MAX], name[64];
+	struct dirent *de;
+	int ret = -1;
+	DIR *d;
+
+	d = opendir(IBA_CLASS_DIR);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "ib_async", 8))
+			continue;
+		snprintf(path, sizeof(path), IBA_CLASS_DIR "/%s/ibdev",
+			 de->d_name);
+		if (iba_read_line(path, name, sizeof(name)) || strcmp(name, ibdev))
+			continue;
+		snprintf(dev->node, sizeof(dev->node), "/dev/infiniband/%s",
+			 de->d_name);
+		snprintf(dev->ibdev, sizeof(dev->ibdev), "%s", name);
+		ret = 0;
+		break;
+	}
+	closedir(d);
+	return ret;
+}
+
+static int evsrc_wait_node(const char *ibdev, struct iba_dev *dev, int present,
+			   int timeout_ms)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+	struct iba_dev tmp;
+
+	for (;;) {
+		int found = !evsrc_find_node(ibdev, dev ? dev : &tmp);
+
+		if (found == present &&
+		    (!present || !access((dev ? dev : &tmp)->node, F_OK)))
+			return 0;
+		if (iba_now_ms() > end)
+			return -1;
+		iba_sleep_ms(20);
+	}
+}
+
+/* Load the module if needed and make sure evsrc0 exists. */
+static int evsrc_available(void)
+{
+	const char *ko = getenv("IB_ASYNC_EVSRC_KO");
+
+	if (access(EVSRC_DBG, F_OK))
+		iba_sh("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null");
+	if (access("/sys/module/ib_async_evsrc", F_OK)) {
+		if (!ko || access(ko, R_OK))
+			ko = EVSRC_KO;
+		if (access(ko, R_OK))
+			ko = "./ib_async_evsrc.ko";
+		if (access(ko, R_OK))
+			return -1;
+		if (iba_sh("insmod %s 2>/dev/null", ko) &&
+		    access("/sys/module/ib_async_evsrc", F_OK))
+			return -1;
+	}
+	if (access(EVSRC_DIR, F_OK) && evsrc_write(EVSRC_DBG "/add", EVSRC_DEV))
+		return -1;
+	return access(EVSRC_DIR "/raise", W_OK) ? -1 : 0;
+}
+
+/* Next record within the timeout: 0, or -1 (nothing came). */
+static int read_one(int fd, struct ib_async_event *ev, int timeout_ms)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long left = (long)(end - iba_now_ms());
+		ssize_t n;
+
+		if (left <= 0)
+			return -1;
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, ev, sizeof(*ev));
+		if (n == (ssize_t)sizeof(*ev))
+			return 0;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		return -1;
+	}
+}
+
+FIXTURE(evsrc) {
+	struct iba_dev dev;
+	int fd;
+};
+
+FIXTURE_SETUP(evsrc)
+{
+	self->fd = -1;
+	if (access(IBA_CLASS_DIR, F_OK))
+		SKIP(return, "ib_async not loaded");
+	if (geteuid())
+		SKIP(return, "needs root for debugfs");
+	if (evsrc_available())
+		SKIP(return, "ib_async_evsrc.ko not available");
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, &self->dev, 1,
+				     IBA_EVENT_TIMEOUT_MS))
+		TH_LOG("no ib_async node for " EVSRC_DEV);
+	self->fd = open(self->dev.node, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %m", self->dev.node);
+}
+
+FIXTURE_TEARDOWN(evsrc)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static void check_port_rec(struct __test_metadata *_metadata,
+			   const struct ib_async_event *ev, uint32_t type,
+			   uint32_t port)
+{
+	EXPECT_EQ(type, ev->event_type)
+		TH_LOG("got %s, want %s", iba_type_str(ev->event_type),
+		       iba_type_str(type));
+	EXPECT_EQ(port, ev->port_num);
+	EXPECT_EQ((uint64_t)port, ev->element);
+	EXPECT_EQ((uint32_t)IB_ASYNC_OBJ_PORT, ev->obj_type);
+	EXPECT_EQ(0U, ev->obj_handle);
+	EXPECT_EQ(1ULL, ev->count);
+}
+
+TEST_F_TIMEOUT(evsrc, unaffiliated_every_context, 300)
+{
+	struct ib_async_event ev;
+	uint64_t seq = 0;
+	size_t t, c;
+	uint32_t port;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (t = 0; t < sizeof(port_types) / sizeof(port_types[0]); t++)
+		for (c = 0; c < 3; c++)
+			for (port = 1; port <= 2; port++) {
+				ASSERT_EQ(0, evsrc_raise("%u port:%u %s",
+							 port_types[t], port,
+							 contexts[c]));
+				ASSERT_EQ(0, read_one(self->fd, &ev,
+						      IBA_EVENT_TIMEOUT_MS))
+					TH_LOG("%s port %u %s: nothing arrived",
+					       iba_type_str(port_types[t]),
+					       port, contexts[c]);
+				check_port_rec(_metadata, &ev, port_types[t],
+					       port);
+				if (seq)
+					EXPECT_EQ(seq + 1, ev.seq);
+				seq = ev.seq;
+			}
+	/* names work as well as numbers, with the IB_EVENT_ prefix too */
+	ASSERT_EQ(0, evsrc_raise("IB_EVENT_SM_CHANGE port:2"));
+	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	check_port_rec(_metadata, &ev, IB_ASYNC_EV_SM_CHANGE, 2);
+	/* each raise waited for ib_wq: nothing else is in flight */
+	EXPECT_EQ(0, iba_fionread(self->fd));
+}
+
+TEST_F_TIMEOUT(evsrc, hardirq_burst_10000, 300)
+{
+	const int total = 10000;
+	struct ib_async_event *ev;
+	int n = 0, i, bad = 0;
+	ssize_t r;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_set_queue_len(self->fd, 16384));
+	ev = calloc(total + 1, sizeof(*ev));
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2 hardirq %d", total));
+	ASSERT_EQ(0, iba_wait_offered(self->fd, total, 60000));
+	while (n <= total && (r = read(self->fd, ev + n,
+				       (total + 1 - n) * sizeof(*ev))) > 0)
+		n += (int)(r / IBA_REC);
+	EXPECT_EQ(total, n);
+	EXPECT_EQ(-1, iba_seq_continuous(ev, n));
+	for (i = 0; i < n; i++)
+		if (ev[i].event_type != IB_ASYNC_EV_LID_CHANGE ||
+		    ev[i].port_num != 2 || ev[i].element != 2 ||
+		    ev[i].count != 1)
+			bad++;
+	EXPECT_EQ(0, bad);
+	free(ev);
+}
+
+static void check_raise_fails(struct __test_metadata *_metadata,
+			      const char *cmd, int err)
+{
+	EXPECT_EQ(err, evsrc_write(EVSRC_DIR "/raise", cmd))
+		TH_LOG("'%s'", cmd);
+}
+
+TEST_F(evsrc, raise_rejects_bad_input)
+{
+	static const char *const einval[] = {
+		"\n", "SM_CHANGE", "SM_CHANGE port", "SM_CHANGE port:",
+		"SM_CHANGE port:x", "SM_CHANGE port:0", "SM_CHANGE port:3",
+		"SM_CHANGE port:-1", "NO_SUCH port:1", "20 port:1",
+		"99 port:1", "-1 port:1", "SM_CHANGE port:1 bogus",
+		"SM_CHANGE port:1 hardirq 0", "SM_CHANGE port:1 1000001",
+		"SM_CHANGE port:1 process 1 extra",
+		"SM_CHANGE port:1 5 hardirq",
+		/* GID_CHANGE: 6.1's GID cache swallows a dispatched one */
+		"GID_CHANGE port:1", "18 port:1",
+		/* the type decides the target kind */
+		"QP_FATAL port:1", "SM_CHANGE qp:1", "CQ_ERR qp:1",
+		"SRQ_ERR cq:1", "WQ_FATAL srq:1", "QP_FATAL wq:1",
+		"QP_FATAL mr:1", "QP_FATAL qp:x",
+	};
+	static const char *const enoent[] = {
+		"QP_FATAL qp:9999999", "CQ_ERR cq:9999999",
+		"SRQ_LIMIT_REACHED srq:9999999", "WQ_FATAL wq:9999999",
+		"COMM_EST qp:0 hardirq 5",
+	};
+	char line[256];
+	size_t i;
+	FILE *f;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (i = 0; i < sizeof(einval) / sizeof(einval[0]); i++)
+		check_raise_fails(_metadata, einval[i], -EINVAL);
+	for (i = 0; i < sizeof(enoent) / sizeof(enoent[0]); i++)
+		check_raise_fails(_metadata, enoent[i], -ENOENT);
+	EXPECT_EQ(-EINVAL, evsrc_write(EVSRC_DIR "/fatal", "0"));
+	EXPECT_EQ(-EINVAL, evsrc_write(EVSRC_DIR "/unregister", "x"));
+	EXPECT_EQ(-EINVAL, evsrc_write(EVSRC_DBG "/add", "bad/name"));
+	/* nothing was delivered by any of those */
+	iba_sleep_ms(100);
+	EXPECT_EQ(0, iba_fionread(self->fd));
+
+	/* the object list is readable; every line is "<kind> <id> ..." */
+	f = fopen(EVSRC_DIR "/objects", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		char kind[8];
+		unsigned int id;
+
+		EXPECT_EQ(2, sscanf(line, "%7s %u", kind, &id)) TH_LOG("%s", line);
+	}
+	fclose(f);
+}
+
+/* Destructive from here on: evsrc0 creates nothing after fatal. */
+TEST_F(evsrc, fatal_dispatches_device_fatal)
+{
+	struct ib_async_event ev;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, evsrc_write(EVSRC_DIR "/fatal", "1"));
+	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	/* dispatched on port 1, as mlx5's health handler does */
+	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 1);
+	/* port events still flow after fatal; port 0 only for DEVICE_FATAL */
+	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:0 softirq"));
+	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 0);
+}
+
+TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
+{
+	struct pollfd p = { .fd = self->fd, .events = POLLIN };
+	struct ib_async_event ev[8];
+	struct iba_dev gone;
+	uint64_t t0;
+	ssize_t n;
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	/* three records left unread when the device goes */
+	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 hardirq 3"));
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 3, IBA_EVENT_TIMEOUT_MS));
+
+	t0 = iba_now_ms();
+	ASSERT_EQ(0, evsrc_write(EVSRC_DIR "/unregister", "1"));
+	/* queued: it must not wait for the open file */
+	EXPECT_GT(5000ULL, iba_now_ms() - t0);
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 4, IBA_EVENT_TIMEOUT_MS))
+		TH_LOG("no end-of-stream record");
+
+	n = read(self->fd, ev, sizeof(ev));
+	ASSERT_EQ(4 * IBA_REC, n);
+	for (i = 0; i < 3; i++)
+		check_port_rec(_metadata, &ev[i], IB_ASYNC_EV_PKEY_CHANGE, 1);
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev[3].event_type);
+	EXPECT_EQ(0ULL, ev[3].element);
+	EXPECT_EQ(-1, iba_seq_continuous(ev, 4));
+
+	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_EQ(POLLHUP | POLLERR, p.revents & (POLLHUP | POLLERR));
+
+	EXPECT_EQ(0, evsrc_wait_node(EVSRC_DEV, &gone, 0, IBA_EVENT_TIMEOUT_MS))
+		TH_LOG("the ib_async node of " EVSRC_DEV " stayed");
+	EXPECT_NE(0, access(self->dev.node, F_OK));
+	/* the debugfs directory goes with the device (dealloc_driver) */
+	t0 = iba_now_ms();
+	while (!access(EVSRC_DIR, F_OK) && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS)
+		iba_sleep_ms(20);
+	EXPECT_NE(0, access(EVSRC_DIR, F_OK));
+}
+
+/*
+ * Runs after unregister: setup adds evsrc0 again through the add file.
+ * Then unloading the module with the file still open must not wait for it.
+ */
+TEST_F_TIMEOUT(evsrc, readd_then_unload, 120)
+{
+	struct ib_async_event ev;
+	struct iba_dev gone;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, evsrc_raise("CLIENT_REREGISTER port:2"));
+	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	check_port_rec(_metadata, &ev, IB_ASYNC_EV_CLIENT_REREGISTER, 2);
+	EXPECT_EQ(1ULL, ev.seq);
+	/* a second device with a generated name */
+	ASSERT_EQ(0, evsrc_write(EVSRC_DBG "/add", ""));
+	EXPECT_EQ(-ENFILE, evsrc_write(EVSRC_DBG "/add", EVSRC_DEV));
+
+	ASSERT_EQ(0, iba_sh("rmmod ib_async_evsrc"));
+	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev.event_type);
+	EXPECT_EQ(0ULL, ev.element);
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, evsrc_wait_node(EVSRC_DEV, &gone, 0, IBA_EVENT_TIMEOUT_MS));
+	EXPECT_NE(0, access(EVSRC_DBG, F_OK));
+}
+
+TEST_HARNESS_MAIN
