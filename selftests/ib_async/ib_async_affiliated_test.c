@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Affiliated events of objects ib_async made on the test-only evsrc device
+ * (modules/ib_async_evsrc.c), for the types rxe never raises. The source
+ * calls each object's event handler from process, softirq (tasklet) or
+ * hard-irq (hrtimer) context, as real drivers do.
+ *
+ * Checked against what the kernel returns: type, element (the cookie this
+ * file gave), obj_type and obj_handle of every record; events_reported of
+ * destroy equals the records this test actually read for that object; no
+ * record of a destroyed object is ever read after its destroy returned.
+ */
+#include <pthread.h>
+
+#include "ib_async_util.h"
+
+#define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
+#define EVSRC_DIR	"/sys/kernel/debug/ib_async_evsrc/evsrc0"
+
+#define CQ_COOKIE	0x1000000000000c01ULL
+#define QP_COOKIE	0x1000000000000a01ULL
+#define SRQ_COOKIE	0x1000000000000501ULL
+#define WQ_COOKIE	0x1000000000000701ULL
+
+static const char *const contexts[] = { "process", "softirq", "hardirq" };
+
+static const struct {
+	uint32_t type;
+	uint32_t obj;
+} affiliated[] = {
+	{ IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ },
+	{ IB_ASYNC_EV_QP_FATAL, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_QP_REQ_ERR, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_QP_ACCESS_ERR, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_COMM_EST, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_SQ_DRAINED, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_PATH_MIG, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_PATH_MIG_ERR, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_QP_LAST_WQE_REACHED, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_SRQ_ERR, IB_ASYNC_OBJ_SRQ },
+	{ IB_ASYNC_EV_SRQ_LIMIT_REACHED, IB_ASYNC_OBJ_SRQ },
+	{ IB_ASYNC_EV_WQ_FATAL, IB_ASYNC_OBJ_WQ },
+};
+
+static int ioc(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int evsrc_write(const char *file, const char *fmt, ...)
+{
+	char path[256], buf[256];
+	va_list ap;
+	int fd, n, ret = 0;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), EVSRC_DIR "/%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* evsrc's id of the newest object of a kind, or of the QP with @qpn. */
+static int evsrc_find(const char *kind, unsigned int qpn)
+{
+	char line[256], k[16];
+	unsigned int id, n;
+	int best = -1;
+	FILE *f = fopen(EVSRC_DIR "/objects", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%15s %u", k, &id) != 2 || strcmp(k, kind))
+			continue;
+		if (qpn) {
+			char *p = strstr(line, "qpn=");
+
+			if (p && sscanf(p, "qpn=%u", &n) == 1 && n == qpn)
+				best = id;
+		} else if ((int)id > best) {
+			best = id;
+		}
+	}
+	fclose(f);
+	return best;
+}
+
+struct objs {
+	uint32_t pd, cq, qp, srq, wq;		/* ib_async handles */
+	int ev_cq, ev_qp, ev_srq, ev_wq;	/* evsrc ids */
+};
+
+static int make_objects(int fd, struct objs *o)
+{
+	struct ib_async_create_pd pd = { .argsz = sizeof(pd) };
+	struct ib_async_create_cq cq = { .argsz = sizeof(cq),
+					 .cookie = CQ_COOKIE, .cqe = 8 };
+	struct ib_async_create_srq srq = { .argsz = sizeof(srq),
+					   .cookie = SRQ_COOKIE, .max_wr = 8,
+					   .max_sge = 1 };
+	struct ib_async_create_qp qp = { .argsz = sizeof(qp),
+					 .cookie = QP_COOKIE,
+					 .qp_type = IB_ASYNC_QPT_UD,
+					 .max_send_wr = 4, .max_send_sge = 1 };
+	struct ib_async_create_wq wq = { .argsz = sizeof(wq),
+					 .cookie = WQ_COOKIE, .max_wr = 4,
+					 .max_sge = 1 };
+	int ret;
+
+	ret = ioc(fd, IB_ASYNC_IOC_CREATE_PD, &pd);
+	if (!ret)
+		ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq);
+	o->ev_cq = evsrc_find("cq", 0);
+	srq.pd_handle = pd.handle;
+	if (!ret)
+		ret = ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq);
+	o->ev_srq = evsrc_find("srq", 0);
+	qp.pd_handle = pd.handle;
+	qp.send_cq_handle = cq.handle;
+	qp.recv_cq_handle = cq.handle;
+	qp.srq_handle = srq.handle;
+	if (!ret)
+		ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &qp);
+	o->ev_qp = evsrc_find("qp", qp.qp_num);
+	wq.pd_handle = pd.handle;
+	wq.cq_handle = cq.handle;
+	if (!ret)
+		ret = ioc(fd, IB_ASYNC_IOC_CREATE_WQ, &wq);
+	o->ev_wq = evsrc_find("wq", 0);
+	o->pd = pd.handle;
+	o->cq = cq.handle;
+	o->srq = srq.handle;
+	o->qp = qp.handle;
+	o->wq = wq.handle;
+	return ret;
+}
+
+static int destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported)
+{
+	struct ib_async_destroy a = {
+		.argsz = sizeof(a), .obj_type = type, .handle = handle,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
+
+	*reported = a.events_reported;
+	return ret;
+}
+
+FIXTURE(aff) {
+	struct iba_dev dev;
+	struct objs o;
+	int fd;
+};
+
+FIXTURE_SETUP(aff)
+{
+	self->fd = -1;
+	if (access(EVSRC_DIR, F_OK) && access(EVSRC_KO, F_OK) == 0)
+		iba_sh("insmod %s >/dev/null 2>&1", EVSRC_KO);
+	if (access(EVSRC_DIR, F_OK))
+		SKIP(return, "no evsrc0 test device (%s)", EVSRC_KO);
+	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
+	if (iba_find_dev(&self->dev) || strcmp(self->dev.ibdev, "evsrc0"))
+		SKIP(return, "no ib_async node for evsrc0");
+	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, iba_set_queue_len(self->fd, 65536));
+	ASSERT_EQ(0, make_objects(self->fd, &self->o));
+	ASSERT_LE(0, self->o.ev_cq);
+	ASSERT_LE(0, self->o.ev_qp);
+	ASSERT_LE(0, self->o.ev_srq);
+	ASSERT_LE(0, self->o.ev_wq);
+}
+
+FIXTURE_TEARDOWN(aff)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static uint64_t cookie_of(uint32_t obj)
+{
+	switch (obj) {
+	case IB_ASYNC_OBJ_CQ: return CQ_COOKIE;
+	case IB_ASYNC_OBJ_QP: return QP_COOKIE;
+	case IB_ASYNC_OBJ_SRQ: return SRQ_COOKIE;
+	default: return WQ_COOKIE;
+	}
+}
+
+static uint32_t handle_of(const struct objs *o, uint32_t obj)
+{
+	switch (obj) {
+	case IB_ASYNC_OBJ_CQ: return o->cq;
+	case IB_ASYNC_OBJ_QP: return o->qp;
+	case IB_ASYNC_OBJ_SRQ: return o->srq;
+	default: return o->wq;
+	}
+}
+
+static const char *target_of(const struct objs *o, uint32_t obj, char *buf)
+{
+	switch (obj) {
+	case IB_ASYNC_OBJ_CQ: sprintf(buf, "cq:%d", o->ev_cq); break;
+	case IB_ASYNC_OBJ_QP: sprintf(buf, "qp:%d", o->ev_qp); break;
+	case IB_ASYNC_OBJ_SRQ: sprintf(buf, "srq:%d", o->ev_srq); break;
+	default: sprintf(buf, "wq:%d", o->ev_wq); break;
+	}
+	return buf;
+}
+
+TEST_F(aff, every_affiliated_type_from_every_context)
+{
+	struct ib_async_event ev;
+	char target[32];
+	unsigned int c, i;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (c = 0; c < ARRAY_SIZE(contexts); c++) {
+		for (i = 0; i < ARRAY_SIZE(affiliated); i++) {
+			uint32_t obj = affiliated[i].obj;
+
+			ASSERT_EQ(0, evsrc_write("raise", "%u %s %s 1",
+						 affiliated[i].type,
+						 target_of(&self->o, obj, target),
+						 contexts[c]));
+			ASSERT_EQ(0, iba_wait_type(self->fd, affiliated[i].type,
+						   IBA_EVENT_TIMEOUT_MS, &ev))
+				TH_LOG("%s from %s", iba_type_str(affiliated[i].type),
+				       contexts[c]);
+			EXPECT_EQ(cookie_of(obj), ev.element);
+			EXPECT_EQ(obj, ev.obj_type);
+			EXPECT_EQ(handle_of(&self->o, obj), ev.obj_handle);
+			EXPECT_EQ(1ULL, ev.count);
+		}
+	}
+	/* Nothing extra: exactly one record per raise. */
+	EXPECT_EQ(0, iba_fionread(self->fd));
+}
+
+TEST_F(aff, destroy_reports_read_events_and_purges_the_rest)
+{
+	struct ib_async_event ev[8];
+	uint64_t reported = 99;
+	char target[32];
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, evsrc_write("raise", "%u %s process 5",
+				 IB_ASYNC_EV_QP_FATAL,
+				 target_of(&self->o, IB_ASYNC_OBJ_QP, target)));
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 5, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ((ssize_t)(3 * sizeof(ev[0])),
+		  read(self->fd, ev, 3 * sizeof(ev[0])));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->o.qp, &reported));
+	EXPECT_EQ((uint64_t)3, reported);
+	EXPECT_EQ(0, iba_fionread(self->fd));
+	/* Its SRQ and CQ are free now; the CQ still has the WQ. */
+	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq,
+				  &reported));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, self->o.srq,
+			     &reported));
+	EXPECT_EQ((uint64_t)0, reported);
+}
+
+struct raiser {
+	char cmd[64];
+	int ret;
+};
+
+static void *raise_thread(void *arg)
+{
+	struct raiser *r = arg;
+
+	r->ret = evsrc_write("raise", "%s", r->cmd);
+	return NULL;
+}
+
+/*
+ * A hard-irq storm on the QP, raised from another thread, while this one
+ * reads and destroys the QP in the middle of it: events_reported must
+ * equal what was read for the QP, no QP record may be read after destroy
+ * returned, and the storm stops with ENOENT (evsrc's word for "your
+ * object went away").
+ */
+TEST_F_TIMEOUT(aff, hardirq_storm_with_destroy_keeps_counts_exact, 300)
+{
+	static struct ib_async_event ev[256];
+	uint64_t qp_read = 0, reported = 0, t0;
+	struct raiser r = { .ret = 1 };
+	bool destroyed = false;
+	char target[32];
+	pthread_t thr;
+	ssize_t n;
+	int i, late = 0;
+
+	IBA_SKIPPED_IN_SETUP();
+	snprintf(r.cmd, sizeof(r.cmd), "%u %s hardirq 1000000",
+		 IB_ASYNC_EV_QP_REQ_ERR,
+		 target_of(&self->o, IB_ASYNC_OBJ_QP, target));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, raise_thread, &r));
+	t0 = iba_now_ms();
+	while (iba_now_ms() - t0 < 120000) {
+		n = read(self->fd, ev, sizeof(ev));
+		if (n < 0) {
+			ASSERT_EQ(EAGAIN, errno);
+			if (destroyed && iba_now_ms() - t0 > 2000)
+				break;
+			iba_sleep_ms(5);
+			continue;
+		}
+		for (i = 0; i < n / (int)sizeof(ev[0]); i++) {
+			/* Lost events never count: they were never read. */
+			if (ev[i].obj_type != IB_ASYNC_OBJ_QP)
+				continue;
+			EXPECT_EQ(QP_COOKIE, ev[i].element);
+			if (destroyed)
+				late++;
+			else
+				qp_read++;
+		}
+		if (!destroyed && qp_read >= 2000) {
+			ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP,
+					     self->o.qp, &reported));
+			destroyed = true;
+			t0 = iba_now_ms();
+		}
+	}
+	pthread_join(thr, NULL);
+	ASSERT_TRUE(destroyed);
+	EXPECT_EQ(qp_read, reported);
+	EXPECT_EQ(0, late);
+	TH_LOG("read %llu QP events before destroy; raise returned %d",
+	       (unsigned long long)qp_read, r.ret);
+	EXPECT_EQ(-ENOENT, r.ret);
+}
+
+TEST_HARNESS_MAIN
