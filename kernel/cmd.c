@@ -176,6 +176,68 @@ static int ib_async_cmd_create_qp(struct ib_async_cmd_ctx *c)
 	return ret;
 }
 
+/* Translate an address vector; RoCE needs the GRH. */
+static int ib_async_av_to_attr(struct ib_device *ib_dev,
+			       const struct ib_async_av *av,
+			       struct rdma_ah_attr *ah)
+{
+	union ib_gid dgid;
+
+	if (av->reserved || av->is_global > 1 ||
+	    !rdma_is_port_valid(ib_dev, av->port_num))
+		return -EINVAL;
+	memset(ah, 0, sizeof(*ah));
+	ah->type = rdma_ah_find_type(ib_dev, av->port_num);
+	if (ah->type == RDMA_AH_ATTR_TYPE_ROCE && !av->is_global)
+		return -EINVAL;
+	rdma_ah_set_port_num(ah, av->port_num);
+	rdma_ah_set_sl(ah, av->sl);
+	if (av->is_global) {
+		memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(ah, &dgid, av->flow_label, av->sgid_index,
+				av->hop_limit, av->traffic_class);
+	} else {
+		rdma_ah_set_dlid(ah, av->dlid);
+	}
+	return 0;
+}
+
+static void ib_async_attr_to_av(const struct rdma_ah_attr *ah,
+				struct ib_async_av *av)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+
+	av->port_num = rdma_ah_get_port_num(ah);
+	av->sl = rdma_ah_get_sl(ah);
+	av->dlid = rdma_ah_get_dlid(ah);
+	av->is_global = !!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH);
+	if (av->is_global) {
+		memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+		av->flow_label = grh->flow_label;
+		av->sgid_index = grh->sgid_index;
+		av->hop_limit = grh->hop_limit;
+		av->traffic_class = grh->traffic_class;
+	}
+}
+
+/*
+ * ib_modify_qp() expects kernel callers to bring a resolved RoCE
+ * destination MAC, and the resolver itself is not exported. Creating an
+ * address handle on the QP's PD runs the core's own resolution and writes
+ * the MAC into @ah; the handle itself is not needed afterwards.
+ */
+static int ib_async_resolve_dmac(struct ib_pd *pd, struct rdma_ah_attr *ah)
+{
+	struct ib_ah *tmp;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE)
+		return 0;
+	tmp = rdma_create_user_ah(pd, ah, NULL);
+	if (IS_ERR(tmp))
+		return PTR_ERR(tmp);
+	return rdma_destroy_ah_user(tmp, RDMA_DESTROY_AH_SLEEPABLE, NULL);
+}
+
 static int ib_async_cmd_modify_qp(struct ib_async_cmd_ctx *c)
 {
 	struct ib_async_qp_attr arg;
@@ -188,7 +250,7 @@ static int ib_async_cmd_modify_qp(struct ib_async_cmd_ctx *c)
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.reserved8 || arg.sq_draining ||
-	    !arg.attr_mask)
+	    arg.av.reserved || !arg.attr_mask)
 		return -EINVAL;
 	if (arg.attr_mask & ~IB_ASYNC_QP_ATTR_SUPPORTED)
 		return -EOPNOTSUPP;
@@ -217,6 +279,13 @@ static int ib_async_cmd_modify_qp(struct ib_async_cmd_ctx *c)
 	attr.timeout = arg.timeout;
 	attr.retry_cnt = arg.retry_cnt;
 	attr.rnr_retry = arg.rnr_retry;
+	if (arg.attr_mask & IB_ASYNC_QP_AV) {
+		ret = ib_async_av_to_attr(c->ib_dev, &arg.av, &attr.ah_attr);
+		if (!ret)
+			ret = ib_async_resolve_dmac(uobj->qp->pd, &attr.ah_attr);
+		if (ret)
+			return ret;
+	}
 
 	/* The driver validates the transition and the fields it needs. */
 	ret = ib_modify_qp(uobj->qp, &attr, arg.attr_mask);
@@ -269,6 +338,8 @@ static int ib_async_cmd_query_qp(struct ib_async_cmd_ctx *c)
 	arg.timeout = attr.timeout;
 	arg.retry_cnt = attr.retry_cnt;
 	arg.rnr_retry = attr.rnr_retry;
+	if (uobj->qp->qp_type == IB_QPT_RC)
+		ib_async_attr_to_av(&attr.ah_attr, &arg.av);
 	return ib_async_put_arg(c, &arg, sizeof(arg));
 }
 
@@ -398,6 +469,45 @@ static int ib_async_cmd_create_wq(struct ib_async_cmd_ctx *c)
 	return ret;
 }
 
+static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
+{
+	struct ib_async_create_ah arg;
+	struct ib_async_uobj *uobj, *pd;
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_AH_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || arg.handle)
+		return -EINVAL;
+	ret = ib_async_av_to_attr(c->ib_dev, &arg.av, &attr);
+	if (ret)
+		return ret;
+	pd = ib_async_uobj_get(c->file, arg.pd_handle, IB_ASYNC_OBJ_PD);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_AH, 0);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	/* The core resolves the RoCE destination MAC, as for ib_uverbs. */
+	ah = rdma_create_user_ah(pd->pd, &attr, NULL);
+	if (IS_ERR(ah)) {
+		ib_async_uobj_abort(uobj);
+		return PTR_ERR(ah);
+	}
+	uobj->ah = ah;
+	ib_async_uobj_use(uobj, pd);
+	arg.handle = uobj->handle;
+	ret = ib_async_put_arg(c, &arg, sizeof(arg));
+	if (ret)
+		ib_async_uobj_destroy(uobj, &(u64){ 0 });
+	return ret;
+}
+
 static int ib_async_cmd_destroy(struct ib_async_cmd_ctx *c)
 {
 	struct ib_async_destroy arg;
@@ -445,6 +555,8 @@ static int ib_async_cmd_dispatch(struct ib_async_cmd_ctx *c, unsigned int cmd)
 		return ib_async_cmd_srq_attr(c, false);
 	case IB_ASYNC_IOC_CREATE_WQ:
 		return ib_async_cmd_create_wq(c);
+	case IB_ASYNC_IOC_CREATE_AH:
+		return ib_async_cmd_create_ah(c);
 	case IB_ASYNC_IOC_DESTROY:
 		return ib_async_cmd_destroy(c);
 	default:

@@ -121,6 +121,7 @@ struct ib_async_uobj {
 		struct ib_qp *qp;
 		struct ib_srq *srq;
 		struct ib_wq *wq;
+		struct ib_ah *ah;
 	};
 };
 

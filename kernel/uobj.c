@@ -104,6 +104,9 @@ static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 		return ib_destroy_srq_user(uobj->srq, NULL);
 	case IB_ASYNC_OBJ_WQ:
 		return ib_destroy_wq_user(uobj->wq, NULL);
+	case IB_ASYNC_OBJ_AH:
+		return rdma_destroy_ah_user(uobj->ah, RDMA_DESTROY_AH_SLEEPABLE,
+					    NULL);
 	default:
 		return -EINVAL;
 	}
@@ -149,8 +152,8 @@ int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
 
 /* Dependents before what they use: QPs use SRQs, CQs and PDs. */
 static const u16 ib_async_destroy_order[] = {
-	IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_WQ, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_CQ,
-	IB_ASYNC_OBJ_PD,
+	IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_WQ, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_AH,
+	IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_PD,
 };
 
 /*

@@ -277,8 +277,8 @@ TEST_F(obj, bad_arguments_change_nothing)
 
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_ASYNC_QPT_UD, &qp));
-	/* Address vectors are not offered yet: a clear EOPNOTSUPP. */
-	EXPECT_EQ(-EOPNOTSUPP, modify_qp(self->fd, qp.handle, 1, 1U << 7, &av));
+	/* Alternate paths are not offered: a clear EOPNOTSUPP. */
+	EXPECT_EQ(-EOPNOTSUPP, modify_qp(self->fd, qp.handle, 1, 1U << 14, &av));
 	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 9, 0, NULL));
 	av.port_num = 200;
 	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 1,
@@ -362,6 +362,148 @@ TEST_F(obj, close_destroys_every_object)
 	EXPECT_EQ(cq0, rdma_res_count(dev.ibdev, "cq"));
 	EXPECT_EQ(pd0, rdma_res_count(dev.ibdev, "pd"));
 	EXPECT_EQ(srq0, rdma_res_count(dev.ibdev, "srq"));
+}
+
+/* rxe0's RoCEv2 GID for the test bed's IPv4 address: index, raw GID. */
+static int roce_v2_gid(const char *ibdev, uint8_t gid[16])
+{
+	char path[256], type[32], text[64];
+	int i, j;
+
+	for (i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
+			 ibdev, i);
+		if (iba_read_line(path, type, sizeof(type)) ||
+		    strcmp(type, "RoCE v2"))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/gids/%d", ibdev, i);
+		if (iba_read_line(path, text, sizeof(text)) ||
+		    strncmp(text, "0000:0000:0000:0000:0000:ffff:", 30))
+			continue;
+		for (j = 0; j < 8; j++) {
+			unsigned int w;
+
+			if (sscanf(text + 5 * j, "%4x", &w) != 1)
+				return -1;
+			gid[2 * j] = w >> 8;
+			gid[2 * j + 1] = w & 0xff;
+		}
+		return i;
+	}
+	return -1;
+}
+
+/* An RC QP through INIT, RTR (to @dqpn at @gid) and RTS (IBV_QPS_*). */
+static int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
+		      const uint8_t gid[16])
+{
+	struct ib_async_qp_attr a = { .port_num = 1 };
+	int ret;
+
+	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+			IB_ASYNC_QP_ACCESS_FLAGS, &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.path_mtu = 3;			/* IBV_MTU_1024: veth */
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.av.is_global = 1;
+	a.av.port_num = 1;
+	a.av.sgid_index = sgid;
+	a.av.hop_limit = 64;
+	memcpy(a.av.dgid, gid, 16);
+	ret = modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
+			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
+			IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
+			IB_ASYNC_QP_MIN_RNR_TIMER, &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return modify_qp(fd, qp, 3, IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
+			 IB_ASYNC_QP_RNR_RETRY | IB_ASYNC_QP_SQ_PSN |
+			 IB_ASYNC_QP_MAX_QP_RD_ATOMIC, &a);
+}
+
+TEST_F(obj, rc_qps_connect_through_kernel_resolved_roce_address)
+{
+	struct ib_async_qp_attr q = { .argsz = sizeof(q) };
+	struct ib_async_create_qp a, b;
+	uint8_t gid[16];
+	int sgid;
+
+	IBA_SKIPPED_IN_SETUP();
+	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	if (sgid < 0)
+		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_RC, &a));
+	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, self->cq,
+			       IB_ASYNC_QPT_RC, &b));
+	ASSERT_EQ(0, rc_connect(self->fd, a.handle, b.qp_num, sgid, gid));
+	ASSERT_EQ(0, rc_connect(self->fd, b.handle, a.qp_num, sgid, gid));
+
+	q.handle = a.handle;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(3U, q.qp_state);
+	EXPECT_EQ(b.qp_num, q.dest_qp_num);
+	EXPECT_EQ(1, q.av.is_global);
+	EXPECT_EQ(sgid, q.av.sgid_index);
+	EXPECT_EQ(0, memcmp(gid, q.av.dgid, 16));
+}
+
+TEST_F(obj, address_handles_and_bad_address_vectors)
+{
+	struct ib_async_create_ah ah = { .argsz = sizeof(ah) };
+	struct ib_async_qp_attr init = { .port_num = 1 };
+	struct ib_async_qp_attr rtr = {};
+	struct ib_async_create_qp qp;
+	uint8_t gid[16];
+	int sgid;
+
+	IBA_SKIPPED_IN_SETUP();
+	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	if (sgid < 0)
+		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
+	ah.pd_handle = self->pd;
+	ah.av.port_num = 1;
+	ah.av.sgid_index = sgid;
+	ah.av.hop_limit = 64;
+	memcpy(ah.av.dgid, gid, 16);
+	/* RoCE has no LIDs: a vector without GRH is refused. */
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ah.av.is_global = 1;
+	ah.av.reserved = 1;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ah.av.reserved = 0;
+	/* rxe's GID table has 1024 entries: 250 exists and is empty. */
+	ah.av.sgid_index = 250;
+	EXPECT_EQ(-ENODATA, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ah.av.sgid_index = sgid;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ASSERT_NE(0U, ah.handle);
+	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_AH, ah.handle, NULL));
+
+	/* A QP left in INIT when its vector is refused. */
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_RC, &qp));
+	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
+			       &init));
+	rtr.av.port_num = 1;
+	rtr.av.is_global = 1;
+	rtr.av.sgid_index = 250;
+	EXPECT_EQ(-ENODATA, modify_qp(self->fd, qp.handle, 2, IB_ASYNC_QP_AV,
+				      &rtr));
+	EXPECT_EQ(1, query_qp_state(self->fd, qp.handle));
 }
 
 /*

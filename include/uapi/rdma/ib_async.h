@@ -65,6 +65,7 @@ enum ib_async_obj_type {
 	IB_ASYNC_OBJ_SRQ	= 3,
 	IB_ASYNC_OBJ_WQ		= 4,
 	IB_ASYNC_OBJ_PD		= 5,	/* has handles, never events */
+	IB_ASYNC_OBJ_AH		= 6,	/* has handles, never events */
 	IB_ASYNC_OBJ_NONE	= 0xffff, /* IB_ASYNC_EV_OVERFLOW */
 };
 
@@ -198,6 +199,24 @@ struct ib_async_create_qp {
 #define IB_ASYNC_CREATE_QP_SIZE_V1	72
 
 /*
+ * An address vector: where a connected QP sends, or an AH points. RoCE
+ * needs the GRH (is_global = 1); the kernel resolves the destination MAC
+ * from dgid and the source GID at sgid_index of port_num.
+ */
+struct ib_async_av {
+	__u8 dgid[16];
+	__u32 flow_label;
+	__u16 dlid;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;
+	__u8 is_global;
+	__u8 port_num;
+	__u32 reserved;
+};
+
+/*
  * QP attributes, for IB_ASYNC_IOC_MODIFY_QP (in) and IB_ASYNC_IOC_QUERY_QP
  * (out). attr_mask uses the bits and values of enum ibv_qp_attr_mask /
  * enum ib_qp_attr_mask and states those of enum ibv_qp_state. Supported
@@ -228,9 +247,10 @@ struct ib_async_qp_attr {
 	__u8 rnr_retry;
 	__u8 reserved8;
 	__u32 reserved;
+	struct ib_async_av av;	/* IB_ASYNC_QP_AV */
 };
 
-#define IB_ASYNC_QP_ATTR_SIZE_V1	64
+#define IB_ASYNC_QP_ATTR_SIZE_V1	96
 
 #define IB_ASYNC_QP_STATE		(1U << 0)
 #define IB_ASYNC_QP_CUR_STATE		(1U << 1)
@@ -239,6 +259,7 @@ struct ib_async_qp_attr {
 #define IB_ASYNC_QP_PKEY_INDEX		(1U << 4)
 #define IB_ASYNC_QP_PORT		(1U << 5)
 #define IB_ASYNC_QP_QKEY		(1U << 6)
+#define IB_ASYNC_QP_AV			(1U << 7)
 #define IB_ASYNC_QP_PATH_MTU		(1U << 8)
 #define IB_ASYNC_QP_TIMEOUT		(1U << 9)
 #define IB_ASYNC_QP_RETRY_CNT		(1U << 10)
@@ -249,7 +270,7 @@ struct ib_async_qp_attr {
 #define IB_ASYNC_QP_SQ_PSN		(1U << 16)
 #define IB_ASYNC_QP_MAX_DEST_RD_ATOMIC	(1U << 17)
 #define IB_ASYNC_QP_DEST_QPN		(1U << 20)
-#define IB_ASYNC_QP_ATTR_SUPPORTED	0x0013bf7f
+#define IB_ASYNC_QP_ATTR_SUPPORTED	0x0013bfff
 
 /* IB_ASYNC_IOC_CREATE_SRQ */
 struct ib_async_create_srq {
@@ -299,6 +320,17 @@ struct ib_async_create_wq {
 
 #define IB_ASYNC_CREATE_WQ_SIZE_V1	40
 
+/* IB_ASYNC_IOC_CREATE_AH: an address handle for UD sends */
+struct ib_async_create_ah {
+	__u32 argsz;
+	__u32 flags;
+	__u32 pd_handle;
+	__u32 handle;		/* out */
+	struct ib_async_av av;
+};
+
+#define IB_ASYNC_CREATE_AH_SIZE_V1	48
+
 /*
  * IB_ASYNC_IOC_DESTROY: obj_type must be the handle's. EBUSY while other
  * objects use it (a PD with QPs, a CQ or SRQ with QPs), nothing changed.
@@ -342,5 +374,7 @@ struct ib_async_destroy {
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9a, struct ib_async_create_wq)
 #define IB_ASYNC_IOC_DESTROY \
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9b, struct ib_async_destroy)
+#define IB_ASYNC_IOC_CREATE_AH \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9c, struct ib_async_create_ah)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */
