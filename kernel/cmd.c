@@ -160,6 +160,7 @@ static int ib_async_cmd_create_qp(struct ib_async_cmd_ctx *c)
 		return PTR_ERR(qp);
 	}
 	uobj->qp = qp;
+	uobj->sq_sig_all = arg.sq_sig_all;
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES; i++)
 		ib_async_uobj_use(uobj, deps[i]);
 
@@ -557,6 +558,12 @@ static int ib_async_cmd_dispatch(struct ib_async_cmd_ctx *c, unsigned int cmd)
 		return ib_async_cmd_create_wq(c);
 	case IB_ASYNC_IOC_CREATE_AH:
 		return ib_async_cmd_create_ah(c);
+	case IB_ASYNC_IOC_POST_RECV:
+		return ib_async_cmd_post_recv(c->file, c->uarg);
+	case IB_ASYNC_IOC_POST_SEND:
+		return ib_async_cmd_post_send(c->file, c->uarg);
+	case IB_ASYNC_IOC_POLL_CQ:
+		return ib_async_cmd_poll_cq(c->file, c->uarg);
 	case IB_ASYNC_IOC_DESTROY:
 		return ib_async_cmd_destroy(c);
 	default:

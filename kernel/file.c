@@ -56,6 +56,7 @@ static int ib_async_release(struct inode *inode, struct file *filp)
 
 	ib_async_device_detach_file(adev, file);
 	xa_destroy(&file->objs);
+	xa_destroy(&file->wrs);
 	mutex_destroy(&file->obj_mutex);
 	ib_async_evq_destroy(&file->evq);
 	kfree(file);

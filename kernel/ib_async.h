@@ -99,8 +99,11 @@ struct ib_async_file {
 	struct list_head list;		/* on adev->files */
 	struct ib_async_evq evq;
 
-	struct mutex obj_mutex;		/* objs and every uobj's users */
+	struct mutex obj_mutex;		/* objs, wrs and every uobj's users */
 	struct xarray objs;		/* handle -> struct ib_async_uobj */
+	struct xarray wrs;		/* id -> posted struct ib_async_wr */
+	u32 wr_count;
+	u32 wr_bytes;
 };
 
 #define IB_ASYNC_UOBJ_MAX_USES	4
@@ -112,6 +115,7 @@ struct ib_async_uobj {
 	u32 handle;
 	u16 type;			/* enum ib_async_obj_type */
 	u8 port;			/* QP: for event records */
+	u8 sq_sig_all;			/* QP: every send completes */
 	u32 users;			/* objects using this one */
 	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
 	union {				/* NULL once destroyed by removal */
@@ -173,6 +177,12 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported);
 void ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
 void ib_async_uobj_event(struct ib_event *event, void *context);
+
+/* datapath.c */
+void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
+int ib_async_cmd_post_recv(struct ib_async_file *file, void __user *uarg);
+int ib_async_cmd_post_send(struct ib_async_file *file, void __user *uarg);
+int ib_async_cmd_poll_cq(struct ib_async_file *file, void __user *uarg);
 
 /* cmd.c */
 long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,

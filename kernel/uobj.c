@@ -19,6 +19,7 @@ void ib_async_file_objs_init(struct ib_async_file *file)
 {
 	mutex_init(&file->obj_mutex);
 	xa_init_flags(&file->objs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&file->wrs, XA_FLAGS_ALLOC);
 }
 
 /* Called with obj_mutex held; the handle exists before the verbs object. */
@@ -112,9 +113,13 @@ static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 	}
 }
 
+/* The verbs object is gone: release what it held. */
 static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 {
 	int i;
+
+	if (uobj->type == IB_ASYNC_OBJ_QP || uobj->type == IB_ASYNC_OBJ_SRQ)
+		ib_async_free_wrs(uobj->file, uobj);
 
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
 		uobj->uses[i]->users--;

@@ -12,7 +12,7 @@
  */
 #include <pthread.h>
 
-#include "ib_async_util.h"
+#include "ib_async_verbs.h"
 
 #define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
 #define EVSRC_DIR	"/sys/kernel/debug/ib_async_evsrc/evsrc0"
@@ -41,11 +41,6 @@ static const struct {
 	{ IB_ASYNC_EV_SRQ_LIMIT_REACHED, IB_ASYNC_OBJ_SRQ },
 	{ IB_ASYNC_EV_WQ_FATAL, IB_ASYNC_OBJ_WQ },
 };
-
-static int ioc(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
 
 static int evsrc_write(const char *file, const char *fmt, ...)
 {
@@ -139,17 +134,6 @@ static int make_objects(int fd, struct objs *o)
 	o->srq = srq.handle;
 	o->qp = qp.handle;
 	o->wq = wq.handle;
-	return ret;
-}
-
-static int destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported)
-{
-	struct ib_async_destroy a = {
-		.argsz = sizeof(a), .obj_type = type, .handle = handle,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
-
-	*reported = a.events_reported;
 	return ret;
 }
 

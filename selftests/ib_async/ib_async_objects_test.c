@@ -6,99 +6,10 @@
  * purge of unread events, and cleanup at close checked against the RDMA
  * core's own resource counts (`rdma resource show`).
  */
-#include "ib_async_util.h"
+#include "ib_async_verbs.h"
 
 #define QP_COOKIE	0x5150c0de00000001ULL
 #define CQ_COOKIE	0xc0c0c0c0c0c0c0c0ULL
-
-static int ioc(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int create_pd(int fd, uint32_t *handle)
-{
-	struct ib_async_create_pd a = { .argsz = sizeof(a) };
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_PD, &a);
-
-	*handle = a.handle;
-	return ret;
-}
-
-static int create_cq(int fd, uint64_t cookie, uint32_t cqe, uint32_t *handle)
-{
-	struct ib_async_create_cq a = {
-		.argsz = sizeof(a), .cookie = cookie, .cqe = cqe,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
-
-	*handle = a.handle;
-	return ret;
-}
-
-static int create_qp(int fd, uint64_t cookie, uint32_t pd, uint32_t cq,
-		     uint32_t type, struct ib_async_create_qp *out)
-{
-	struct ib_async_create_qp a = {
-		.argsz = sizeof(a), .cookie = cookie, .pd_handle = pd,
-		.send_cq_handle = cq, .recv_cq_handle = cq, .qp_type = type,
-		.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-		.max_recv_sge = 1,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
-
-	*out = a;
-	return ret;
-}
-
-static int modify_qp(int fd, uint32_t qp, uint32_t state, uint32_t mask,
-		     struct ib_async_qp_attr *extra)
-{
-	struct ib_async_qp_attr a = {};
-
-	if (extra)
-		a = *extra;
-	a.argsz = sizeof(a);
-	a.handle = qp;
-	a.qp_state = state;
-	a.attr_mask = mask | IB_ASYNC_QP_STATE;
-	return ioc(fd, IB_ASYNC_IOC_MODIFY_QP, &a);
-}
-
-static int query_qp_state(int fd, uint32_t qp)
-{
-	struct ib_async_qp_attr a = { .argsz = sizeof(a), .handle = qp };
-	int ret = ioc(fd, IB_ASYNC_IOC_QUERY_QP, &a);
-
-	return ret ? ret : (int)a.qp_state;
-}
-
-static int destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported)
-{
-	struct ib_async_destroy a = {
-		.argsz = sizeof(a), .obj_type = type, .handle = handle,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
-
-	if (reported)
-		*reported = a.events_reported;
-	return ret;
-}
-
-/* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
-static int ud_to_rts(int fd, uint32_t qp)
-{
-	struct ib_async_qp_attr init = { .port_num = 1, .qkey = 0x11111111 };
-	int ret;
-
-	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
-			IB_ASYNC_QP_QKEY, &init);
-	if (!ret)
-		ret = modify_qp(fd, qp, 2, 0, NULL);
-	if (!ret)
-		ret = modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN, NULL);
-	return ret;
-}
 
 /* The RDMA core's count of one resource kind on the device, or -1. */
 static long rdma_res_count(const char *ibdev, const char *kind)
@@ -362,74 +273,6 @@ TEST_F(obj, close_destroys_every_object)
 	EXPECT_EQ(cq0, rdma_res_count(dev.ibdev, "cq"));
 	EXPECT_EQ(pd0, rdma_res_count(dev.ibdev, "pd"));
 	EXPECT_EQ(srq0, rdma_res_count(dev.ibdev, "srq"));
-}
-
-/* rxe0's RoCEv2 GID for the test bed's IPv4 address: index, raw GID. */
-static int roce_v2_gid(const char *ibdev, uint8_t gid[16])
-{
-	char path[256], type[32], text[64];
-	int i, j;
-
-	for (i = 0; i < 16; i++) {
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
-			 ibdev, i);
-		if (iba_read_line(path, type, sizeof(type)) ||
-		    strcmp(type, "RoCE v2"))
-			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gids/%d", ibdev, i);
-		if (iba_read_line(path, text, sizeof(text)) ||
-		    strncmp(text, "0000:0000:0000:0000:0000:ffff:", 30))
-			continue;
-		for (j = 0; j < 8; j++) {
-			unsigned int w;
-
-			if (sscanf(text + 5 * j, "%4x", &w) != 1)
-				return -1;
-			gid[2 * j] = w >> 8;
-			gid[2 * j + 1] = w & 0xff;
-		}
-		return i;
-	}
-	return -1;
-}
-
-/* An RC QP through INIT, RTR (to @dqpn at @gid) and RTS (IBV_QPS_*). */
-static int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
-		      const uint8_t gid[16])
-{
-	struct ib_async_qp_attr a = { .port_num = 1 };
-	int ret;
-
-	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
-			IB_ASYNC_QP_ACCESS_FLAGS, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.path_mtu = 3;			/* IBV_MTU_1024: veth */
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.av.is_global = 1;
-	a.av.port_num = 1;
-	a.av.sgid_index = sgid;
-	a.av.hop_limit = 64;
-	memcpy(a.av.dgid, gid, 16);
-	ret = modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
-			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
-			IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
-			IB_ASYNC_QP_MIN_RNR_TIMER, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return modify_qp(fd, qp, 3, IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
-			 IB_ASYNC_QP_RNR_RETRY | IB_ASYNC_QP_SQ_PSN |
-			 IB_ASYNC_QP_MAX_QP_RD_ATOMIC, &a);
 }
 
 TEST_F(obj, rc_qps_connect_through_kernel_resolved_roce_address)

@@ -332,6 +332,79 @@ struct ib_async_create_ah {
 #define IB_ASYNC_CREATE_AH_SIZE_V1	48
 
 /*
+ * A minimal data path through kernel buffers: the kernel stages each
+ * message in a buffer of its own; user memory is read at POST_SEND and
+ * written at POLL_CQ, in the calling process. One work request per call;
+ * messages up to IB_ASYNC_MAX_MSG bytes. Send opcodes are
+ * IBV_WR_SEND and IBV_WR_SEND_WITH_IMM; work completions use the values of
+ * enum ibv_wc_status / ibv_wc_opcode / ibv_wc_flags.
+ */
+#define IB_ASYNC_MAX_MSG	65536
+#define IB_ASYNC_WR_SEND		2
+#define IB_ASYNC_WR_SEND_WITH_IMM	3
+#define IB_ASYNC_SEND_SIGNALED		(1U << 1)
+
+/* IB_ASYNC_IOC_POST_RECV: to a QP or an SRQ */
+struct ib_async_post_recv {
+	__u32 argsz;
+	__u32 flags;
+	__u32 obj_type;		/* IB_ASYNC_OBJ_QP or IB_ASYNC_OBJ_SRQ */
+	__u32 handle;
+	__aligned_u64 wr_id;
+	__aligned_u64 addr;	/* where the message lands, at POLL_CQ */
+	__u32 length;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_POST_RECV_SIZE_V1	40
+
+/* IB_ASYNC_IOC_POST_SEND */
+struct ib_async_post_send {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;		/* QP */
+	__u32 opcode;		/* IB_ASYNC_WR_* */
+	__aligned_u64 wr_id;
+	__aligned_u64 addr;	/* the message, read now */
+	__u32 length;
+	__u32 send_flags;	/* IB_ASYNC_SEND_SIGNALED */
+	__be32 imm_data;
+	__u32 ah_handle;	/* UD only */
+	__u32 remote_qpn;	/* UD only */
+	__u32 remote_qkey;	/* UD only */
+};
+
+#define IB_ASYNC_POST_SEND_SIZE_V1	56
+
+struct ib_async_wc {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 imm_data;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u16 reserved;
+};
+
+/* IB_ASYNC_IOC_POLL_CQ */
+struct ib_async_poll_cq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 count;		/* in: entries at wc; out: entries filled */
+	__aligned_u64 wc;	/* user pointer to struct ib_async_wc[count] */
+};
+
+#define IB_ASYNC_POLL_CQ_SIZE_V1	24
+
+/*
  * IB_ASYNC_IOC_DESTROY: obj_type must be the handle's. EBUSY while other
  * objects use it (a PD with QPs, a CQ or SRQ with QPs), nothing changed.
  * Unread events of the object are discarded; @events_reported is how many
@@ -376,5 +449,11 @@ struct ib_async_destroy {
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9b, struct ib_async_destroy)
 #define IB_ASYNC_IOC_CREATE_AH \
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9c, struct ib_async_create_ah)
+#define IB_ASYNC_IOC_POST_RECV \
+	_IOW(IB_ASYNC_IOC_MAGIC, 0x9d, struct ib_async_post_recv)
+#define IB_ASYNC_IOC_POST_SEND \
+	_IOW(IB_ASYNC_IOC_MAGIC, 0x9e, struct ib_async_post_send)
+#define IB_ASYNC_IOC_POLL_CQ \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9f, struct ib_async_poll_cq)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */
