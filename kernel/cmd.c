@@ -567,7 +567,7 @@ static int ib_async_cmd_dispatch(struct ib_async_cmd_ctx *c, unsigned int cmd)
 	case IB_ASYNC_IOC_DESTROY:
 		return ib_async_cmd_destroy(c);
 	default:
-		return -ENOTTY;
+		return ib_async_cmd_query(c->file, c->ib_dev, cmd, c->uarg);
 	}
 }
 

@@ -184,6 +184,10 @@ int ib_async_cmd_post_recv(struct ib_async_file *file, void __user *uarg);
 int ib_async_cmd_post_send(struct ib_async_file *file, void __user *uarg);
 int ib_async_cmd_poll_cq(struct ib_async_file *file, void __user *uarg);
 
+/* query.c */
+int ib_async_cmd_query(struct ib_async_file *file, struct ib_device *ib_dev,
+		       unsigned int cmd, void __user *uarg);
+
 /* cmd.c */
 long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
 		  void __user *uarg);

@@ -349,6 +349,71 @@ TEST_F(obj, address_handles_and_bad_address_vectors)
 	EXPECT_EQ(1, query_qp_state(self->fd, qp.handle));
 }
 
+/* Every query answered as the RDMA core's own sysfs files say. */
+TEST_F(obj, queries_match_the_rdma_core_sysfs)
+{
+	struct ib_async_device_attr d = { .argsz = sizeof(d) };
+	struct ib_async_port_attr p = { .argsz = sizeof(p), .port_num = 1 };
+	struct ib_async_query_gid g = { .argsz = sizeof(g), .port_num = 1 };
+	struct ib_async_query_pkey k = { .argsz = sizeof(k), .port_num = 1 };
+	struct ib_async_resize_cq r = { .argsz = sizeof(r) };
+	char path[256], text[64], guid[32];
+	const uint8_t *b;
+	uint8_t gid[16];
+	int sgid;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_DEVICE, &d));
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_guid",
+		 self->dev.ibdev);
+	ASSERT_EQ(0, iba_read_line(path, text, sizeof(text)));
+	b = (const uint8_t *)&d.node_guid;
+	snprintf(guid, sizeof(guid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+	EXPECT_STREQ(text, guid);
+	EXPECT_EQ(1, d.phys_port_cnt);
+	EXPECT_LT(0U, d.max_qp);
+	EXPECT_LT(0U, d.max_cqe);
+
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_PORT, &p));
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/state",
+		 self->dev.ibdev);
+	ASSERT_EQ(0, iba_read_line(path, text, sizeof(text)));
+	EXPECT_EQ((uint32_t)atoi(text), p.state);
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/link_layer", self->dev.ibdev);
+	ASSERT_EQ(0, iba_read_line(path, text, sizeof(text)));
+	EXPECT_EQ(strcmp(text, "Ethernet") ? 1 : 2, p.link_layer);
+	EXPECT_LT(0U, p.gid_tbl_len);
+	p.port_num = 2;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_PORT, &p));
+
+	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	if (sgid >= 0) {
+		g.index = sgid;
+		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_GID, &g));
+		EXPECT_EQ(0, memcmp(gid, g.gid, 16));
+		EXPECT_EQ(2U, g.gid_type);	/* RoCE v2 */
+		g.index = 250;
+		EXPECT_EQ(-ENODATA, ioc(self->fd, IB_ASYNC_IOC_QUERY_GID, &g));
+	}
+
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/pkeys/0",
+		 self->dev.ibdev);
+	ASSERT_EQ(0, iba_read_line(path, text, sizeof(text)));
+	EXPECT_EQ(strtoul(text, NULL, 16), k.pkey);
+	k.index = 60000;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+
+	r.handle = self->cq;
+	r.cqe = 64;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
+	EXPECT_LE(64U, r.cqe);
+	r.cqe = 0;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
+}
+
 /*
  * Last, as it takes the device away: removal with live objects and an
  * unread affiliated event must not wait for this file. The file keeps the

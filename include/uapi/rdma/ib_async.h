@@ -332,6 +332,117 @@ struct ib_async_create_ah {
 #define IB_ASYNC_CREATE_AH_SIZE_V1	48
 
 /*
+ * Device and port queries: the fields of struct ibv_device_attr,
+ * ibv_port_attr, ibv_query_gid() and ibv_query_pkey(), with rdma-core's
+ * values (enum ibv_port_state, ibv_mtu, link layer, gid types...).
+ */
+
+/* IB_ASYNC_IOC_QUERY_DEVICE: in argsz, flags; everything else out */
+struct ib_async_device_attr {
+	__u32 argsz;
+	__u32 flags;
+	__aligned_u64 fw_ver;
+	__be64 node_guid;
+	__be64 sys_image_guid;
+	__aligned_u64 max_mr_size;
+	__aligned_u64 page_size_cap;
+	__aligned_u64 device_cap_flags;
+	__u32 vendor_id;
+	__u32 vendor_part_id;
+	__u32 hw_ver;
+	__u32 max_qp;
+	__u32 max_qp_wr;
+	__u32 max_sge;
+	__u32 max_sge_rd;
+	__u32 max_cq;
+	__u32 max_cqe;
+	__u32 max_mr;
+	__u32 max_pd;
+	__u32 max_qp_rd_atom;
+	__u32 max_qp_init_rd_atom;
+	__u32 max_srq;
+	__u32 max_srq_wr;
+	__u32 max_srq_sge;
+	__u32 max_ah;
+	__u32 max_mw;
+	__u32 atomic_cap;
+	__u16 max_pkeys;
+	__u8 local_ca_ack_delay;
+	__u8 phys_port_cnt;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_DEVICE_ATTR_SIZE_V1	144
+
+/* IB_ASYNC_IOC_QUERY_PORT: in argsz, flags, port_num */
+struct ib_async_port_attr {
+	__u32 argsz;
+	__u32 flags;
+	__u32 port_num;
+	__u32 state;
+	__u32 max_mtu;
+	__u32 active_mtu;
+	__u32 gid_tbl_len;
+	__u32 port_cap_flags;
+	__u32 max_msg_sz;
+	__u32 bad_pkey_cntr;
+	__u32 qkey_viol_cntr;
+	__u32 lid;
+	__u32 sm_lid;
+	__u16 pkey_tbl_len;
+	__u16 active_speed;
+	__u8 lmc;
+	__u8 max_vl_num;
+	__u8 sm_sl;
+	__u8 subnet_timeout;
+	__u8 init_type_reply;
+	__u8 active_width;
+	__u8 phys_state;
+	__u8 link_layer;
+	__u16 port_cap_flags2;
+	__u16 reserved16;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_PORT_ATTR_SIZE_V1	72
+
+/* IB_ASYNC_IOC_QUERY_GID: in port_num, index; ENODATA for an empty slot */
+struct ib_async_query_gid {
+	__u32 argsz;
+	__u32 flags;
+	__u32 port_num;
+	__u32 index;
+	__u8 gid[16];		/* out */
+	__u32 gid_type;		/* out: 0 IB, 1 RoCE v1, 2 RoCE v2 */
+	__u32 reserved;
+};
+
+#define IB_ASYNC_QUERY_GID_SIZE_V1	40
+
+/* IB_ASYNC_IOC_QUERY_PKEY: in port_num, index */
+struct ib_async_query_pkey {
+	__u32 argsz;
+	__u32 flags;
+	__u32 port_num;
+	__u32 index;
+	__u16 pkey;		/* out, host byte order */
+	__u16 reserved16;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_QUERY_PKEY_SIZE_V1	24
+
+/* IB_ASYNC_IOC_RESIZE_CQ: EOPNOTSUPP where the driver cannot */
+struct ib_async_resize_cq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 cqe;		/* in: wanted; out: allocated */
+};
+
+#define IB_ASYNC_RESIZE_CQ_SIZE_V1	16
+
+/*
  * A minimal data path through kernel buffers: the kernel stages each
  * message in a buffer of its own; user memory is read at POST_SEND and
  * written at POLL_CQ, in the calling process. One work request per call;
@@ -455,5 +566,15 @@ struct ib_async_destroy {
 	_IOW(IB_ASYNC_IOC_MAGIC, 0x9e, struct ib_async_post_send)
 #define IB_ASYNC_IOC_POLL_CQ \
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9f, struct ib_async_poll_cq)
+#define IB_ASYNC_IOC_QUERY_DEVICE \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa0, struct ib_async_device_attr)
+#define IB_ASYNC_IOC_QUERY_PORT \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa1, struct ib_async_port_attr)
+#define IB_ASYNC_IOC_QUERY_GID \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa2, struct ib_async_query_gid)
+#define IB_ASYNC_IOC_QUERY_PKEY \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa3, struct ib_async_query_pkey)
+#define IB_ASYNC_IOC_RESIZE_CQ \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa4, struct ib_async_resize_cq)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */
