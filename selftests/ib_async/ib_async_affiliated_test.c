@@ -325,4 +325,121 @@ TEST_F_TIMEOUT(aff, hardirq_storm_with_destroy_keeps_counts_exact, 300)
 	EXPECT_EQ(-ENOENT, r.ret);
 }
 
+#define STORM_QPS	4
+
+struct churn {
+	const char *node;
+	int rounds;
+	int errors;
+	volatile int stop;
+};
+
+/* Open, make a QP, storm it from hard irq, close while it is delivering. */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!c->stop) {
+		struct ib_async_create_qp qp;
+		struct raiser r = { .ret = 1 };
+		uint32_t pd, cq;
+		pthread_t thr;
+		int fd, id;
+
+		fd = open(c->node, O_RDWR | O_NONBLOCK);
+		if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
+		    create_qp(fd, 9, pd, cq, IB_ASYNC_QPT_UD, &qp)) {
+			c->errors++;
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		id = evsrc_find("qp", qp.qp_num);
+		snprintf(r.cmd, sizeof(r.cmd), "%u qp:%d hardirq 100000",
+			 IB_ASYNC_EV_COMM_EST, id);
+		if (pthread_create(&thr, NULL, raise_thread, &r)) {
+			c->errors++;
+			close(fd);
+			break;
+		}
+		iba_sleep_ms(20);
+		close(fd);	/* objects live, events unread, storm running */
+		pthread_join(thr, NULL);
+		if (r.ret && r.ret != -ENOENT)
+			c->errors++;
+		c->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * Hard-irq storms on several QPs of this file while another thread keeps
+ * opening files, storming their QPs and closing them mid-delivery, and
+ * this thread destroys the QPs one by one: no crash, no hang, and for each
+ * destroyed QP events_reported equals what this thread read for it.
+ */
+TEST_F_TIMEOUT(aff, storms_on_many_objects_with_destroys_and_closes, 600)
+{
+	static struct ib_async_event ev[256];
+	struct ib_async_create_qp qp[STORM_QPS];
+	struct raiser r[STORM_QPS];
+	pthread_t thr[STORM_QPS], cthr;
+	uint64_t got[STORM_QPS] = {}, reported, t0;
+	struct churn c = { .node = self->dev.node };
+	int i, j, k, destroyed = 0, late = 0;
+	ssize_t n;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (i = 0; i < STORM_QPS; i++) {
+		ASSERT_EQ(0, create_qp(self->fd, 100 + i, self->o.pd, self->o.cq,
+				       IB_ASYNC_QPT_UD, &qp[i]));
+		snprintf(r[i].cmd, sizeof(r[i].cmd), "%u qp:%d hardirq 1000000",
+			 IB_ASYNC_EV_QP_FATAL, evsrc_find("qp", qp[i].qp_num));
+		r[i].ret = 1;
+	}
+	ASSERT_EQ(0, pthread_create(&cthr, NULL, churn_thread, &c));
+	for (i = 0; i < STORM_QPS; i++)
+		ASSERT_EQ(0, pthread_create(&thr[i], NULL, raise_thread, &r[i]));
+
+	t0 = iba_now_ms();
+	while (destroyed < STORM_QPS && iba_now_ms() - t0 < 240000) {
+		n = read(self->fd, ev, sizeof(ev));
+		if (n < 0) {
+			ASSERT_EQ(EAGAIN, errno);
+			iba_sleep_ms(2);
+			continue;
+		}
+		for (j = 0; j < n / (int)sizeof(ev[0]); j++) {
+			if (ev[j].obj_type != IB_ASYNC_OBJ_QP)
+				continue;
+			for (k = 0; k < STORM_QPS; k++) {
+				if (ev[j].obj_handle != qp[k].handle)
+					continue;
+				if (k < destroyed)
+					late++;
+				else
+					got[k]++;
+			}
+		}
+		if (got[destroyed] >= 500) {
+			ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP,
+					     qp[destroyed].handle, &reported));
+			EXPECT_EQ(got[destroyed], reported)
+				TH_LOG("QP %d", destroyed);
+			destroyed++;
+		}
+	}
+	c.stop = 1;
+	for (i = 0; i < STORM_QPS; i++)
+		pthread_join(thr[i], NULL);
+	pthread_join(cthr, NULL);
+	EXPECT_EQ(STORM_QPS, destroyed);
+	EXPECT_EQ(0, late);
+	EXPECT_EQ(0, c.errors);
+	TH_LOG("%d files opened, stormed and closed meanwhile", c.rounds);
+	EXPECT_LT(0, c.rounds);
+	for (i = 0; i < STORM_QPS; i++)
+		EXPECT_EQ(-ENOENT, r[i].ret);
+}
+
 TEST_HARNESS_MAIN

@@ -6,6 +6,8 @@
  * purge of unread events, and cleanup at close checked against the RDMA
  * core's own resource counts (`rdma resource show`).
  */
+#include <signal.h>
+
 #include "ib_async_verbs.h"
 
 #define QP_COOKIE	0x5150c0de00000001ULL
@@ -412,6 +414,57 @@ TEST_F(obj, queries_match_the_rdma_core_sysfs)
 	EXPECT_LE(64U, r.cqe);
 	r.cqe = 0;
 	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
+}
+
+/*
+ * A process killed with live objects and an unread affiliated event: the
+ * kernel closes its file and every object goes, as the RDMA core counts.
+ */
+TEST_F(obj, sigkill_with_objects_and_unread_events_leaves_nothing)
+{
+	struct ib_async_qp_attr sqd = { .en_sqd_async_notify = 1 };
+	long qp0 = rdma_res_count(self->dev.ibdev, "qp");
+	long cq0 = rdma_res_count(self->dev.ibdev, "cq");
+	long pd0 = rdma_res_count(self->dev.ibdev, "pd");
+	int ready[2], status;
+	char c;
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_LE(0, qp0);
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ib_async_create_qp qp;
+		uint32_t pd, cq;
+		int fd = open(self->dev.node, O_RDWR), i;
+
+		if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq))
+			_exit(1);
+		for (i = 0; i < 4; i++)
+			if (create_qp(fd, i, pd, cq, IB_ASYNC_QPT_UD, &qp))
+				_exit(1);
+		if (ud_to_rts(fd, qp.handle) ||
+		    modify_qp(fd, qp.handle, 4,
+			      IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd) ||
+		    iba_wait_queued(fd, 1, IBA_EVENT_TIMEOUT_MS))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	EXPECT_EQ(qp0 + 4, rdma_res_count(self->dev.ibdev, "qp"));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(qp0, rdma_res_count(self->dev.ibdev, "qp"));
+	EXPECT_EQ(cq0, rdma_res_count(self->dev.ibdev, "cq"));
+	EXPECT_EQ(pd0, rdma_res_count(self->dev.ibdev, "pd"));
 }
 
 /*
