@@ -509,6 +509,43 @@ static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
 	return ret;
 }
 
+/*
+ * The 6.1 core has no ib_modify_wq(); like ib_uverbs, call the driver,
+ * filling in the states the caller left out.
+ */
+static int ib_async_cmd_modify_wq(struct ib_async_cmd_ctx *c)
+{
+	const u32 known = IB_WQ_STATE | IB_WQ_CUR_STATE | IB_WQ_FLAGS;
+	struct ib_async_modify_wq arg;
+	struct ib_wq_attr attr = {};
+	struct ib_async_uobj *uobj;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_MODIFY_WQ_SIZE_V1,
+			       c->uarg);
+	if (ret)
+		return ret;
+	if (arg.flags || !arg.attr_mask || arg.attr_mask & ~known ||
+	    arg.wq_state > IB_WQS_ERR || arg.curr_wq_state > IB_WQS_ERR)
+		return -EINVAL;
+	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_WQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	if (!uobj->wq->device->ops.modify_wq)
+		return -EOPNOTSUPP;
+
+	if (arg.attr_mask & IB_WQ_FLAGS) {
+		attr.flags = arg.wq_flags;
+		attr.flags_mask = arg.wq_flags_mask;
+	}
+	attr.curr_wq_state = arg.attr_mask & IB_WQ_CUR_STATE ?
+			     arg.curr_wq_state : uobj->wq->state;
+	attr.wq_state = arg.attr_mask & IB_WQ_STATE ? arg.wq_state :
+						      attr.curr_wq_state;
+	return uobj->wq->device->ops.modify_wq(uobj->wq, &attr, arg.attr_mask,
+					       NULL);
+}
+
 static int ib_async_cmd_destroy(struct ib_async_cmd_ctx *c)
 {
 	struct ib_async_destroy arg;
@@ -556,6 +593,8 @@ static int ib_async_cmd_dispatch(struct ib_async_cmd_ctx *c, unsigned int cmd)
 		return ib_async_cmd_srq_attr(c, false);
 	case IB_ASYNC_IOC_CREATE_WQ:
 		return ib_async_cmd_create_wq(c);
+	case IB_ASYNC_IOC_MODIFY_WQ:
+		return ib_async_cmd_modify_wq(c);
 	case IB_ASYNC_IOC_CREATE_AH:
 		return ib_async_cmd_create_ah(c);
 	case IB_ASYNC_IOC_POST_RECV:

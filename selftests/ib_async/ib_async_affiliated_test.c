@@ -325,6 +325,50 @@ TEST_F_TIMEOUT(aff, hardirq_storm_with_destroy_keeps_counts_exact, 300)
 	EXPECT_EQ(-ENOENT, r.ret);
 }
 
+/* The state evsrc holds for its WQ @id, or -1. */
+static int evsrc_wq_state(int id)
+{
+	char line[256], k[16];
+	unsigned int n, state;
+	int ret = -1;
+	FILE *f = fopen(EVSRC_DIR "/objects", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "state=");
+
+		if (sscanf(line, "%15s %u", k, &n) == 2 && !strcmp(k, "wq") &&
+		    (int)n == id && p && sscanf(p, "state=%u", &state) == 1)
+			ret = state;
+	}
+	fclose(f);
+	return ret;
+}
+
+TEST_F(aff, modify_wq_reaches_the_driver)
+{
+	struct ib_async_modify_wq m = {
+		.argsz = sizeof(m), .attr_mask = IB_ASYNC_WQ_STATE,
+		.wq_state = 1,	/* IBV_WQS_RDY */
+	};
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(0, evsrc_wq_state(self->o.ev_wq));	/* RESET */
+	m.handle = self->o.wq;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	EXPECT_EQ(1, evsrc_wq_state(self->o.ev_wq));
+	m.wq_state = 7;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	m.wq_state = 2;
+	m.attr_mask = 1U << 5;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	m.attr_mask = IB_ASYNC_WQ_STATE;
+	m.handle = self->o.qp;		/* a QP's handle */
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	EXPECT_EQ(1, evsrc_wq_state(self->o.ev_wq));
+}
+
 #define STORM_QPS	4
 
 struct churn {

@@ -515,6 +515,25 @@ struct ib_async_poll_cq {
 
 #define IB_ASYNC_POLL_CQ_SIZE_V1	24
 
+/* attr_mask bits of IB_ASYNC_IOC_MODIFY_WQ (enum ibv_wq_attr_mask) */
+#define IB_ASYNC_WQ_STATE	(1U << 0)
+#define IB_ASYNC_WQ_CUR_STATE	(1U << 1)
+#define IB_ASYNC_WQ_FLAGS	(1U << 2)
+
+/* IB_ASYNC_IOC_MODIFY_WQ: states are enum ibv_wq_state (RESET, RDY, ERR) */
+struct ib_async_modify_wq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 attr_mask;
+	__u32 wq_state;
+	__u32 curr_wq_state;
+	__u32 wq_flags;
+	__u32 wq_flags_mask;
+};
+
+#define IB_ASYNC_MODIFY_WQ_SIZE_V1	32
+
 /*
  * IB_ASYNC_IOC_DESTROY: obj_type must be the handle's. EBUSY while other
  * objects use it (a PD with QPs, a CQ or SRQ with QPs), nothing changed.
@@ -576,5 +595,7 @@ struct ib_async_destroy {
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa3, struct ib_async_query_pkey)
 #define IB_ASYNC_IOC_RESIZE_CQ \
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa4, struct ib_async_resize_cq)
+#define IB_ASYNC_IOC_MODIFY_WQ \
+	_IOW(IB_ASYNC_IOC_MAGIC, 0xa5, struct ib_async_modify_wq)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

@@ -158,7 +158,10 @@ int evsrc_objects_show(struct seq_file *m, void *unused)
 			seq_printf(m, " cqe=%d", cq->ibcq.cqe);
 			break;
 		case EVSRC_WQ:
-			seq_printf(m, " wqn=%u", obj->id + EVSRC_QPN_BASE);
+			/* state: so tests can see what a modify did */
+			seq_printf(m, " wqn=%u state=%u", obj->id + EVSRC_QPN_BASE,
+				   container_of(obj, struct evsrc_wq,
+						obj)->ibwq.state);
 			break;
 		default:
 			break;
