@@ -234,18 +234,46 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 	return ret;
 }
 
-/* Copy up to @max leading records into the bounce buffer. */
-static u32 evq_snapshot(struct ib_async_evq *q, u32 max)
+/* Copy up to @max records, from the @off'th on, into the bounce buffer. */
+static u32 evq_snapshot(struct ib_async_evq *q, u32 off, u32 max)
 {
 	unsigned long flags;
 	u32 i, n;
 
 	spin_lock_irqsave(&q->lock, flags);
-	n = min(q->len, max);
+	n = q->len > off ? min(q->len - off, max) : 0;
 	for (i = 0; i < n; i++)
-		q->bounce[i] = *evq_at(q, i);
+		q->bounce[i] = *evq_at(q, off + i);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return n;
+}
+
+/*
+ * Remove the leading records whose sequence numbers end at or before @seq:
+ * what a peeking reader has finished with. Called with read_mutex held.
+ */
+static void evq_consume_through(struct ib_async_evq *q, u64 seq)
+{
+	struct ib_async_slot *slot;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	while (q->len) {
+		slot = evq_slot(q, 0);
+		if (slot->rec.seq + slot->rec.count - 1 > seq) {
+			/* An overflow record the reader saw only in part. */
+			if (slot->rec.seq <= seq) {
+				slot->rec.count -= seq - slot->rec.seq + 1;
+				slot->rec.seq = seq + 1;
+			}
+			break;
+		}
+		if (slot->owner)
+			slot->owner->events_reported++;
+		q->head = (q->head + 1) % evq_slots(q->cap);
+		q->len--;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 /*
@@ -285,32 +313,34 @@ static bool evq_readable(struct ib_async_evq *q)
 }
 
 /**
- * ib_async_evq_read - copy whole records to userspace
+ * ib_async_evq_read_batch - consume what was seen, then copy records out
  * @q: the queue
+ * @consume_seq: first remove the records ending at or before it (0: none)
  * @buf: user buffer
- * @count: its size; at least one record
+ * @want: records it has room for; 0 only consumes
  * @nonblock: O_NONBLOCK
+ * @peek: leave the copied records queued
  *
- * Return: bytes copied, or -EINVAL (buffer smaller than a record),
- * -EAGAIN, -ERESTARTSYS, -EFAULT (nothing consumed), -ENODEV (the device
- * is gone and every record, the final DEVICE_FATAL included, was read).
+ * Return: records copied, or -EAGAIN, -ERESTARTSYS, -EFAULT (nothing
+ * consumed by the copy), -ENODEV (the device is gone and every record,
+ * the final DEVICE_FATAL included, was consumed).
  */
-ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
-			  size_t count, bool nonblock)
+ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
+				char __user *buf, size_t want, bool nonblock,
+				bool peek)
 {
-	size_t want = count / IB_ASYNC_REC_SIZE;
 	size_t done = 0;
 	ssize_t ret = 0;
 	u32 n;
 
-	if (!want)
-		return -EINVAL;
-
 	if (mutex_lock_interruptible(&q->read_mutex))
 		return -ERESTARTSYS;
+	if (consume_seq)
+		evq_consume_through(q, consume_seq);
 	while (done < want) {
-		n = evq_snapshot(q, min_t(size_t, want - done,
-					  IB_ASYNC_BOUNCE_RECS));
+		n = evq_snapshot(q, peek ? done : 0,
+				 min_t(size_t, want - done,
+				       IB_ASYNC_BOUNCE_RECS));
 		if (!n) {
 			if (done)
 				break;
@@ -334,13 +364,36 @@ ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 			ret = -EFAULT;
 			break;
 		}
-		evq_consume(q, n);
+		if (!peek)
+			evq_consume(q, n);
 		done += n;
 		cond_resched();
 	}
 	mutex_unlock(&q->read_mutex);
 
-	return done ? done * IB_ASYNC_REC_SIZE : ret;
+	return done ? done : ret;
+}
+
+/**
+ * ib_async_evq_read - copy whole records to userspace
+ * @q: the queue
+ * @buf: user buffer
+ * @count: its size; at least one record
+ * @nonblock: O_NONBLOCK
+ *
+ * Return: bytes copied, or -EINVAL (buffer smaller than a record) and the
+ * errors of ib_async_evq_read_batch().
+ */
+ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
+			  size_t count, bool nonblock)
+{
+	size_t want = count / IB_ASYNC_REC_SIZE;
+	ssize_t n;
+
+	if (!want)
+		return -EINVAL;
+	n = ib_async_evq_read_batch(q, 0, buf, want, nonblock, false);
+	return n > 0 ? n * IB_ASYNC_REC_SIZE : n;
 }
 
 /**

@@ -169,6 +169,29 @@ static long ib_async_ioctl_set_queue_len(struct ib_async_file *file,
 	return ib_async_evq_resize(&file->evq, arg.queue_len);
 }
 
+static long ib_async_ioctl_read_batch(struct file *filp, void __user *uarg)
+{
+	struct ib_async_file *file = filp->private_data;
+	struct ib_async_read_batch __user *uptr = uarg;
+	struct ib_async_read_batch arg;
+	ssize_t n;
+	int ret;
+
+	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_READ_BATCH_SIZE_V1,
+			       uarg);
+	if (ret)
+		return ret;
+	if (arg.flags & ~IB_ASYNC_READ_PEEK || arg.reserved)
+		return -EINVAL;
+	n = ib_async_evq_read_batch(&file->evq, arg.consume_seq,
+				    u64_to_user_ptr(arg.buf), arg.count,
+				    filp->f_flags & O_NONBLOCK,
+				    arg.flags & IB_ASYNC_READ_PEEK);
+	if (n < 0)
+		return n;
+	return put_user((u32)n, &uptr->count);
+}
+
 static long ib_async_ioctl_fionread(struct ib_async_file *file,
 				    int __user *uarg)
 {
@@ -191,6 +214,8 @@ static long ib_async_ioctl(struct file *filp, unsigned int cmd,
 		return ib_async_ioctl_get_info(file, uarg);
 	case IB_ASYNC_IOC_SET_QUEUE_LEN:
 		return ib_async_ioctl_set_queue_len(file, uarg);
+	case IB_ASYNC_IOC_READ_BATCH:
+		return ib_async_ioctl_read_batch(filp, uarg);
 	default:
 		return ib_async_cmd(file, cmd, uarg);
 	}

@@ -144,6 +144,9 @@ void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns);
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap);
 ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 			  size_t count, bool nonblock);
+ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
+				char __user *buf, size_t want, bool nonblock,
+				bool peek);
 __poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
 			   poll_table *wait);
 

@@ -141,6 +141,31 @@ struct ib_async_queue_len {
 #define IB_ASYNC_QUEUE_LEN_SIZE_V1	16
 
 /*
+ * IB_ASYNC_IOC_READ_BATCH: read without giving up poll()'s truth.
+ *
+ * First every leading record whose sequence numbers end at or before
+ * consume_seq is removed (an overflow record straddling it is trimmed);
+ * then up to count records are copied to buf. With IB_ASYNC_READ_PEEK
+ * they stay queued, so the file stays readable until a later call
+ * consumes them: a library can hand records out one at a time from one
+ * system call per batch while poll() on the file keeps telling the truth.
+ * Consumed records count towards their objects' events_reported. Blocks
+ * like read() unless the file is O_NONBLOCK (EAGAIN when nothing is left).
+ */
+#define IB_ASYNC_READ_PEEK	(1U << 0)
+
+struct ib_async_read_batch {
+	__u32 argsz;
+	__u32 flags;		/* IB_ASYNC_READ_PEEK */
+	__aligned_u64 consume_seq;	/* 0: consume nothing */
+	__aligned_u64 buf;	/* user pointer to struct ib_async_event[] */
+	__u32 count;		/* in: room at buf; out: records copied */
+	__u32 reserved;
+};
+
+#define IB_ASYNC_READ_BATCH_SIZE_V1	32
+
+/*
  * Kernel verbs objects created on behalf of the file. Each has a per-file
  * handle (never 0) and, for objects that raise events, the caller's 64-bit
  * cookie, returned in @element of the object's event records. Objects live
@@ -597,5 +622,7 @@ struct ib_async_destroy {
 	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa4, struct ib_async_resize_cq)
 #define IB_ASYNC_IOC_MODIFY_WQ \
 	_IOW(IB_ASYNC_IOC_MAGIC, 0xa5, struct ib_async_modify_wq)
+#define IB_ASYNC_IOC_READ_BATCH \
+	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa6, struct ib_async_read_batch)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */
