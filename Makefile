@@ -22,7 +22,7 @@ TEST_MODULES := $(SELFTESTS)/modules
 export RAW_CMD := $(value CMD)
 
 .PHONY: all module test-modules user selftests linux-tools stage vm demo \
-	check check-run lint deps clean distclean help
+	check check-run lint deps clean distclean help bench
 
 all: module test-modules user selftests
 
@@ -88,11 +88,23 @@ check-run: stage
 lint: linux-tools
 	scripts/lint.sh --kdir $(KDIR) --linux-tools $(LINUX_TOOLS)
 
+# make bench: ib_async beside ib_uverbs, one guest boot (bench/,
+# Documentation/performance.rst). The table is also left in build/bench.txt.
+bench: deps
+	$(MAKE) stage
+	$(MAKE) -C bench
+	RAW_CMD='sh bench.sh' IBASYNC_CONSOLE_LOG=$(BUILD)/bench-console.log \
+		scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
+		--payload $(CURDIR)/bench/build/payload --timeout 1500
+	sed -n '/^@@BENCH_TABLE_BEGIN@@/,/^@@BENCH_TABLE_END@@/{//!p;}' \
+		$(BUILD)/bench-console.log >$(BUILD)/bench.txt
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean
 	-$(MAKE) -C user clean
 	-$(MAKE) -C $(SELFTESTS) clean
+	-$(MAKE) -C bench clean
 	rm -rf $(STAGE) $(DEBUG_STAGE) $(BUILD)/check $(BUILD)/lint \
 		$(BUILD)/debug-modules
 

@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# bench.sh: the guest side of `make bench`. Runs every scenario REPS times,
+# ib_async and ib_uverbs alternately on the same device and kernel, and
+# prints one table of medians (reStructuredText, for
+# Documentation/performance.rst).
+#
+# Environment: BENCH_REPS (default 5), BENCH_LAT_K latency samples per run
+# (default 1000), BENCH_SIZES stalled-reader storms (default
+# "10000 100000 1000000"), BENCH_DRAIN_N (100000), BENCH_FAN_N (10000),
+# BENCH_FAN_CTX ("1 10 100"), IBASYNC_RXE (rxe0).
+#
+# Runs in /payload: ibbench-uverbs, ibbench-ibasync, table.awk, host.txt.
+
+set -u
+REPS=${BENCH_REPS:-5}
+LAT_K=${BENCH_LAT_K:-1000}
+SIZES=${BENCH_SIZES:-"10000 100000 1000000"}
+DRAIN_N=${BENCH_DRAIN_N:-100000}
+FAN_N=${BENCH_FAN_N:-10000}
+FAN_CTX=${BENCH_FAN_CTX:-"1 10 100"}
+DEV=${IBASYNC_RXE:-rxe0}
+STORM_KO=/usr/lib/ib_async/test/ib_async_storm.ko
+MAXQ=/sys/module/ib_async/parameters/max_queue_len
+RES=/tmp/bench.results
+UV="./ibbench-uverbs -d $DEV"
+IA="./ibbench-ibasync -d $DEV"
+
+T0=$(cut -d' ' -f1 /proc/uptime)
+progress() {
+	echo "bench: [$(awk -v t0="$T0" '{ printf "%6.1f s", $1 - t0 }' /proc/uptime)] $*"
+}
+
+fail() {
+	echo "bench: FAILED: $*"
+	exit 1
+}
+
+# run SIDE ARGS...: one measurement, appended to $RES
+run() {
+	out=$("$@") || fail "$*"
+	echo "$out" >>"$RES"
+}
+
+# both SCENARIO-ARGS...: the uverbs and the ib_async binary, order swapped on
+# even repetitions so that neither side always runs on a warmer system
+both() {
+	if [ $((rep % 2)) -eq 1 ]; then
+		run $UV "$@"
+		run $IA "$@"
+	else
+		run $IA "$@"
+		run $UV "$@"
+	fi
+}
+
+[ -d /sys/module/ib_async ] || fail "ib_async.ko not loaded"
+[ -d /sys/module/ib_async_storm ] || insmod "$STORM_KO" || fail "insmod $STORM_KO"
+# queues as large as the drain and fan-out storms
+echo 1048576 >"$MAXQ" || fail "cannot raise $MAXQ"
+: >"$RES"
+
+# warm up the slab caches the storm itself uses (work items)
+run $UV idle 100000
+
+progress "$REPS repetitions; storms of SM_CHANGE on $DEV port 1"
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+	progress "rep $rep/$REPS: stalled reader ($SIZES)"
+	for n in $SIZES; do
+		run $UV idle "$n"
+		both stall "$n"
+	done
+	progress "rep $rep/$REPS: drain of $DRAIN_N"
+	IBASYNC_QUEUE_LEN=$((DRAIN_N + 1024)) both drain "$DRAIN_N"
+	progress "rep $rep/$REPS: fan-out of $FAN_N to $FAN_CTX contexts"
+	for c in $FAN_CTX; do
+		IBASYNC_QUEUE_LEN=$((FAN_N + 1024)) both fanout "$FAN_N" "$c"
+	done
+	progress "rep $rep/$REPS: latency, $LAT_K events per reader"
+	both latency "$LAT_K" blocking
+	both latency "$LAT_K" epoll
+	rep=$((rep + 1))
+done
+progress "done"
+
+echo "bench: raw results (one line per run):"
+sed 's/^/bench:   /' "$RES"
+
+CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+case $CPU in
+"QEMU Virtual CPU"*) ACCEL="QEMU TCG (-cpu qemu64)" ;;
+*) ACCEL="QEMU" ;;
+esac
+
+echo "@@BENCH_TABLE_BEGIN@@"
+awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
+    -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
+    -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
+    -v fan_n="$FAN_N" -v host="$(cat host.txt 2>/dev/null)" \
+    -f table.awk "$RES"
+echo "@@BENCH_TABLE_END@@"
