@@ -181,11 +181,13 @@ static long ib_async_ioctl_read_batch(struct file *filp, void __user *uarg)
 			       uarg);
 	if (ret)
 		return ret;
-	if (arg.flags & ~IB_ASYNC_READ_PEEK || arg.reserved)
+	if (arg.flags & ~(IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK) ||
+	    arg.reserved)
 		return -EINVAL;
 	n = ib_async_evq_read_batch(&file->evq, arg.consume_seq,
 				    u64_to_user_ptr(arg.buf), arg.count,
-				    filp->f_flags & O_NONBLOCK,
+				    (filp->f_flags & O_NONBLOCK) ||
+				    (arg.flags & IB_ASYNC_READ_NONBLOCK),
 				    arg.flags & IB_ASYNC_READ_PEEK);
 	if (n < 0)
 		return n;

@@ -140,7 +140,7 @@ TEST_F(batch, bad_arguments_are_rejected_and_consume_nothing)
 	ASSERT_EQ(0, iba_storm(self->dev.ibdev, IB_ASYNC_EV_SM_CHANGE, 1, 1));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 1, IBA_EVENT_TIMEOUT_MS));
 	b.buf = (uintptr_t)&ev;
-	b.flags = 2;
+	b.flags = 4;
 	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_READ_BATCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.flags = 0;
@@ -152,6 +152,24 @@ TEST_F(batch, bad_arguments_are_rejected_and_consume_nothing)
 	EXPECT_EQ(-1, ioctl(self->fd, IB_ASYNC_IOC_READ_BATCH, &b));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(IBA_REC, iba_fionread(self->fd));
+}
+
+/* A blocking file, and a call that must not block: EAGAIN at once. */
+TEST_F(batch, nonblock_flag_overrides_a_blocking_file)
+{
+	struct ib_async_read_batch b = {
+		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK, .count = 1,
+	};
+	struct ib_async_event ev;
+	int fd;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDONLY);
+	ASSERT_LE(0, fd);
+	b.buf = (uintptr_t)&ev;
+	EXPECT_EQ(-1, ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b));
+	EXPECT_EQ(EAGAIN, errno);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -153,10 +153,12 @@ struct ib_async_queue_len {
  * like read() unless the file is O_NONBLOCK (EAGAIN when nothing is left).
  */
 #define IB_ASYNC_READ_PEEK	(1U << 0)
+/* Never block, whatever the file's O_NONBLOCK: for a library's own use. */
+#define IB_ASYNC_READ_NONBLOCK	(1U << 1)
 
 struct ib_async_read_batch {
 	__u32 argsz;
-	__u32 flags;		/* IB_ASYNC_READ_PEEK */
+	__u32 flags;		/* IB_ASYNC_READ_* */
 	__aligned_u64 consume_seq;	/* 0: consume nothing */
 	__aligned_u64 buf;	/* user pointer to struct ib_async_event[] */
 	__u32 count;		/* in: room at buf; out: records copied */
