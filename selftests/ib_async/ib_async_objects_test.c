@@ -467,6 +467,29 @@ TEST_F(obj, sigkill_with_objects_and_unread_events_leaves_nothing)
 	EXPECT_EQ(pd0, rdma_res_count(self->dev.ibdev, "pd"));
 }
 
+/* A device renamed while a file is open: sysfs and GET_INFO follow. */
+TEST_F(obj, rename_is_followed_by_sysfs_and_get_info)
+{
+	struct ib_async_info info;
+	char path[PATH_MAX], name[64];
+	const char *node = strrchr(self->dev.node, '/') + 1;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (geteuid())
+		SKIP(return, "needs root to rename");
+	snprintf(path, sizeof(path), IBA_CLASS_DIR "/%s/ibdev", node);
+	ASSERT_EQ(0, iba_sh("rdma dev set %s name iba_renamed",
+			    self->dev.ibdev));
+	EXPECT_EQ(0, iba_read_line(path, name, sizeof(name)));
+	EXPECT_STREQ("iba_renamed", name);
+	EXPECT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_STREQ("iba_renamed", info.ibdev_name);
+	ASSERT_EQ(0, iba_sh("rdma dev set iba_renamed name %s",
+			    self->dev.ibdev));
+	EXPECT_EQ(0, iba_read_line(path, name, sizeof(name)));
+	EXPECT_STREQ(self->dev.ibdev, name);
+}
+
 /*
  * Last, as it takes the device away: removal with live objects and an
  * unread affiliated event must not wait for this file. The file keeps the
