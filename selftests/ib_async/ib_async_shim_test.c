@@ -213,4 +213,47 @@ TEST_F_TIMEOUT(shim, threads_get_each_event_once, 300)
 	close(probe);
 }
 
+static bool async_fd_readable(struct ibv_context *ctx)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/*
+ * The shim fetches records a batch at a time; while it still holds some,
+ * poll() on async_fd must say readable (else a poll/get loop would stall
+ * with events in hand), and once they are all handed out and the batch
+ * consumed, not readable. Far fewer read-family syscalls than events.
+ */
+TEST_F_TIMEOUT(shim, batched_records_keep_poll_truthful, 120)
+{
+	struct ibv_async_event ev;
+	int probe, i, got = 0;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (iba_storm_available())
+		SKIP(return, "no %s", IBA_STORM_FILE);
+	probe = open(self->dev.node, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, probe);
+	ASSERT_EQ(0, set_nonblock(self->ctx->async_fd));
+	ASSERT_EQ(0, iba_storm(self->dev.ibdev, IB_ASYNC_EV_SM_CHANGE, 1, 100));
+	ASSERT_EQ(0, iba_wait_offered(probe, 100, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	ibv_ack_async_event(&ev);
+	/* 99 left, at most 63 of them in the shim's hands: readable. */
+	EXPECT_TRUE(async_fd_readable(self->ctx));
+	for (i = 0; i < 200; i++) {
+		if (ibv_get_async_event(self->ctx, &ev))
+			break;
+		EXPECT_EQ((int)IBV_EVENT_SM_CHANGE, (int)ev.event_type);
+		ibv_ack_async_event(&ev);
+		got++;
+	}
+	EXPECT_EQ(99, got);
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_FALSE(async_fd_readable(self->ctx));
+	close(probe);
+}
+
 TEST_HARNESS_MAIN

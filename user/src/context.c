@@ -132,6 +132,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->vctx.sz = sizeof(c->vctx);
 	c->dev = dev;
 	atomic_init(&c->lost_events, 0);
+	pthread_mutex_init(&c->ev_lock, NULL);
 }
 
 IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -174,6 +175,7 @@ IBASYNC_EXPORT int ibv_close_device(struct ibv_context *context)
 	close(context->cmd_fd);
 	close(context->async_fd);
 	pthread_mutex_destroy(&context->mutex);
+	pthread_mutex_destroy(&c->ev_lock);
 	ibasync_device_put(c->dev);
 	free(c);
 	return 0;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /* Reading, acknowledging and naming asynchronous events. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "ibasync.h"
@@ -62,11 +65,11 @@ void ibasync_fill_event(const struct ib_async_event *rec,
 }
 
 /*
- * One record per read(), never buffered here: a record held in userspace
- * would be invisible to poll() on async_fd. The kernel hands each record
- * to exactly one reader, so concurrent callers need no lock.
+ * One record per read(): the fallback where the kernel has no
+ * IB_ASYNC_IOC_READ_BATCH (or the fd is not an ib_async node). The kernel
+ * hands each record to exactly one reader, so no lock is needed.
  *
- * Returns 0 with *event filled, or -1 with errno from read() (EAGAIN on an
+ * Returns 0 with *rec filled, or -1 with errno from read() (EAGAIN on an
  * empty O_NONBLOCK fd, EINTR, ENODEV once the device is gone); a short or
  * empty read, which the ABI rules out, is EIO.
  */
@@ -81,6 +84,88 @@ static int read_record(int fd, struct ib_async_event *rec)
 	return -1;
 }
 
+/*
+ * Consume what was handed out, peek the next batch. Called with ev_lock
+ * held; never blocks (the caller waits in poll() without the lock, so a
+ * thread destroying objects can always take it).
+ */
+static int fetch_batch(struct ibasync_context *c, int fd)
+{
+	struct ib_async_read_batch b = {
+		.argsz = sizeof(b),
+		.flags = IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK,
+		.consume_seq = c->ev_handed,
+		.buf = (uintptr_t)c->ev_buf,
+		.count = IBASYNC_BATCH,
+	};
+
+	if (ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b))
+		return -1;
+	c->ev_next = 0;
+	c->ev_count = b.count;
+	return 0;
+}
+
+/* Wait for the fd to become readable, unless it is non-blocking. */
+static int wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	if (fl & O_NONBLOCK) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return poll(&p, 1, -1) < 0 ? -1 : 0;
+}
+
+/*
+ * The next record for this context: from the batch buffer, else from a
+ * new batch, else after waiting (as a blocking read would). Each record
+ * is handed to exactly one caller.
+ */
+static int next_record(struct ibasync_context *c, int fd,
+		       struct ib_async_event *rec)
+{
+	int err;
+
+	for (;;) {
+		pthread_mutex_lock(&c->ev_lock);
+		if (c->ev_next == c->ev_count && !c->ev_no_batch &&
+		    fetch_batch(c, fd)) {
+			err = errno;
+			if (err == ENOTTY)
+				c->ev_no_batch = true;	/* old module */
+			pthread_mutex_unlock(&c->ev_lock);
+			if (err == ENOTTY)
+				continue;
+			if (err != EAGAIN) {
+				errno = err;
+				return -1;
+			}
+			if (wait_readable(fd))
+				return -1;
+			continue;
+		}
+		if (c->ev_no_batch) {
+			pthread_mutex_unlock(&c->ev_lock);
+			return read_record(fd, rec);
+		}
+		if (c->ev_next == c->ev_count) {	/* an empty batch */
+			pthread_mutex_unlock(&c->ev_lock);
+			if (wait_readable(fd))
+				return -1;
+			continue;
+		}
+		*rec = c->ev_buf[c->ev_next++];
+		c->ev_handed = rec->seq + rec->count - 1;
+		pthread_mutex_unlock(&c->ev_lock);
+		return 0;
+	}
+}
+
 IBASYNC_EXPORT int ibv_get_async_event(struct ibv_context *context,
 				       struct ibv_async_event *event)
 {
@@ -88,7 +173,7 @@ IBASYNC_EXPORT int ibv_get_async_event(struct ibv_context *context,
 	struct ib_async_event rec;
 
 	for (;;) {
-		if (read_record(context->async_fd, &rec))
+		if (next_record(c, context->async_fd, &rec))
 			return -1;
 		if (rec.event_type != IB_ASYNC_EV_OVERFLOW)
 			break;

@@ -8,6 +8,7 @@
 #define IBASYNC_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,11 +51,26 @@ struct ibasync_device {
  * struct ibv_context users see; rdma-core's inlines find the verbs_context
  * in front of it (verbs_get_ctx()).
  */
+/* Records fetched per IB_ASYNC_IOC_READ_BATCH. */
+#define IBASYNC_BATCH	64
+
 struct ibasync_context {
 	struct verbs_context vctx;
 	struct ibasync_device *dev;
 	/* events passed over as IB_ASYNC_EV_OVERFLOW records */
 	atomic_uint_least64_t lost_events;
+
+	/*
+	 * Records peeked from the kernel and handed out one per
+	 * ibv_get_async_event(); they stay queued in the kernel until the
+	 * next fetch consumes them, so poll() on async_fd keeps telling the
+	 * truth. Never held across a blocking call.
+	 */
+	pthread_mutex_t ev_lock;
+	struct ib_async_event ev_buf[IBASYNC_BATCH];
+	unsigned int ev_next, ev_count;
+	uint64_t ev_handed;	/* last seq handed out, for the next fetch */
+	bool ev_no_batch;	/* no READ_BATCH: one read() per event */
 };
 
 /* What ibv_async_event.element holds for an event type (libibverbs' rule). */
