@@ -28,6 +28,23 @@ static int ib_async_put_arg(struct ib_async_cmd_ctx *c, const void *karg,
 	return copy_to_user(c->uarg, karg, size) ? -EFAULT : 0;
 }
 
+/*
+ * Give the caller the new object's handle in @karg (at *@handle); if that
+ * copy fails the caller cannot know the object, so it is destroyed again.
+ */
+static int ib_async_put_created(struct ib_async_cmd_ctx *c,
+				struct ib_async_uobj *uobj, void *karg,
+				size_t size, u32 *handle)
+{
+	int ret;
+
+	*handle = uobj->handle;
+	ret = ib_async_put_arg(c, karg, size);
+	if (ret)
+		ib_async_uobj_destroy(uobj, &(u64){ 0 });
+	return ret;
+}
+
 static int ib_async_cmd_create_pd(struct ib_async_cmd_ctx *c)
 {
 	struct ib_async_create_pd arg;
@@ -51,11 +68,7 @@ static int ib_async_cmd_create_pd(struct ib_async_cmd_ctx *c)
 		return PTR_ERR(pd);
 	}
 	uobj->pd = pd;
-	arg.handle = uobj->handle;
-	ret = ib_async_put_arg(c, &arg, sizeof(arg));
-	if (ret)
-		ib_async_uobj_destroy(uobj, &(u64){ 0 });
-	return ret;
+	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
 static int ib_async_cmd_create_cq(struct ib_async_cmd_ctx *c)
@@ -89,11 +102,7 @@ static int ib_async_cmd_create_cq(struct ib_async_cmd_ctx *c)
 	}
 	uobj->cq = cq;
 	arg.cqe = cq->cqe;
-	arg.handle = uobj->handle;
-	ret = ib_async_put_arg(c, &arg, sizeof(arg));
-	if (ret)
-		ib_async_uobj_destroy(uobj, &(u64){ 0 });
-	return ret;
+	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
 /* Look up the objects a QP names, all before anything is created. */
@@ -169,12 +178,8 @@ static int ib_async_cmd_create_qp(struct ib_async_cmd_ctx *c)
 	arg.max_send_sge = init.cap.max_send_sge;
 	arg.max_recv_sge = init.cap.max_recv_sge;
 	arg.max_inline_data = init.cap.max_inline_data;
-	arg.handle = uobj->handle;
 	arg.qp_num = qp->qp_num;
-	ret = ib_async_put_arg(c, &arg, sizeof(arg));
-	if (ret)
-		ib_async_uobj_destroy(uobj, &(u64){ 0 });
-	return ret;
+	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
 /* Translate an address vector; RoCE needs the GRH. */
@@ -380,11 +385,7 @@ static int ib_async_cmd_create_srq(struct ib_async_cmd_ctx *c)
 	ib_async_uobj_use(uobj, pd);
 	arg.max_wr = init.attr.max_wr;
 	arg.max_sge = init.attr.max_sge;
-	arg.handle = uobj->handle;
-	ret = ib_async_put_arg(c, &arg, sizeof(arg));
-	if (ret)
-		ib_async_uobj_destroy(uobj, &(u64){ 0 });
-	return ret;
+	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
 static int ib_async_cmd_srq_attr(struct ib_async_cmd_ctx *c, bool modify)
@@ -463,11 +464,7 @@ static int ib_async_cmd_create_wq(struct ib_async_cmd_ctx *c)
 	ib_async_uobj_use(uobj, cq);
 	arg.max_wr = init.max_wr;
 	arg.max_sge = init.max_sge;
-	arg.handle = uobj->handle;
-	ret = ib_async_put_arg(c, &arg, sizeof(arg));
-	if (ret)
-		ib_async_uobj_destroy(uobj, &(u64){ 0 });
-	return ret;
+	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
 static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
@@ -502,11 +499,7 @@ static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
 	}
 	uobj->ah = ah;
 	ib_async_uobj_use(uobj, pd);
-	arg.handle = uobj->handle;
-	ret = ib_async_put_arg(c, &arg, sizeof(arg));
-	if (ret)
-		ib_async_uobj_destroy(uobj, &(u64){ 0 });
-	return ret;
+	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
 /*
