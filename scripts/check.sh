@@ -62,7 +62,8 @@ RAW_CMD='cd /usr/lib/ib_async/selftests && sh run_kmemleak.sh env IB_ASYNC_REQUI
 # program's own line only when it had no cases or failed (a crash after
 # some passing cases must still count).
 echo "TAP version 13"
-n=0 pass=0 fail=0 skip=0
+n=0 pass=0 fail=0 skip=0 pass0=0 fail0=0 skip0=0
+summary=()
 emit() {	# emit SUITE LINE
 	local desc=${2#ok }
 	desc=${desc#not ok }
@@ -95,7 +96,10 @@ for i in "${!suites[@]}"; do
 		n=$((n + 1)); fail=$((fail + 1))
 		echo "not ok $n - $name: suite exited ${status[$i]} (log: build/check/$name.log)"
 	fi
+	summary+=("# $name: $((pass - pass0)) passed, $((fail - fail0)) failed, $((skip - skip0)) skipped")
+	pass0=$pass fail0=$fail skip0=$skip
 done
+printf '%s\n' "${summary[@]}"
 echo "1..$n"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$n" -gt 0 ]
