@@ -206,10 +206,7 @@ TEST_F(dp, rc_send_with_imm_delivers_payload_and_immediate)
 	if (sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
 	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_ASYNC_QPT_RC, &a));
-	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, cq, IB_ASYNC_QPT_RC, &b));
-	ASSERT_EQ(0, rc_connect(self->fd, a.handle, b.qp_num, sgid, gid));
-	ASSERT_EQ(0, rc_connect(self->fd, b.handle, a.qp_num, sgid, gid));
+	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, sgid, gid, &a, &b));
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 42, rbuf,
 			       sizeof(rbuf)));
 	s.handle = a.handle;
@@ -257,10 +254,7 @@ TEST_F(dp, unsignalled_send_completes_silently)
 	if (sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
 	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_ASYNC_QPT_RC, &a));
-	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, cq, IB_ASYNC_QPT_RC, &b));
-	ASSERT_EQ(0, rc_connect(self->fd, a.handle, b.qp_num, sgid, gid));
-	ASSERT_EQ(0, rc_connect(self->fd, b.handle, a.qp_num, sgid, gid));
+	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, sgid, gid, &a, &b));
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
 			       sizeof(rbuf)));
 	s.handle = a.handle;

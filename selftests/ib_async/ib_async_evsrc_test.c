@@ -122,29 +122,6 @@ static int evsrc_available(void)
 	return access(EVSRC_DIR "/raise", W_OK) ? -1 : 0;
 }
 
-/* Next record within the timeout: 0, or -1 (nothing came). */
-static int read_one(int fd, struct ib_async_event *ev, int timeout_ms)
-{
-	uint64_t end = iba_now_ms() + timeout_ms;
-
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long left = (long)(end - iba_now_ms());
-		ssize_t n;
-
-		if (left <= 0)
-			return -1;
-		if (poll(&p, 1, (int)left) <= 0)
-			continue;
-		n = read(fd, ev, sizeof(*ev));
-		if (n == (ssize_t)sizeof(*ev))
-			return 0;
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		return -1;
-	}
-}
-
 FIXTURE(evsrc) {
 	struct iba_dev dev;
 	int fd;
@@ -200,8 +177,8 @@ TEST_F_TIMEOUT(evsrc, unaffiliated_every_context, 300)
 				ASSERT_EQ(0, evsrc_raise("%u port:%u %s",
 							 port_types[t], port,
 							 contexts[c]));
-				ASSERT_EQ(0, read_one(self->fd, &ev,
-						      IBA_EVENT_TIMEOUT_MS))
+				ASSERT_EQ(0, iba_read_one(self->fd, &ev,
+							  IBA_EVENT_TIMEOUT_MS))
 					TH_LOG("%s port %u %s: nothing arrived",
 					       iba_type_str(port_types[t]),
 					       port, contexts[c]);
@@ -213,7 +190,7 @@ TEST_F_TIMEOUT(evsrc, unaffiliated_every_context, 300)
 			}
 	/* names work as well as numbers, with the IB_EVENT_ prefix too */
 	ASSERT_EQ(0, evsrc_raise("IB_EVENT_SM_CHANGE port:2"));
-	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_SM_CHANGE, 2);
 	/* each raise waited for ib_wq: nothing else is in flight */
 	EXPECT_EQ(0, iba_fionread(self->fd));
@@ -310,12 +287,12 @@ TEST_F(evsrc, fatal_dispatches_device_fatal)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, evsrc_write(EVSRC_DIR "/fatal", "1"));
-	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	/* dispatched on port 1, as mlx5's health handler does */
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 1);
 	/* port events still flow after fatal; port 0 only for DEVICE_FATAL */
 	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:0 softirq"));
-	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 0);
 }
 
@@ -374,7 +351,7 @@ TEST_F_TIMEOUT(evsrc, readd_then_unload, 120)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, evsrc_raise("CLIENT_REREGISTER port:2"));
-	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_CLIENT_REREGISTER, 2);
 	EXPECT_EQ(1ULL, ev.seq);
 	/* a second device with a generated name */
@@ -382,7 +359,7 @@ TEST_F_TIMEOUT(evsrc, readd_then_unload, 120)
 	EXPECT_EQ(-ENFILE, evsrc_write(EVSRC_DBG "/add", EVSRC_DEV));
 
 	ASSERT_EQ(0, iba_sh("rmmod ib_async_evsrc"));
-	ASSERT_EQ(0, read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev.event_type);
 	EXPECT_EQ(0ULL, ev.element);
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));

@@ -288,12 +288,7 @@ TEST_F(obj, rc_qps_connect_through_kernel_resolved_roce_address)
 	sgid = roce_v2_gid(self->dev.ibdev, gid);
 	if (sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_RC, &a));
-	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, self->cq,
-			       IB_ASYNC_QPT_RC, &b));
-	ASSERT_EQ(0, rc_connect(self->fd, a.handle, b.qp_num, sgid, gid));
-	ASSERT_EQ(0, rc_connect(self->fd, b.handle, a.qp_num, sgid, gid));
+	ASSERT_EQ(0, rc_pair(self->fd, self->pd, self->cq, sgid, gid, &a, &b));
 
 	q.handle = a.handle;
 	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));

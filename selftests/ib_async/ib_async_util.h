@@ -203,15 +203,11 @@ static inline int iba_wait_queued(int fd, int nrec, int timeout_ms)
 	}
 }
 
-/*
- * Read records until one of @type arrives (others are skipped), waiting at
- * most @timeout_ms. Returns 0 with *@out filled, -1 on timeout or error.
- */
-static inline int iba_wait_type(int fd, uint32_t type, int timeout_ms,
-				struct ib_async_event *out)
+/* The next record within @timeout_ms: 0, or -1 (nothing came, or error). */
+static inline int iba_read_one(int fd, struct ib_async_event *ev,
+			       int timeout_ms)
 {
 	uint64_t end = iba_now_ms() + timeout_ms;
-	struct ib_async_event ev;
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -222,17 +218,33 @@ static inline int iba_wait_type(int fd, uint32_t type, int timeout_ms,
 			return -1;
 		if (poll(&p, 1, (int)left) <= 0)
 			continue;
-		n = read(fd, &ev, sizeof(ev));
+		n = read(fd, ev, sizeof(*ev));
+		if (n == (ssize_t)sizeof(*ev))
+			return 0;
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (n != (ssize_t)sizeof(ev))
-			return -1;
-		if (ev.event_type == type) {
-			if (out)
-				*out = ev;
-			return 0;
-		}
+		return -1;
 	}
+}
+
+/*
+ * Read records until one of @type arrives (others are skipped), waiting at
+ * most @timeout_ms in all. Returns 0 with *@out filled, -1 on timeout or
+ * error.
+ */
+static inline int iba_wait_type(int fd, uint32_t type, int timeout_ms,
+				struct ib_async_event *out)
+{
+	uint64_t end = iba_now_ms() + timeout_ms;
+	struct ib_async_event ev;
+
+	do {
+		if (iba_read_one(fd, &ev, (int)(end - iba_now_ms())))
+			return -1;
+	} while (ev.event_type != type);
+	if (out)
+		*out = ev;
+	return 0;
 }
 
 /* Read everything queued now (nonblocking fd). Returns records read. */

@@ -165,4 +165,21 @@ static inline int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 			 IB_ASYNC_QP_MAX_QP_RD_ATOMIC, &a);
 }
 
+/* Two RC QPs on @cq, each connected to the other through @gid. */
+static inline int rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
+			  const uint8_t gid[16], struct ib_async_create_qp *a,
+			  struct ib_async_create_qp *b)
+{
+	int ret;
+
+	ret = create_qp(fd, 1, pd, cq, IB_ASYNC_QPT_RC, a);
+	if (!ret)
+		ret = create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_RC, b);
+	if (!ret)
+		ret = rc_connect(fd, a->handle, b->qp_num, sgid, gid);
+	if (!ret)
+		ret = rc_connect(fd, b->handle, a->qp_num, sgid, gid);
+	return ret;
+}
+
 #endif /* IB_ASYNC_VERBS_H */
