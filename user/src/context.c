@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Opening a device: the ib_async node becomes the context's async_fd.
+ * Opening a device: the ib_async node becomes the context's async_fd and,
+ * duplicated, its cmd_fd, through which objects are made.
  *
- * Only asynchronous events are implemented so far. Everything else a
- * struct ibv_context can reach is set up to fail cleanly: rdma-core's
- * inline verbs call through ctx->ops without a NULL check for the data
- * path, so those slots get stubs that fail with EOPNOTSUPP, while the
- * extended ops in struct verbs_context stay NULL, which the inlines
- * (verbs_get_ctx_op()) turn into EOPNOTSUPP themselves.
+ * rdma-core's inline verbs call through ctx->ops (the data path, see
+ * datapath.c) and, for extended verbs, through struct verbs_context in
+ * front of the context. Its ops are set where libibasync implements them
+ * (query_port, the WQ calls) and otherwise stay NULL, which the inlines
+ * (verbs_get_ctx_op()) turn into EOPNOTSUPP rather than a crash.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,81 +19,6 @@
 #include <infiniband/ib_async_shim.h>
 
 #include "ibasync.h"
-
-static int unsupported_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
-{
-	(void)cq; (void)num; (void)wc;
-	errno = EOPNOTSUPP;
-	return -EOPNOTSUPP;	/* ibv_poll_cq(): negative on failure */
-}
-
-static int unsupported_req_notify_cq(struct ibv_cq *cq, int solicited)
-{
-	(void)cq; (void)solicited;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-static int unsupported_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-				 struct ibv_send_wr **bad_wr)
-{
-	(void)qp;
-	if (bad_wr)
-		*bad_wr = wr;	/* callers inspect bad_wr on any failure */
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-static int unsupported_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-				 struct ibv_recv_wr **bad_wr)
-{
-	(void)qp;
-	if (bad_wr)
-		*bad_wr = wr;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-static int unsupported_post_srq_recv(struct ibv_srq *srq,
-				     struct ibv_recv_wr *wr,
-				     struct ibv_recv_wr **bad_wr)
-{
-	(void)srq;
-	if (bad_wr)
-		*bad_wr = wr;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-static int unsupported_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
-			       struct ibv_mw_bind *bind)
-{
-	(void)qp; (void)mw; (void)bind;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-static int unsupported_dealloc_mw(struct ibv_mw *mw)
-{
-	(void)mw;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-/*
- * ops.alloc_mw stays NULL: ibv_alloc_mw() checks it and fails with
- * EOPNOTSUPP. The _compat_* slots are only used by binaries built against
- * libibverbs before 1.1.8 and stay NULL.
- */
-static const struct ibv_context_ops ibasync_ops = {
-	.poll_cq	= unsupported_poll_cq,
-	.req_notify_cq	= unsupported_req_notify_cq,
-	.post_send	= unsupported_post_send,
-	.post_recv	= unsupported_post_recv,
-	.post_srq_recv	= unsupported_post_srq_recv,
-	.bind_mw	= unsupported_bind_mw,
-	.dealloc_mw	= unsupported_dealloc_mw,
-};
 
 /*
  * IBASYNC_QUEUE_LEN: strict. An unparsable or zero value fails the open
@@ -133,6 +58,12 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->dev = dev;
 	atomic_init(&c->lost_events, 0);
 	pthread_mutex_init(&c->ev_lock, NULL);
+	pthread_mutex_init(&c->dead_lock, NULL);
+	ibasync_mr_init(c);
+	c->vctx.query_port = ibasync_query_port_ex;
+	c->vctx.create_wq = ibasync_create_wq;
+	c->vctx.modify_wq = ibasync_modify_wq;
+	c->vctx.destroy_wq = ibasync_destroy_wq;
 }
 
 IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -176,34 +107,12 @@ IBASYNC_EXPORT int ibv_close_device(struct ibv_context *context)
 	close(context->async_fd);
 	pthread_mutex_destroy(&context->mutex);
 	pthread_mutex_destroy(&c->ev_lock);
+	ibasync_free_dead(c);
+	pthread_mutex_destroy(&c->dead_lock);
+	ibasync_mr_fini(c);
 	ibasync_device_put(c->dev);
 	free(c);
 	return 0;
-}
-
-/*
- * The library entry points behind rdma-core inlines: ibv_query_port() and
- * ibv_query_device_ex() fall back to these when the extended op is NULL.
- * Left to libibverbs (under LD_PRELOAD) they would dereference
- * libibverbs-private context state this context does not have.
- */
-IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
-				    struct ibv_device_attr *attr)
-{
-	(void)context; (void)attr;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-/* verbs.h makes ibv_query_port a macro over its inline; define the symbol */
-#undef ibv_query_port
-IBASYNC_EXPORT int ibv_query_port(struct ibv_context *context,
-				  uint8_t port_num,
-				  struct _compat_ibv_port_attr *attr)
-{
-	(void)context; (void)port_num; (void)attr;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
 }
 
 static int ret_errno(int ret)

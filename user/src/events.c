@@ -187,57 +187,113 @@ IBASYNC_EXPORT int ibv_get_async_event(struct ibv_context *context,
 	return 0;
 }
 
+/*
+ * rdma-core's contract: the object's mutex, its events_completed counter
+ * (async_events_completed for a CQ) and its cond, which a destroy waits on.
+ */
+static void ack_one(pthread_mutex_t *mutex, pthread_cond_t *cond,
+		    uint32_t *completed)
+{
+	pthread_mutex_lock(mutex);
+	++*completed;
+	pthread_cond_signal(cond);
+	pthread_mutex_unlock(mutex);
+}
+
 IBASYNC_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
+	struct ibv_cq *cq = event->element.cq;
+	struct ibv_qp *qp = event->element.qp;
+	struct ibv_srq *srq = event->element.srq;
+	struct ibv_wq *wq = event->element.wq;
+
 	switch (ibasync_element_kind(event->event_type)) {
 	case IBASYNC_ELEMENT_CQ:
+		ack_one(&cq->mutex, &cq->cond, &cq->async_events_completed);
+		return;
 	case IBASYNC_ELEMENT_QP:
+		ack_one(&qp->mutex, &qp->cond, &qp->events_completed);
+		return;
 	case IBASYNC_ELEMENT_SRQ:
+		ack_one(&srq->mutex, &srq->cond, &srq->events_completed);
+		return;
 	case IBASYNC_ELEMENT_WQ:
-		/*
-		 * No CQ/QP/SRQ/WQ can be created through libibasync yet, so
-		 * no affiliated event can have been returned. Once objects
-		 * exist, this is where the object's mutex is taken, its
-		 * events_completed (async_events_completed for a CQ)
-		 * incremented and its cond signalled, for destroy to wait on.
-		 */
+		ack_one(&wq->mutex, &wq->cond, &wq->events_completed);
 		return;
 	case IBASYNC_ELEMENT_PORT:
 		return;	/* nothing waits on unaffiliated events */
 	}
 }
 
-/* rdma-core's strings, verbatim: programs compare and log them. */
-static const char *const event_type_str[] = {
-	[IBV_EVENT_CQ_ERR]		= "CQ error",
-	[IBV_EVENT_QP_FATAL]		= "local work queue catastrophic error",
-	[IBV_EVENT_QP_REQ_ERR]		= "invalid request local work queue error",
-	[IBV_EVENT_QP_ACCESS_ERR]	= "local access violation work queue error",
-	[IBV_EVENT_COMM_EST]		= "communication established",
-	[IBV_EVENT_SQ_DRAINED]		= "send queue drained",
-	[IBV_EVENT_PATH_MIG]		= "path migrated",
-	[IBV_EVENT_PATH_MIG_ERR]	= "path migration request error",
-	[IBV_EVENT_DEVICE_FATAL]	= "local catastrophic error",
-	[IBV_EVENT_PORT_ACTIVE]		= "port active",
-	[IBV_EVENT_PORT_ERR]		= "port error",
-	[IBV_EVENT_LID_CHANGE]		= "LID change",
-	[IBV_EVENT_PKEY_CHANGE]		= "P_Key change",
-	[IBV_EVENT_SM_CHANGE]		= "SM change",
-	[IBV_EVENT_SRQ_ERR]		= "SRQ catastrophic error",
-	[IBV_EVENT_SRQ_LIMIT_REACHED]	= "SRQ limit reached",
-	[IBV_EVENT_QP_LAST_WQE_REACHED]	= "last WQE reached",
-	[IBV_EVENT_CLIENT_REREGISTER]	= "client reregistration",
-	[IBV_EVENT_GID_CHANGE]		= "GID table change",
-	[IBV_EVENT_WQ_FATAL]		= "WQ fatal",
-};
-
-IBASYNC_EXPORT const char *ibv_event_type_str(enum ibv_event_type event)
+/* Drop buffered, not yet handed-out records of a destroyed object. */
+static void forget_buffered(struct ibasync_context *c, uint32_t obj_type,
+			    uint32_t handle)
 {
-	/* unsigned: negative values are out of range too */
-	unsigned int i = (unsigned int)event;
+	unsigned int i, n = c->ev_next;
 
-	if (i >= sizeof(event_type_str) / sizeof(event_type_str[0]) ||
-	    !event_type_str[i])
-		return "unknown";
-	return event_type_str[i];
+	for (i = c->ev_next; i < c->ev_count; i++) {
+		const struct ib_async_event *r = &c->ev_buf[i];
+
+		if (r->obj_type == obj_type && r->obj_handle == handle)
+			continue;
+		c->ev_buf[n++] = *r;
+	}
+	c->ev_count = n;
+}
+
+/*
+ * Destroy a kernel object and learn how many of its events reached the
+ * program. With batching, a record handed out by ibv_get_async_event()
+ * is still queued (peeked) until the next fetch consumes it, and only a
+ * consumed record counts in events_reported: so first consume everything
+ * handed out, then destroy, then forget the buffered records the kernel
+ * has just purged, all under ev_lock so that no record of the object can
+ * be handed out in between and acknowledged after the object is freed.
+ */
+int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
+			   uint32_t handle, uint64_t *reported)
+{
+	struct ib_async_destroy d = {
+		.argsz = sizeof(d), .obj_type = obj_type, .handle = handle,
+	};
+	struct ib_async_read_batch b = {
+		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
+	};
+	int fd = c->vctx.context.cmd_fd, err = 0;
+
+	pthread_mutex_lock(&c->ev_lock);
+	if (!c->ev_no_batch && c->ev_handed) {
+		b.consume_seq = c->ev_handed;
+		/*
+		 * count 0 only consumes. ENODEV: the stream is over and all
+		 * of it was consumed already; anything else is a failure
+		 * worth reporting rather than a destroy with a wrong count.
+		 */
+		if (ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b) && errno != ENODEV &&
+		    errno != ENOTTY)
+			err = errno;
+	}
+	if (!err && ioctl(fd, IB_ASYNC_IOC_DESTROY, &d))
+		err = errno;
+	if (!err && !c->ev_no_batch)
+		forget_buffered(c, obj_type, handle);
+	pthread_mutex_unlock(&c->ev_lock);
+	if (err) {
+		errno = err;
+		return err;
+	}
+	*reported = d.events_reported;
+	return 0;
+}
+
+/* The device behind the context is gone (ib_async answers ENODEV). */
+int ibasync_disassociated(struct ibasync_context *c)
+{
+	struct ib_async_info info = { .argsz = sizeof(info) };
+	int saved = errno, ret;
+
+	ret = ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_GET_INFO, &info) &&
+	      errno == ENODEV;
+	errno = saved;
+	return ret;
 }

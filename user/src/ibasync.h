@@ -7,6 +7,7 @@
 #ifndef IBASYNC_INTERNAL_H
 #define IBASYNC_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,7 +72,48 @@ struct ibasync_context {
 	unsigned int ev_next, ev_count;
 	uint64_t ev_handed;	/* last seq handed out, for the next fetch */
 	bool ev_no_batch;	/* no READ_BATCH: one read() per event */
+
+	/* memory regions by lkey, see mr.c */
+	pthread_rwlock_t mr_lock;
+	struct ibv_mr **mrs;
+	uint32_t mr_cap, mr_gen;
+
+	/*
+	 * Objects destroyed after device removal while some of their
+	 * events were still unacknowledged: a late ibv_ack_async_event()
+	 * still touches their mutex, so they are freed at close instead.
+	 */
+	pthread_mutex_t dead_lock;
+	struct ibasync_dead *dead;
 };
+
+struct ibasync_dead {
+	struct ibasync_dead *next;
+	void *obj;
+};
+
+/* A PD counts its MRs: they exist only here, the kernel cannot refuse. */
+struct ibasync_pd {
+	struct ibv_pd pd;
+	atomic_int mrs;
+};
+
+static inline struct ibasync_pd *to_ibasync_pd(struct ibv_pd *pd)
+{
+	return (struct ibasync_pd *)pd;
+}
+
+/* A QP remembers what ibv_query_qp() reports as its init attributes. */
+struct ibasync_qp {
+	struct ibv_qp qp;
+	struct ibv_qp_cap cap;
+	int sq_sig_all;
+};
+
+static inline struct ibasync_qp *to_ibasync_qp(struct ibv_qp *qp)
+{
+	return (struct ibasync_qp *)qp;
+}
 
 /* What ibv_async_event.element holds for an event type (libibverbs' rule). */
 enum ibasync_element_kind {
@@ -109,5 +151,31 @@ void ibasync_device_put(struct ibasync_device *dev);
 enum ibasync_element_kind ibasync_element_kind(uint32_t event_type);
 void ibasync_fill_event(const struct ib_async_event *rec,
 			struct ibv_async_event *event);
+int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
+			   uint32_t handle, uint64_t *reported);
+int ibasync_disassociated(struct ibasync_context *c);
+
+/* objects.c */
+void ibasync_free_dead(struct ibasync_context *c);
+struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
+				 struct ibv_wq_init_attr *attr);
+int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int ibasync_destroy_wq(struct ibv_wq *wq);
+
+/* query.c */
+int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *attr, size_t attr_size);
+
+/* mr.c */
+void ibasync_mr_init(struct ibasync_context *c);
+void ibasync_mr_fini(struct ibasync_context *c);
+int ibasync_mr_check(struct ibasync_context *c, const struct ibv_sge *sge,
+		     int need_access);
+
+/* datapath.c */
+extern const struct ibv_context_ops ibasync_ops;
+
+/* Run an ioctl on the context's file: 0, or an errno value (errno set). */
+int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg);
 
 #endif /* IBASYNC_INTERNAL_H */

@@ -35,15 +35,20 @@ static void test_fds(struct ibv_context *ctx)
 	   "node opened O_RDWR");
 }
 
-/* What rdma-core's inline verbs do with this context. */
-static void test_unsupported(struct ibv_context *ctx)
+/*
+ * What rdma-core's inline verbs do with this context. The fake node is a
+ * FIFO, which has no ioctls: ENOTTY proves a call went to the kernel;
+ * EOPNOTSUPP, that the library refused it itself.
+ */
+static void test_ops(struct ibv_context *ctx)
 {
 	struct verbs_context *v = verbs_get_ctx(ctx);
 	struct ibv_cq cq = { .context = ctx };
-	struct ibv_qp qp = { .context = ctx };
+	struct ibv_qp qp = { .context = ctx, .qp_type = IBV_QPT_RC };
 	struct ibv_srq srq = { .context = ctx };
 	struct ibv_pd pd = { .context = ctx };
-	struct ibv_send_wr swr = { 0 }, *bad_s = NULL;
+	struct ibv_send_wr swr = { .opcode = IBV_WR_RDMA_WRITE }, *bad_s = NULL;
+	struct ibv_send_wr ok_wr = { .opcode = IBV_WR_SEND };
 	struct ibv_recv_wr rwr = { 0 }, *bad_r = NULL;
 	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 1 };
 	struct ibv_device_attr_ex dattr;
@@ -54,21 +59,31 @@ static void test_unsupported(struct ibv_context *ctx)
 	errno = 0;
 	OK(!ibv_create_cq_ex(ctx, &cq_attr) && errno == EOPNOTSUPP,
 	   "extended op (create_cq_ex): EOPNOTSUPP");
-	OK(ibv_query_port(ctx, 1, &pattr) == EOPNOTSUPP, "ibv_query_port: EOPNOTSUPP");
-	OK(ibv_query_device_ex(ctx, NULL, &dattr) == EOPNOTSUPP,
-	   "ibv_query_device_ex (legacy fallback): EOPNOTSUPP");
+	OK(ibv_query_port(ctx, 1, &pattr) == ENOTTY,
+	   "ibv_query_port: through verbs_context to the kernel");
+	OK(ibv_query_device_ex(ctx, NULL, &dattr) == ENOTTY,
+	   "ibv_query_device_ex: legacy fallback to the kernel");
 	errno = 0;
 	OK(!ibv_alloc_mw(&pd, IBV_MW_TYPE_1) && errno == EOPNOTSUPP,
 	   "ibv_alloc_mw: EOPNOTSUPP");
-	OK(ibv_poll_cq(&cq, 1, &wc) < 0, "ibv_poll_cq: negative");
+	OK(ibv_poll_cq(&cq, 1, &wc) == -ENOTTY, "ibv_poll_cq: -errno from the kernel");
+	OK(ibv_poll_cq(&cq, -1, &wc) == -EINVAL, "ibv_poll_cq(num < 0): -EINVAL");
 	OK(ibv_req_notify_cq(&cq, 0) == EOPNOTSUPP, "ibv_req_notify_cq: EOPNOTSUPP");
 	OK(ibv_post_send(&qp, &swr, &bad_s) == EOPNOTSUPP && bad_s == &swr,
-	   "ibv_post_send: EOPNOTSUPP, bad_wr set");
-	OK(ibv_post_recv(&qp, &rwr, &bad_r) == EOPNOTSUPP && bad_r == &rwr,
-	   "ibv_post_recv: EOPNOTSUPP, bad_wr set");
+	   "ibv_post_send(RDMA WRITE): EOPNOTSUPP, bad_wr set");
+	ok_wr.next = &swr;
+	bad_s = NULL;
+	OK(ibv_post_send(&qp, &ok_wr, &bad_s) == ENOTTY && bad_s == &ok_wr,
+	   "ibv_post_send(SEND): to the kernel, bad_wr is the first not posted");
+	ok_wr.send_flags = IBV_SEND_SOLICITED;
+	ok_wr.next = NULL;
+	OK(ibv_post_send(&qp, &ok_wr, &bad_s) == EOPNOTSUPP,
+	   "ibv_post_send(SOLICITED): EOPNOTSUPP");
+	OK(ibv_post_recv(&qp, &rwr, &bad_r) == ENOTTY && bad_r == &rwr,
+	   "ibv_post_recv: to the kernel, bad_wr set");
 	bad_r = NULL;
-	OK(ibv_post_srq_recv(&srq, &rwr, &bad_r) == EOPNOTSUPP && bad_r == &rwr,
-	   "ibv_post_srq_recv: EOPNOTSUPP, bad_wr set");
+	OK(ibv_post_srq_recv(&srq, &rwr, &bad_r) == ENOTTY && bad_r == &rwr,
+	   "ibv_post_srq_recv: to the kernel, bad_wr set");
 }
 
 /* Expected element member per type, written from libibverbs' device.c. */
@@ -90,13 +105,54 @@ static int element_ok(const struct ibv_async_event *ev, int t, uint64_t val)
 	}
 }
 
+/* Objects whose addresses the fake records carry as cookies. */
+static struct {
+	struct ibv_cq cq;
+	struct ibv_qp qp;
+	struct ibv_srq srq;
+	struct ibv_wq wq;
+} objs;
+
+static void *obj_for(int t)
+{
+	switch (expected_kind(t)) {
+	case 'c': return &objs.cq;
+	case 'q': return &objs.qp;
+	case 's': return &objs.srq;
+	case 'w': return &objs.wq;
+	default:  return NULL;
+	}
+}
+
+/* The counter ibv_ack_async_event() must bump for an event of type t. */
+static uint32_t acked(int t)
+{
+	switch (expected_kind(t)) {
+	case 'c': return objs.cq.async_events_completed;
+	case 'q': return objs.qp.events_completed;
+	case 's': return objs.srq.events_completed;
+	case 'w': return objs.wq.events_completed;
+	default:  return 0;
+	}
+}
+
 static void test_element_mapping(struct ibv_context *ctx, int w)
 {
 	struct ibv_async_event ev;
 
+	pthread_mutex_init(&objs.cq.mutex, NULL);
+	pthread_cond_init(&objs.cq.cond, NULL);
+	pthread_mutex_init(&objs.qp.mutex, NULL);
+	pthread_cond_init(&objs.qp.cond, NULL);
+	pthread_mutex_init(&objs.srq.mutex, NULL);
+	pthread_cond_init(&objs.srq.cond, NULL);
+	pthread_mutex_init(&objs.wq.mutex, NULL);
+	pthread_cond_init(&objs.wq.cond, NULL);
 	for (int t = 0; t <= 20; t++) {
-		uint64_t val = expected_kind(t) == 'p' ? (uint64_t)(t % 3) :
-			       0x7f0000001000ULL + (uint64_t)t * 64;
+		void *obj = obj_for(t);
+		uint64_t val = obj ? (uint64_t)(uintptr_t)obj :
+				     (uint64_t)(t % 3);
+		uint32_t before = acked(t);
 
 		ft_write_event(w, (uint32_t)t, val, (uint64_t)t + 1, 1, 0, 0);
 		memset(&ev, 0xa5, sizeof(ev));
@@ -105,7 +161,12 @@ static void test_element_mapping(struct ibv_context *ctx, int w)
 		   "type %d: element mapped as libibverbs (%c)", t,
 		   expected_kind(t));
 		ibv_ack_async_event(&ev);
+		if (obj)
+			OK(acked(t) == before + 1,
+			   "type %d: ack counted on the object's own field", t);
 	}
+	OK(objs.cq.comp_events_completed == 0,
+	   "CQ_ERR acks count as async, not completion, events");
 }
 
 static void test_overflow(struct ibv_context *ctx, int w)
@@ -206,7 +267,7 @@ int main(void)
 	if (!OK(ctx && w >= 0, "open fake0"))
 		return tap_done();
 	test_fds(ctx);
-	test_unsupported(ctx);
+	test_ops(ctx);
 	test_element_mapping(ctx, w);
 	test_overflow(ctx, w);
 	test_poll_recipe(ctx, w);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ibv_event_type_str() against rdma-core's own, loaded from the installed
+ * ibv_event_type_str(), ibv_wc_status_str(), ibv_port_state_str() and
+ * ibv_node_type_str() against rdma-core's own, loaded from the installed
  * libibverbs.so.1 with dlopen (RTLD_LOCAL, so it cannot interpose on us).
  */
 #include <dlfcn.h>
@@ -12,6 +13,8 @@
 #include "tap.h"
 
 typedef const char *(*type_str_fn)(enum ibv_event_type);
+/* every one of these takes an enum, passed as an int */
+typedef const char *(*int_str_fn)(int);
 
 static void compare(type_str_fn theirs, int v)
 {
@@ -20,6 +23,23 @@ static void compare(type_str_fn theirs, int v)
 
 	OK(a && b && !strcmp(a, b), "event type %d: \"%s\" == rdma-core \"%s\"",
 	   v, a ? a : "(null)", b ? b : "(null)");
+}
+
+static void compare_fn(void *h, const char *name, int_str_fn ours, int lo,
+		       int hi)
+{
+	int_str_fn theirs = (int_str_fn)dlvsym(h, name, "IBVERBS_1.1");
+	int v;
+
+	if (!OK(theirs && theirs != ours, "libibverbs exports %s@IBVERBS_1.1",
+		name))
+		return;
+	for (v = lo; v <= hi; v++) {
+		const char *a = ours(v), *b = theirs(v);
+
+		OK(a && b && !strcmp(a, b), "%s(%d): \"%s\" == rdma-core \"%s\"",
+		   name, v, a ? a : "(null)", b ? b : "(null)");
+	}
 }
 
 int main(void)
@@ -40,6 +60,12 @@ int main(void)
 		compare(theirs, v);
 	for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
 		compare(theirs, extra[i]);
+	compare_fn(h, "ibv_wc_status_str", (int_str_fn)ibv_wc_status_str,
+		   -1, 26);
+	compare_fn(h, "ibv_port_state_str", (int_str_fn)ibv_port_state_str,
+		   -1, 7);
+	compare_fn(h, "ibv_node_type_str", (int_str_fn)ibv_node_type_str,
+		   -2, 9);
 	dlclose(h);
 	return tap_done();
 }

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The rest of libibverbs' ABI that takes a device, context or object.
+ *
+ * Under LD_PRELOAD, every ibv_* symbol libibasync leaves undefined binds
+ * to libibverbs, whose code would read its private state from around our
+ * structures (struct verbs_device, verbs_context private data...). So each
+ * such call is defined here: implemented where ib_async can answer, else
+ * a clear EOPNOTSUPP. Calls that touch no such state (ibv_fork_init(),
+ * ibv_rate_to_mbps(), ibv_read_sysfs_file()...) stay libibverbs'.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ibasync.h"
+
+static void *null_eopnotsupp(void)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+static int eopnotsupp(void)
+{
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+/* Completion channels: ib_async has no completion events. */
+IBASYNC_EXPORT struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
+{
+	(void)context;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	(void)channel;
+	return eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
+				    struct ibv_cq **cq, void **cq_context)
+{
+	(void)channel; (void)cq; (void)cq_context;
+	eopnotsupp();
+	return -1;
+}
+
+/* Counts as libibverbs does, though no channel can deliver events. */
+IBASYNC_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+IBASYNC_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+				void *addr, size_t length, int access)
+{
+	(void)mr; (void)flags; (void)pd; (void)addr; (void)length;
+	(void)access;
+	return eopnotsupp();
+}
+
+IBASYNC_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
+						uint64_t offset, size_t length,
+						uint64_t iova, int fd,
+						int access)
+{
+	(void)pd; (void)offset; (void)length; (void)iova; (void)fd;
+	(void)access;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				    uint16_t lid)
+{
+	(void)qp; (void)gid; (void)lid;
+	return eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				    uint16_t lid)
+{
+	(void)qp; (void)gid; (void)lid;
+	return eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
+				       uint8_t port_num, struct ibv_wc *wc,
+				       struct ibv_grh *grh,
+				       struct ibv_ah_attr *ah_attr)
+{
+	(void)context; (void)port_num; (void)wc; (void)grh; (void)ah_attr;
+	return eopnotsupp();
+}
+
+IBASYNC_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
+						    struct ibv_wc *wc,
+						    struct ibv_grh *grh,
+						    uint8_t port_num)
+{
+	(void)pd; (void)wc; (void)grh; (void)port_num;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
+					       struct ibv_ah_attr *attr,
+					       uint8_t eth_mac[ETHERNET_LL_SIZE],
+					       uint16_t *vid)
+{
+	(void)context; (void)attr; (void)eth_mac; (void)vid;
+	return eopnotsupp();
+}
+
+/* Our QPs are not struct ibv_qp_ex: the new post-send API is absent. */
+IBASYNC_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	(void)qp;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
+					      enum ibv_wr_opcode op,
+					      uint32_t flags)
+{
+	(void)qp; (void)op; (void)flags;
+	return 0;	/* "not guaranteed", the safe answer */
+}
+
+IBASYNC_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp; (void)ece;
+	return eopnotsupp();
+}
+
+IBASYNC_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp; (void)ece;
+	return eopnotsupp();
+}
+
+/* Sharing objects across processes needs ib_uverbs' handles. */
+IBASYNC_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context,
+					    uint32_t pd_handle)
+{
+	(void)context; (void)pd_handle;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+}
+
+IBASYNC_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd,
+					    uint32_t mr_handle)
+{
+	(void)pd; (void)mr_handle;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+}
+
+IBASYNC_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context,
+					    uint32_t dm_handle)
+{
+	(void)context; (void)dm_handle;
+	return null_eopnotsupp();
+}
+
+IBASYNC_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+}
+
+/* The RDMA device's index, as `rdma dev show` prints it. */
+IBASYNC_EXPORT int ibv_get_device_index(struct ibv_device *device)
+{
+	struct ib_async_info info = { .argsz = sizeof(info) };
+	int fd, ret;
+
+	fd = open(to_ibasync_dev(device)->node_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, IB_ASYNC_IOC_GET_INFO, &info);
+	close(fd);
+	return ret ? -1 : (int)info.ibdev_index;
+}
+
+static int fill_gid_entry(struct ibv_context *context, uint32_t port_num,
+			  uint32_t index, struct ibv_gid_entry *entry)
+{
+	struct ib_async_query_gid a = {
+		.argsz = sizeof(a), .port_num = port_num, .index = index,
+	};
+	int ret;
+
+	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_GID, &a);
+	if (ret)
+		return ret;
+	memset(entry, 0, sizeof(*entry));
+	memcpy(entry->gid.raw, a.gid, sizeof(entry->gid.raw));
+	entry->gid_index = index;
+	entry->port_num = port_num;
+	entry->gid_type = a.gid_type;
+	/* ndev_ifindex: ib_async does not report the netdev; 0 */
+	return 0;
+}
+
+/* ibv_query_gid_ex(): ENODATA for an empty slot, as libibverbs. */
+IBASYNC_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
+				     uint32_t port_num, uint32_t gid_index,
+				     struct ibv_gid_entry *entry,
+				     uint32_t flags, size_t entry_size)
+{
+	if (!context || !entry || flags || entry_size < sizeof(*entry))
+		return EINVAL;
+	return fill_gid_entry(context, port_num, gid_index, entry);
+}
+
+/* ibv_query_gid_table(): every valid GID of every port, or -errno. */
+IBASYNC_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
+					    struct ibv_gid_entry *entries,
+					    size_t max_entries, uint32_t flags,
+					    size_t entry_size)
+{
+	struct ibv_device_attr dev;
+	struct ibv_port_attr port;
+	uint32_t p, i;
+	size_t n = 0;
+	int ret;
+
+	if (!context || flags || entry_size < sizeof(*entries))
+		return -EINVAL;
+	ret = ibv_query_device(context, &dev);
+	if (ret)
+		return -ret;
+	for (p = 1; p <= dev.phys_port_cnt; p++) {
+		ret = ibasync_query_port_ex(context, (uint8_t)p, &port,
+					    sizeof(port));
+		if (ret)
+			return -ret;
+		for (i = 0; i < (uint32_t)port.gid_tbl_len; i++) {
+			struct ibv_gid_entry e;
+
+			ret = fill_gid_entry(context, p, i, &e);
+			if (ret == ENODATA)
+				continue;
+			if (ret)
+				return -ret;
+			if (n == max_entries)
+				return -EINVAL;	/* as libibverbs: too small */
+			memcpy((char *)entries + n * entry_size, &e, sizeof(e));
+			n++;
+		}
+	}
+	return (ssize_t)n;
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The data path behind rdma-core's inline ibv_post_send(),
+ * ibv_post_recv(), ibv_post_srq_recv() and ibv_poll_cq(): one ioctl per
+ * work request through ib_async's kernel buffers (see
+ * Documentation/ib_async.rst, "Data path"). It exists so that real events
+ * can be provoked and simple traffic runs, not for speed.
+ *
+ * Supported: SEND and SEND_WITH_IMM on RC and UD, signalled or not,
+ * inline or not; gather lists on sends (copied into one message here);
+ * receives into at most one scatter entry. Everything else fails the post
+ * with EOPNOTSUPP, and *bad_wr names the first request not posted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibasync.h"
+
+#define SEND_FLAGS_OK	(IBV_SEND_SIGNALED | IBV_SEND_INLINE)
+#define POLL_CHUNK	32
+
+/* Sum the entries' lengths and check them against this context's MRs. */
+static int gather_len(struct ibasync_context *c, const struct ibv_sge *sg,
+		      int num_sge, bool check_mr, size_t *total)
+{
+	size_t len = 0;
+	int i, err;
+
+	for (i = 0; i < num_sge; i++) {
+		if (check_mr) {
+			err = ibasync_mr_check(c, &sg[i], 0);
+			if (err)
+				return err;
+		}
+		len += sg[i].length;
+		if (len > IB_ASYNC_MAX_MSG)
+			return EINVAL;
+	}
+	*total = len;
+	return 0;
+}
+
+static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct ibasync_context *c = to_ibasync_ctx(qp->context);
+	struct ib_async_post_send arg = {
+		.argsz = sizeof(arg), .handle = qp->handle,
+		.wr_id = wr->wr_id,
+	};
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
+	char *bounce = NULL, *p;
+	size_t len = 0;
+	int i, err;
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		arg.opcode = IB_ASYNC_WR_SEND;
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		arg.opcode = IB_ASYNC_WR_SEND_WITH_IMM;
+		arg.imm_data = wr->imm_data;
+		break;
+	default:
+		return EOPNOTSUPP;	/* RDMA READ/WRITE, atomics, ... */
+	}
+	if (wr->send_flags & ~(unsigned int)SEND_FLAGS_OK)
+		return EOPNOTSUPP;	/* fence, solicited, checksum offload */
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	/* inline data needs no registration, as on a device */
+	err = gather_len(c, wr->sg_list, wr->num_sge, !inl, &len);
+	if (err)
+		return err;
+	if (inl && len > to_ibasync_qp(qp)->cap.max_inline_data)
+		return EINVAL;
+	if (wr->send_flags & IBV_SEND_SIGNALED)
+		arg.send_flags = IB_ASYNC_SEND_SIGNALED;
+	if (qp->qp_type == IBV_QPT_UD) {
+		struct ibv_ah *ah = wr->wr.ud.ah;
+
+		if (!ah || ah->context != qp->context)
+			return EINVAL;
+		arg.ah_handle = ah->handle;
+		arg.remote_qpn = wr->wr.ud.remote_qpn;
+		arg.remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	if (wr->num_sge == 1) {
+		arg.addr = wr->sg_list[0].addr;
+	} else if (wr->num_sge > 1) {
+		/* the kernel reads one message: gather it here */
+		bounce = malloc(len ? len : 1);
+		if (!bounce)
+			return ENOMEM;
+		for (i = 0, p = bounce; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+		arg.addr = (uintptr_t)bounce;
+	}
+	arg.length = (uint32_t)len;
+	err = ibasync_ioctl(qp->context, IB_ASYNC_IOC_POST_SEND, &arg);
+	free(bounce);
+	return err;
+}
+
+static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr)
+{
+	int err;
+
+	for (; wr; wr = wr->next) {
+		err = post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			errno = err;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int post_one_recv(struct ibv_context *ctx, uint32_t obj_type,
+			 uint32_t handle, const struct ibv_recv_wr *wr)
+{
+	struct ib_async_post_recv arg = {
+		.argsz = sizeof(arg), .obj_type = obj_type, .handle = handle,
+		.wr_id = wr->wr_id,
+	};
+	int err;
+
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	/* the kernel writes one message to one place at poll time */
+	if (wr->num_sge > 1)
+		return EOPNOTSUPP;
+	if (wr->num_sge == 1) {
+		err = ibasync_mr_check(to_ibasync_ctx(ctx), wr->sg_list,
+				       IBV_ACCESS_LOCAL_WRITE);
+		if (err)
+			return err;
+		arg.addr = wr->sg_list[0].addr;
+		arg.length = wr->sg_list[0].length;
+	}
+	return ibasync_ioctl(ctx, IB_ASYNC_IOC_POST_RECV, &arg);
+}
+
+static int post_recv_list(struct ibv_context *ctx, uint32_t obj_type,
+			  uint32_t handle, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	int err;
+
+	for (; wr; wr = wr->next) {
+		err = post_one_recv(ctx, obj_type, handle, wr);
+		if (err) {
+			*bad_wr = wr;
+			errno = err;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr)
+{
+	return post_recv_list(qp->context, IB_ASYNC_OBJ_QP, qp->handle, wr,
+			      bad_wr);
+}
+
+static int post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr)
+{
+	return post_recv_list(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,
+			      bad_wr);
+}
+
+static void wc_to_ibv(struct ibv_wc *wc, const struct ib_async_wc *k)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = k->wr_id;
+	wc->status = (enum ibv_wc_status)k->status;
+	wc->opcode = (enum ibv_wc_opcode)k->opcode;
+	wc->vendor_err = k->vendor_err;
+	wc->byte_len = k->byte_len;
+	wc->imm_data = k->imm_data;
+	wc->qp_num = k->qp_num;
+	wc->src_qp = k->src_qp;
+	wc->wc_flags = k->wc_flags;
+	wc->pkey_index = k->pkey_index;
+	wc->slid = k->slid;
+	wc->sl = k->sl;
+	wc->dlid_path_bits = k->dlid_path_bits;
+}
+
+/* ibv_poll_cq(): entries polled, or a negative value (errno set) */
+static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
+{
+	struct ib_async_wc k[POLL_CHUNK];
+	int done = 0, i, err;
+
+	if (num < 0 || (num && !wc)) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	while (done < num) {
+		struct ib_async_poll_cq arg = {
+			.argsz = sizeof(arg), .handle = cq->handle,
+			.wc = (uintptr_t)k,
+		};
+
+		arg.count = (uint32_t)(num - done < POLL_CHUNK ?
+				       num - done : POLL_CHUNK);
+		err = ibasync_ioctl(cq->context, IB_ASYNC_IOC_POLL_CQ, &arg);
+		if (err)
+			return done ? done : -err;
+		for (i = 0; i < (int)arg.count; i++)
+			wc_to_ibv(&wc[done + i], &k[i]);
+		done += (int)arg.count;
+		if (arg.count < POLL_CHUNK)
+			break;
+	}
+	return done;
+}
+
+/* No completion channels: nothing could ever deliver the notification. */
+static int req_notify_cq(struct ibv_cq *cq, int solicited)
+{
+	(void)cq; (void)solicited;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *bind)
+{
+	(void)qp; (void)mw; (void)bind;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+static int dealloc_mw(struct ibv_mw *mw)
+{
+	(void)mw;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+/*
+ * ops.alloc_mw stays NULL: ibv_alloc_mw() checks it and fails with
+ * EOPNOTSUPP. The _compat_* slots are only used by binaries built against
+ * libibverbs before 1.1.8 and stay NULL.
+ */
+const struct ibv_context_ops ibasync_ops = {
+	.poll_cq	= poll_cq,
+	.req_notify_cq	= req_notify_cq,
+	.post_send	= post_send,
+	.post_recv	= post_recv,
+	.post_srq_recv	= post_srq_recv,
+	.bind_mw	= bind_mw,
+	.dealloc_mw	= dealloc_mw,
+};

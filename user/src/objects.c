@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Verbs objects. Each is a kernel object ib_async created for the
+ * context's file: its handle field holds the file's handle, and its own
+ * address is the cookie the kernel returns in the element of its event
+ * records, so ibv_get_async_event() hands the program its own pointer.
+ *
+ * Handles only mean something within one file, so an object that names
+ * another (a QP's CQs, an AH's PD...) must come from the same context:
+ * EINVAL otherwise, before the kernel could mistake it for one of ours.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "ibasync.h"
+
+int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg)
+{
+	return ioctl(context->cmd_fd, cmd, arg) ? errno : 0;
+}
+
+static void *fail_null(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+/* free() that leaves errno as the failure that led here set it */
+static void free_keep_errno(void *p)
+{
+	int err = errno;
+
+	free(p);
+	errno = err;
+}
+
+/*
+ * ibv_destroy_*()'s promise: every event of the object handed out by
+ * ibv_get_async_event() has been acknowledged before destroy returns.
+ * reported is what the kernel counted as handed out (only records really
+ * copied to the program count). Once the device is gone, acks can no
+ * longer matter and a program that never acks its last events must still
+ * be able to clean up: stop waiting then, and return false so the caller
+ * keeps the memory a late ack would still touch.
+ */
+static bool wait_acks(struct ibasync_context *c, pthread_mutex_t *mutex,
+		      pthread_cond_t *cond, const uint32_t *completed,
+		      uint64_t reported)
+{
+	bool all = true;
+
+	pthread_mutex_lock(mutex);
+	if (*completed != (uint32_t)reported && ibasync_disassociated(c))
+		all = false;
+	while (all && *completed != (uint32_t)reported) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		if (pthread_cond_timedwait(cond, mutex, &ts) == ETIMEDOUT &&
+		    *completed != (uint32_t)reported &&
+		    ibasync_disassociated(c))
+			all = false;
+	}
+	pthread_mutex_unlock(mutex);
+	return all;
+}
+
+/* Free a destroyed object, or park it until close if acks may follow. */
+static void release(struct ibasync_context *c, void *obj, bool all_acked,
+		    pthread_mutex_t *mutex, pthread_cond_t *cond)
+{
+	struct ibasync_dead *d;
+
+	if (all_acked) {
+		pthread_cond_destroy(cond);
+		pthread_mutex_destroy(mutex);
+		free(obj);
+		return;
+	}
+	d = malloc(sizeof(*d));
+	if (!d)
+		return;	/* leaked: better than a late ack on freed memory */
+	d->obj = obj;
+	pthread_mutex_lock(&c->dead_lock);
+	d->next = c->dead;
+	c->dead = d;
+	pthread_mutex_unlock(&c->dead_lock);
+}
+
+void ibasync_free_dead(struct ibasync_context *c)
+{
+	struct ibasync_dead *d, *next;
+
+	for (d = c->dead; d; d = next) {
+		next = d->next;
+		free(d->obj);
+		free(d);
+	}
+	c->dead = NULL;
+}
+
+static void init_sync(pthread_mutex_t *mutex, pthread_cond_t *cond)
+{
+	pthread_mutex_init(mutex, NULL);
+	pthread_cond_init(cond, NULL);
+}
+
+/* ---- PD ------------------------------------------------------------------ */
+
+IBASYNC_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct ib_async_create_pd arg = { .argsz = sizeof(arg) };
+	struct ibasync_pd *pd;
+
+	if (!context)
+		return fail_null(EINVAL);
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_PD, &arg)) {
+		free_keep_errno(pd);
+		return NULL;
+	}
+	pd->pd.context = context;
+	pd->pd.handle = arg.handle;
+	atomic_init(&pd->mrs, 0);
+	return &pd->pd;
+}
+
+IBASYNC_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct ibasync_pd *p = to_ibasync_pd(pd);
+	uint64_t reported;
+	int ret;
+
+	/* The kernel knows the PD's QPs, SRQs and AHs; MRs live here. */
+	if (atomic_load(&p->mrs)) {
+		errno = EBUSY;
+		return EBUSY;
+	}
+	ret = ibasync_destroy_handle(to_ibasync_ctx(pd->context),
+				     IB_ASYNC_OBJ_PD, pd->handle, &reported);
+	if (ret)
+		return ret;
+	free(p);
+	return 0;
+}
+
+/* ---- CQ ------------------------------------------------------------------ */
+
+IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
+					    int cqe, void *cq_context,
+					    struct ibv_comp_channel *channel,
+					    int comp_vector)
+{
+	struct ib_async_create_cq arg = { .argsz = sizeof(arg) };
+	struct ibv_cq *cq;
+
+	if (!context || cqe < 1 || comp_vector < 0)
+		return fail_null(EINVAL);
+	/* ibv_create_comp_channel() fails here, so no channel can be ours */
+	if (channel)
+		return fail_null(EOPNOTSUPP);
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	arg.cookie = (uintptr_t)cq;
+	arg.cqe = (uint32_t)cqe;
+	arg.comp_vector = (uint32_t)comp_vector;
+	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, &arg)) {
+		free_keep_errno(cq);
+		return NULL;
+	}
+	cq->context = context;
+	cq->cq_context = cq_context;
+	cq->handle = arg.handle;
+	cq->cqe = (int)arg.cqe;
+	init_sync(&cq->mutex, &cq->cond);
+	return cq;
+}
+
+IBASYNC_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	struct ib_async_resize_cq arg = {
+		.argsz = sizeof(arg), .handle = cq->handle,
+	};
+	int ret;
+
+	if (cqe < 1) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	arg.cqe = (uint32_t)cqe;
+	ret = ibasync_ioctl(cq->context, IB_ASYNC_IOC_RESIZE_CQ, &arg);
+	if (!ret)
+		cq->cqe = (int)arg.cqe;
+	return ret;
+}
+
+IBASYNC_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct ibasync_context *c = to_ibasync_ctx(cq->context);
+	uint64_t reported;
+	int ret;
+
+	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_CQ, cq->handle,
+				     &reported);
+	if (ret)
+		return ret;
+	/* no completion channels: comp_events_completed stays 0 */
+	release(c, cq, wait_acks(c, &cq->mutex, &cq->cond,
+				 &cq->async_events_completed, reported),
+		&cq->mutex, &cq->cond);
+	return 0;
+}
+
+/* ---- address vectors ----------------------------------------------------- */
+
+static int av_from_ibv(struct ib_async_av *av, const struct ibv_ah_attr *a)
+{
+	/* ib_async resolves RoCE addresses itself and sets no rate limits */
+	if (a->static_rate || a->src_path_bits)
+		return EOPNOTSUPP;
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, a->grh.dgid.raw, sizeof(av->dgid));
+	av->flow_label = a->grh.flow_label;
+	av->sgid_index = a->grh.sgid_index;
+	av->hop_limit = a->grh.hop_limit;
+	av->traffic_class = a->grh.traffic_class;
+	av->dlid = a->dlid;
+	av->sl = a->sl;
+	av->is_global = a->is_global;
+	av->port_num = a->port_num;
+	return 0;
+}
+
+static void av_to_ibv(struct ibv_ah_attr *a, const struct ib_async_av *av)
+{
+	memset(a, 0, sizeof(*a));
+	memcpy(a->grh.dgid.raw, av->dgid, sizeof(av->dgid));
+	a->grh.flow_label = av->flow_label;
+	a->grh.sgid_index = av->sgid_index;
+	a->grh.hop_limit = av->hop_limit;
+	a->grh.traffic_class = av->traffic_class;
+	a->dlid = av->dlid;
+	a->sl = av->sl;
+	a->is_global = av->is_global;
+	a->port_num = av->port_num;
+}
+
+/* ---- QP ------------------------------------------------------------------ */
+
+static bool same_ctx(struct ibv_context *ctx, struct ibv_context *other)
+{
+	return ctx == other;
+}
+
+IBASYNC_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+					    struct ibv_qp_init_attr *attr)
+{
+	struct ib_async_create_qp arg = { .argsz = sizeof(arg) };
+	struct ibasync_qp *q;
+	struct ibv_qp *qp;
+
+	if (!pd || !attr || !attr->send_cq || !attr->recv_cq ||
+	    !same_ctx(pd->context, attr->send_cq->context) ||
+	    !same_ctx(pd->context, attr->recv_cq->context) ||
+	    (attr->srq && !same_ctx(pd->context, attr->srq->context)))
+		return fail_null(EINVAL);
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+		return fail_null(EOPNOTSUPP);
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	qp = &q->qp;
+	arg.cookie = (uintptr_t)qp;
+	arg.pd_handle = pd->handle;
+	arg.send_cq_handle = attr->send_cq->handle;
+	arg.recv_cq_handle = attr->recv_cq->handle;
+	arg.srq_handle = attr->srq ? attr->srq->handle : 0;
+	arg.qp_type = attr->qp_type;
+	arg.sq_sig_all = !!attr->sq_sig_all;
+	arg.max_send_wr = attr->cap.max_send_wr;
+	arg.max_recv_wr = attr->cap.max_recv_wr;
+	arg.max_send_sge = attr->cap.max_send_sge;
+	arg.max_recv_sge = attr->cap.max_recv_sge;
+	arg.max_inline_data = attr->cap.max_inline_data;
+	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_QP, &arg)) {
+		free_keep_errno(q);
+		return NULL;
+	}
+	qp->context = pd->context;
+	qp->qp_context = attr->qp_context;
+	qp->pd = pd;
+	qp->send_cq = attr->send_cq;
+	qp->recv_cq = attr->recv_cq;
+	qp->srq = attr->srq;
+	qp->handle = arg.handle;
+	qp->qp_num = arg.qp_num;
+	qp->state = IBV_QPS_RESET;
+	qp->qp_type = attr->qp_type;
+	init_sync(&qp->mutex, &qp->cond);
+	/* as libibverbs providers do: the caller learns what it got */
+	attr->cap.max_send_wr = arg.max_send_wr;
+	attr->cap.max_recv_wr = arg.max_recv_wr;
+	attr->cap.max_send_sge = arg.max_send_sge;
+	attr->cap.max_recv_sge = arg.max_recv_sge;
+	attr->cap.max_inline_data = arg.max_inline_data;
+	q->cap = attr->cap;
+	q->sq_sig_all = !!attr->sq_sig_all;
+	return qp;
+}
+
+IBASYNC_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+				 int attr_mask)
+{
+	struct ib_async_qp_attr a = {
+		.argsz = sizeof(a), .handle = qp->handle,
+		.attr_mask = (uint32_t)attr_mask,
+	};
+	int ret;
+
+	/* bits ib_async does not know are refused by the kernel, EOPNOTSUPP */
+	a.qp_state = attr->qp_state;
+	a.cur_qp_state = attr->cur_qp_state;
+	a.path_mtu = attr->path_mtu;
+	a.qkey = attr->qkey;
+	a.rq_psn = attr->rq_psn;
+	a.sq_psn = attr->sq_psn;
+	a.dest_qp_num = attr->dest_qp_num;
+	a.qp_access_flags = (uint32_t)attr->qp_access_flags;
+	a.pkey_index = attr->pkey_index;
+	a.port_num = attr->port_num;
+	a.en_sqd_async_notify = attr->en_sqd_async_notify;
+	a.max_rd_atomic = attr->max_rd_atomic;
+	a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a.min_rnr_timer = attr->min_rnr_timer;
+	a.timeout = attr->timeout;
+	a.retry_cnt = attr->retry_cnt;
+	a.rnr_retry = attr->rnr_retry;
+	if (attr_mask & IBV_QP_AV) {
+		ret = av_from_ibv(&a.av, &attr->ah_attr);
+		if (ret) {
+			errno = ret;
+			return ret;
+		}
+	}
+	ret = ibasync_ioctl(qp->context, IB_ASYNC_IOC_MODIFY_QP, &a);
+	if (!ret && (attr_mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
+	return ret;
+}
+
+IBASYNC_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+				int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibasync_qp *q = to_ibasync_qp(qp);
+	struct ib_async_qp_attr a = {
+		.argsz = sizeof(a), .handle = qp->handle,
+	};
+	int ret;
+
+	(void)attr_mask;	/* like the providers: everything is filled */
+	ret = ibasync_ioctl(qp->context, IB_ASYNC_IOC_QUERY_QP, &a);
+	if (ret)
+		return ret;
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = a.qp_state;
+	attr->cur_qp_state = a.cur_qp_state;
+	attr->path_mtu = a.path_mtu;
+	attr->qkey = a.qkey;
+	attr->rq_psn = a.rq_psn;
+	attr->sq_psn = a.sq_psn;
+	attr->dest_qp_num = a.dest_qp_num;
+	attr->qp_access_flags = (unsigned int)a.qp_access_flags;
+	attr->pkey_index = a.pkey_index;
+	attr->port_num = a.port_num;
+	attr->en_sqd_async_notify = a.en_sqd_async_notify;
+	attr->sq_draining = a.sq_draining;
+	attr->max_rd_atomic = a.max_rd_atomic;
+	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
+	attr->min_rnr_timer = a.min_rnr_timer;
+	attr->timeout = a.timeout;
+	attr->retry_cnt = a.retry_cnt;
+	attr->rnr_retry = a.rnr_retry;
+	attr->cap = q->cap;
+	av_to_ibv(&attr->ah_attr, &a.av);
+	if (init_attr) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = qp->qp_context;
+		init_attr->send_cq = qp->send_cq;
+		init_attr->recv_cq = qp->recv_cq;
+		init_attr->srq = qp->srq;
+		init_attr->cap = q->cap;
+		init_attr->qp_type = qp->qp_type;
+		init_attr->sq_sig_all = q->sq_sig_all;
+	}
+	qp->state = attr->qp_state;
+	return 0;
+}
+
+IBASYNC_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	struct ibasync_context *c = to_ibasync_ctx(qp->context);
+	uint64_t reported;
+	int ret;
+
+	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_QP, qp->handle,
+				     &reported);
+	if (ret)
+		return ret;
+	release(c, to_ibasync_qp(qp),
+		wait_acks(c, &qp->mutex, &qp->cond, &qp->events_completed,
+			  reported),
+		&qp->mutex, &qp->cond);
+	return 0;
+}
+
+/* ---- SRQ ----------------------------------------------------------------- */
+
+IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+					      struct ibv_srq_init_attr *attr)
+{
+	struct ib_async_create_srq arg = { .argsz = sizeof(arg) };
+	struct ibv_srq *srq;
+
+	if (!pd || !attr)
+		return fail_null(EINVAL);
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	arg.cookie = (uintptr_t)srq;
+	arg.pd_handle = pd->handle;
+	arg.max_wr = attr->attr.max_wr;
+	arg.max_sge = attr->attr.max_sge;
+	arg.srq_limit = attr->attr.srq_limit;
+	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_SRQ, &arg)) {
+		free_keep_errno(srq);
+		return NULL;
+	}
+	srq->context = pd->context;
+	srq->srq_context = attr->srq_context;
+	srq->pd = pd;
+	srq->handle = arg.handle;
+	init_sync(&srq->mutex, &srq->cond);
+	attr->attr.max_wr = arg.max_wr;
+	attr->attr.max_sge = arg.max_sge;
+	return srq;
+}
+
+IBASYNC_EXPORT int ibv_modify_srq(struct ibv_srq *srq,
+				  struct ibv_srq_attr *attr, int attr_mask)
+{
+	struct ib_async_srq_attr a = {
+		.argsz = sizeof(a), .handle = srq->handle,
+		.attr_mask = (uint32_t)attr_mask,
+		.max_wr = attr->max_wr, .srq_limit = attr->srq_limit,
+	};
+
+	return ibasync_ioctl(srq->context, IB_ASYNC_IOC_MODIFY_SRQ, &a);
+}
+
+IBASYNC_EXPORT int ibv_query_srq(struct ibv_srq *srq,
+				 struct ibv_srq_attr *attr)
+{
+	struct ib_async_srq_attr a = {
+		.argsz = sizeof(a), .handle = srq->handle,
+	};
+	int ret;
+
+	ret = ibasync_ioctl(srq->context, IB_ASYNC_IOC_QUERY_SRQ, &a);
+	if (ret)
+		return ret;
+	attr->max_wr = a.max_wr;
+	attr->max_sge = a.max_sge;
+	attr->srq_limit = a.srq_limit;
+	return 0;
+}
+
+IBASYNC_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	struct ibasync_context *c = to_ibasync_ctx(srq->context);
+	uint64_t reported;
+	int ret;
+
+	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_SRQ, srq->handle,
+				     &reported);
+	if (ret)
+		return ret;
+	release(c, srq, wait_acks(c, &srq->mutex, &srq->cond,
+				  &srq->events_completed, reported),
+		&srq->mutex, &srq->cond);
+	return 0;
+}
+
+/* ---- AH ------------------------------------------------------------------ */
+
+IBASYNC_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
+					    struct ibv_ah_attr *attr)
+{
+	struct ib_async_create_ah arg = { .argsz = sizeof(arg) };
+	struct ibv_ah *ah;
+	int ret;
+
+	if (!pd || !attr)
+		return fail_null(EINVAL);
+	ret = av_from_ibv(&arg.av, attr);
+	if (ret)
+		return fail_null(ret);
+	arg.pd_handle = pd->handle;
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_AH, &arg)) {
+		free_keep_errno(ah);
+		return NULL;
+	}
+	ah->context = pd->context;
+	ah->pd = pd;
+	ah->handle = arg.handle;
+	return ah;
+}
+
+IBASYNC_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
+{
+	uint64_t reported;
+	int ret;
+
+	ret = ibasync_destroy_handle(to_ibasync_ctx(ah->context),
+				     IB_ASYNC_OBJ_AH, ah->handle, &reported);
+	if (!ret)
+		free(ah);
+	return ret;
+}
+
+/* ---- WQ, through struct verbs_context ------------------------------------ */
+
+static int wq_post_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	(void)wq;
+	*bad_wr = wr;	/* the kernel data path posts to QPs and SRQs only */
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
+				 struct ibv_wq_init_attr *attr)
+{
+	struct ib_async_create_wq arg = { .argsz = sizeof(arg) };
+	struct ibv_wq *wq;
+
+	if (!attr->pd || !attr->cq || !same_ctx(context, attr->pd->context) ||
+	    !same_ctx(context, attr->cq->context))
+		return fail_null(EINVAL);
+	if (attr->wq_type != IBV_WQT_RQ ||
+	    ((attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS) && attr->create_flags) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_WQ_INIT_ATTR_FLAGS))
+		return fail_null(EOPNOTSUPP);
+	wq = calloc(1, sizeof(*wq));
+	if (!wq)
+		return NULL;
+	arg.cookie = (uintptr_t)wq;
+	arg.pd_handle = attr->pd->handle;
+	arg.cq_handle = attr->cq->handle;
+	arg.max_wr = attr->max_wr;
+	arg.max_sge = attr->max_sge;
+	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_WQ, &arg)) {
+		free_keep_errno(wq);
+		return NULL;
+	}
+	wq->context = context;
+	wq->wq_context = attr->wq_context;
+	wq->pd = attr->pd;
+	wq->cq = attr->cq;
+	wq->handle = arg.handle;
+	wq->state = IBV_WQS_RESET;
+	wq->wq_type = attr->wq_type;
+	wq->post_recv = wq_post_recv;
+	/* ibv_create_wq() (inline) initialises them again: harmless */
+	init_sync(&wq->mutex, &wq->cond);
+	attr->max_wr = arg.max_wr;
+	attr->max_sge = arg.max_sge;
+	return wq;
+}
+
+int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
+{
+	struct ib_async_modify_wq a = {
+		.argsz = sizeof(a), .handle = wq->handle,
+		.attr_mask = attr->attr_mask, .wq_state = attr->wq_state,
+		.curr_wq_state = attr->curr_wq_state,
+		.wq_flags = attr->flags, .wq_flags_mask = attr->flags_mask,
+	};
+	int ret;
+
+	ret = ibasync_ioctl(wq->context, IB_ASYNC_IOC_MODIFY_WQ, &a);
+	if (!ret && (attr->attr_mask & IBV_WQ_ATTR_STATE))
+		wq->state = attr->wq_state;
+	return ret;
+}
+
+int ibasync_destroy_wq(struct ibv_wq *wq)
+{
+	struct ibasync_context *c = to_ibasync_ctx(wq->context);
+	uint64_t reported;
+	int ret;
+
+	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_WQ, wq->handle,
+				     &reported);
+	if (ret)
+		return ret;
+	release(c, wq, wait_acks(c, &wq->mutex, &wq->cond,
+				 &wq->events_completed, reported),
+		&wq->mutex, &wq->cond);
+	return 0;
+}
