@@ -13,79 +13,12 @@
 #include <pthread.h>
 
 #include "ib_async_verbs.h"
-
-#define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
-#define EVSRC_DIR	"/sys/kernel/debug/ib_async_evsrc/evsrc0"
+#include "ib_async_evsrc.h"
 
 #define CQ_COOKIE	0x1000000000000c01ULL
 #define QP_COOKIE	0x1000000000000a01ULL
 #define SRQ_COOKIE	0x1000000000000501ULL
 #define WQ_COOKIE	0x1000000000000701ULL
-
-static const char *const contexts[] = { "process", "softirq", "hardirq" };
-
-static const struct {
-	uint32_t type;
-	uint32_t obj;
-} affiliated[] = {
-	{ IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ },
-	{ IB_ASYNC_EV_QP_FATAL, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_QP_REQ_ERR, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_QP_ACCESS_ERR, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_COMM_EST, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_SQ_DRAINED, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_PATH_MIG, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_PATH_MIG_ERR, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_QP_LAST_WQE_REACHED, IB_ASYNC_OBJ_QP },
-	{ IB_ASYNC_EV_SRQ_ERR, IB_ASYNC_OBJ_SRQ },
-	{ IB_ASYNC_EV_SRQ_LIMIT_REACHED, IB_ASYNC_OBJ_SRQ },
-	{ IB_ASYNC_EV_WQ_FATAL, IB_ASYNC_OBJ_WQ },
-};
-
-static int evsrc_write(const char *file, const char *fmt, ...)
-{
-	char path[256], buf[256];
-	va_list ap;
-	int fd, n, ret = 0;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), EVSRC_DIR "/%s", file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/* evsrc's id of the newest object of a kind, or of the QP with @qpn. */
-static int evsrc_find(const char *kind, unsigned int qpn)
-{
-	char line[256], k[16];
-	unsigned int id, n;
-	int best = -1;
-	FILE *f = fopen(EVSRC_DIR "/objects", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%15s %u", k, &id) != 2 || strcmp(k, kind))
-			continue;
-		if (qpn) {
-			char *p = strstr(line, "qpn=");
-
-			if (p && sscanf(p, "qpn=%u", &n) == 1 && n == qpn)
-				best = id;
-		} else if ((int)id > best) {
-			best = id;
-		}
-	}
-	fclose(f);
-	return best;
-}
 
 struct objs {
 	uint32_t pd, cq, qp, srq, wq;		/* ib_async handles */

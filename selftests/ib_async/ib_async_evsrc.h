@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Driving the test-only event source (modules/ib_async_evsrc*): its
+ * debugfs files, the ids it gives objects, and the affiliated event types
+ * with the object each concerns.
+ */
+#ifndef IB_ASYNC_EVSRC_H
+#define IB_ASYNC_EVSRC_H
+
+#include <stdarg.h>
+
+#include "ib_async_util.h"
+
+#define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
+#define EVSRC_DIR	"/sys/kernel/debug/ib_async_evsrc/evsrc0"
+
+/* The contexts evsrc raises events from, as its raise file names them. */
+static const char *const contexts[] = { "process", "softirq", "hardirq" };
+
+static const struct {
+	uint32_t type;
+	uint32_t obj;
+} affiliated[] = {
+	{ IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ },
+	{ IB_ASYNC_EV_QP_FATAL, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_QP_REQ_ERR, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_QP_ACCESS_ERR, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_COMM_EST, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_SQ_DRAINED, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_PATH_MIG, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_PATH_MIG_ERR, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_QP_LAST_WQE_REACHED, IB_ASYNC_OBJ_QP },
+	{ IB_ASYNC_EV_SRQ_ERR, IB_ASYNC_OBJ_SRQ },
+	{ IB_ASYNC_EV_SRQ_LIMIT_REACHED, IB_ASYNC_OBJ_SRQ },
+	{ IB_ASYNC_EV_WQ_FATAL, IB_ASYNC_OBJ_WQ },
+};
+
+/* printf into one of evsrc0's debugfs files: 0 or -errno. */
+static inline int evsrc_write(const char *file, const char *fmt, ...)
+{
+	char path[256], buf[256];
+	va_list ap;
+	int fd, n, ret = 0;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), EVSRC_DIR "/%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* evsrc's id of the newest object of a kind, or of the QP with @qpn. */
+static inline int evsrc_find(const char *kind, unsigned int qpn)
+{
+	char line[256], k[16];
+	unsigned int id, n;
+	int best = -1;
+	FILE *f = fopen(EVSRC_DIR "/objects", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%15s %u", k, &id) != 2 || strcmp(k, kind))
+			continue;
+		if (qpn) {
+			char *p = strstr(line, "qpn=");
+
+			if (p && sscanf(p, "qpn=%u", &n) == 1 && n == qpn)
+				best = id;
+		} else if ((int)id > best) {
+			best = id;
+		}
+	}
+	fclose(f);
+	return best;
+}
+
+/* Load the module if it is not, and say whether evsrc0 exists. */
+static inline int evsrc_present(void)
+{
+	if (access(EVSRC_DIR, F_OK) && access(EVSRC_KO, F_OK) == 0)
+		iba_sh("insmod %s >/dev/null 2>&1", EVSRC_KO);
+	return access(EVSRC_DIR, F_OK) == 0;
+}
+
+#endif /* IB_ASYNC_EVSRC_H */

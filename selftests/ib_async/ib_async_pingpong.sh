@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdma-core's own example programs (ibverbs-utils), unmodified and built
+# against libibverbs, run as two processes with libibasync preloaded:
+# RC, UD (through an AH) and SRQ SEND/RECV traffic, every received buffer
+# checked by the programs themselves (-c), every completion status too.
+#
+# /dev/infiniband is overlaid with the ib_async nodes alone, so a program
+# that went to uverbs could not open the device at all; the same command
+# without the preload must fail, which proves the traffic went through
+# ib_async. Afterwards the device has no QP more than before.
+cd "$(dirname "$0")" || exit 1
+. ./ib_async_lib.sh
+
+[ -n "$(find_node)" ] || skip_all "no ib_async device"
+command -v ibv_rc_pingpong >/dev/null || skip_all "ibverbs-utils not installed"
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+SHIM=${IB_ASYNC_SHIM:-libibasync.so.1}
+LD_PRELOAD=$SHIM /bin/true 2>&1 | grep -q . && skip_all "cannot preload $SHIM"
+ITERS=${IB_ASYNC_PP_ITERS:-20}
+
+# The RoCE v2 GID of the test bed's IPv4 address.
+gid_index() {
+	d=/sys/class/infiniband/$IB_ASYNC_IBDEV/ports/1
+	for i in $(seq 0 15); do
+		[ "$(cat $d/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] || continue
+		case $(cat $d/gids/$i) in
+		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
+		esac
+	done
+	return 1
+}
+G=$(gid_index) || skip_all "no RoCE v2 IPv4 GID on $IB_ASYNC_IBDEV"
+
+tmp=$(mktemp -d)
+mounted=
+cleanup() {
+	[ -n "$mounted" ] && umount /dev/infiniband
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+qps() { rdma resource show qp | grep -c "link $IB_ASYNC_IBDEV/"; }
+qps_before=$(qps)
+
+# Only the ib_async nodes stay visible under /dev/infiniband.
+mkdir "$tmp/dev"
+for n in /dev/infiniband/ib_async*; do
+	set -- $(stat -c '%t %T' "$n")
+	mknod -m 666 "$tmp/dev/${n##*/}" c $((0x$1)) $((0x$2))
+done
+mount -o bind "$tmp/dev" /dev/infiniband && mounted=1
+check "uverbs_nodes_hidden" test -n "$mounted" -a ! -e /dev/infiniband/uverbs0
+
+listening() { # TCP port $1 in LISTEN state
+	grep -qi ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp
+}
+
+# pair NAME PORT PRELOAD PROGRAM ARGS...: server and client; 0 if both
+# exited 0 after $ITERS iterations. Output in $tmp/NAME.{server,client}.
+pair() {
+	pname=$1 port=$2 pre=$3; shift 3
+	LD_PRELOAD=$pre timeout 60 "$@" -d "$IB_ASYNC_IBDEV" -g "$G" -p "$port" \
+		-n "$ITERS" > "$tmp/$pname.server" 2>&1 &
+	spid=$!
+	if ! wait_for 15 listening "$port"; then
+		wait $spid
+		log "$pname: server did not listen (exit $?):"
+		sed 's/^/#   /' "$tmp/$pname.server"
+		return 1
+	fi
+	LD_PRELOAD=$pre timeout 60 "$@" -d "$IB_ASYNC_IBDEV" -g "$G" -p "$port" \
+		-n "$ITERS" 127.0.0.1 > "$tmp/$pname.client" 2>&1
+	crc=$?
+	wait $spid
+	src=$?
+	log "$pname: server exit $src, client exit $crc"
+	sed 's/^/#   /' "$tmp/$pname.server" "$tmp/$pname.client"
+	[ $src = 0 ] && [ $crc = 0 ] &&
+		grep -q "^$ITERS iters" "$tmp/$pname.server" &&
+		grep -q "^$ITERS iters" "$tmp/$pname.client"
+}
+
+# Negative control: libibverbs alone finds no usable node here.
+LD_PRELOAD= timeout 20 ibv_rc_pingpong -d "$IB_ASYNC_IBDEV" -g "$G" \
+	-p 18600 > "$tmp/ctl" 2>&1
+rc=$?
+log "without the shim: exit $rc: $(head -2 "$tmp/ctl" | tr '\n' ' ')"
+check "without_the_shim_the_program_cannot_run" \
+	test $rc != 0 -a $rc != 124
+
+check "rc_pingpong_two_processes_payload_checked" \
+	pair rc 18601 "$SHIM" ibv_rc_pingpong -c -s 16384
+check "ud_pingpong_two_processes_through_an_ah" \
+	pair ud 18602 "$SHIM" ibv_ud_pingpong -c
+check "srq_pingpong_four_qps_each_on_one_srq" \
+	pair srq 18603 "$SHIM" ibv_srq_pingpong -c -q 4
+
+# UC is not supported: the program is told so at ibv_create_qp().
+LD_PRELOAD=$SHIM timeout 20 ibv_uc_pingpong -d "$IB_ASYNC_IBDEV" -g "$G" \
+	-p 18604 > "$tmp/uc" 2>&1
+rc=$?
+log "uc_pingpong: exit $rc: $(head -2 "$tmp/uc" | tr '\n' ' ')"
+check "uc_pingpong_refused_at_create_qp" \
+	sh -c "[ $rc != 0 ] && [ $rc != 124 ] && grep -q \"Couldn't create QP\" $tmp/uc"
+
+after=$(qps)
+log "QPs on $IB_ASYNC_IBDEV: $qps_before before, $after after"
+check "no_qp_left_behind" test "$after" = "$qps_before"
+
+finish
