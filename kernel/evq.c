@@ -64,6 +64,7 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap)
 	q->len = 0;
 	q->next_seq = 1;
 	q->lost = 0;
+	q->ended = false;
 	q->dead = false;
 
 	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, IB_ASYNC_REC_SIZE,
@@ -118,11 +119,32 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
 	rec->obj_type = IB_ASYNC_OBJ_NONE;
 }
 
+/*
+ * Queue the record that ends the stream. It goes in the last reserved
+ * slot, so it always fits, even after an overflow record. Called with
+ * q->lock held and the stream not ended.
+ */
+static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
+{
+	struct ib_async_slot *slot = evq_slot(q, q->len++);
+
+	slot->rec = *ev;
+	slot->rec.seq = q->next_seq++;
+	slot->rec.count = 1;
+	slot->owner = NULL;
+	q->ended = true;
+}
+
 /**
  * ib_async_evq_push - queue one event, or account for its loss
  * @q: the queue
  * @ev: the record; seq and count are filled in here
  * @owner: the object of an affiliated event, else NULL
+ *
+ * A DEVICE_FATAL is the last record a stream ever gets: the device has
+ * declared itself unusable, so a consumer may treat it as end of file,
+ * and device removal does not add a second one. It is never lost to a
+ * full queue. Events after it are not queued (nor counted as lost).
  *
  * Safe from any context, including hard irq.
  */
@@ -134,8 +156,14 @@ void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 	u64 seq;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->dead) {
+	if (q->ended) {
 		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	if (ev->event_type == IB_ASYNC_EV_DEVICE_FATAL) {
+		evq_end(q, ev);
+		spin_unlock_irqrestore(&q->lock, flags);
+		evq_wake(q);
 		return;
 	}
 	seq = q->next_seq++;
@@ -154,30 +182,27 @@ void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 }
 
 /**
- * ib_async_evq_shutdown - end the stream with one DEVICE_FATAL record
+ * ib_async_evq_shutdown - the device is gone: end the stream
  * @q: the queue
  * @timestamp_ns: when the device went away
  *
- * Records already queued stay readable; after them read() reports ENODEV.
- * The record uses the last reserved slot, so it always fits.
+ * Records already queued stay readable, followed by one DEVICE_FATAL
+ * (element 0) unless the driver's own DEVICE_FATAL already ended the
+ * stream; after them read() reports ENODEV.
  */
 void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns)
 {
-	struct ib_async_event *rec;
+	struct ib_async_event rec = {
+		.timestamp_ns = timestamp_ns,
+		.event_type = IB_ASYNC_EV_DEVICE_FATAL,
+		.obj_type = IB_ASYNC_OBJ_PORT,
+	};
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (!q->dead) {
-		evq_slot(q, q->len)->owner = NULL;
-		rec = evq_at(q, q->len++);
-		memset(rec, 0, sizeof(*rec));
-		rec->seq = q->next_seq++;
-		rec->timestamp_ns = timestamp_ns;
-		rec->count = 1;
-		rec->event_type = IB_ASYNC_EV_DEVICE_FATAL;
-		rec->obj_type = IB_ASYNC_OBJ_PORT;
-		q->dead = true;
-	}
+	if (!q->ended)
+		evq_end(q, &rec);
+	q->dead = true;
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
@@ -199,7 +224,8 @@ static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
  * @cap: new capacity in events
  *
  * Return: 0, -ENOMEM (old queue intact), -EBUSY if the queued records do
- * not fit, -ENODEV once the stream has ended.
+ * not fit or a DEVICE_FATAL ended the stream, -ENODEV once the device is
+ * gone.
  */
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 {
@@ -216,7 +242,7 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 	spin_lock_irqsave(&q->lock, flags);
 	if (q->dead) {
 		ret = -ENODEV;
-	} else if (!evq_resize_fits(q, cap)) {
+	} else if (q->ended || !evq_resize_fits(q, cap)) {
 		ret = -EBUSY;
 	} else {
 		for (i = 0; i < q->len; i++)

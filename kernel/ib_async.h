@@ -59,7 +59,7 @@ struct ib_async_slot {
 };
 
 struct ib_async_evq {
-	spinlock_t lock;		/* ring indices, counters, dead */
+	spinlock_t lock;		/* ring indices, counters, flags */
 	struct mutex read_mutex;	/* one copy-out at a time; resize */
 	wait_queue_head_t wait;
 	struct fasync_struct *fasync;
@@ -74,6 +74,9 @@ struct ib_async_evq {
 	u32 len;
 	u64 next_seq;
 	u64 lost;
+	/* a DEVICE_FATAL record was queued: the stream takes nothing more */
+	bool ended;
+	/* the device is gone: after the last record, read() gives ENODEV */
 	bool dead;
 
 	/* Snapshot of records being copied out; used under read_mutex. */

@@ -280,20 +280,33 @@ TEST_F(evsrc, raise_rejects_bad_input)
 	fclose(f);
 }
 
-/* Destructive from here on: evsrc0 creates nothing after fatal. */
-TEST_F(evsrc, fatal_dispatches_device_fatal)
+/*
+ * Destructive from here on: evsrc0 creates nothing after fatal. The
+ * driver's DEVICE_FATAL is the last record the file ever gets.
+ */
+TEST_F(evsrc, device_fatal_ends_the_stream)
 {
 	struct ib_async_event ev;
+	struct ib_async_info info;
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, evsrc_write(EVSRC_DIR "/fatal", "1"));
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	/* dispatched on port 1, as mlx5's health handler does */
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 1);
-	/* port events still flow after fatal; port 0 only for DEVICE_FATAL */
-	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:0 softirq"));
-	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
-	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 0);
+	/* nothing after it: not a port event, not a second fatal */
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 softirq"));
+	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:0 hardirq"));
+	iba_sleep_ms(100);
+	EXPECT_EQ(0, iba_fionread(self->fd));
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(ev.seq + 1, info.next_seq) TH_LOG("events offered after the end");
+	EXPECT_EQ(0ULL, info.lost);
+	/* the device is still there: the stream is over, not the file */
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(-1, iba_set_queue_len(self->fd, 16));
+	EXPECT_EQ(EBUSY, errno);
 }
 
 TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
@@ -303,27 +316,41 @@ TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
 	struct iba_dev gone;
 	uint64_t t0;
 	ssize_t n;
-	int i;
+	int i, fd2;
 
 	IBA_SKIPPED_IN_SETUP();
 	/* three records left unread when the device goes */
 	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 hardirq 3"));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 3, IBA_EVENT_TIMEOUT_MS));
+	/* a second file, whose stream the driver's DEVICE_FATAL ended */
+	fd2 = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:1 process"));
+	ASSERT_EQ(0, iba_wait_queued(fd2, 1, IBA_EVENT_TIMEOUT_MS));
 
 	t0 = iba_now_ms();
 	ASSERT_EQ(0, evsrc_write(EVSRC_DIR "/unregister", "1"));
 	/* queued: it must not wait for the open file */
 	EXPECT_GT(5000ULL, iba_now_ms() - t0);
-	ASSERT_EQ(0, iba_wait_queued(self->fd, 4, IBA_EVENT_TIMEOUT_MS))
-		TH_LOG("no end-of-stream record");
+	/* the removal runs in the core's workqueue: wait for the hangup */
+	p.events = 0;
+	ASSERT_EQ(1, poll(&p, 1, IBA_EVENT_TIMEOUT_MS));
+	EXPECT_EQ(POLLHUP, p.revents & POLLHUP);
+	p.events = POLLIN;
 
+	/* first file: 3 events, the driver's fatal, no second one */
 	n = read(self->fd, ev, sizeof(ev));
 	ASSERT_EQ(4 * IBA_REC, n);
 	for (i = 0; i < 3; i++)
 		check_port_rec(_metadata, &ev[i], IB_ASYNC_EV_PKEY_CHANGE, 1);
-	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev[3].event_type);
-	EXPECT_EQ(0ULL, ev[3].element);
+	check_port_rec(_metadata, &ev[3], IB_ASYNC_EV_DEVICE_FATAL, 1);
 	EXPECT_EQ(-1, iba_seq_continuous(ev, 4));
+	/* second file: exactly one DEVICE_FATAL, then the end */
+	EXPECT_EQ(IBA_REC, read(fd2, ev, sizeof(ev)));
+	check_port_rec(_metadata, &ev[0], IB_ASYNC_EV_DEVICE_FATAL, 1);
+	EXPECT_EQ(-1, read(fd2, ev, sizeof(ev)));
+	EXPECT_EQ(ENODEV, errno);
+	close(fd2);
 
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
 	EXPECT_EQ(ENODEV, errno);

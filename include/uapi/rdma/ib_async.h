@@ -40,7 +40,7 @@ enum ib_async_event_type {
 	IB_ASYNC_EV_SQ_DRAINED		= 5,
 	IB_ASYNC_EV_PATH_MIG		= 6,
 	IB_ASYNC_EV_PATH_MIG_ERR	= 7,
-	IB_ASYNC_EV_DEVICE_FATAL	= 8,
+	IB_ASYNC_EV_DEVICE_FATAL	= 8,	/* always a stream's last record */
 	IB_ASYNC_EV_PORT_ACTIVE		= 9,
 	IB_ASYNC_EV_PORT_ERR		= 10,
 	IB_ASYNC_EV_LID_CHANGE		= 11,
