@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helper for ib_async_unplug.sh: an rdma-core style program on libibasync
+ * whose device is removed while it holds a PD, CQ and QP, has not
+ * acknowledged a delivered SQ_DRAINED, and waits in ibv_get_async_event().
+ *
+ * After the removal it must get DEVICE_FATAL, then -1 with ENODEV; then
+ * ibv_destroy_qp() must return 0 promptly although the QP's event is still
+ * unacknowledged (acks can no longer matter), the late ack must be safe,
+ * and the rest must clean up: destroy CQ, dealloc PD, close the device.
+ *
+ * Prints "ready PID", then "ok ..." and exits 0, or "fail: ..." and 1.
+ * Device: IB_ASYNC_IBDEV (default rxe0).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int fail(const char *what)
+{
+	printf("fail: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+int main(void)
+{
+	const char *name = getenv("IB_ASYNC_IBDEV") ? : "rxe0";
+	struct ibv_qp_init_attr qi = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11111111 };
+	struct ibv_async_event held, ev;
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint64_t t0;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		return fail("open");
+	ibv_free_device_list(list);
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
+	qi.send_cq = qi.recv_cq = cq;
+	qp = cq ? ibv_create_qp(pd, &qi) : NULL;
+	if (!qp ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		return fail("objects");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return fail("RTR");
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return fail("RTS");
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY))
+		return fail("SQD");
+	do {
+		if (ibv_get_async_event(ctx, &held))
+			return fail("get SQ_DRAINED");
+	} while (held.event_type != IBV_EVENT_SQ_DRAINED);
+	if (held.element.qp != qp)
+		return fail("SQ_DRAINED element");
+	/* delivered, never acknowledged before the removal */
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+
+	do {
+		if (ibv_get_async_event(ctx, &ev))
+			return fail("get DEVICE_FATAL");
+		ibv_ack_async_event(&ev);
+	} while (ev.event_type != IBV_EVENT_DEVICE_FATAL);
+	errno = 0;
+	if (ibv_get_async_event(ctx, &ev) != -1 || errno != ENODEV)
+		return fail("after DEVICE_FATAL (want -1, ENODEV)");
+
+	t0 = now_ms();
+	if (ibv_destroy_qp(qp))
+		return fail("ibv_destroy_qp");
+	if (now_ms() - t0 > 500) {
+		errno = ETIMEDOUT;
+		return fail("ibv_destroy_qp waited for an ack");
+	}
+	ibv_ack_async_event(&held);	/* late, on a parked QP: must be safe */
+	if (ibv_destroy_cq(cq) || ibv_dealloc_pd(pd))
+		return fail("destroy CQ/PD");
+	if (ibv_close_device(ctx))
+		return fail("close");
+	printf("ok shim: DEVICE_FATAL, ENODEV, destroy in %llu ms without the ack\n",
+	       (unsigned long long)(now_ms() - t0));
+	return 0;
+}

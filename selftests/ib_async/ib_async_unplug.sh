@@ -1,0 +1,183 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Hot-unplug of rxe0 with files open, by every way an rxe device can go:
+#
+#   link    rdma link delete rxe0
+#   netdev  ip link del veth0 (the netdev under rxe0)
+#   rmmod   rmmod rdma_rxe
+#
+# Each time, holders (ib_async_holder in read, poll, epoll and ioctl
+# modes, and ib_async_shim_holder on libibasync) keep objects and an
+# unread or unacknowledged event on the device. The removal command must
+# return within $BOUND s, every holder must see DEVICE_FATAL last, then
+# ENODEV, and clean up (see the holders), the node must go, and the device
+# added again must get a working node with no object left over.
+#
+# Then: rmmod ib_async is refused while a file is open; rdma system netns
+# exclusive refuses an open from another network namespace (EPERM); and,
+# for comparison, the same removal with an rdma-core program holding the
+# device through ib_uverbs (logged, not asserted: on 6.1 it blocks until
+# the program exits).
+cd "$(dirname "$0")" || exit 1
+. ./ib_async_lib.sh
+PATH=$(pwd):$PATH
+
+[ -n "$(find_node)" ] || skip_all "no ib_async device"
+[ "$IB_ASYNC_IBDEV" = rxe0 ] || skip_all "needs rxe0, not $IB_ASYNC_IBDEV"
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+command -v ib_async_holder >/dev/null || skip_all "ib_async_holder not built"
+BOUND=${IB_ASYNC_UNPLUG_BOUND:-10}
+IP=${IBASYNC_IP:-10.11.0.1}
+MODES="read poll epoll ioctl"
+command -v ib_async_shim_holder >/dev/null && MODES="$MODES shim"
+
+tmp=$(mktemp -d)
+trap 'kill $(cat $tmp/*.pid 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
+
+ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+
+rxe_node() { # the ib_async node of rxe0, or nothing
+	for d in /sys/class/ib_async/ib_async*; do
+		[ "$(cat "$d/ibdev" 2>/dev/null)" = rxe0 ] &&
+			echo "/dev/infiniband/${d##*/}" && return 0
+	done
+	return 1
+}
+no_rxe_node() { ! rxe_node >/dev/null; }
+rxe_port_active() {
+	[ "$(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null)" = "4: ACTIVE" ]
+}
+
+add_rxe() {
+	case $1 in
+	rmmod) modprobe rdma_rxe || return 1 ;;
+	netdev)
+		ip link add veth0 type veth peer name veth1 &&
+		ip link set veth0 up && ip link set veth1 up &&
+		ip addr add "$IP/24" dev veth0 || return 1 ;;
+	esac
+	rdma link add rxe0 type rxe netdev veth0 &&
+		wait_for 15 rxe_node >/dev/null && wait_for 15 rxe_port_active
+}
+
+remove_rxe() {
+	case $1 in
+	link) rdma link delete rxe0 ;;
+	netdev) ip link del veth0 ;;
+	rmmod) rmmod rdma_rxe ;;
+	esac
+}
+
+# Objects on rxe0 other than the core's own (the GSI QP and its CQs/PD).
+rxe_res() { rdma resource show 2>/dev/null | grep -c "rxe0" ; }
+
+start_holders() {
+	for m in $MODES; do
+		if [ $m = shim ]; then
+			ib_async_shim_holder > "$tmp/$m.out" 2>&1 &
+		else
+			ib_async_holder $m > "$tmp/$m.out" 2>&1 &
+		fi
+		echo $! > "$tmp/$m.pid"
+	done
+	for m in $MODES; do
+		wait_for 20 file_has "$tmp/$m.out" '^ready' || {
+			log "$m holder not ready: $(cat "$tmp/$m.out")"
+			return 1
+		}
+	done
+}
+
+holders_done() {
+	for m in $MODES; do
+		kill -0 "$(cat "$tmp/$m.pid")" 2>/dev/null && return 1
+	done
+	return 0
+}
+
+baseline=$(rxe_res)
+log "rdma resource lines for rxe0 at start: $baseline"
+for path in link netdev rmmod; do
+	old=$(rxe_node)
+	check "${path}_holders_ready" start_holders
+	t0=$(ms)
+	remove_rxe $path
+	rc=$?
+	t1=$(ms)
+	log "$path: removal returned $rc after $((t1 - t0)) ms"
+	check "${path}_removal_returns_within_${BOUND}s" \
+		test $rc = 0 -a $((t1 - t0)) -lt $((BOUND * 1000))
+	wait_for $BOUND holders_done
+	t2=$(ms)
+	log "$path: holders done $((t2 - t0)) ms after the removal began"
+	for m in $MODES; do
+		wait "$(cat "$tmp/$m.pid")"
+		rc=$?
+		sed 's/^/#   /' "$tmp/$m.out"
+		check "${path}_${m}_holder_saw_the_end_and_cleaned_up" \
+			sh -c "[ $rc = 0 ] && grep -q '^ok' $tmp/$m.out"
+	done
+	rm -f "$tmp"/*.pid
+	check "${path}_node_gone" test ! -e "$old" -a -z "$(rxe_node)"
+	check "${path}_readd" add_rxe $path
+	new=$(rxe_node)
+	log "$path: $old gone, rxe0 back as $new"
+	check "${path}_nothing_left_on_the_new_device" test "$(rxe_res)" = "$baseline"
+	# a short event test on the new device
+	ib_async_watch -d rxe0 -t PORT_ERR --count 1 --timeout 15 \
+		> "$tmp/watch" 2>&1 &
+	wpid=$!
+	sleep 1
+	ip link set veth1 down; ip link set veth1 up
+	wait $wpid
+	rc=$?
+	check "${path}_new_device_delivers_events" \
+		sh -c "[ $rc = 0 ] && grep -q PORT_ERR $tmp/watch"
+	wait_for 15 rxe_port_active
+done
+
+# The module stays while any file is open.
+ib_async_holder read > "$tmp/hold.out" 2>&1 &
+hpid=$!
+wait_for 20 file_has "$tmp/hold.out" '^ready'
+check "rmmod_ib_async_refused_while_open" sh -c '! rmmod ib_async 2>/dev/null'
+kill $hpid; wait $hpid 2>/dev/null
+check "ib_async_still_loaded" test -d /sys/module/ib_async
+
+# rdma system netns exclusive: another namespace may not open rxe0.
+if command -v unshare >/dev/null && rdma system set netns exclusive 2>/dev/null; then
+	node=$(rxe_node)
+	out=$(unshare -n sh -c "exec 3<$node" 2>&1)
+	log "open from another netns: ${out:-opened}"
+	check "netns_exclusive_open_is_eperm" \
+		sh -c "printf '%s' \"$out\" | grep -q 'Operation not permitted'"
+	check "netns_own_namespace_still_opens" sh -c "exec 3<$node"
+	rdma system set netns shared
+else
+	log "no unshare or rdma system netns: netns check skipped"
+fi
+
+# For comparison: the same removal while rdma-core holds rxe0 via uverbs.
+if command -v ibv_asyncwatch >/dev/null; then
+	LD_PRELOAD= ibv_asyncwatch -d rxe0 > "$tmp/uverbs" 2>&1 &
+	apid=$!
+	wait_for 10 has_fd_on $apid /dev/infiniband/uverbs
+	t0=$(ms)
+	rdma link delete rxe0 &
+	dpid=$!
+	wait_for 10 sh -c "! kill -0 $dpid 2>/dev/null"
+	t1=$(ms)
+	if kill -0 $dpid 2>/dev/null; then
+		log "ib_uverbs: rdma link delete still blocked after $((t1 - t0)) ms; ending the program"
+	else
+		log "ib_uverbs: rdma link delete returned after $((t1 - t0)) ms"
+	fi
+	kill $apid
+	wait $dpid
+	log "ib_uverbs: removal done $(($(ms) - t0)) ms after it began"
+	wait $apid 2>/dev/null
+	add_rxe link
+fi
+
+finish
