@@ -36,6 +36,7 @@
 #define IB_ASYNC_H
 
 #include <linux/cdev.h>
+#include <linux/cgroup_rdma.h>
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -121,6 +122,7 @@ struct ib_async_uobj {
 	u8 sq_sig_all;			/* QP: every send completes */
 	u32 users;			/* objects using this one */
 	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
+	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */
 	union {				/* NULL once destroyed by removal */
 		void *obj;
 		struct ib_pd *pd;

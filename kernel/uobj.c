@@ -15,6 +15,37 @@
 
 #include "ib_async.h"
 
+/*
+ * The rdma cgroup counts each verbs object made through ib_async as one
+ * hca_object, as ib_uverbs counts its objects, so a cgroup's rdma.max
+ * limits both alike (creation fails with EAGAIN). Charged before the verbs
+ * object exists, uncharged once it is gone: at destroy, close or device
+ * removal, always while the device, whose pool it is, still exists.
+ */
+#ifdef CONFIG_CGROUP_RDMA
+static int ib_async_uobj_charge(struct ib_async_uobj *uobj)
+{
+	return rdmacg_try_charge(&uobj->cg_obj.cg,
+				 &uobj->file->adev->ib_dev->cg_device,
+				 RDMACG_RESOURCE_HCA_OBJECT);
+}
+
+static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
+{
+	rdmacg_uncharge(uobj->cg_obj.cg, &uobj->file->adev->ib_dev->cg_device,
+			RDMACG_RESOURCE_HCA_OBJECT);
+}
+#else
+static int ib_async_uobj_charge(struct ib_async_uobj *uobj)
+{
+	return 0;
+}
+
+static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
+{
+}
+#endif
+
 void ib_async_file_objs_init(struct ib_async_file *file)
 {
 	mutex_init(&file->obj_mutex);
@@ -22,7 +53,10 @@ void ib_async_file_objs_init(struct ib_async_file *file)
 	xa_init_flags(&file->wrs, XA_FLAGS_ALLOC);
 }
 
-/* Called with obj_mutex held; the handle exists before the verbs object. */
+/*
+ * Called with obj_mutex held and the device present; the handle and the
+ * cgroup charge exist before the verbs object.
+ */
 struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u16 type,
 					u64 cookie)
 {
@@ -35,18 +69,26 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u16 type,
 	uobj->file = file;
 	uobj->type = type;
 	uobj->cookie = cookie;
+	ret = ib_async_uobj_charge(uobj);
+	if (ret)
+		goto err_free;
 	ret = xa_alloc(&file->objs, &uobj->handle, uobj, xa_limit_32b,
 		       GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		kfree(uobj);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto err_uncharge;
 	return uobj;
+
+err_uncharge:
+	ib_async_uobj_uncharge(uobj);
+err_free:
+	kfree(uobj);
+	return ERR_PTR(ret);
 }
 
 /* Undo ib_async_uobj_new() when the verbs object could not be made. */
 void ib_async_uobj_abort(struct ib_async_uobj *uobj)
 {
+	ib_async_uobj_uncharge(uobj);
 	xa_erase(&uobj->file->objs, uobj->handle);
 	kfree(uobj);
 }
@@ -123,6 +165,7 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
 		uobj->uses[i]->users--;
+	ib_async_uobj_uncharge(uobj);
 }
 
 /**

@@ -79,3 +79,17 @@ storm_load() {
 storm() { # storm TYPE COUNT
 	echo "$IB_ASYNC_IBDEV $1 1 $2" > "$STORM"
 }
+
+# Memory accounting for leak checks. KASAN's quarantine keeps freed objects
+# in slab, so Slab deltas mean nothing there (kmemleak decides instead).
+kasan_quarantine() { grep -q ' kasan_quarantine_put$' /proc/kallsyms 2>/dev/null; }
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+settle() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+	sleep 1
+}
+within() { # within BASE NOW TOL: NOW - BASE <= TOL
+	log "delta $(($2 - $1)) kB (tolerance $3 kB)"
+	[ $(($2 - $1)) -le "$3" ]
+}

@@ -31,8 +31,6 @@ AVAIL_TOLERANCE_KB=${IB_ASYNC_AVAIL_TOLERANCE_KB:-16384}
 node=$(find_node)
 [ -n "$node" ] || skip_all "no ib_async device"
 
-# KASAN's quarantine makes Slab deltas meaningless (see above).
-kasan_quarantine() { grep -q ' kasan_quarantine_put$' /proc/kallsyms 2>/dev/null; }
 slab_check() { # slab_check NAME BASE NOW
 	if kasan_quarantine; then
 		ok "$1 # SKIP KASAN quarantine holds freed objects; kmemleak checks leaks"
@@ -41,22 +39,12 @@ slab_check() { # slab_check NAME BASE NOW
 	fi
 }
 
-meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-settle() {
-	sync
-	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
-	sleep 1
-}
 snapshot() { # snapshot LABEL: sets slab_LABEL, avail_LABEL (kB)
 	settle
 	eval "slab_$1=$(meminfo Slab) avail_$1=$(meminfo MemAvailable)"
 	eval "log \"$1: Slab \$slab_$1 kB, SUnreclaim $(meminfo SUnreclaim) kB, MemAvailable \$avail_$1 kB\""
 }
 have_node() { [ -n "$(find_node)" ]; }
-within() { # within BASE NOW TOL: NOW - BASE <= TOL
-	log "delta $(($2 - $1)) kB (tolerance $3 kB)"
-	[ $(($2 - $1)) -le "$3" ]
-}
 
 refcnt=$(cat /sys/module/ib_async/refcnt)
 log "ib_async refcnt at start: $refcnt"

@@ -462,6 +462,101 @@ TEST_F(obj, sigkill_with_objects_and_unread_events_leaves_nothing)
 	EXPECT_EQ(pd0, rdma_res_count(self->dev.ibdev, "pd"));
 }
 
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_DIR		CG_ROOT "/ib_async_test"
+
+/* The line of rdma.current for @ibdev, e.g. "hca_handle=0 hca_object=3". */
+static int cg_current(const char *ibdev, char *buf, size_t len)
+{
+	char line[256];
+	size_t n = strlen(ibdev);
+	FILE *f = fopen(CG_DIR "/rdma.current", "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, ibdev, n) || line[n] != ' ')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		while (strlen(line) > n && line[strlen(line) - 1] == ' ')
+			line[strlen(line) - 1] = 0;
+		snprintf(buf, len, "%s", line + n + 1);
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * rdma cgroup: with rdma.max at hca_object=3, a process in the cgroup gets
+ * three objects and then EAGAIN; rdma.current counts them; a destroy gives
+ * one back; exit gives back all.
+ */
+TEST_F(obj, rdma_cgroup_max_limits_objects)
+{
+	int to_child[2], to_parent[2], status, made = 0, err = 0, res[3];
+	char cur[128], c;
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (access(CG_ROOT "/cgroup.controllers", F_OK))
+		iba_sh("mount -t cgroup2 none " CG_ROOT " 2>/dev/null");
+	if (iba_sh("grep -qw rdma " CG_ROOT "/cgroup.controllers"))
+		SKIP(return, "no cgroup2 rdma controller");
+	iba_sh("echo +rdma > " CG_ROOT "/cgroup.subtree_control");
+	rmdir(CG_DIR);
+	ASSERT_EQ(0, mkdir(CG_DIR, 0755));
+	ASSERT_EQ(0, iba_sh("echo '%s hca_handle=10 hca_object=3' > "
+			    CG_DIR "/rdma.max", self->dev.ibdev));
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint32_t h[5];
+		int fd, i, r[3] = { 0 };
+
+		if (iba_sh("echo %d > " CG_DIR "/cgroup.procs", getpid()))
+			_exit(2);
+		fd = open(self->dev.node, O_RDWR);
+		for (i = 0; i < 5 && fd >= 0; i++) {
+			r[1] = create_pd(fd, &h[i]);
+			if (r[1])
+				break;
+		}
+		r[0] = i;
+		r[1] = -r[1];
+		if (write(to_parent[1], r, sizeof(r)) != sizeof(r) ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(3);
+		/* one destroy gives one back */
+		r[2] = destroy(fd, IB_ASYNC_OBJ_PD, h[0], NULL) ||
+		       create_pd(fd, &h[0]);
+		if (write(to_parent[1], r, sizeof(r)) != sizeof(r) ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);	/* closing the file destroys and uncharges */
+	}
+	ASSERT_EQ((ssize_t)sizeof(res), read(to_parent[0], res, sizeof(res)));
+	made = res[0];
+	err = res[1];
+	EXPECT_EQ(3, made);
+	EXPECT_EQ(EAGAIN, err);
+	ASSERT_EQ(0, cg_current(self->dev.ibdev, cur, sizeof(cur)));
+	EXPECT_STREQ("hca_handle=0 hca_object=3", cur);
+	c = 1;
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ((ssize_t)sizeof(res), read(to_parent[0], res, sizeof(res)));
+	EXPECT_EQ(0, res[2]) TH_LOG("destroy then create within the limit");
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, cg_current(self->dev.ibdev, cur, sizeof(cur)));
+	EXPECT_STREQ("hca_handle=0 hca_object=0", cur);
+	EXPECT_EQ(0, rmdir(CG_DIR));
+}
+
 /* A device renamed while a file is open: sysfs and GET_INFO follow. */
 TEST_F(obj, rename_is_followed_by_sysfs_and_get_info)
 {
