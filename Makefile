@@ -5,10 +5,14 @@
 #   make check   build, lint and run every test (host and guest)
 # Both install missing Debian packages first (scripts/install-deps.sh).
 
-# The guest kernel: Debian's newest installed 6.1 image. The module is built
+# The guest kernel: Debian's newest installed 6.1 image of the flavour
+# (KFLAVOUR=rt: the PREEMPT_RT one, linux-image-rt-amd64). The module is built
 # against its headers and booted with it, never against the host's kernel.
-KVER ?= $(shell ls -1 /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | \
-		sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
+KFLAVOUR ?=
+KSUFFIX := $(if $(KFLAVOUR),$(KFLAVOUR)-amd64,amd64)
+KVER ?= $(shell ls -1 /boot/vmlinuz-6.1.0-*-$(KSUFFIX) 2>/dev/null | \
+		sed 's|^/boot/vmlinuz-||' | grep -E -- '-[0-9]+-$(KSUFFIX)$$' | \
+		sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
 
 BUILD := $(CURDIR)/build
@@ -79,11 +83,22 @@ demo: deps
 check: deps
 	$(MAKE) check-run
 
+# With Debian's PREEMPT_RT kernel installed (install-deps.sh installs it), the
+# guest suite also runs on it, unless KFLAVOUR=rt made it the main one.
+RT_STAGE := $(BUILD)/stage-rt
+RT_KVER := $(if $(KFLAVOUR),,$(shell ls -1 /boot/vmlinuz-6.1.0-*-rt-amd64 \
+		2>/dev/null | sed 's|^/boot/vmlinuz-||' | \
+		grep -E -- '-[0-9]+-rt-amd64$$' | sort -V | tail -n 1))
+RT_KVER := $(if $(wildcard /lib/modules/$(RT_KVER)/build/Makefile),$(RT_KVER))
+
 check-run: stage
 	tree=$$(scripts/stage-debug.sh $(STAGE) $(DEBUG_STAGE)) && \
+	$(if $(RT_KVER),scripts/stage-kernel.sh $(STAGE) $(RT_STAGE) \
+		/lib/modules/$(RT_KVER)/build rt &&) \
 	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
 		--linux-tools $(LINUX_TOOLS) \
-		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE)
+		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE) \
+		$(if $(RT_KVER),--rt-kver $(RT_KVER) --rt-stage $(RT_STAGE))
 
 lint: linux-tools
 	scripts/lint.sh --kdir $(KDIR) --linux-tools $(LINUX_TOOLS)
@@ -105,8 +120,8 @@ clean:
 	-$(MAKE) -C user clean
 	-$(MAKE) -C $(SELFTESTS) clean
 	-$(MAKE) -C bench clean
-	rm -rf $(STAGE) $(DEBUG_STAGE) $(BUILD)/check $(BUILD)/lint \
-		$(BUILD)/debug-modules
+	rm -rf $(STAGE) $(DEBUG_STAGE) $(RT_STAGE) $(BUILD)/check $(BUILD)/lint \
+		$(BUILD)/debug-modules $(BUILD)/rt-modules
 
 # Also drop the cached guest images and the extracted kernel tools.
 distclean: clean

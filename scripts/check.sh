@@ -2,18 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Everything `make check` runs, as one TAP stream: kernel lint, the shim's
 # host tests (plain and sanitized), and the kselftests inside the guest.
-# The guest suite runs twice: on Debian's kernel and on the debug kernel
-# (KASAN, lockdep, kmemleak...), where a kmemleak scan follows it.
+# The guest suite runs on Debian's kernel, on the debug kernel (KASAN,
+# lockdep, kmemleak...), where a kmemleak scan follows it, and, given
+# --rt-kver, on Debian's PREEMPT_RT kernel.
 # Each suite writes its own TAP; this script renumbers the results into one
 # plan and prints "N passed, N failed, N skipped" last.
 set -uo pipefail
 
 usage() {
 	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" \
-		"--debug-tree DIR --debug-stage DIR" >&2
+		"--debug-tree DIR --debug-stage DIR [--rt-kver KVER --rt-stage DIR]" >&2
 	exit 2
 }
-KVER= KDIR= STAGE= TOOLS= DTREE= DSTAGE=
+KVER= KDIR= STAGE= TOOLS= DTREE= DSTAGE= RTKVER= RTSTAGE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) KVER=$2; shift 2 ;;
@@ -22,6 +23,8 @@ while [ $# -gt 0 ]; do
 	--linux-tools) TOOLS=$2; shift 2 ;;
 	--debug-tree) DTREE=$2; shift 2 ;;
 	--debug-stage) DSTAGE=$2; shift 2 ;;
+	--rt-kver) RTKVER=$2; shift 2 ;;
+	--rt-stage) RTSTAGE=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -55,6 +58,11 @@ RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/run_guest.sh' \
 RAW_CMD='cd /usr/lib/ib_async/selftests && sh run_kmemleak.sh env IB_ASYNC_REQUIRE=1 sh run_guest.sh' \
 	run_suite guest-debug "$top/scripts/guest/vm.sh" --kver "$KVER" \
 	--kernel-tree "$DTREE" --stage "$DSTAGE" --timeout 2400 --mem 2048
+if [ -n "$RTKVER" ]; then
+	RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/run_guest.sh' \
+		run_suite guest-rt "$top/scripts/guest/vm.sh" --kver "$RTKVER" \
+		--stage "$RTSTAGE" --timeout 1500
+fi
 
 # One TAP stream. A result is "ok"/"not ok" at the start of a line (the
 # guest console may add a carriage return). kselftest programs nest their

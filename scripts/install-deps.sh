@@ -11,6 +11,8 @@ PACKAGES_SPEC='
 build-essential      # gcc, make, libc headers: kernel module, library and tests
 linux-image-amd64    # the guest kernel booted under QEMU (and its /lib/modules tree)
 linux-headers-amd64  # kbuild tree for the out-of-tree module (same version as the image)
+linux-image-rt-amd64   # the PREEMPT_RT guest kernel: make check runs the suite on it too
+linux-headers-rt-amd64 # its kbuild tree
 linux-source-6.1     # kselftest headers/lib.mk and checkpatch.pl, extracted at build time
 qemu-system-x86      # runs the test guest (TCG)
 busybox-static       # guest shell and basic applets

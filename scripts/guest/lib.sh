@@ -15,15 +15,20 @@ note() {
 	echo "${0##*/}: $*" >&2
 }
 
-# Newest /lib/modules/6.1.0-*-amd64 that has a matching /boot/vmlinuz.
+# Newest /lib/modules/6.1.0-N-amd64 (IBASYNC_KFLAVOUR=rt: 6.1.0-N-rt-amd64)
+# that has a matching /boot/vmlinuz.
 default_kver() {
-	local d k best=
-	for d in /lib/modules/6.1.0-*-amd64; do
+	local d k best= suffix=amd64
+	[ -z "${IBASYNC_KFLAVOUR:-}" ] || suffix=$IBASYNC_KFLAVOUR-amd64
+	for d in /lib/modules/6.1.0-*-"$suffix"; do
 		k=${d##*/}
+		case ${k%-"$suffix"} in
+		6.1.0-*[!0-9]*) continue ;;	# another flavour
+		esac
 		[ -f "/boot/vmlinuz-$k" ] || continue
 		best=$(printf '%s\n%s\n' "$best" "$k" | sed '/^$/d' | sort -V | tail -n 1)
 	done
-	[ -n "$best" ] || die "no /lib/modules/6.1.0-*-amd64 with a /boot/vmlinuz; run scripts/install-deps.sh"
+	[ -n "$best" ] || die "no /lib/modules/6.1.0-*-$suffix with a /boot/vmlinuz; run scripts/install-deps.sh"
 	echo "$best"
 }
 

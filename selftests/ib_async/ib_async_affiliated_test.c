@@ -140,7 +140,7 @@ TEST_F(aff, every_affiliated_type_from_every_context)
 	unsigned int c, i;
 
 	IBA_SKIPPED_IN_SETUP();
-	for (c = 0; c < ARRAY_SIZE(contexts); c++) {
+	for (c = 0; c < evsrc_ncontexts(); c++) {
 		for (i = 0; i < ARRAY_SIZE(affiliated); i++) {
 			uint32_t obj = affiliated[i].obj;
 
@@ -218,9 +218,9 @@ TEST_F_TIMEOUT(aff, hardirq_storm_with_destroy_keeps_counts_exact, 300)
 	int i, late = 0;
 
 	IBA_SKIPPED_IN_SETUP();
-	snprintf(r.cmd, sizeof(r.cmd), "%u %s hardirq 1000000",
+	snprintf(r.cmd, sizeof(r.cmd), "%u %s %s 1000000",
 		 IB_ASYNC_EV_QP_REQ_ERR,
-		 target_of(&self->o, IB_ASYNC_OBJ_QP, target));
+		 target_of(&self->o, IB_ASYNC_OBJ_QP, target), evsrc_hard());
 	ASSERT_EQ(0, pthread_create(&thr, NULL, raise_thread, &r));
 	t0 = iba_now_ms();
 	while (iba_now_ms() - t0 < 120000) {
@@ -332,8 +332,8 @@ static void *churn_thread(void *arg)
 			break;
 		}
 		id = evsrc_find("qp", qp.qp_num);
-		snprintf(r.cmd, sizeof(r.cmd), "%u qp:%d hardirq 100000",
-			 IB_ASYNC_EV_COMM_EST, id);
+		snprintf(r.cmd, sizeof(r.cmd), "%u qp:%d %s 100000",
+			 IB_ASYNC_EV_COMM_EST, id, evsrc_hard());
 		if (pthread_create(&thr, NULL, raise_thread, &r)) {
 			c->errors++;
 			close(fd);
@@ -370,8 +370,9 @@ TEST_F_TIMEOUT(aff, storms_on_many_objects_with_destroys_and_closes, 600)
 	for (i = 0; i < STORM_QPS; i++) {
 		ASSERT_EQ(0, create_qp(self->fd, 100 + i, self->o.pd, self->o.cq,
 				       IB_ASYNC_QPT_UD, &qp[i]));
-		snprintf(r[i].cmd, sizeof(r[i].cmd), "%u qp:%d hardirq 1000000",
-			 IB_ASYNC_EV_QP_FATAL, evsrc_find("qp", qp[i].qp_num));
+		snprintf(r[i].cmd, sizeof(r[i].cmd), "%u qp:%d %s 1000000",
+			 IB_ASYNC_EV_QP_FATAL, evsrc_find("qp", qp[i].qp_num),
+			 evsrc_hard());
 		r[i].ret = 1;
 	}
 	ASSERT_EQ(0, pthread_create(&cthr, NULL, churn_thread, &c));

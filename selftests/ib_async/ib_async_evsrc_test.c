@@ -9,12 +9,11 @@
  * The tests run in order; the destructive ones (fatal, unregister) come
  * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
-#include "ib_async_util.h"
+#include "ib_async_evsrc.h"
 
 #define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
 #define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
 #define EVSRC_DEV	"evsrc0"
-#define EVSRC_DIR	EVSRC_DBG "/" EVSRC_DEV
 
 static const uint32_t port_types[] = {
 	IB_ASYNC_EV_PORT_ACTIVE, IB_ASYNC_EV_PORT_ERR,
@@ -22,10 +21,8 @@ static const uint32_t port_types[] = {
 	IB_ASYNC_EV_SM_CHANGE, IB_ASYNC_EV_CLIENT_REREGISTER,
 };
 
-static const char *const contexts[] = { "process", "softirq", "hardirq" };
-
 /* Write @s to a debugfs file of the module: 0 or -errno. */
-static int evsrc_write(const char *file, const char *s)
+static int evsrc_put(const char *file, const char *s)
 {
 	int fd, ret = 0;
 	ssize_t n;
@@ -42,7 +39,8 @@ static int evsrc_write(const char *file, const char *s)
 	return ret;
 }
 
-static int evsrc_raise(const char *fmt, ...)
+static __attribute__((format(printf, 1, 2)))
+int evsrc_raise(const char *fmt, ...)
 {
 	char buf[128];
 	va_list ap;
@@ -50,7 +48,7 @@ static int evsrc_raise(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return evsrc_write(EVSRC_DIR "/raise", buf);
+	return evsrc_put(EVSRC_DIR "/raise", buf);
 }
 
 /* The ib_async node serving @ibdev, or -1. Exact match only. */
@@ -117,7 +115,7 @@ static int evsrc_available(void)
 		    access("/sys/module/ib_async_evsrc", F_OK))
 			return -1;
 	}
-	if (access(EVSRC_DIR, F_OK) && evsrc_write(EVSRC_DBG "/add", EVSRC_DEV))
+	if (access(EVSRC_DIR, F_OK) && evsrc_put(EVSRC_DBG "/add", EVSRC_DEV))
 		return -1;
 	return access(EVSRC_DIR "/raise", W_OK) ? -1 : 0;
 }
@@ -172,7 +170,7 @@ TEST_F_TIMEOUT(evsrc, unaffiliated_every_context, 300)
 
 	IBA_SKIPPED_IN_SETUP();
 	for (t = 0; t < sizeof(port_types) / sizeof(port_types[0]); t++)
-		for (c = 0; c < 3; c++)
+		for (c = 0; c < evsrc_ncontexts(); c++)
 			for (port = 1; port <= 2; port++) {
 				ASSERT_EQ(0, evsrc_raise("%u port:%u %s",
 							 port_types[t], port,
@@ -207,7 +205,7 @@ TEST_F_TIMEOUT(evsrc, hardirq_burst_10000, 300)
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 16384));
 	ev = calloc(total + 1, sizeof(*ev));
 	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2 hardirq %d", total));
+	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2 %s %d", evsrc_hard(), total));
 	ASSERT_EQ(0, iba_wait_offered(self->fd, total, 60000));
 	while (n <= total && (r = read(self->fd, ev + n,
 				       (total + 1 - n) * sizeof(*ev))) > 0)
@@ -226,7 +224,7 @@ TEST_F_TIMEOUT(evsrc, hardirq_burst_10000, 300)
 static void check_raise_fails(struct __test_metadata *_metadata,
 			      const char *cmd, int err)
 {
-	EXPECT_EQ(err, evsrc_write(EVSRC_DIR "/raise", cmd))
+	EXPECT_EQ(err, evsrc_put(EVSRC_DIR "/raise", cmd))
 		TH_LOG("'%s'", cmd);
 }
 
@@ -250,7 +248,7 @@ TEST_F(evsrc, raise_rejects_bad_input)
 	static const char *const enoent[] = {
 		"QP_FATAL qp:9999999", "CQ_ERR cq:9999999",
 		"SRQ_LIMIT_REACHED srq:9999999", "WQ_FATAL wq:9999999",
-		"COMM_EST qp:0 hardirq 5",
+		"COMM_EST qp:0 softirq 5",
 	};
 	char line[256];
 	size_t i;
@@ -261,9 +259,12 @@ TEST_F(evsrc, raise_rejects_bad_input)
 		check_raise_fails(_metadata, einval[i], -EINVAL);
 	for (i = 0; i < sizeof(enoent) / sizeof(enoent[0]); i++)
 		check_raise_fails(_metadata, enoent[i], -ENOENT);
-	EXPECT_EQ(-EINVAL, evsrc_write(EVSRC_DIR "/fatal", "0"));
-	EXPECT_EQ(-EINVAL, evsrc_write(EVSRC_DIR "/unregister", "x"));
-	EXPECT_EQ(-EINVAL, evsrc_write(EVSRC_DBG "/add", "bad/name"));
+	if (evsrc_rt())
+		check_raise_fails(_metadata, "SM_CHANGE port:1 hardirq",
+				  -EOPNOTSUPP);
+	EXPECT_EQ(-EINVAL, evsrc_put(EVSRC_DIR "/fatal", "0"));
+	EXPECT_EQ(-EINVAL, evsrc_put(EVSRC_DIR "/unregister", "x"));
+	EXPECT_EQ(-EINVAL, evsrc_put(EVSRC_DBG "/add", "bad/name"));
 	/* nothing was delivered by any of those */
 	iba_sleep_ms(100);
 	EXPECT_EQ(0, iba_fionread(self->fd));
@@ -290,13 +291,13 @@ TEST_F(evsrc, device_fatal_ends_the_stream)
 	struct ib_async_info info;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_write(EVSRC_DIR "/fatal", "1"));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fatal", "1"));
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	/* dispatched on port 1, as mlx5's health handler does */
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 1);
 	/* nothing after it: not a port event, not a second fatal */
 	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 softirq"));
-	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:0 hardirq"));
+	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:0 %s", evsrc_hard()));
 	iba_sleep_ms(100);
 	EXPECT_EQ(0, iba_fionread(self->fd));
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
@@ -320,7 +321,7 @@ TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* three records left unread when the device goes */
-	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 hardirq 3"));
+	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 %s 3", evsrc_hard()));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 3, IBA_EVENT_TIMEOUT_MS));
 	/* a second file, whose stream the driver's DEVICE_FATAL ended */
 	fd2 = open(self->dev.node, O_RDWR | O_NONBLOCK);
@@ -329,7 +330,7 @@ TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
 	ASSERT_EQ(0, iba_wait_queued(fd2, 1, IBA_EVENT_TIMEOUT_MS));
 
 	t0 = iba_now_ms();
-	ASSERT_EQ(0, evsrc_write(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
 	/* queued: it must not wait for the open file */
 	EXPECT_GT(5000ULL, iba_now_ms() - t0);
 	/* the removal runs in the core's workqueue: wait for the hangup */
@@ -382,8 +383,8 @@ TEST_F_TIMEOUT(evsrc, readd_then_unload, 120)
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_CLIENT_REREGISTER, 2);
 	EXPECT_EQ(1ULL, ev.seq);
 	/* a second device with a generated name */
-	ASSERT_EQ(0, evsrc_write(EVSRC_DBG "/add", ""));
-	EXPECT_EQ(-ENFILE, evsrc_write(EVSRC_DBG "/add", EVSRC_DEV));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", ""));
+	EXPECT_EQ(-ENFILE, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));
 
 	ASSERT_EQ(0, iba_sh("rmmod ib_async_evsrc"));
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));

@@ -819,7 +819,7 @@ TEST_F(sev, every_affiliated_type_from_every_context_names_the_programs_object)
 	unsigned int c, i;
 
 	IBA_SKIPPED_IN_SETUP();
-	for (c = 0; c < ARRAY_SIZE(contexts); c++) {
+	for (c = 0; c < evsrc_ncontexts(); c++) {
 		for (i = 0; i < ARRAY_SIZE(affiliated); i++) {
 			uint32_t obj = affiliated[i].obj;
 			void *mine = obj_of(self, obj, target);
@@ -868,8 +868,8 @@ TEST_F(sev, wq_modify_and_destroy_wait_through_verbs_context)
 
 	/* an acked WQ_FATAL: destroy returns at once */
 	obj_of(self, IB_ASYNC_OBJ_WQ, target);
-	ASSERT_EQ(0, evsrc_write("raise", "%u %s hardirq 1",
-				 IB_ASYNC_EV_WQ_FATAL, target));
+	ASSERT_EQ(0, evsrc_write("raise", "%u %s %s 1",
+				 IB_ASYNC_EV_WQ_FATAL, target, evsrc_hard()));
 	ASSERT_EQ(0, get_event(self->s.ctx, IBA_EVENT_TIMEOUT_MS, &ev));
 	EXPECT_EQ(self->wq, ev.element.wq);
 	ibv_ack_async_event(&ev);

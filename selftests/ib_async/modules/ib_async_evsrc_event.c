@@ -311,6 +311,13 @@ static ssize_t evsrc_raise_write(struct file *file, const char __user *ubuf,
 		ret = evsrc_parse_target(target_s, &kind, &id);
 	if (ret)
 		return ret;
+	/*
+	 * PREEMPT_RT threads every driver's interrupt handler: no event
+	 * handler runs in hard-irq context there, and ib_async's spinlock_t
+	 * may sleep. Faking that context would test a case that cannot occur.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && ctx == EVSRC_HARDIRQ)
+		return -EOPNOTSUPP;
 
 	down_read(&edev->raise_rwsem);
 	if (edev->dead)
