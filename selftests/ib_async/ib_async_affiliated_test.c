@@ -258,27 +258,6 @@ TEST_F_TIMEOUT(aff, hardirq_storm_with_destroy_keeps_counts_exact, 300)
 	EXPECT_EQ(-ENOENT, r.ret);
 }
 
-/* The state evsrc holds for its WQ @id, or -1. */
-static int evsrc_wq_state(int id)
-{
-	char line[256], k[16];
-	unsigned int n, state;
-	int ret = -1;
-	FILE *f = fopen(EVSRC_DIR "/objects", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, "state=");
-
-		if (sscanf(line, "%15s %u", k, &n) == 2 && !strcmp(k, "wq") &&
-		    (int)n == id && p && sscanf(p, "state=%u", &state) == 1)
-			ret = state;
-	}
-	fclose(f);
-	return ret;
-}
-
 TEST_F(aff, modify_wq_reaches_the_driver)
 {
 	struct ib_async_modify_wq m = {

@@ -111,6 +111,27 @@ static inline int evsrc_find(const char *kind, unsigned int qpn)
 	return best;
 }
 
+/* The state evsrc holds for its WQ @id, or -1. */
+static inline int evsrc_wq_state(int id)
+{
+	char line[256], k[16];
+	unsigned int n, state;
+	int ret = -1;
+	FILE *f = fopen(EVSRC_DIR "/objects", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "state=");
+
+		if (sscanf(line, "%15s %u", k, &n) == 2 && !strcmp(k, "wq") &&
+		    (int)n == id && p && sscanf(p, "state=%u", &state) == 1)
+			ret = state;
+	}
+	fclose(f);
+	return ret;
+}
+
 /* Load the module if it is not, and say whether evsrc0 exists. */
 static inline int evsrc_present(void)
 {

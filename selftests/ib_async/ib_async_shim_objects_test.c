@@ -97,6 +97,21 @@ static int wait_event(struct ibv_context *ctx, enum ibv_event_type type,
 	return -1;
 }
 
+/* Poll until @want completions arrived (or a timeout): how many, or < 0. */
+static int poll_n(struct ibv_cq *cq, int want, struct ibv_wc *wc)
+{
+	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
+	int got = 0, n;
+
+	while (got < want && iba_now_ms() < end) {
+		n = ibv_poll_cq(cq, want - got, wc + got);
+		if (n < 0)
+			return n;
+		got += n;
+	}
+	return got;
+}
+
 static void set_nonblock(int fd)
 {
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -306,8 +321,7 @@ TEST_F(so, srq_limit_element_is_the_programs_srq)
 	struct ibv_qp *qp;
 	struct ibv_ah *ah;
 	struct ibv_wc wc[2];
-	uint64_t end;
-	int i, n = 0, got = 0, g;
+	int i, g;
 
 	IBA_SKIPPED_IN_SETUP();
 	g = roce_v2_gid(self->dev.ibdev, aa.grh.dgid.raw);
@@ -353,13 +367,7 @@ TEST_F(so, srq_limit_element_is_the_programs_srq)
 	EXPECT_EQ(1U, srq->events_completed);
 
 	/* both completions, the message after the GRH */
-	end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
-	while (got < 2 && iba_now_ms() < end) {
-		n = ibv_poll_cq(cq, 2 - got, wc + got);
-		ASSERT_LE(0, n);
-		got += n;
-	}
-	ASSERT_EQ(2, got);
+	ASSERT_EQ(2, poll_n(cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
 		if (wc[i].opcode != IBV_WC_RECV)
@@ -491,8 +499,7 @@ TEST_F(so, rc_send_with_imm_gathered_from_two_sges)
 	struct ibv_cq *cq;
 	struct ibv_wc wc[2];
 	union ibv_gid gid;
-	uint64_t end;
-	int i, g, got = 0;
+	int i, g;
 
 	IBA_SKIPPED_IN_SETUP();
 	g = roce_v2_gid(self->dev.ibdev, gid.raw);
@@ -559,14 +566,7 @@ TEST_F(so, rc_send_with_imm_gathered_from_two_sges)
 				    .send_flags = IBV_SEND_SIGNALED,
 				    .imm_data = htonl(0xfeedbeef) };
 	ASSERT_EQ(0, ibv_post_send(qp[0], &swr, &sbad));
-	end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
-	while (got < 2 && iba_now_ms() < end) {
-		int n = ibv_poll_cq(cq, 2, wc + got);
-
-		ASSERT_LE(0, n);
-		got += n;
-	}
-	ASSERT_EQ(2, got);
+	ASSERT_EQ(2, poll_n(cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
 		if (wc[i].opcode != IBV_WC_RECV)
@@ -850,21 +850,12 @@ TEST_F(sev, wq_modify_and_destroy_wait_through_verbs_context)
 				  .wq_state = IBV_WQS_RDY };
 	struct ibv_async_event ev;
 	char target[32];
-	char line[256];
-	FILE *f;
-	int rdy = 0;
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, ibv_modify_wq(self->wq, &wa));
 	EXPECT_EQ(IBV_WQS_RDY, (int)self->wq->state);
 	/* what the driver holds, not what we asked for */
-	f = fopen(EVSRC_DIR "/objects", "r");
-	ASSERT_NE(NULL, f);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "wq ", 3) && strstr(line, "state=1"))
-			rdy = 1;
-	fclose(f);
-	EXPECT_EQ(1, rdy);
+	EXPECT_EQ(IBV_WQS_RDY, evsrc_wq_state(self->ev_wq));
 
 	/* an acked WQ_FATAL: destroy returns at once */
 	obj_of(self, IB_ASYNC_OBJ_WQ, target);

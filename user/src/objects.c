@@ -109,6 +109,26 @@ static void init_sync(pthread_mutex_t *mutex, pthread_cond_t *cond)
 	pthread_cond_init(cond, NULL);
 }
 
+/*
+ * Destroy an object that raises events: the kernel object, then the wait
+ * for the acks of what was delivered, then the memory (see release()).
+ */
+static int destroy_evobj(struct ibv_context *ctx, uint32_t obj_type,
+			 uint32_t handle, void *obj, pthread_mutex_t *mutex,
+			 pthread_cond_t *cond, const uint32_t *completed)
+{
+	struct ibasync_context *c = to_ibasync_ctx(ctx);
+	uint64_t reported;
+	int ret;
+
+	ret = ibasync_destroy_handle(c, obj_type, handle, &reported);
+	if (ret)
+		return ret;
+	release(c, obj, wait_acks(c, mutex, cond, completed, reported),
+		mutex, cond);
+	return 0;
+}
+
 /* ---- PD ------------------------------------------------------------------ */
 
 IBASYNC_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
@@ -203,19 +223,9 @@ IBASYNC_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 
 IBASYNC_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 {
-	struct ibasync_context *c = to_ibasync_ctx(cq->context);
-	uint64_t reported;
-	int ret;
-
-	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_CQ, cq->handle,
-				     &reported);
-	if (ret)
-		return ret;
 	/* no completion channels: comp_events_completed stays 0 */
-	release(c, cq, wait_acks(c, &cq->mutex, &cq->cond,
-				 &cq->async_events_completed, reported),
-		&cq->mutex, &cq->cond);
-	return 0;
+	return destroy_evobj(cq->context, IB_ASYNC_OBJ_CQ, cq->handle, cq,
+			     &cq->mutex, &cq->cond, &cq->async_events_completed);
 }
 
 /* ---- address vectors ----------------------------------------------------- */
@@ -405,19 +415,9 @@ IBASYNC_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 IBASYNC_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
-	struct ibasync_context *c = to_ibasync_ctx(qp->context);
-	uint64_t reported;
-	int ret;
-
-	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_QP, qp->handle,
-				     &reported);
-	if (ret)
-		return ret;
-	release(c, to_ibasync_qp(qp),
-		wait_acks(c, &qp->mutex, &qp->cond, &qp->events_completed,
-			  reported),
-		&qp->mutex, &qp->cond);
-	return 0;
+	return destroy_evobj(qp->context, IB_ASYNC_OBJ_QP, qp->handle,
+			     to_ibasync_qp(qp), &qp->mutex, &qp->cond,
+			     &qp->events_completed);
 }
 
 /* ---- SRQ ----------------------------------------------------------------- */
@@ -483,18 +483,8 @@ IBASYNC_EXPORT int ibv_query_srq(struct ibv_srq *srq,
 
 IBASYNC_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
-	struct ibasync_context *c = to_ibasync_ctx(srq->context);
-	uint64_t reported;
-	int ret;
-
-	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_SRQ, srq->handle,
-				     &reported);
-	if (ret)
-		return ret;
-	release(c, srq, wait_acks(c, &srq->mutex, &srq->cond,
-				  &srq->events_completed, reported),
-		&srq->mutex, &srq->cond);
-	return 0;
+	return destroy_evobj(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, srq,
+			     &srq->mutex, &srq->cond, &srq->events_completed);
 }
 
 /* ---- AH ------------------------------------------------------------------ */
@@ -606,16 +596,6 @@ int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 
 int ibasync_destroy_wq(struct ibv_wq *wq)
 {
-	struct ibasync_context *c = to_ibasync_ctx(wq->context);
-	uint64_t reported;
-	int ret;
-
-	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_WQ, wq->handle,
-				     &reported);
-	if (ret)
-		return ret;
-	release(c, wq, wait_acks(c, &wq->mutex, &wq->cond,
-				 &wq->events_completed, reported),
-		&wq->mutex, &wq->cond);
-	return 0;
+	return destroy_evobj(wq->context, IB_ASYNC_OBJ_WQ, wq->handle, wq,
+			     &wq->mutex, &wq->cond, &wq->events_completed);
 }
