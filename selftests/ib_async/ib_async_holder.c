@@ -7,13 +7,15 @@
  *   ib_async_holder MODE     MODE: read | poll | epoll | ioctl
  *
  * Device: IB_ASYNC_IBDEV (default rxe0). Setup: a PD, a CQ and a UD QP
- * moved to SQD, so a SQ_DRAINED record sits unread. Prints "ready" and
+ * moved to SQD, so a SQ_DRAINED record sits unread (on evsrc0, which
+ * raises nothing by itself, through its raise file). Prints "ready" and
  * then waits: in a blocking read(), in poll(), in epoll_wait(), or
  * issuing QUERY_PORT ioctls in a loop (a thread mid-ioctl at removal).
  * Once the device is gone it checks what the kernel returns:
  *
- *  - the SQ_DRAINED record, then exactly one DEVICE_FATAL (element 0) as
- *    the last record, with gap-free sequence numbers;
+ *  - the SQ_DRAINED record, then exactly one DEVICE_FATAL as the last
+ *    record (element 0 from removal, the port from a driver's own fatal),
+ *    with gap-free sequence numbers;
  *  - then read() fails with ENODEV and poll() reports POLLHUP|POLLERR;
  *  - object commands fail with ENODEV, but DESTROY succeeds, for every
  *    object (QP, CQ, PD: dependency order), and a second DESTROY of the
@@ -25,6 +27,7 @@
 #include <sys/epoll.h>
 
 #include "ib_async_verbs.h"
+#include "ib_async_evsrc.h"
 
 #define QP_COOKIE	0x401dULL
 
@@ -101,6 +104,10 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY,
 				&(struct ib_async_qp_attr){ .en_sqd_async_notify = 1 });
+	if (!ret && !strncmp(dev.ibdev, "evsrc", 5))
+		ret = evsrc_write("raise", "%u qp:%d process",
+				  IB_ASYNC_EV_SQ_DRAINED,
+				  evsrc_find("qp", qp.qp_num));
 	if (ret)
 		return fail("objects", ret);
 	if (iba_wait_queued(fd, 1, IBA_EVENT_TIMEOUT_MS))
@@ -128,7 +135,7 @@ int main(int argc, char **argv)
 		fatal += ev[i].event_type == IB_ASYNC_EV_DEVICE_FATAL;
 	}
 	if (!n || ev[n - 1].event_type != IB_ASYNC_EV_DEVICE_FATAL ||
-	    ev[n - 1].element || fatal != 1 || drained < 1 ||
+	    fatal != 1 || drained < 1 ||
 	    iba_seq_continuous(ev, n) != -1) {
 		printf("fail: %d records:", n);
 		for (i = 0; i < n; i++)

@@ -554,6 +554,14 @@ TEST_F(obj, rdma_cgroup_max_limits_objects)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	ASSERT_EQ(0, cg_current(self->dev.ibdev, cur, sizeof(cur)));
 	EXPECT_STREQ("hca_handle=0 hca_object=0", cur);
+	/*
+	 * Limits back to max before rmdir: 6.1's rdma cgroup keeps an idle
+	 * pool with custom limits past the cgroup's end, and unregistering
+	 * the device later walks it (KASAN use-after-free in
+	 * rdmacg_unregister_device). A kernel bug, not ours; avoided here.
+	 */
+	EXPECT_EQ(0, iba_sh("echo '%s hca_handle=max hca_object=max' > "
+			    CG_DIR "/rdma.max", self->dev.ibdev));
 	EXPECT_EQ(0, rmdir(CG_DIR));
 }
 

@@ -10,24 +10,13 @@
  * and the rest must clean up: destroy CQ, dealloc PD, close the device.
  *
  * Prints "ready PID", then "ok ..." and exits 0, or "fail: ..." and 1.
- * Device: IB_ASYNC_IBDEV (default rxe0).
+ * Device: IB_ASYNC_IBDEV (default rxe0; evsrc0 raises the SQ_DRAINED
+ * through its raise file).
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#define IBA_NO_HARNESS
 #include <infiniband/verbs.h>
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "ib_async_evsrc.h"
 
 static int fail(const char *what)
 {
@@ -79,6 +68,10 @@ int main(void)
 	a.en_sqd_async_notify = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY))
 		return fail("SQD");
+	if (!strncmp(name, "evsrc", 5) &&
+	    evsrc_write("raise", "%u qp:%d process", IBV_EVENT_SQ_DRAINED,
+			evsrc_find("qp", qp->qp_num)))
+		return fail("evsrc raise");
 	do {
 		if (ibv_get_async_event(ctx, &held))
 			return fail("get SQ_DRAINED");
@@ -98,10 +91,10 @@ int main(void)
 	if (ibv_get_async_event(ctx, &ev) != -1 || errno != ENODEV)
 		return fail("after DEVICE_FATAL (want -1, ENODEV)");
 
-	t0 = now_ms();
+	t0 = iba_now_ms();
 	if (ibv_destroy_qp(qp))
 		return fail("ibv_destroy_qp");
-	if (now_ms() - t0 > 500) {
+	if (iba_now_ms() - t0 > 500) {
 		errno = ETIMEDOUT;
 		return fail("ibv_destroy_qp waited for an ack");
 	}
@@ -111,6 +104,6 @@ int main(void)
 	if (ibv_close_device(ctx))
 		return fail("close");
 	printf("ok shim: DEVICE_FATAL, ENODEV, destroy in %llu ms without the ack\n",
-	       (unsigned long long)(now_ms() - t0));
+	       (unsigned long long)(iba_now_ms() - t0));
 	return 0;
 }

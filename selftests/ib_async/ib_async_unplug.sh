@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Hot-unplug of rxe0 with files open, by every way an rxe device can go:
+# Hot-unplug with files open, by every way a device can go:
 #
-#   link    rdma link delete rxe0
-#   netdev  ip link del veth0 (the netdev under rxe0)
-#   rmmod   rmmod rdma_rxe
+#   link              rdma link delete rxe0
+#   netdev            ip link del veth0 (the netdev under rxe0)
+#   rmmod             rmmod rdma_rxe (where it is a module)
+#   evsrc-unregister  the test event source unregistering evsrc0
+#   evsrc-fatal       evsrc0 declaring itself fatal, then unregistering:
+#                     its own DEVICE_FATAL must be the only one
 #
 # Each time, holders (ib_async_holder in read, poll, epoll and ioctl
 # modes, and ib_async_shim_holder on libibasync) keep objects and an
@@ -43,47 +46,64 @@ trap 'kill $(cat $tmp/*.pid 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
 
 ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 
-rxe_node() { # the ib_async node of rxe0, or nothing
+node_of() { # node_of IBDEV: its ib_async node, or nothing
 	for d in /sys/class/ib_async/ib_async*; do
-		[ "$(cat "$d/ibdev" 2>/dev/null)" = rxe0 ] &&
+		[ "$(cat "$d/ibdev" 2>/dev/null)" = "$1" ] &&
 			echo "/dev/infiniband/${d##*/}" && return 0
 	done
 	return 1
 }
-no_rxe_node() { ! rxe_node >/dev/null; }
-rxe_port_active() {
-	[ "$(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null)" = "4: ACTIVE" ]
+rxe_node() { node_of rxe0; }
+port_active() {
+	[ "$(cat /sys/class/infiniband/$1/ports/1/state 2>/dev/null)" = "4: ACTIVE" ]
 }
+EVSRC_KO=/usr/lib/ib_async/test/ib_async_evsrc.ko
+EVSRC=/sys/kernel/debug/ib_async_evsrc
 
-add_rxe() {
+# The device each path removes.
+dev_of() { case $1 in evsrc-*) echo evsrc0 ;; *) echo rxe0 ;; esac; }
+
+add_dev() {
 	case $1 in
 	rmmod) modprobe rdma_rxe || return 1 ;;
 	netdev)
 		ip link add veth0 type veth peer name veth1 &&
 		ip link set veth0 up && ip link set veth1 up &&
 		ip addr add "$IP/24" dev veth0 || return 1 ;;
+	evsrc-*)
+		echo evsrc0 > $EVSRC/add &&
+			wait_for 15 node_of evsrc0 >/dev/null
+		return ;;
 	esac
 	rdma link add rxe0 type rxe netdev veth0 &&
-		wait_for 15 rxe_node >/dev/null && wait_for 15 rxe_port_active
+		wait_for 15 rxe_node >/dev/null && wait_for 15 port_active rxe0
 }
 
-remove_rxe() {
+# evsrc-fatal: the driver declares itself dead first; the holders must
+# take its DEVICE_FATAL as their last record and stay open until removal.
+remove_dev() {
 	case $1 in
 	link) rdma link delete rxe0 ;;
 	netdev) ip link del veth0 ;;
 	rmmod) rmmod rdma_rxe ;;
+	evsrc-unregister) echo 1 > $EVSRC/evsrc0/unregister ;;
+	evsrc-fatal)
+		echo 1 > $EVSRC/evsrc0/fatal || return 1
+		sleep 1
+		holders_alive || return 1
+		echo 1 > $EVSRC/evsrc0/unregister ;;
 	esac
 }
 
-# Objects on rxe0 other than the core's own (the GSI QP and its CQs/PD).
-rxe_res() { rdma resource show 2>/dev/null | grep -c "rxe0" ; }
+# Resources on the device (for rxe, the core's own GSI QP and its CQ/PD).
+dev_res() { rdma resource show 2>/dev/null | grep -c -e " $1/" -e " $1 "; }
 
 start_holders() {
 	for m in $MODES; do
 		if [ $m = shim ]; then
-			ib_async_shim_holder > "$tmp/$m.out" 2>&1 &
+			IB_ASYNC_IBDEV=$1 ib_async_shim_holder > "$tmp/$m.out" 2>&1 &
 		else
-			ib_async_holder $m > "$tmp/$m.out" 2>&1 &
+			IB_ASYNC_IBDEV=$1 ib_async_holder $m > "$tmp/$m.out" 2>&1 &
 		fi
 		echo $! > "$tmp/$m.pid"
 	done
@@ -101,25 +121,51 @@ holders_done() {
 	done
 	return 0
 }
+holders_alive() {
+	for m in $MODES; do
+		kill -0 "$(cat "$tmp/$m.pid")" 2>/dev/null || return 1
+	done
+	return 0
+}
 
-baseline=$(rxe_res)
-log "rdma resource lines for rxe0 at start: $baseline"
+# A short event test on a new device: a link flap, or an evsrc raise.
+new_dev_delivers() {
+	ib_async_watch -d "$1" -t "$2" --count 1 --timeout 15 \
+		> "$tmp/watch" 2>&1 &
+	wpid=$!
+	sleep 1
+	if [ "$1" = rxe0 ]; then
+		ip link set veth1 down; ip link set veth1 up
+	else
+		echo "SM_CHANGE port:1" > $EVSRC/evsrc0/raise
+	fi
+	wait $wpid && grep -q "$2" "$tmp/watch"
+}
+
 PATHS="link netdev rmmod"
 # the debug kernel builds rdma_rxe in: nothing to unload there
 if ! grep -q '^rdma_rxe ' /proc/modules; then
 	PATHS="link netdev"
 	ok "rmmod_path # SKIP rdma_rxe is built in"
 fi
+if [ -d $EVSRC ] || { [ -r $EVSRC_KO ] && insmod $EVSRC_KO; }; then
+	[ -e "$(node_of evsrc0)" ] || add_dev evsrc-unregister
+	PATHS="$PATHS evsrc-unregister evsrc-fatal"
+else
+	ok "evsrc_paths # SKIP no $EVSRC_KO"
+fi
 for path in $PATHS; do
-	old=$(rxe_node)
-	check "${path}_holders_ready" start_holders
+	dev=$(dev_of $path)
+	baseline=$(dev_res $dev)
+	old=$(node_of $dev)
+	check "${path}_holders_ready" start_holders $dev
 	t0=$(ms)
-	remove_rxe $path
+	remove_dev $path
 	rc=$?
 	t1=$(ms)
 	log "$path: removal returned $rc after $((t1 - t0)) ms"
 	check "${path}_removal_returns_within_${BOUND}s" \
-		test $rc = 0 -a $((t1 - t0)) -lt $((BOUND * 1000))
+		test $rc = 0 -a $((t1 - t0)) -lt $((BOUND * 1000 + 1000))
 	wait_for $BOUND holders_done
 	t2=$(ms)
 	log "$path: holders done $((t2 - t0)) ms after the removal began"
@@ -131,30 +177,28 @@ for path in $PATHS; do
 			sh -c "[ $rc = 0 ] && grep -q '^ok' $tmp/$m.out"
 	done
 	rm -f "$tmp"/*.pid
-	check "${path}_node_gone" test ! -e "$old" -a -z "$(rxe_node)"
-	check "${path}_readd" add_rxe $path
-	new=$(rxe_node)
-	log "$path: $old gone, rxe0 back as $new"
-	check "${path}_nothing_left_on_the_new_device" test "$(rxe_res)" = "$baseline"
-	# a short event test on the new device
-	ib_async_watch -d rxe0 -t PORT_ERR --count 1 --timeout 15 \
-		> "$tmp/watch" 2>&1 &
-	wpid=$!
-	sleep 1
-	ip link set veth1 down; ip link set veth1 up
-	wait $wpid
-	rc=$?
-	check "${path}_new_device_delivers_events" \
-		sh -c "[ $rc = 0 ] && grep -q PORT_ERR $tmp/watch"
-	wait_for 15 rxe_port_active
+	check "${path}_node_gone" test ! -e "$old" -a -z "$(node_of $dev)"
+	check "${path}_readd" add_dev $path
+	log "$path: $old gone, $dev back as $(node_of $dev)"
+	check "${path}_nothing_left_on_the_new_device" \
+		test "$(dev_res $dev)" = "$baseline"
+	if [ $dev = rxe0 ]; then
+		check "${path}_new_device_delivers_events" \
+			new_dev_delivers rxe0 PORT_ERR
+		wait_for 15 port_active rxe0
+	else
+		check "${path}_new_device_delivers_events" \
+			new_dev_delivers evsrc0 SM_CHANGE
+	fi
 done
+[ -d $EVSRC ] && rmmod ib_async_evsrc
 
 # Add/remove cycles, with a file held open across some of them.
 if kasan_quarantine; then CYCLES=${IB_ASYNC_UNPLUG_CYCLES:-20}; else
 	CYCLES=${IB_ASYNC_UNPLUG_CYCLES:-100}; fi
 SLAB_TOLERANCE_KB=${IB_ASYNC_SLAB_TOLERANCE_KB:-1024}
 # one warm-up cycle: first-use allocations are not leaks
-remove_rxe link && add_rxe link
+remove_dev link && add_dev link
 settle
 slab0=$(meminfo Slab)
 worst=0 total=0 failed=0 held=0 holdpid=
@@ -169,11 +213,11 @@ while [ $i -le $CYCLES ]; do
 			failed=$((failed + 1))
 	fi
 	t0=$(ms)
-	remove_rxe link || failed=$((failed + 1))
+	remove_dev link || failed=$((failed + 1))
 	t=$(($(ms) - t0))
 	total=$((total + t))
 	[ $t -gt $worst ] && worst=$t
-	add_rxe link || failed=$((failed + 1))
+	add_dev link || failed=$((failed + 1))
 	if [ $((i % 10)) = 8 ]; then
 		# five removals later the old file is still open, and closes
 		has_fd_on $holdpid /dev/infiniband/ib_async || failed=$((failed + 1))
@@ -235,7 +279,7 @@ if command -v ibv_asyncwatch >/dev/null; then
 	wait $dpid
 	log "ib_uverbs: removal done $(($(ms) - t0)) ms after it began"
 	wait $apid 2>/dev/null
-	add_rxe link
+	add_dev link
 fi
 
 finish
