@@ -206,7 +206,7 @@ mkfifo "$tmp/hold"
 i=1
 while [ $i -le $CYCLES ]; do
 	if [ $((i % 10)) = 3 ]; then
-		ib_async_churn hold < "$tmp/hold" &
+		ib_async_churn hold < "$tmp/hold" > /dev/null &
 		holdpid=$!
 		exec 7> "$tmp/hold"
 		wait_for 10 has_fd_on $holdpid /dev/infiniband/ib_async ||
