@@ -67,6 +67,9 @@ add_dev() {
 	case $1 in
 	rmmod) modprobe rdma_rxe || return 1 ;;
 	netdev)
+		# the old pair's unregistration may still be finishing
+		wait_for 15 sh -c '! [ -e /sys/class/net/veth0 ] &&
+			! [ -e /sys/class/net/veth1 ]' &&
 		ip link add veth0 type veth peer name veth1 &&
 		ip link set veth0 up && ip link set veth1 up &&
 		ip addr add "$IP/24" dev veth0 || return 1 ;;

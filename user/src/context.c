@@ -50,7 +50,11 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	ctx->ops = ibasync_ops;
 	ctx->async_fd = fd;
 	ctx->cmd_fd = cmd_fd;
-	ctx->num_comp_vectors = 0;	/* no completion channels yet */
+	/*
+	 * Vector 0 exists on every device, and programs use this as a
+	 * modulus; no completion channel can be attached to it here.
+	 */
+	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	/* full size: every extended op is present, and NULL */

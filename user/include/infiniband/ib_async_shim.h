@@ -2,10 +2,11 @@
 /*
  * libibasync extensions to the rdma-core verbs API.
  *
- * libibasync implements the asynchronous-event subset of libibverbs
- * (ibv_get_device_list(), ibv_open_device(), ibv_get_async_event(), ...)
- * on top of the ib_async character devices. These calls reach the
- * ib_async features libibverbs has no words for. They only accept
+ * libibasync implements libibverbs' asynchronous events and the verbs
+ * objects that raise them (ibv_get_device_list(), ibv_open_device(),
+ * ibv_create_qp(), ibv_get_async_event(), ...) on top of the ib_async
+ * character devices. These calls reach the ib_async features libibverbs
+ * has no words for. They only accept
  * contexts opened by libibasync. See libibasync(7).
  */
 #ifndef INFINIBAND_IB_ASYNC_SHIM_H
