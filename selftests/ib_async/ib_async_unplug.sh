@@ -66,13 +66,7 @@ dev_of() { case $1 in evsrc-*) echo evsrc0 ;; *) echo rxe0 ;; esac; }
 add_dev() {
 	case $1 in
 	rmmod) modprobe rdma_rxe || return 1 ;;
-	netdev)
-		# the old pair's unregistration may still be finishing
-		wait_for 15 sh -c '! [ -e /sys/class/net/veth0 ] &&
-			! [ -e /sys/class/net/veth1 ]' &&
-		ip link add veth0 type veth peer name veth1 &&
-		ip link set veth0 up && ip link set veth1 up &&
-		ip addr add "$IP/24" dev veth0 || return 1 ;;
+	netdev) wait_for 15 add_veth || return 1 ;;
 	evsrc-*)
 		echo evsrc0 > $EVSRC/add &&
 			wait_for 15 node_of evsrc0 >/dev/null
@@ -80,6 +74,22 @@ add_dev() {
 	esac
 	rdma link add rxe0 type rxe netdev veth0 &&
 		wait_for 15 rxe_node >/dev/null && wait_for 15 port_active rxe0
+}
+
+# A new veth pair for rxe0. The old pair's unregistration may still be
+# finishing (seen on the debug kernel), so callers retry; each failure is
+# logged with the step that failed.
+add_veth() {
+	if ! out=$(ip link add veth0 type veth peer name veth1 2>&1); then
+		log "ip link add: $out; $(ls /sys/class/net | tr '\n' ' ')"
+		return 1
+	fi
+	if ! out=$(ip link set veth0 up 2>&1 && ip link set veth1 up 2>&1 &&
+		   ip addr add "$IP/24" dev veth0 2>&1); then
+		log "veth setup: $out; $(ip -br addr | tr '\n' ' ')"
+		ip link del veth0 2>/dev/null
+		return 1
+	fi
 }
 
 # evsrc-fatal: the driver declares itself dead first; the holders must
