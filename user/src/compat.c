@@ -23,12 +23,6 @@ static void *null_eopnotsupp(void)
 	return NULL;
 }
 
-static int eopnotsupp(void)
-{
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
 /* Completion channels: ib_async has no completion events. */
 IBASYNC_EXPORT struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
@@ -40,14 +34,14 @@ ibv_create_comp_channel(struct ibv_context *context)
 IBASYNC_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	(void)channel;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 IBASYNC_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 				    struct ibv_cq **cq, void **cq_context)
 {
 	(void)channel; (void)cq; (void)cq_context;
-	eopnotsupp();
+	ibasync_err(EOPNOTSUPP);
 	return -1;
 }
 
@@ -65,7 +59,7 @@ IBASYNC_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 {
 	(void)mr; (void)flags; (void)pd; (void)addr; (void)length;
 	(void)access;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 IBASYNC_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
@@ -82,14 +76,14 @@ IBASYNC_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				    uint16_t lid)
 {
 	(void)qp; (void)gid; (void)lid;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 IBASYNC_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				    uint16_t lid)
 {
 	(void)qp; (void)gid; (void)lid;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 IBASYNC_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
@@ -98,7 +92,7 @@ IBASYNC_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
 				       struct ibv_ah_attr *ah_attr)
 {
 	(void)context; (void)port_num; (void)wc; (void)grh; (void)ah_attr;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 IBASYNC_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
@@ -116,7 +110,7 @@ IBASYNC_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 					       uint16_t *vid)
 {
 	(void)context; (void)attr; (void)eth_mac; (void)vid;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 /* Our QPs are not struct ibv_qp_ex: the new post-send API is absent. */
@@ -137,13 +131,13 @@ IBASYNC_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 IBASYNC_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp; (void)ece;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 IBASYNC_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp; (void)ece;
-	return eopnotsupp();
+	return ibasync_err(EOPNOTSUPP);
 }
 
 /* Sharing objects across processes needs ib_uverbs' handles. */

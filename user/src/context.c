@@ -119,23 +119,14 @@ IBASYNC_EXPORT int ibv_close_device(struct ibv_context *context)
 	return 0;
 }
 
-static int ret_errno(int ret)
-{
-	if (!ret)
-		return 0;
-	return errno ? errno : EIO;
-}
-
 IBASYNC_EXPORT int ibasync_query(struct ibv_context *context,
 				 struct ib_async_info *info)
 {
-	if (!context || !info) {
-		errno = EINVAL;
-		return EINVAL;
-	}
+	if (!context || !info)
+		return ibasync_err(EINVAL);
 	memset(info, 0, sizeof(*info));
 	info->argsz = sizeof(*info);
-	return ret_errno(ioctl(context->async_fd, IB_ASYNC_IOC_GET_INFO, info));
+	return ibasync_ioctl(context, IB_ASYNC_IOC_GET_INFO, info);
 }
 
 IBASYNC_EXPORT int ibasync_set_queue_len(struct ibv_context *context,
@@ -143,12 +134,9 @@ IBASYNC_EXPORT int ibasync_set_queue_len(struct ibv_context *context,
 {
 	struct ib_async_queue_len q = { .argsz = sizeof(q), .queue_len = len };
 
-	if (!context || len == 0) {
-		errno = EINVAL;
-		return EINVAL;
-	}
-	return ret_errno(ioctl(context->async_fd, IB_ASYNC_IOC_SET_QUEUE_LEN,
-			       &q));
+	if (!context || len == 0)
+		return ibasync_err(EINVAL);
+	return ibasync_ioctl(context, IB_ASYNC_IOC_SET_QUEUE_LEN, &q);
 }
 
 IBASYNC_EXPORT uint64_t ibasync_lost_events(struct ibv_context *context)

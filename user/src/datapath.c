@@ -114,8 +114,7 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		err = post_one_send(qp, wr);
 		if (err) {
 			*bad_wr = wr;
-			errno = err;
-			return err;
+			return ibasync_err(err);
 		}
 	}
 	return 0;
@@ -156,8 +155,7 @@ static int post_recv_list(struct ibv_context *ctx, uint32_t obj_type,
 		err = post_one_recv(ctx, obj_type, handle, wr);
 		if (err) {
 			*bad_wr = wr;
-			errno = err;
-			return err;
+			return ibasync_err(err);
 		}
 	}
 	return 0;
@@ -229,23 +227,20 @@ static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 static int req_notify_cq(struct ibv_cq *cq, int solicited)
 {
 	(void)cq; (void)solicited;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	return ibasync_err(EOPNOTSUPP);
 }
 
 static int bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		   struct ibv_mw_bind *bind)
 {
 	(void)qp; (void)mw; (void)bind;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	return ibasync_err(EOPNOTSUPP);
 }
 
 static int dealloc_mw(struct ibv_mw *mw)
 {
 	(void)mw;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	return ibasync_err(EOPNOTSUPP);
 }
 
 /*

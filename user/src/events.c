@@ -278,10 +278,8 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 	if (!err && !c->ev_no_batch)
 		forget_buffered(c, obj_type, handle);
 	pthread_mutex_unlock(&c->ev_lock);
-	if (err) {
-		errno = err;
-		return err;
-	}
+	if (err)
+		return ibasync_err(err);
 	*reported = d.events_reported;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef IBASYNC_INTERNAL_H
 #define IBASYNC_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -174,6 +175,13 @@ int ibasync_mr_check(struct ibasync_context *c, const struct ibv_sge *sge,
 
 /* datapath.c */
 extern const struct ibv_context_ops ibasync_ops;
+
+/* Fail with @err the verbs way: returned, and in errno too. */
+static inline int ibasync_err(int err)
+{
+	errno = err;
+	return err;
+}
 
 /* Run an ioctl on the context's file: 0, or an errno value (errno set). */
 int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg);

@@ -147,10 +147,8 @@ IBASYNC_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	uint32_t i;
 	int err = EINVAL;
 
-	if (!mr) {
-		errno = EINVAL;
-		return EINVAL;
-	}
+	if (!mr)
+		return ibasync_err(EINVAL);
 	c = to_ibasync_ctx(mr->context);
 	i = mr_slot(mr->lkey);
 	pthread_rwlock_wrlock(&c->mr_lock);
@@ -159,10 +157,8 @@ IBASYNC_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 		err = 0;
 	}
 	pthread_rwlock_unlock(&c->mr_lock);
-	if (err) {
-		errno = err;
-		return err;
-	}
+	if (err)
+		return ibasync_err(err);
 	atomic_fetch_sub(&to_ibasync_pd(mr->pd)->mrs, 1);
 	free(mr);
 	return 0;

@@ -158,10 +158,8 @@ IBASYNC_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 	int ret;
 
 	/* The kernel knows the PD's QPs, SRQs and AHs; MRs live here. */
-	if (atomic_load(&p->mrs)) {
-		errno = EBUSY;
-		return EBUSY;
-	}
+	if (atomic_load(&p->mrs))
+		return ibasync_err(EBUSY);
 	ret = ibasync_destroy_handle(to_ibasync_ctx(pd->context),
 				     IB_ASYNC_OBJ_PD, pd->handle, &reported);
 	if (ret)
@@ -210,10 +208,8 @@ IBASYNC_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	};
 	int ret;
 
-	if (cqe < 1) {
-		errno = EINVAL;
-		return EINVAL;
-	}
+	if (cqe < 1)
+		return ibasync_err(EINVAL);
 	arg.cqe = (uint32_t)cqe;
 	ret = ibasync_ioctl(cq->context, IB_ASYNC_IOC_RESIZE_CQ, &arg);
 	if (!ret)
@@ -354,10 +350,8 @@ IBASYNC_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	a.rnr_retry = attr->rnr_retry;
 	if (attr_mask & IBV_QP_AV) {
 		ret = av_from_ibv(&a.av, &attr->ah_attr);
-		if (ret) {
-			errno = ret;
-			return ret;
-		}
+		if (ret)
+			return ibasync_err(ret);
 	}
 	ret = ibasync_ioctl(qp->context, IB_ASYNC_IOC_MODIFY_QP, &a);
 	if (!ret && (attr_mask & IBV_QP_STATE))
@@ -534,8 +528,7 @@ static int wq_post_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr,
 {
 	(void)wq;
 	*bad_wr = wr;	/* the kernel data path posts to QPs and SRQs only */
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	return ibasync_err(EOPNOTSUPP);
 }
 
 struct ibv_wq *ibasync_create_wq(struct ibv_context *context,

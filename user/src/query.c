@@ -11,13 +11,6 @@
 
 #include "ibasync.h"
 
-static int ret_errno(int err)
-{
-	if (err)
-		errno = err;
-	return err;
-}
-
 IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
 				    struct ibv_device_attr *attr)
 {
@@ -25,7 +18,7 @@ IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
 	int ret;
 
 	if (!context || !attr)
-		return ret_errno(EINVAL);
+		return ibasync_err(EINVAL);
 	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
 	if (ret)
 		return ret;
@@ -81,7 +74,7 @@ int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
 	int ret;
 
 	if (!context || !attr)
-		return ret_errno(EINVAL);
+		return ibasync_err(EINVAL);
 	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_PORT, &a);
 	if (ret)
 		return ret;
