@@ -2,58 +2,130 @@
 /*
  * Object commands: marshal the uAPI structures into kernel verbs calls.
  *
- * Every command runs with the device's disassoc_rwsem held for reading
- * (the ib_device cannot go away underneath) and the file's obj_mutex (the
- * file's handles and dependency counts stay still). Arguments are checked
- * completely before anything is created, so bad input changes nothing.
+ * ib_async_cmd() copies the caller's argument into kernel memory before
+ * taking any lock and copies the answer back after dropping them all, so
+ * a user buffer behind a slow fault (userfaultfd, FUSE) never holds up
+ * device removal or another file. In between, commands run with the
+ * device's disassoc_rwsem held for reading (the ib_device cannot go away
+ * underneath) and the file's obj_mutex (the file's handles and dependency
+ * counts stay still). Arguments are checked completely before anything is
+ * created, so bad input changes nothing.
  */
+#include <linux/capability.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <rdma/ib_mad.h>
 
 #include "ib_async.h"
+#include "compat.h"
 
-struct ib_async_cmd_ctx {
-	struct ib_async_file *file;
-	struct ib_device *ib_dev;
-	void __user *uarg;
-};
+/* No argument structure comes near this; larger ones are refused. */
+#define IB_ASYNC_MAX_ARGSZ	PAGE_SIZE
 
 static void ib_async_comp_handler(struct ib_cq *cq, void *context)
 {
 	/* Completion channels are not offered: nothing arms the CQ. */
 }
 
-static int ib_async_put_arg(struct ib_async_cmd_ctx *c, const void *karg,
-			    size_t size)
+/**
+ * ib_async_ucmd_arg - the command's argument, as the kernel knows it
+ * @u: the command
+ * @karg: the kernel's structure
+ * @ksize: its size
+ * @min_size: the size of its first version; argsz must cover it
+ *
+ * A caller's structure smaller than the kernel's is zero-extended; a
+ * larger one must be zero past the kernel's end, as for
+ * copy_struct_from_user().
+ *
+ * Return: 0, -EINVAL (argsz too small) or -E2BIG (non-zero tail).
+ */
+int ib_async_ucmd_arg(struct ib_async_ucmd *u, void *karg, size_t ksize,
+		      size_t min_size)
 {
-	return copy_to_user(c->uarg, karg, size) ? -EFAULT : 0;
+	if (u->user_size < min_size)
+		return -EINVAL;
+	if (u->user_size > ksize &&
+	    memchr_inv(u->buf + ksize, 0, u->user_size - ksize))
+		return -E2BIG;
+	memset(karg, 0, ksize);
+	memcpy(karg, u->buf, min_t(size_t, ksize, u->user_size));
+	return 0;
+}
+
+/* Answer with @karg; copied to the caller once every lock is dropped. */
+void ib_async_ucmd_respond(struct ib_async_ucmd *u, const void *karg,
+			   size_t ksize)
+{
+	u->out_size = min_t(size_t, ksize, u->user_size);
+	memcpy(u->buf, karg, u->out_size);
+}
+
+/**
+ * ib_async_ucmd_lock - pin the device and the file's objects
+ * @u: the command; @u->ib_dev is the device until ib_async_ucmd_unlock()
+ *
+ * Return: 0, or -ENODEV (nothing held) once the device is gone.
+ */
+int ib_async_ucmd_lock(struct ib_async_ucmd *u)
+{
+	struct ib_async_device *adev = u->file->adev;
+
+	down_read(&adev->disassoc_rwsem);
+	mutex_lock(&u->file->obj_mutex);
+	u->ib_dev = adev->ib_dev;
+	if (u->ib_dev)
+		return 0;
+	ib_async_ucmd_unlock(u);
+	return -ENODEV;
+}
+
+void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
+{
+	mutex_unlock(&u->file->obj_mutex);
+	up_read(&u->file->adev->disassoc_rwsem);
+}
+
+/**
+ * ib_async_check_qkey - may the caller use this Q_Key?
+ * @qkey: a Q_Key for a QP or a UD send
+ *
+ * A Q_Key with the high bit set is a controlled one (IBA 10.2.4): like
+ * ib_uverbs, allow it only with CAP_NET_RAW or the rdma netlink
+ * "privileged-qkey" setting on.
+ *
+ * Return: 0 or -EPERM.
+ */
+int ib_async_check_qkey(u32 qkey)
+{
+	if ((qkey & IB_QP_SET_QKEY) && !rdma_nl_get_privileged_qkey())
+		return -EPERM;
+	return 0;
 }
 
 /*
- * Give the caller the new object's handle in @karg (at *@handle); if that
- * copy fails the caller cannot know the object, so it is destroyed again.
+ * Give the caller the new object's handle in @karg (at *@handle). If the
+ * copy back fails the caller cannot know the object: ib_async_cmd()
+ * destroys it again.
  */
-static int ib_async_put_created(struct ib_async_cmd_ctx *c,
+static int ib_async_put_created(struct ib_async_ucmd *u,
 				struct ib_async_uobj *uobj, void *karg,
 				size_t size, u32 *handle)
 {
-	int ret;
-
 	*handle = uobj->handle;
-	ret = ib_async_put_arg(c, karg, size);
-	if (ret)
-		ib_async_uobj_destroy(uobj, &(u64){ 0 });
-	return ret;
+	u->created = uobj->handle;
+	ib_async_ucmd_respond(u, karg, size);
+	return 0;
 }
 
-static int ib_async_cmd_create_pd(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_create_pd(struct ib_async_ucmd *c)
 {
 	struct ib_async_create_pd arg;
 	struct ib_async_uobj *uobj;
 	struct ib_pd *pd;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_PD_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_PD_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.handle)
@@ -71,7 +143,7 @@ static int ib_async_cmd_create_pd(struct ib_async_cmd_ctx *c)
 	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
-static int ib_async_cmd_create_cq(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 {
 	struct ib_cq_init_attr attr = {};
 	struct ib_async_create_cq arg;
@@ -79,8 +151,7 @@ static int ib_async_cmd_create_cq(struct ib_async_cmd_ctx *c)
 	struct ib_cq *cq;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_CQ_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_CQ_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.handle)
@@ -106,11 +177,11 @@ static int ib_async_cmd_create_cq(struct ib_async_cmd_ctx *c)
 }
 
 /* Look up the objects a QP names, all before anything is created. */
-static int ib_async_qp_deps(struct ib_async_cmd_ctx *c,
+static int ib_async_qp_deps(struct ib_async_ucmd *c,
 			    const struct ib_async_create_qp *arg,
 			    struct ib_async_uobj **deps)
 {
-	static const u16 types[] = { IB_ASYNC_OBJ_PD, IB_ASYNC_OBJ_CQ,
+	static const u32 types[] = { IB_ASYNC_OBJ_PD, IB_ASYNC_OBJ_CQ,
 				     IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_SRQ };
 	const u32 handles[] = { arg->pd_handle, arg->send_cq_handle,
 				arg->recv_cq_handle, arg->srq_handle };
@@ -127,7 +198,7 @@ static int ib_async_qp_deps(struct ib_async_cmd_ctx *c,
 	return 0;
 }
 
-static int ib_async_cmd_create_qp(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 {
 	struct ib_async_uobj *uobj, *deps[IB_ASYNC_UOBJ_MAX_USES];
 	struct ib_qp_init_attr init = {};
@@ -135,8 +206,7 @@ static int ib_async_cmd_create_qp(struct ib_async_cmd_ctx *c)
 	struct ib_qp *qp;
 	int ret, i;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_QP_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_QP_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.handle || arg.qp_num)
@@ -169,7 +239,11 @@ static int ib_async_cmd_create_qp(struct ib_async_cmd_ctx *c)
 		return PTR_ERR(qp);
 	}
 	uobj->qp = qp;
+	uobj->qp_num = qp->qp_num;
 	uobj->sq_sig_all = arg.sq_sig_all;
+	uobj->send_cq = deps[1];
+	uobj->recv_cq = deps[2];
+	uobj->qp_srq = deps[3];
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES; i++)
 		ib_async_uobj_use(uobj, deps[i]);
 
@@ -244,15 +318,14 @@ static int ib_async_resolve_dmac(struct ib_pd *pd, struct rdma_ah_attr *ah)
 	return rdma_destroy_ah_user(tmp, RDMA_DESTROY_AH_SLEEPABLE, NULL);
 }
 
-static int ib_async_cmd_modify_qp(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 {
 	struct ib_async_qp_attr arg;
 	struct ib_async_uobj *uobj;
 	struct ib_qp_attr attr = {};
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.reserved8 || arg.sq_draining ||
@@ -264,6 +337,11 @@ static int ib_async_cmd_modify_qp(struct ib_async_cmd_ctx *c)
 	    ((arg.attr_mask & IB_ASYNC_QP_PORT) &&
 	     !rdma_is_port_valid(c->ib_dev, arg.port_num)))
 		return -EINVAL;
+	if (arg.attr_mask & IB_ASYNC_QP_QKEY) {
+		ret = ib_async_check_qkey(arg.qkey);
+		if (ret)
+			return ret;
+	}
 	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_QP);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
@@ -300,7 +378,7 @@ static int ib_async_cmd_modify_qp(struct ib_async_cmd_ctx *c)
 	return ret;
 }
 
-static int ib_async_cmd_query_qp(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 {
 	struct ib_qp_init_attr init;
 	struct ib_async_qp_attr arg;
@@ -308,8 +386,7 @@ static int ib_async_cmd_query_qp(struct ib_async_cmd_ctx *c)
 	struct ib_qp_attr attr;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.reserved8)
@@ -346,10 +423,11 @@ static int ib_async_cmd_query_qp(struct ib_async_cmd_ctx *c)
 	arg.rnr_retry = attr.rnr_retry;
 	if (uobj->qp->qp_type == IB_QPT_RC)
 		ib_async_attr_to_av(&attr.ah_attr, &arg.av);
-	return ib_async_put_arg(c, &arg, sizeof(arg));
+	ib_async_ucmd_respond(c, &arg, sizeof(arg));
+	return 0;
 }
 
-static int ib_async_cmd_create_srq(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 {
 	struct ib_srq_init_attr init = {};
 	struct ib_async_create_srq arg;
@@ -357,8 +435,7 @@ static int ib_async_cmd_create_srq(struct ib_async_cmd_ctx *c)
 	struct ib_srq *srq;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_SRQ_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_SRQ_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.handle)
@@ -388,15 +465,14 @@ static int ib_async_cmd_create_srq(struct ib_async_cmd_ctx *c)
 	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
-static int ib_async_cmd_srq_attr(struct ib_async_cmd_ctx *c, bool modify)
+static int ib_async_cmd_srq_attr(struct ib_async_ucmd *c, bool modify)
 {
 	struct ib_async_srq_attr arg;
 	struct ib_async_uobj *uobj;
 	struct ib_srq_attr attr = {};
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_SRQ_ATTR_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_SRQ_ATTR_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved)
@@ -421,10 +497,11 @@ static int ib_async_cmd_srq_attr(struct ib_async_cmd_ctx *c, bool modify)
 	arg.max_wr = attr.max_wr;
 	arg.max_sge = attr.max_sge;
 	arg.srq_limit = attr.srq_limit;
-	return ib_async_put_arg(c, &arg, sizeof(arg));
+	ib_async_ucmd_respond(c, &arg, sizeof(arg));
+	return 0;
 }
 
-static int ib_async_cmd_create_wq(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
 {
 	struct ib_async_uobj *uobj, *pd, *cq;
 	struct ib_wq_init_attr init = {};
@@ -432,8 +509,7 @@ static int ib_async_cmd_create_wq(struct ib_async_cmd_ctx *c)
 	struct ib_wq *wq;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_WQ_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_WQ_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.handle)
@@ -467,7 +543,7 @@ static int ib_async_cmd_create_wq(struct ib_async_cmd_ctx *c)
 	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
-static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_create_ah(struct ib_async_ucmd *c)
 {
 	struct ib_async_create_ah arg;
 	struct ib_async_uobj *uobj, *pd;
@@ -475,8 +551,7 @@ static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
 	struct ib_ah *ah;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_CREATE_AH_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_AH_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.handle)
@@ -498,6 +573,7 @@ static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
 		return PTR_ERR(ah);
 	}
 	uobj->ah = ah;
+	uobj->port = arg.av.port_num;
 	ib_async_uobj_use(uobj, pd);
 	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
@@ -506,16 +582,16 @@ static int ib_async_cmd_create_ah(struct ib_async_cmd_ctx *c)
  * The 6.1 core has no ib_modify_wq(); like ib_uverbs, call the driver,
  * filling in the states the caller left out.
  */
-static int ib_async_cmd_modify_wq(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_modify_wq(struct ib_async_ucmd *c)
 {
 	const u32 known = IB_WQ_STATE | IB_WQ_CUR_STATE | IB_WQ_FLAGS;
 	struct ib_async_modify_wq arg;
+	struct ib_udata empty_udata = {};
 	struct ib_wq_attr attr = {};
 	struct ib_async_uobj *uobj;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_MODIFY_WQ_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_MODIFY_WQ_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || !arg.attr_mask || arg.attr_mask & ~known ||
@@ -535,19 +611,22 @@ static int ib_async_cmd_modify_wq(struct ib_async_cmd_ctx *c)
 			     arg.curr_wq_state : uobj->wq->state;
 	attr.wq_state = arg.attr_mask & IB_WQ_STATE ? arg.wq_state :
 						      attr.curr_wq_state;
+	/*
+	 * Drivers' modify_wq (mlx4, mlx5) read a command from udata and
+	 * dereference it: hand them an empty one, which they refuse cleanly
+	 * if they need more, as they would a short command from ib_uverbs.
+	 */
 	return uobj->wq->device->ops.modify_wq(uobj->wq, &attr, arg.attr_mask,
-					       NULL);
+					       &empty_udata);
 }
 
-static int ib_async_cmd_destroy(struct ib_async_cmd_ctx *c)
+static int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 {
 	struct ib_async_destroy arg;
 	struct ib_async_uobj *uobj;
-	u64 reported;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_DESTROY_SIZE_V1,
-			       c->uarg);
+	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_DESTROY_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.events_reported || arg.comp_events_reported)
@@ -558,14 +637,16 @@ static int ib_async_cmd_destroy(struct ib_async_cmd_ctx *c)
 		uobj = xa_load(&c->file->objs, arg.handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	ret = ib_async_uobj_destroy(uobj, &reported);
+	ret = ib_async_uobj_destroy_begin(uobj);
 	if (ret)
 		return ret;
-	arg.events_reported = reported;
-	return ib_async_put_arg(c, &arg, sizeof(arg));
+	/* ib_async_cmd() purges its records and fills events_reported. */
+	c->destroyed = uobj;
+	ib_async_ucmd_respond(c, &arg, sizeof(arg));
+	return 0;
 }
 
-static int ib_async_cmd_dispatch(struct ib_async_cmd_ctx *c, unsigned int cmd)
+static int ib_async_cmd_dispatch(struct ib_async_ucmd *c, unsigned int cmd)
 {
 	switch (cmd) {
 	case IB_ASYNC_IOC_CREATE_PD:
@@ -590,35 +671,133 @@ static int ib_async_cmd_dispatch(struct ib_async_cmd_ctx *c, unsigned int cmd)
 		return ib_async_cmd_modify_wq(c);
 	case IB_ASYNC_IOC_CREATE_AH:
 		return ib_async_cmd_create_ah(c);
-	case IB_ASYNC_IOC_POST_RECV:
-		return ib_async_cmd_post_recv(c->file, c->uarg);
-	case IB_ASYNC_IOC_POST_SEND:
-		return ib_async_cmd_post_send(c->file, c->uarg);
-	case IB_ASYNC_IOC_POLL_CQ:
-		return ib_async_cmd_poll_cq(c->file, c->uarg);
 	case IB_ASYNC_IOC_DESTROY:
 		return ib_async_cmd_destroy(c);
 	default:
-		return ib_async_cmd_query(c->file, c->ib_dev, cmd, c->uarg);
+		return ib_async_cmd_query(c, cmd);
 	}
 }
 
-long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
-		  void __user *uarg)
+/* Run a command that needs nothing but the locks around it. */
+static long ib_async_cmd_locked(struct ib_async_ucmd *u, unsigned int cmd)
 {
-	struct ib_async_device *adev = file->adev;
-	struct ib_async_cmd_ctx c = { .file = file, .uarg = uarg };
+	struct ib_async_device *adev = u->file->adev;
 	long ret;
 
 	down_read(&adev->disassoc_rwsem);
-	c.ib_dev = adev->ib_dev;
-	mutex_lock(&file->obj_mutex);
+	mutex_lock(&u->file->obj_mutex);
+	u->ib_dev = adev->ib_dev;
 	/* Destroy keeps working after removal so programs can clean up. */
-	if (!c.ib_dev && cmd != IB_ASYNC_IOC_DESTROY)
+	if (!u->ib_dev && cmd != IB_ASYNC_IOC_DESTROY)
 		ret = -ENODEV;
 	else
-		ret = ib_async_cmd_dispatch(&c, cmd);
-	mutex_unlock(&file->obj_mutex);
+		ret = ib_async_cmd_dispatch(u, cmd);
+	mutex_unlock(&u->file->obj_mutex);
 	up_read(&adev->disassoc_rwsem);
+	return ret;
+}
+
+/* The caller cannot learn the new object's handle: destroy it again. */
+static void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
+{
+	struct ib_async_file *file = u->file;
+	struct ib_async_uobj *uobj;
+	int ret = -ENOENT;
+
+	down_read(&file->adev->disassoc_rwsem);
+	mutex_lock(&file->obj_mutex);
+	/* Handles are never reused: if it is still there, it is ours. */
+	uobj = xa_load(&file->objs, u->created);
+	if (uobj)
+		ret = ib_async_uobj_destroy_begin(uobj);
+	mutex_unlock(&file->obj_mutex);
+	up_read(&file->adev->disassoc_rwsem);
+	if (!ret)
+		ib_async_uobj_destroy_end(uobj);
+}
+
+static bool ib_async_cmd_known(unsigned int cmd)
+{
+	switch (cmd) {
+	case IB_ASYNC_IOC_CREATE_PD:
+	case IB_ASYNC_IOC_CREATE_CQ:
+	case IB_ASYNC_IOC_CREATE_QP:
+	case IB_ASYNC_IOC_MODIFY_QP:
+	case IB_ASYNC_IOC_QUERY_QP:
+	case IB_ASYNC_IOC_CREATE_SRQ:
+	case IB_ASYNC_IOC_MODIFY_SRQ:
+	case IB_ASYNC_IOC_QUERY_SRQ:
+	case IB_ASYNC_IOC_CREATE_WQ:
+	case IB_ASYNC_IOC_MODIFY_WQ:
+	case IB_ASYNC_IOC_CREATE_AH:
+	case IB_ASYNC_IOC_DESTROY:
+	case IB_ASYNC_IOC_POST_RECV:
+	case IB_ASYNC_IOC_POST_SEND:
+	case IB_ASYNC_IOC_POLL_CQ:
+	case IB_ASYNC_IOC_QUERY_DEVICE:
+	case IB_ASYNC_IOC_QUERY_PORT:
+	case IB_ASYNC_IOC_QUERY_GID:
+	case IB_ASYNC_IOC_QUERY_PKEY:
+	case IB_ASYNC_IOC_RESIZE_CQ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * ib_async_cmd - run an object, query or data-path command
+ * @file: the file
+ * @cmd: the ioctl number
+ * @uarg: the caller's argument, starting with its size (argsz)
+ *
+ * Return: 0 or a negative errno; -E2BIG for an argsz past a page.
+ */
+long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
+		  void __user *uarg)
+{
+	struct ib_async_ucmd u = { .file = file };
+	u32 usize;
+	long ret;
+
+	/* Unknown commands touch nothing, as for any other ioctl. */
+	if (!ib_async_cmd_known(cmd))
+		return -ENOTTY;
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize > IB_ASYNC_MAX_ARGSZ)
+		return -E2BIG;
+	u.buf = memdup_user(uarg, usize);
+	if (IS_ERR(u.buf))
+		return PTR_ERR(u.buf);
+	u.user_size = usize;
+
+	switch (cmd) {
+	case IB_ASYNC_IOC_POST_RECV:
+		ret = ib_async_cmd_post_recv(&u);
+		break;
+	case IB_ASYNC_IOC_POST_SEND:
+		ret = ib_async_cmd_post_send(&u);
+		break;
+	case IB_ASYNC_IOC_POLL_CQ:
+		ret = ib_async_cmd_poll_cq(&u);
+		break;
+	default:
+		ret = ib_async_cmd_locked(&u, cmd);
+		break;
+	}
+
+	if (u.destroyed) {
+		struct ib_async_destroy *arg = u.buf;
+
+		/* ib_async_cmd_destroy() answered: argsz covers the field. */
+		arg->events_reported = ib_async_uobj_destroy_end(u.destroyed);
+	}
+	if (!ret && u.out_size && copy_to_user(uarg, u.buf, u.out_size)) {
+		ret = -EFAULT;
+		if (u.created)
+			ib_async_cmd_uncreate(&u);
+	}
+	kfree(u.buf);
 	return ret;
 }

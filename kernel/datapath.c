@@ -4,119 +4,327 @@
  * real traffic and drive the events that need it (CQ overrun, SRQ limit).
  *
  * Each posted work request gets a kernel buffer, DMA-mapped for the
- * device with the PD's local_dma_lkey. A send copies the user's message
- * in at post time; a receive copies it out to the user's address when
- * POLL_CQ returns its completion, in the polling process. Work requests
- * are named by a per-file xarray id, never by a pointer: a completion
- * that arrives for a request already freed with its destroyed QP or SRQ is
- * recognised and dropped. Sends the caller did not ask to be signalled are
- * posted signalled anyway, so their buffers are freed, and their
- * completions are not returned.
+ * device with the PD's local_dma_lkey. A send's message is copied in
+ * before the post; a receive's data is copied out to the address given at
+ * post time when POLL_CQ returns its completion. Sends the caller did not
+ * ask to be signalled are posted signalled anyway, so their buffers are
+ * freed, and their successful completions are not returned.
+ *
+ * Request ids: the id the device carries (wr_id) is the request's index
+ * in the file's xarray with a generation in the upper 32 bits. Indexes
+ * are allocated cyclically and the generation grows when they wrap, so
+ * no id is handed out twice in a file's life. A completion is matched
+ * only to a live request of this file posted to the QP (or to the SRQ of
+ * the QP) and the CQ the completion came from; anything else is stale:
+ * dropped and counted (fdinfo), never matched.
+ *
+ * Destroyed QPs: once ib_destroy_qp() returns, the device touches none of
+ * the QP's buffers and queues no completion for it, but those it already
+ * queued still name the freed QP. They are taken off the QP's CQs right
+ * then, while the QP's number is known and its pointer is only compared,
+ * and kept in order in front of what the CQ holds: POLL_CQ returns the
+ * destroyed QP's own wr_ids with their status (IB_WC_WR_FLUSH_ERR after a
+ * move to ERR), as rdma-core over ib_uverbs does. So every completion
+ * left in a CQ names a live QP. Requests that never completed are freed
+ * with the QP (or SRQ), since the device no longer owns them.
+ *
+ * Copies: the message of a send is copied in, and completions and
+ * received data copied out, with no device lock held, so a user buffer
+ * behind a slow fault holds up only its own caller. Only the memory of
+ * the process that opened the file is used (EPERM for any other).
  */
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <rdma/ib_mad.h>
 
 #include "ib_async.h"
+#include "compat.h"
 
 /* Outstanding work requests a file may have, and their bytes. */
 #define IB_ASYNC_MAX_WRS	16384
 #define IB_ASYNC_MAX_WR_BYTES	(64U << 20)
+/* Completions taken from the device per ib_poll_cq() call. */
+#define IB_ASYNC_POLL_BATCH	16
 
 struct ib_async_wr {
-	struct ib_async_uobj *owner;	/* QP or SRQ it was posted to */
-	/*
-	 * Kept here: requests are freed after their QP or SRQ is destroyed,
-	 * when the verbs object can no longer lead to the device.
-	 */
-	struct ib_device *dev;
-	u64 wr_id;
-	u64 uaddr;
+	struct list_head list;		/* owner's wrs, then its CQ's backlog */
+	struct ib_async_uobj *owner;	/* QP or SRQ; NULL once completed */
+	struct ib_async_uobj *cq;	/* QP requests: where they complete */
+	const struct ib_qp *qp;		/* QP requests: compared, not followed */
+	struct ib_device *dev;		/* while mapped */
+	u64 id;				/* what the device carries as wr_id */
+	u64 uaddr;			/* receives: where the data goes */
 	void *buf;
 	u64 dma;
 	u32 len;
 	u32 map_len;			/* len, but at least 1 */
-	u32 id;
 	bool recv;
 	bool hidden;			/* unsignalled send */
+	bool mapped;
+	struct ib_async_wc wc;		/* wr_id at post; the rest at completion */
 };
 
-static void ib_async_wr_free(struct ib_async_file *file, struct ib_async_wr *w)
+/* A QP just destroyed, whose queued completions are being taken off. */
+struct ib_async_dead_qp {
+	const struct ib_qp *qp;		/* freed: compared, never followed */
+	struct ib_async_uobj *srq;
+	struct ib_async_uobj *recv_cq;
+	u32 qp_num;
+};
+
+/* What a request costs the user's locked-memory budget. */
+static size_t ib_async_wr_cost(u32 len)
 {
-	ib_dma_unmap_single(w->dev, w->dma, w->map_len,
-			    w->recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	file->wr_bytes -= w->len;
-	kfree(w->buf);
-	kfree(w);
+	return sizeof(struct ib_async_wr) + len;
 }
 
-/* Allocate, map and name a request; the caller posts it. */
-static struct ib_async_wr *ib_async_wr_new(struct ib_async_file *file,
-					   struct ib_async_uobj *owner,
-					   u32 len, bool recv)
+static enum dma_data_direction ib_async_wr_dir(const struct ib_async_wr *w)
+{
+	return w->recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
+/* A request and its buffer, not yet known to the file or the device. */
+static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
 {
 	struct ib_async_wr *w;
-	int ret = -ENOMEM;
-
-	if (file->wr_count >= IB_ASYNC_MAX_WRS ||
-	    file->wr_bytes + len > IB_ASYNC_MAX_WR_BYTES)
-		return ERR_PTR(-ENOSPC);
 
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
-		return ERR_PTR(-ENOMEM);
-	w->owner = owner;
-	w->dev = owner->type == IB_ASYNC_OBJ_SRQ ? owner->srq->device :
-						   owner->qp->device;
+		return NULL;
+	INIT_LIST_HEAD(&w->list);
 	w->len = len;
 	w->recv = recv;
+	w->wc.wr_id = wr_id;
 	/* At least one byte, so that even an empty message has a mapping. */
 	w->map_len = max_t(u32, len, 1);
 	w->buf = kzalloc(w->map_len, GFP_KERNEL_ACCOUNT);
-	if (!w->buf)
-		goto err_free;
-	w->dma = ib_dma_map_single(w->dev, w->buf, w->map_len,
-				   recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(w->dev, w->dma))
-		goto err_buf;
-	ret = xa_alloc(&file->wrs, &w->id, w, xa_limit_31b, GFP_KERNEL_ACCOUNT);
-	if (ret)
-		goto err_unmap;
-	file->wr_bytes += len;
-	file->wr_count++;
+	if (!w->buf) {
+		kfree(w);
+		return NULL;
+	}
 	return w;
-
-err_unmap:
-	ib_dma_unmap_single(w->dev, w->dma, w->map_len,
-			    recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-err_buf:
-	kfree(w->buf);
-err_free:
-	kfree(w);
-	return ERR_PTR(ret);
 }
 
-static void ib_async_wr_drop(struct ib_async_file *file, struct ib_async_wr *w)
+static void ib_async_wr_discard(struct ib_async_wr *w)
 {
-	xa_erase(&file->wrs, w->id);
+	kfree(w->buf);
+	kfree(w);
+}
+
+/* The device is done with the buffer: after its completion or destroy. */
+static void ib_async_wr_unmap(struct ib_async_wr *w)
+{
+	if (w->mapped)
+		ib_dma_unmap_single(w->dev, w->dma, w->map_len,
+				    ib_async_wr_dir(w));
+	w->mapped = false;
+}
+
+/*
+ * Charge, map and name a request for @owner (a live QP or SRQ) and put it
+ * on the owner's list; the caller then posts it.
+ */
+static int ib_async_wr_attach(struct ib_async_file *file,
+			      struct ib_async_wr *w, struct ib_async_uobj *owner)
+{
+	u32 index;
+	int ret;
+
+	lockdep_assert_held(&file->obj_mutex);
+	if (file->wr_count >= IB_ASYNC_MAX_WRS ||
+	    file->wr_bytes + w->len > IB_ASYNC_MAX_WR_BYTES)
+		return -ENOSPC;
+	ret = ib_async_account_add(file, ib_async_wr_cost(w->len));
+	if (ret)
+		return ret;
+
+	w->dev = owner->type == IB_ASYNC_OBJ_SRQ ? owner->srq->device :
+						   owner->qp->device;
+	w->dma = ib_dma_map_single(w->dev, w->buf, w->map_len,
+				   ib_async_wr_dir(w));
+	if (ib_dma_mapping_error(w->dev, w->dma)) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	w->mapped = true;
+	ret = xa_alloc_cyclic(&file->wrs, &index, w, xa_limit_32b,
+			      &file->wr_next, GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		goto err_unmap;
+	if (ret == 1)
+		file->wr_gen++;
+	w->id = (u64)file->wr_gen << 32 | index;
+
+	w->owner = owner;
+	if (owner->type == IB_ASYNC_OBJ_QP) {
+		w->qp = owner->qp;
+		w->cq = w->recv ? owner->recv_cq : owner->send_cq;
+		w->wc.qp_num = owner->qp_num;
+	}
+	list_add_tail(&w->list, &owner->wrs);
+	file->wr_count++;
+	file->wr_bytes += w->len;
+	return 0;
+
+err_unmap:
+	ib_async_wr_unmap(w);
+err_uncharge:
+	ib_async_account_sub(file, ib_async_wr_cost(w->len));
+	return ret;
+}
+
+/* Free an attached request, posted or completed. */
+static void ib_async_wr_release(struct ib_async_file *file,
+				struct ib_async_wr *w)
+{
+	lockdep_assert_held(&file->obj_mutex);
+	if (w->owner)
+		xa_erase(&file->wrs, lower_32_bits(w->id));
+	list_del(&w->list);
+	ib_async_wr_unmap(w);
 	file->wr_count--;
-	ib_async_wr_free(file, w);
+	file->wr_bytes -= w->len;
+	ib_async_account_sub(file, ib_async_wr_cost(w->len));
+	ib_async_wr_discard(w);
 }
 
 /**
- * ib_async_free_wrs - free the requests of a destroyed QP or SRQ
+ * ib_async_free_wrs - free the requests an object holds
  * @file: the file
- * @owner: the QP or SRQ, whose verbs object is gone
- *
- * Called with obj_mutex held.
+ * @owner: a QP or SRQ whose verbs object is gone (what it had posted), or
+ *         a CQ being destroyed (the completions not yet returned)
  */
 void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner)
 {
-	struct ib_async_wr *w;
-	unsigned long id;
+	struct ib_async_wr *w, *next;
 
-	xa_for_each(&file->wrs, id, w)
-		if (w->owner == owner)
-			ib_async_wr_drop(file, w);
+	list_for_each_entry_safe(w, next, &owner->wrs, list)
+		ib_async_wr_release(file, w);
+}
+
+/*
+ * The request a completion names, or NULL if it is stale. Only the
+ * pointers of QPs that may be gone are compared: @dead's, and those of
+ * QP requests. Any other QP a completion names is alive, because the
+ * completions of every destroyed QP were taken off its CQs.
+ */
+static struct ib_async_wr *ib_async_wr_match(struct ib_async_file *file,
+					     struct ib_async_uobj *cq,
+					     const struct ib_wc *wc,
+					     const struct ib_async_dead_qp *dead,
+					     u32 *qp_num)
+{
+	struct ib_async_wr *w = xa_load(&file->wrs, lower_32_bits(wc->wr_id));
+	const struct ib_qp *qp = wc->qp;
+
+	if (!w || w->id != wc->wr_id)
+		return NULL;
+	if (w->owner->type == IB_ASYNC_OBJ_QP) {
+		if (qp != w->qp || cq != w->cq)
+			return NULL;
+		*qp_num = w->wc.qp_num;
+		return w;
+	}
+	if (dead && qp == dead->qp) {
+		if (w->owner != dead->srq || cq != dead->recv_cq)
+			return NULL;
+		*qp_num = dead->qp_num;
+		return w;
+	}
+	if (!qp || qp->srq != w->owner->srq || qp->recv_cq != cq->cq)
+		return NULL;
+	*qp_num = qp->qp_num;
+	return w;
+}
+
+/* Record a completion in its request and queue it on the CQ's backlog. */
+static void ib_async_wr_complete(struct ib_async_file *file,
+				 struct ib_async_uobj *cq, struct ib_async_wr *w,
+				 const struct ib_wc *wc, u32 qp_num)
+{
+	struct ib_async_wc *uwc = &w->wc;
+
+	xa_erase(&file->wrs, lower_32_bits(w->id));
+	w->owner = NULL;
+	/* For a receive, the unmap also makes the data visible to the CPU. */
+	ib_async_wr_unmap(w);
+	uwc->status = wc->status;
+	uwc->opcode = wc->opcode;
+	uwc->vendor_err = wc->vendor_err;
+	uwc->byte_len = wc->byte_len;
+	uwc->imm_data = wc->ex.imm_data;
+	uwc->qp_num = qp_num;
+	uwc->src_qp = wc->src_qp;
+	uwc->wc_flags = wc->wc_flags;
+	uwc->pkey_index = wc->pkey_index;
+	uwc->slid = wc->slid;
+	uwc->sl = wc->sl;
+	uwc->dlid_path_bits = wc->dlid_path_bits;
+	if (w->hidden && wc->status == IB_WC_SUCCESS)
+		ib_async_wr_release(file, w);
+	else
+		list_move_tail(&w->list, &cq->wrs);
+}
+
+static void ib_async_wc_take(struct ib_async_file *file,
+			     struct ib_async_uobj *cq, const struct ib_wc *wc,
+			     const struct ib_async_dead_qp *dead)
+{
+	struct ib_async_wr *w;
+	u32 qp_num;
+
+	w = ib_async_wr_match(file, cq, wc, dead, &qp_num);
+	if (w)
+		ib_async_wr_complete(file, cq, w, wc, qp_num);
+	else
+		file->stale_wcs++;
+}
+
+/* Move up to @max completions from the device's CQ to its backlog. */
+static int ib_async_cq_fetch(struct ib_async_file *file,
+			     struct ib_async_uobj *cq, int max,
+			     const struct ib_async_dead_qp *dead)
+{
+	struct ib_wc wc[IB_ASYNC_POLL_BATCH];
+	int i, n;
+
+	n = ib_poll_cq(cq->cq, min_t(int, max, ARRAY_SIZE(wc)), wc);
+	for (i = 0; i < n; i++)
+		ib_async_wc_take(file, cq, &wc[i], dead);
+	return n;
+}
+
+static void ib_async_cq_drain(struct ib_async_file *file,
+			      struct ib_async_uobj *cq,
+			      const struct ib_async_dead_qp *dead)
+{
+	while (ib_async_cq_fetch(file, cq, IB_ASYNC_POLL_BATCH, dead) > 0)
+		cond_resched();
+}
+
+/**
+ * ib_async_qp_destroyed - a QP's verbs object is gone: settle its requests
+ * @qp: the QP's uobj
+ * @dead: the destroyed ib_qp; only its address is used
+ *
+ * Takes the completions queued for it off its CQs (with those of other
+ * QPs before them, in order) and frees what never completed.
+ */
+void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead)
+{
+	struct ib_async_dead_qp d = {
+		.qp = dead,
+		.srq = qp->qp_srq,
+		.recv_cq = qp->recv_cq,
+		.qp_num = qp->qp_num,
+	};
+
+	lockdep_assert_held(&qp->file->obj_mutex);
+	ib_async_cq_drain(qp->file, qp->send_cq, &d);
+	if (qp->recv_cq != qp->send_cq)
+		ib_async_cq_drain(qp->file, qp->recv_cq, &d);
+	ib_async_free_wrs(qp->file, qp);
 }
 
 static struct ib_sge ib_async_wr_sge(struct ib_async_wr *w, struct ib_pd *pd)
@@ -128,8 +336,9 @@ static struct ib_sge ib_async_wr_sge(struct ib_async_wr *w, struct ib_pd *pd)
 	};
 }
 
-int ib_async_cmd_post_recv(struct ib_async_file *file, void __user *uarg)
+int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 {
+	struct ib_async_file *file = u->file;
 	const struct ib_recv_wr *bad;
 	struct ib_async_post_recv arg;
 	struct ib_async_uobj *owner;
@@ -138,25 +347,34 @@ int ib_async_cmd_post_recv(struct ib_async_file *file, void __user *uarg)
 	struct ib_sge sge;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_POST_RECV_SIZE_V1,
-			       uarg);
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg),
+				IB_ASYNC_POST_RECV_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.length > IB_ASYNC_MAX_MSG ||
 	    (arg.obj_type != IB_ASYNC_OBJ_QP &&
 	     arg.obj_type != IB_ASYNC_OBJ_SRQ))
 		return -EINVAL;
+	if (current->mm != file->mm)
+		return -EPERM;
 	if (!access_ok(u64_to_user_ptr(arg.addr), arg.length))
 		return -EFAULT;
-	owner = ib_async_uobj_get(file, arg.handle, arg.obj_type);
-	if (IS_ERR(owner))
-		return PTR_ERR(owner);
-
-	w = ib_async_wr_new(file, owner, arg.length, true);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	w->wr_id = arg.wr_id;
+	w = ib_async_wr_alloc(arg.length, true, arg.wr_id);
+	if (!w)
+		return -ENOMEM;
 	w->uaddr = arg.addr;
+
+	ret = ib_async_ucmd_lock(u);
+	if (ret)
+		goto err_discard;
+	owner = ib_async_uobj_get(file, arg.handle, arg.obj_type);
+	ret = PTR_ERR_OR_ZERO(owner);
+	if (!ret)
+		ret = ib_async_wr_attach(file, w, owner);
+	if (ret) {
+		ib_async_ucmd_unlock(u);
+		goto err_discard;
+	}
 	wr.wr_id = w->id;
 	wr.num_sge = 1;
 	wr.sg_list = &sge;
@@ -168,52 +386,101 @@ int ib_async_cmd_post_recv(struct ib_async_file *file, void __user *uarg)
 		ret = ib_post_recv(owner->qp, &wr, &bad);
 	}
 	if (ret)
-		ib_async_wr_drop(file, w);
+		ib_async_wr_release(file, w);
+	ib_async_ucmd_unlock(u);
+	return ret;
+
+err_discard:
+	ib_async_wr_discard(w);
 	return ret;
 }
 
-int ib_async_cmd_post_send(struct ib_async_file *file, void __user *uarg)
+static int ib_async_check_send(const struct ib_async_post_send *arg)
 {
-	struct ib_async_uobj *qp, *ah = NULL;
-	const struct ib_send_wr *bad;
+	if (arg->flags || arg->length > IB_ASYNC_MAX_MSG ||
+	    arg->send_flags & ~IB_ASYNC_SEND_SIGNALED ||
+	    (arg->opcode != IB_ASYNC_WR_SEND &&
+	     arg->opcode != IB_ASYNC_WR_SEND_WITH_IMM))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The UD fields of a send: the AH must be on the QP's port, and a Q_Key
+ * with the high bit set (a controlled Q_Key) needs the same privilege as
+ * setting one on a QP (see ib_async_check_qkey()).
+ */
+static int ib_async_send_ud(struct ib_async_file *file,
+			    const struct ib_async_post_send *arg,
+			    struct ib_async_uobj *qp, struct ib_ud_wr *wr)
+{
+	struct ib_async_uobj *ah;
+	int ret;
+
+	if (qp->qp->qp_type != IB_QPT_UD) {
+		if (arg->ah_handle || arg->remote_qpn || arg->remote_qkey)
+			return -EINVAL;
+		return 0;
+	}
+	ah = ib_async_uobj_get(file, arg->ah_handle, IB_ASYNC_OBJ_AH);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	if (ah->port != READ_ONCE(qp->port))
+		return -EINVAL;
+	ret = ib_async_check_qkey(arg->remote_qkey);
+	if (ret)
+		return ret;
+	wr->ah = ah->ah;
+	wr->remote_qpn = arg->remote_qpn;
+	wr->remote_qkey = arg->remote_qkey;
+	return 0;
+}
+
+int ib_async_cmd_post_send(struct ib_async_ucmd *u)
+{
+	struct ib_async_file *file = u->file;
 	struct ib_async_post_send arg;
+	const struct ib_send_wr *bad;
+	struct ib_async_uobj *qp;
 	struct ib_ud_wr wr = {};
 	struct ib_async_wr *w;
 	struct ib_sge sge;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_POST_SEND_SIZE_V1,
-			       uarg);
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg),
+				IB_ASYNC_POST_SEND_SIZE_V1);
 	if (ret)
 		return ret;
-	if (arg.flags || arg.length > IB_ASYNC_MAX_MSG ||
-	    arg.send_flags & ~IB_ASYNC_SEND_SIGNALED ||
-	    (arg.opcode != IB_ASYNC_WR_SEND &&
-	     arg.opcode != IB_ASYNC_WR_SEND_WITH_IMM))
-		return -EINVAL;
-	qp = ib_async_uobj_get(file, arg.handle, IB_ASYNC_OBJ_QP);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
-	if (qp->qp->qp_type == IB_QPT_UD) {
-		ah = ib_async_uobj_get(file, arg.ah_handle, IB_ASYNC_OBJ_AH);
-		if (IS_ERR(ah))
-			return PTR_ERR(ah);
-	} else if (arg.ah_handle || arg.remote_qpn || arg.remote_qkey) {
-		return -EINVAL;
+	ret = ib_async_check_send(&arg);
+	if (ret)
+		return ret;
+	if (current->mm != file->mm)
+		return -EPERM;
+	w = ib_async_wr_alloc(arg.length, false, arg.wr_id);
+	if (!w)
+		return -ENOMEM;
+	/* Before any lock: the user's page may take its time to fault in. */
+	if (copy_from_user(w->buf, u64_to_user_ptr(arg.addr), arg.length)) {
+		ret = -EFAULT;
+		goto err_discard;
 	}
 
-	w = ib_async_wr_new(file, qp, arg.length, false);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	w->wr_id = arg.wr_id;
-	w->hidden = !(arg.send_flags & IB_ASYNC_SEND_SIGNALED) &&
-		    !qp->sq_sig_all;
-	if (copy_from_user(w->buf, u64_to_user_ptr(arg.addr), arg.length)) {
-		ib_async_wr_drop(file, w);
-		return -EFAULT;
+	ret = ib_async_ucmd_lock(u);
+	if (ret)
+		goto err_discard;
+	qp = ib_async_uobj_get(file, arg.handle, IB_ASYNC_OBJ_QP);
+	ret = PTR_ERR_OR_ZERO(qp);
+	if (!ret)
+		ret = ib_async_send_ud(file, &arg, qp, &wr);
+	if (!ret) {
+		w->hidden = !(arg.send_flags & IB_ASYNC_SEND_SIGNALED) &&
+			    !qp->sq_sig_all;
+		ret = ib_async_wr_attach(file, w, qp);
 	}
-	ib_dma_sync_single_for_device(qp->qp->device, w->dma, arg.length,
-				      DMA_TO_DEVICE);
+	if (ret) {
+		ib_async_ucmd_unlock(u);
+		goto err_discard;
+	}
 	sge = ib_async_wr_sge(w, qp->qp->pd);
 	wr.wr.wr_id = w->id;
 	wr.wr.num_sge = 1;
@@ -221,106 +488,129 @@ int ib_async_cmd_post_send(struct ib_async_file *file, void __user *uarg)
 	wr.wr.opcode = arg.opcode;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.wr.ex.imm_data = arg.imm_data;
-	if (ah) {
-		wr.ah = ah->ah;
-		wr.remote_qpn = arg.remote_qpn;
-		wr.remote_qkey = arg.remote_qkey;
-	}
 	ret = ib_post_send(qp->qp, &wr.wr, &bad);
 	if (ret)
-		ib_async_wr_drop(file, w);
+		ib_async_wr_release(file, w);
+	ib_async_ucmd_unlock(u);
+	return ret;
+
+err_discard:
+	ib_async_wr_discard(w);
 	return ret;
 }
 
-/* Finish one completion; false if it is not returned to the caller. */
-static bool ib_async_complete(struct ib_async_file *file,
-			      const struct ib_wc *wc, struct ib_async_wc *uwc)
+/*
+ * Move up to @count completions of @cq to @out: first those already taken
+ * off the device, then fresh ones. Return: how many, or the driver's
+ * error if none.
+ */
+static int ib_async_cq_take(struct ib_async_file *file,
+			    struct ib_async_uobj *cq, u32 count,
+			    struct list_head *out)
 {
-	struct ib_async_wr *w = xa_load(&file->wrs, wc->wr_id);
-	u32 status = wc->status;
-	bool shown;
+	u32 taken = 0;
+	int n;
 
-	/* A request freed with its QP or SRQ: its completion is stale. */
-	if (!w)
-		return false;
-	if (w->recv && status == IB_WC_SUCCESS) {
-		u32 n = min(wc->byte_len, w->len);
-
-		ib_dma_sync_single_for_cpu(w->dev, w->dma, n,
-					   DMA_FROM_DEVICE);
-		if (copy_to_user(u64_to_user_ptr(w->uaddr), w->buf, n))
-			status = IB_WC_LOC_PROT_ERR;
+	for (;;) {
+		while (taken < count && !list_empty(&cq->wrs)) {
+			list_move_tail(cq->wrs.next, out);
+			taken++;
+		}
+		if (taken == count)
+			break;
+		n = ib_async_cq_fetch(file, cq, count - taken, NULL);
+		if (n <= 0)
+			return taken ? taken : n;
 	}
-	shown = !w->hidden || status != IB_WC_SUCCESS;
-	memset(uwc, 0, sizeof(*uwc));
-	uwc->wr_id = w->wr_id;
-	uwc->status = status;
-	uwc->opcode = wc->opcode;
-	uwc->vendor_err = wc->vendor_err;
-	uwc->byte_len = wc->byte_len;
-	uwc->imm_data = wc->ex.imm_data;
-	uwc->qp_num = wc->qp ? wc->qp->qp_num : 0;
-	uwc->src_qp = wc->src_qp;
-	uwc->wc_flags = wc->wc_flags;
-	uwc->pkey_index = wc->pkey_index;
-	uwc->slid = wc->slid;
-	uwc->sl = wc->sl;
-	uwc->dlid_path_bits = wc->dlid_path_bits;
-	ib_async_wr_drop(file, w);
-	return shown;
+	return taken;
 }
 
-#define IB_ASYNC_POLL_BATCH	8
-
-int ib_async_cmd_poll_cq(struct ib_async_file *file, void __user *uarg)
+/* Copy one completion, and a receive's data, to the caller. */
+static int ib_async_wc_deliver(struct ib_async_wr *w,
+			       struct ib_async_wc __user *out)
 {
-	struct ib_wc wc[IB_ASYNC_POLL_BATCH];
-	struct ib_async_poll_cq __user *uptr = uarg;
-	struct ib_async_poll_cq arg;
-	struct ib_async_wc __user *out;
-	struct ib_async_uobj *cq;
-	struct ib_async_wc uwc;
-	u32 done = 0;
-	int ret, i, n;
+	u32 n = min(w->wc.byte_len, w->len);
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_POLL_CQ_SIZE_V1,
-			       uarg);
+	if (w->recv && w->wc.status == IB_WC_SUCCESS &&
+	    copy_to_user(u64_to_user_ptr(w->uaddr), w->buf, n))
+		w->wc.status = IB_WC_LOC_PROT_ERR;
+	return copy_to_user(out, &w->wc, sizeof(w->wc)) ? -EFAULT : 0;
+}
+
+/*
+ * Settle what POLL_CQ took: free what was delivered, and give what was
+ * not back to the front of the CQ's backlog, unless the CQ is gone.
+ */
+static void ib_async_cq_untake(struct ib_async_file *file, u32 handle,
+			       struct ib_async_uobj *cq, struct list_head *taken,
+			       u32 delivered)
+{
+	struct ib_async_wr *w, *next;
+
+	mutex_lock(&file->obj_mutex);
+	list_for_each_entry_safe(w, next, taken, list) {
+		if (!delivered--)
+			break;
+		ib_async_wr_release(file, w);
+	}
+	/* Handles are never reused: the same handle is the same CQ. */
+	if (!list_empty(taken) && xa_load(&file->objs, handle) == cq && cq->obj)
+		list_splice(taken, &cq->wrs);
+	else
+		list_for_each_entry_safe(w, next, taken, list)
+			ib_async_wr_release(file, w);
+	mutex_unlock(&file->obj_mutex);
+}
+
+int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)
+{
+	struct ib_async_file *file = u->file;
+	struct ib_async_wc __user *out;
+	struct ib_async_poll_cq arg;
+	struct ib_async_uobj *cq;
+	struct ib_async_wr *w;
+	LIST_HEAD(taken);
+	u32 done = 0;
+	int ret;
+
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg),
+				IB_ASYNC_POLL_CQ_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags)
 		return -EINVAL;
+	if (current->mm != file->mm)
+		return -EPERM;
 	out = u64_to_user_ptr(arg.wc);
-	if (!access_ok(out, (size_t)arg.count * sizeof(uwc)))
+	if (!access_ok(out, (size_t)arg.count * sizeof(*out)))
 		return -EFAULT;
-	cq = ib_async_uobj_get(file, arg.handle, IB_ASYNC_OBJ_CQ);
-	if (IS_ERR(cq))
-		return PTR_ERR(cq);
 
-	while (done < arg.count) {
-		n = ib_poll_cq(cq->cq, min_t(u32, arg.count - done,
-					     IB_ASYNC_POLL_BATCH), wc);
-		if (n <= 0) {
-			ret = n;
+	ret = ib_async_ucmd_lock(u);
+	if (ret)
+		return ret;
+	cq = ib_async_uobj_get(file, arg.handle, IB_ASYNC_OBJ_CQ);
+	ret = PTR_ERR_OR_ZERO(cq);
+	if (!ret)
+		ret = ib_async_cq_take(file, cq, arg.count, &taken);
+	ib_async_ucmd_unlock(u);
+	if (ret < 0)
+		return ret;
+
+	/* No lock held: the copies may fault for as long as they like. */
+	ret = 0;
+	list_for_each_entry(w, &taken, list) {
+		ret = ib_async_wc_deliver(w, &out[done]);
+		if (ret)
 			break;
-		}
-		for (i = 0; i < n; i++) {
-			/*
-			 * Polled completions are gone from the CQ: a fault
-			 * here loses them, as it would in the driver's
-			 * own poll; stop and report what was delivered.
-			 */
-			if (!ib_async_complete(file, &wc[i], &uwc))
-				continue;
-			if (copy_to_user(&out[done], &uwc, sizeof(uwc))) {
-				ret = -EFAULT;
-				goto out;
-			}
-			done++;
-		}
+		done++;
 	}
-out:
-	if (put_user(done, &uptr->count))
-		return -EFAULT;
-	/* What was delivered counts; an error without delivery is returned. */
-	return done ? 0 : min(ret, 0);
+	if (!list_empty(&taken))
+		ib_async_cq_untake(file, arg.handle, cq, &taken, done);
+
+	/* What was delivered counts; a fault without delivery is returned. */
+	if (ret && !done)
+		return ret;
+	arg.count = done;
+	ib_async_ucmd_respond(u, &arg, sizeof(arg));
+	return 0;
 }

@@ -173,6 +173,8 @@ void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 		slot->rec.seq = seq;
 		slot->rec.count = 1;
 		slot->owner = owner;
+		if (owner)
+			owner->queued++;
 	} else {
 		evq_note_loss(q, seq, ev->timestamp_ns);
 	}
@@ -294,8 +296,10 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 			}
 			break;
 		}
-		if (slot->owner)
+		if (slot->owner) {
 			slot->owner->events_reported++;
+			slot->owner->queued--;
+		}
 		q->head = (q->head + 1) % evq_slots(q->cap);
 		q->len--;
 	}
@@ -325,8 +329,10 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 	for (i = 0; i < n; i++) {
 		struct ib_async_uobj *owner = evq_slot(q, i)->owner;
 
-		if (owner)
+		if (owner) {
 			owner->events_reported++;
+			owner->queued--;
+		}
 	}
 	q->head = (q->head + n) % evq_slots(q->cap);
 	q->len -= n;
@@ -435,6 +441,19 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
 	u64 reported;
 	u32 i, kept = 0;
 
+	/*
+	 * Most objects have nothing queued (PDs and AHs never do): then
+	 * there is nothing to walk, and no reader to wait for, since none
+	 * can be about to consume a record of this object.
+	 */
+	spin_lock_irqsave(&q->lock, flags);
+	reported = owner->events_reported;
+	if (!owner->queued) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return reported;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+
 	/* A reader between snapshot and consume relies on the head. */
 	mutex_lock(&q->read_mutex);
 	spin_lock_irqsave(&q->lock, flags);
@@ -446,6 +465,7 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
 		kept++;
 	}
 	q->len = kept;
+	owner->queued = 0;
 	reported = owner->events_reported;
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
@@ -466,9 +486,11 @@ void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_uobj *owner)
 	u32 i;
 
 	spin_lock_irqsave(&q->lock, flags);
-	for (i = 0; i < q->len; i++) {
-		if (evq_slot(q, i)->owner == owner)
+	for (i = 0; owner->queued && i < q->len; i++) {
+		if (evq_slot(q, i)->owner == owner) {
 			evq_slot(q, i)->owner = NULL;
+			owner->queued--;
+		}
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 }

@@ -9,6 +9,8 @@
 #include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/termios.h>
 #include <linux/uaccess.h>
@@ -31,6 +33,11 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 	if (ret)
 		goto err_free;
 	ib_async_file_objs_init(file);
+	ib_async_account_init(file);
+	/* Only the opener's memory is used by the data path. */
+	file->mm = current->mm;
+	if (file->mm)
+		mmgrab(file->mm);
 
 	get_device(&adev->dev);
 	file->adev = adev;
@@ -43,6 +50,9 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 
 err_put:
 	put_device(&adev->dev);
+	if (file->mm)
+		mmdrop(file->mm);
+	ib_async_account_exit(file);
 	ib_async_evq_destroy(&file->evq);
 err_free:
 	kfree(file);
@@ -55,6 +65,9 @@ static int ib_async_release(struct inode *inode, struct file *filp)
 	struct ib_async_device *adev = file->adev;
 
 	ib_async_device_detach_file(adev, file);
+	ib_async_account_exit(file);
+	if (file->mm)
+		mmdrop(file->mm);
 	xa_destroy(&file->objs);
 	xa_destroy(&file->wrs);
 	mutex_destroy(&file->obj_mutex);
@@ -223,6 +236,32 @@ static long ib_async_ioctl(struct file *filp, unsigned int cmd,
 	}
 }
 
+/*
+ * /proc/PID/fdinfo/FD: the queue and the data path's bookkeeping, for
+ * people and tests; every line is prefixed "ib_async-".
+ */
+static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
+{
+	struct ib_async_file *file = filp->private_data;
+	struct ib_async_evq_stat st;
+	u64 stale, bytes;
+	u32 wrs;
+
+	ib_async_evq_stat(&file->evq, &st);
+	mutex_lock(&file->obj_mutex);
+	wrs = file->wr_count;
+	bytes = file->acct_bytes;
+	stale = file->stale_wcs;
+	mutex_unlock(&file->obj_mutex);
+	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&file->adev->dev));
+	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
+	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
+	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
+	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
+	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
+	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);
+}
+
 const struct file_operations ib_async_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ib_async_open,
@@ -233,4 +272,5 @@ const struct file_operations ib_async_fops = {
 	.unlocked_ioctl	= ib_async_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
+	.show_fdinfo	= ib_async_show_fdinfo,
 };

@@ -25,6 +25,10 @@
  *                   outlives the verbs object, so a handler never sees a
  *                   freed one.
  *
+ *  ib_async_wr      a posted work request (datapath.c): on its QP's or
+ *                   SRQ's list while the device owns it, then on its CQ's
+ *                   backlog once completed, until POLL_CQ returns it.
+ *
  * Lock order: disassoc_rwsem -> obj_mutex -> evq.read_mutex -> files_lock
  * -> evq.lock. Object commands hold disassoc_rwsem for reading and the
  * file's obj_mutex; device removal holds disassoc_rwsem for writing, which
@@ -102,12 +106,25 @@ struct ib_async_file {
 	struct ib_async_device *adev;
 	struct list_head list;		/* on adev->files */
 	struct ib_async_evq evq;
+	/* the data path copies only to and from the opener's memory */
+	struct mm_struct *mm;
 
 	struct mutex obj_mutex;		/* objs, wrs and every uobj's users */
 	struct xarray objs;		/* handle -> struct ib_async_uobj */
-	struct xarray wrs;		/* id -> posted struct ib_async_wr */
+	u32 obj_next;			/* cyclic handle allocation cursor */
+	bool objs_exhausted;		/* every handle was used once */
+
+	struct xarray wrs;		/* index -> posted struct ib_async_wr */
+	u32 wr_next;			/* cyclic index allocation cursor */
+	u32 wr_gen;			/* bumped when the index space wraps */
 	u32 wr_count;
-	u32 wr_bytes;
+	u64 wr_bytes;
+	u64 stale_wcs;			/* completions that matched no request */
+
+	/* kernel memory the data path holds, charged to RLIMIT_MEMLOCK */
+	struct user_struct *user;	/* NULL: CAP_IPC_LOCK, not limited */
+	u64 acct_bytes;
+	unsigned long acct_pages;
 };
 
 #define IB_ASYNC_UOBJ_MAX_USES	4
@@ -116,12 +133,23 @@ struct ib_async_uobj {
 	struct ib_async_file *file;
 	u64 cookie;
 	u64 events_reported;		/* under file->evq.lock */
+	u32 queued;			/* its records queued, ditto */
 	u32 handle;
-	u16 type;			/* enum ib_async_obj_type */
-	u8 port;			/* QP: for event records */
-	u8 sq_sig_all;			/* QP: every send completes */
+	u32 type;			/* enum ib_async_obj_type */
+	u32 port;			/* QP: for event records */
+	bool sq_sig_all;		/* QP: every send completes */
 	u32 users;			/* objects using this one */
 	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
+	u32 qp_num;			/* QP */
+	/* QP: where its completions land (also in uses[]) */
+	struct ib_async_uobj *send_cq;
+	struct ib_async_uobj *recv_cq;
+	struct ib_async_uobj *qp_srq;
+	/*
+	 * QP, SRQ: requests the device owns. CQ: completed requests taken
+	 * off the device's queue, in order, not yet returned by POLL_CQ.
+	 */
+	struct list_head wrs;
 	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */
 	union {				/* NULL once destroyed by removal */
 		void *obj;
@@ -176,29 +204,68 @@ void ib_async_device_detach_file(struct ib_async_device *adev,
 
 /* uobj.c */
 void ib_async_file_objs_init(struct ib_async_file *file);
-struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u16 type,
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 					u64 cookie);
 void ib_async_uobj_abort(struct ib_async_uobj *uobj);
 void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
-					u32 handle, u16 type);
+					u32 handle, u32 type);
 int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported);
+int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
+u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj);
 void ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
 void ib_async_uobj_event(struct ib_event *event, void *context);
 
+/**
+ * struct ib_async_ucmd - one object or data-path command in flight
+ * @file: the file it came through
+ * @ib_dev: the device, while ib_async_ucmd_lock() holds it
+ * @buf: the caller's argument, copied in before any lock is taken
+ * @user_size: its size (argsz)
+ * @out_size: bytes of @buf copied back once every lock is dropped
+ * @created: handle of an object made by the command, destroyed again if
+ *           the copy back fails (the caller never learnt the handle)
+ * @destroyed: an object the command destroyed, whose queued records are
+ *             purged once every device lock is dropped
+ * @events_reported: what that purge found the readers had consumed
+ */
+struct ib_async_ucmd {
+	struct ib_async_file *file;
+	struct ib_device *ib_dev;
+	void *buf;
+	u32 user_size;
+	u32 out_size;
+	u32 created;
+	struct ib_async_uobj *destroyed;
+	u64 events_reported;
+};
+
 /* datapath.c */
+void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
 void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
-int ib_async_cmd_post_recv(struct ib_async_file *file, void __user *uarg);
-int ib_async_cmd_post_send(struct ib_async_file *file, void __user *uarg);
-int ib_async_cmd_poll_cq(struct ib_async_file *file, void __user *uarg);
+int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
+int ib_async_cmd_post_send(struct ib_async_ucmd *u);
+int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
+
+/* account.c */
+void ib_async_account_init(struct ib_async_file *file);
+int ib_async_account_add(struct ib_async_file *file, size_t bytes);
+void ib_async_account_sub(struct ib_async_file *file, size_t bytes);
+void ib_async_account_exit(struct ib_async_file *file);
 
 /* query.c */
-int ib_async_cmd_query(struct ib_async_file *file, struct ib_device *ib_dev,
-		       unsigned int cmd, void __user *uarg);
+int ib_async_cmd_query(struct ib_async_ucmd *u, unsigned int cmd);
 
 /* cmd.c */
 long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
 		  void __user *uarg);
+int ib_async_ucmd_arg(struct ib_async_ucmd *u, void *karg, size_t ksize,
+		      size_t min_size);
+void ib_async_ucmd_respond(struct ib_async_ucmd *u, const void *karg,
+			   size_t ksize);
+int ib_async_ucmd_lock(struct ib_async_ucmd *u);
+void ib_async_ucmd_unlock(struct ib_async_ucmd *u);
+int ib_async_check_qkey(u32 qkey);
 
 /* file.c */
 extern const struct file_operations ib_async_fops;

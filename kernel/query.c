@@ -9,14 +9,14 @@
 
 #include "ib_async.h"
 
-static int ib_async_query_device(struct ib_device *ib_dev, void __user *uarg)
+static int ib_async_query_device(struct ib_async_ucmd *u)
 {
+	struct ib_device *ib_dev = u->ib_dev;
 	const struct ib_device_attr *a = &ib_dev->attrs;
 	struct ib_async_device_attr arg;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_DEVICE_ATTR_SIZE_V1,
-			       uarg);
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg), IB_ASYNC_DEVICE_ATTR_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved)
@@ -52,18 +52,19 @@ static int ib_async_query_device(struct ib_device *ib_dev, void __user *uarg)
 	arg.max_pkeys = a->max_pkeys;
 	arg.local_ca_ack_delay = a->local_ca_ack_delay;
 	arg.phys_port_cnt = rdma_end_port(ib_dev);
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	ib_async_ucmd_respond(u, &arg, sizeof(arg));
+	return 0;
 }
 
-static int ib_async_query_port(struct ib_device *ib_dev, void __user *uarg)
+static int ib_async_query_port(struct ib_async_ucmd *u)
 {
+	struct ib_device *ib_dev = u->ib_dev;
 	struct ib_async_port_attr arg;
 	struct ib_port_attr a;
 	u32 port;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_PORT_ATTR_SIZE_V1,
-			       uarg);
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg), IB_ASYNC_PORT_ATTR_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.reserved16)
@@ -98,17 +99,18 @@ static int ib_async_query_port(struct ib_device *ib_dev, void __user *uarg)
 	arg.phys_state = a.phys_state;
 	arg.link_layer = rdma_port_get_link_layer(ib_dev, port);
 	arg.port_cap_flags2 = a.port_cap_flags2;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	ib_async_ucmd_respond(u, &arg, sizeof(arg));
+	return 0;
 }
 
-static int ib_async_query_gid(struct ib_device *ib_dev, void __user *uarg)
+static int ib_async_query_gid(struct ib_async_ucmd *u)
 {
+	struct ib_device *ib_dev = u->ib_dev;
 	const struct ib_gid_attr *attr;
 	struct ib_async_query_gid arg;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QUERY_GID_SIZE_V1,
-			       uarg);
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg), IB_ASYNC_QUERY_GID_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved ||
@@ -121,66 +123,68 @@ static int ib_async_query_gid(struct ib_device *ib_dev, void __user *uarg)
 	memcpy(arg.gid, attr->gid.raw, sizeof(arg.gid));
 	arg.gid_type = attr->gid_type;
 	rdma_put_gid_attr(attr);
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	ib_async_ucmd_respond(u, &arg, sizeof(arg));
+	return 0;
 }
 
-static int ib_async_query_pkey(struct ib_device *ib_dev, void __user *uarg)
+static int ib_async_query_pkey(struct ib_async_ucmd *u)
 {
+	struct ib_device *ib_dev = u->ib_dev;
 	struct ib_async_query_pkey arg;
 	u16 pkey;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QUERY_PKEY_SIZE_V1,
-			       uarg);
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg), IB_ASYNC_QUERY_PKEY_SIZE_V1);
 	if (ret)
 		return ret;
-	if (arg.flags || arg.reserved || arg.reserved16 ||
+	/* ib_query_pkey() takes a u16 index: refuse what it would truncate. */
+	if (arg.flags || arg.reserved || arg.reserved16 || arg.index > U16_MAX ||
 	    !rdma_is_port_valid(ib_dev, arg.port_num))
 		return -EINVAL;
 	ret = ib_query_pkey(ib_dev, arg.port_num, arg.index, &pkey);
 	if (ret)
 		return ret;
 	arg.pkey = pkey;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	ib_async_ucmd_respond(u, &arg, sizeof(arg));
+	return 0;
 }
 
-static int ib_async_resize_cq(struct ib_async_file *file, void __user *uarg)
+static int ib_async_resize_cq(struct ib_async_ucmd *u)
 {
 	struct ib_async_resize_cq arg;
 	struct ib_async_uobj *cq;
 	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_RESIZE_CQ_SIZE_V1,
-			       uarg);
+	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg), IB_ASYNC_RESIZE_CQ_SIZE_V1);
 	if (ret)
 		return ret;
 	if (arg.flags || !arg.cqe || arg.cqe > INT_MAX)
 		return -EINVAL;
-	cq = ib_async_uobj_get(file, arg.handle, IB_ASYNC_OBJ_CQ);
+	cq = ib_async_uobj_get(u->file, arg.handle, IB_ASYNC_OBJ_CQ);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	ret = ib_resize_cq(cq->cq, arg.cqe);
 	if (ret)
 		return ret;
 	arg.cqe = cq->cq->cqe;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	ib_async_ucmd_respond(u, &arg, sizeof(arg));
+	return 0;
 }
 
 /* Called by ib_async_cmd() with the device pinned and obj_mutex held. */
-int ib_async_cmd_query(struct ib_async_file *file, struct ib_device *ib_dev,
-		       unsigned int cmd, void __user *uarg)
+int ib_async_cmd_query(struct ib_async_ucmd *u, unsigned int cmd)
 {
 	switch (cmd) {
 	case IB_ASYNC_IOC_QUERY_DEVICE:
-		return ib_async_query_device(ib_dev, uarg);
+		return ib_async_query_device(u);
 	case IB_ASYNC_IOC_QUERY_PORT:
-		return ib_async_query_port(ib_dev, uarg);
+		return ib_async_query_port(u);
 	case IB_ASYNC_IOC_QUERY_GID:
-		return ib_async_query_gid(ib_dev, uarg);
+		return ib_async_query_gid(u);
 	case IB_ASYNC_IOC_QUERY_PKEY:
-		return ib_async_query_pkey(ib_dev, uarg);
+		return ib_async_query_pkey(u);
 	case IB_ASYNC_IOC_RESIZE_CQ:
-		return ib_async_resize_cq(file, uarg);
+		return ib_async_resize_cq(u);
 	default:
 		return -ENOTTY;
 	}

@@ -54,26 +54,49 @@ void ib_async_file_objs_init(struct ib_async_file *file)
 }
 
 /*
+ * Handles are allocated cyclically and never reused in a file's life, so
+ * a stale handle can never name a newer object: once the 32-bit space is
+ * used up, the file makes no more objects (ENOSPC).
+ */
+static int ib_async_handle_alloc(struct ib_async_file *file,
+				 struct ib_async_uobj *uobj)
+{
+	int ret;
+
+	if (file->objs_exhausted)
+		return -ENOSPC;
+	ret = xa_alloc_cyclic(&file->objs, &uobj->handle, uobj, xa_limit_32b,
+			      &file->obj_next, GFP_KERNEL_ACCOUNT);
+	if (ret == 1) {
+		xa_erase(&file->objs, uobj->handle);
+		file->objs_exhausted = true;
+		return -ENOSPC;
+	}
+	return ret;
+}
+
+/*
  * Called with obj_mutex held and the device present; the handle and the
  * cgroup charge exist before the verbs object.
  */
-struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u16 type,
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 					u64 cookie)
 {
 	struct ib_async_uobj *uobj;
 	int ret;
 
+	lockdep_assert_held(&file->obj_mutex);
 	uobj = kzalloc(sizeof(*uobj), GFP_KERNEL_ACCOUNT);
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	uobj->file = file;
 	uobj->type = type;
 	uobj->cookie = cookie;
+	INIT_LIST_HEAD(&uobj->wrs);
 	ret = ib_async_uobj_charge(uobj);
 	if (ret)
 		goto err_free;
-	ret = xa_alloc(&file->objs, &uobj->handle, uobj, xa_limit_32b,
-		       GFP_KERNEL_ACCOUNT);
+	ret = ib_async_handle_alloc(file, uobj);
 	if (ret)
 		goto err_uncharge;
 	return uobj;
@@ -119,7 +142,7 @@ void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep)
  * of another type, -ENODEV if device removal destroyed it.
  */
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
-					u32 handle, u16 type)
+					u32 handle, u32 type)
 {
 	struct ib_async_uobj *uobj;
 
@@ -160,8 +183,16 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 {
 	int i;
 
-	if (uobj->type == IB_ASYNC_OBJ_QP || uobj->type == IB_ASYNC_OBJ_SRQ)
+	switch (uobj->type) {
+	case IB_ASYNC_OBJ_QP:
+		/* Only the address of the freed QP is used. */
+		ib_async_qp_destroyed(uobj, uobj->qp);
+		break;
+	case IB_ASYNC_OBJ_SRQ:
+	case IB_ASYNC_OBJ_CQ:
 		ib_async_free_wrs(uobj->file, uobj);
+		break;
+	}
 
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
 		uobj->uses[i]->users--;
@@ -169,21 +200,21 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 }
 
 /**
- * ib_async_uobj_destroy - destroy an object and its unread events
+ * ib_async_uobj_destroy_begin - destroy an object's verbs object and handle
  * @uobj: the object, from ib_async_uobj_get() or already dead
- * @events_reported: out, how many of its events the file's readers got
  *
  * Called with obj_mutex held. The verbs object goes first: once it is
- * destroyed the driver calls no handler for it, so the purge that follows
- * cannot miss a record.
+ * destroyed the driver calls no handler for it, so the purge that
+ * ib_async_uobj_destroy_end() does cannot miss a record. The handle is
+ * gone on success, so no other command can find the object meanwhile.
  *
  * Return: 0, -EBUSY (in use, nothing changed) or the driver's error.
  */
-int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
+int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj)
 {
-	struct ib_async_file *file = uobj->file;
 	int ret;
 
+	lockdep_assert_held(&uobj->file->obj_mutex);
 	if (uobj->users)
 		return -EBUSY;
 	if (uobj->obj) {
@@ -191,15 +222,50 @@ int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
 		if (ret)
 			return ret;
 		ib_async_uobj_drop_uses(uobj);
+		uobj->obj = NULL;
 	}
-	*events_reported = ib_async_evq_purge(&file->evq, uobj);
-	xa_erase(&file->objs, uobj->handle);
-	kfree(uobj);
+	xa_erase(&uobj->file->objs, uobj->handle);
 	return 0;
 }
 
+/**
+ * ib_async_uobj_destroy_end - purge a destroyed object's records, free it
+ * @uobj: the object, after ib_async_uobj_destroy_begin() succeeded
+ *
+ * May wait for a reader of the file's queue that is copying to a slow
+ * user buffer, so the caller holds no lock that device removal or other
+ * files wait for.
+ *
+ * Return: how many of the object's events the file's readers got.
+ */
+u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj)
+{
+	u64 reported = ib_async_evq_purge(&uobj->file->evq, uobj);
+
+	kfree(uobj);
+	return reported;
+}
+
+/**
+ * ib_async_uobj_destroy - destroy an object and its unread events
+ * @uobj: the object
+ * @events_reported: out, how many of its events the file's readers got
+ *
+ * For the close path, where no reader can hold up the purge.
+ *
+ * Return: as ib_async_uobj_destroy_begin().
+ */
+int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
+{
+	int ret = ib_async_uobj_destroy_begin(uobj);
+
+	if (!ret)
+		*events_reported = ib_async_uobj_destroy_end(uobj);
+	return ret;
+}
+
 /* Dependents before what they use: QPs use SRQs, CQs and PDs. */
-static const u16 ib_async_destroy_order[] = {
+static const u32 ib_async_destroy_order[] = {
 	IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_WQ, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_AH,
 	IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_PD,
 };
@@ -209,7 +275,7 @@ static const u16 ib_async_destroy_order[] = {
  * device removal they stay as dead handles, their queued records stay
  * readable, and a later destroy of the handle succeeds.
  */
-static void ib_async_destroy_type(struct ib_async_file *file, u16 type,
+static void ib_async_destroy_type(struct ib_async_file *file, u32 type,
 				  bool removal)
 {
 	struct ib_async_uobj *uobj;

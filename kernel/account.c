@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Per-user limit on the kernel memory the data path holds for a user.
+ *
+ * Every posted work request keeps a kernel buffer until its completion is
+ * polled. Per-file caps alone bound nothing, since a user may open any
+ * number of files, so the bytes are charged to the user's locked-memory
+ * budget (RLIMIT_MEMLOCK, counted in user_struct->locked_vm), the budget
+ * ib_uverbs charges pinned MR pages against and io_uring charges its
+ * buffers against. As there, CAP_IPC_LOCK lifts the limit.
+ *
+ * A file charges whole pages for its running byte total, so small
+ * requests are not rounded up one by one.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+
+#include "ib_async.h"
+
+/* At open: the opener's budget, unless it may lock memory freely. */
+void ib_async_account_init(struct ib_async_file *file)
+{
+	file->user = capable(CAP_IPC_LOCK) ? NULL : get_current_user();
+}
+
+static int ib_async_account_pages(struct user_struct *user, long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	long cur = atomic_long_read(&user->locked_vm);
+
+	do {
+		if (cur + pages > limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + pages));
+	return 0;
+}
+
+/**
+ * ib_async_account_add - charge kernel memory held for the file's user
+ * @file: the file
+ * @bytes: how much more it holds
+ *
+ * Return: 0, or -ENOMEM past the user's RLIMIT_MEMLOCK (nothing charged).
+ */
+int ib_async_account_add(struct ib_async_file *file, size_t bytes)
+{
+	u64 total = file->acct_bytes + bytes;
+	unsigned long pages = DIV_ROUND_UP_ULL(total, PAGE_SIZE);
+	int ret;
+
+	lockdep_assert_held(&file->obj_mutex);
+	if (file->user && pages > file->acct_pages) {
+		ret = ib_async_account_pages(file->user,
+					     pages - file->acct_pages);
+		if (ret)
+			return ret;
+	}
+	file->acct_bytes = total;
+	file->acct_pages = pages;
+	return 0;
+}
+
+/**
+ * ib_async_account_sub - give back what ib_async_account_add() charged
+ * @file: the file
+ * @bytes: how much less it holds
+ */
+void ib_async_account_sub(struct ib_async_file *file, size_t bytes)
+{
+	unsigned long pages;
+
+	lockdep_assert_held(&file->obj_mutex);
+	if (WARN_ON_ONCE(bytes > file->acct_bytes))
+		bytes = file->acct_bytes;
+	file->acct_bytes -= bytes;
+	pages = DIV_ROUND_UP_ULL(file->acct_bytes, PAGE_SIZE);
+	if (file->user)
+		atomic_long_sub(file->acct_pages - pages,
+				&file->user->locked_vm);
+	file->acct_pages = pages;
+}
+
+/* At release, after every request was freed. */
+void ib_async_account_exit(struct ib_async_file *file)
+{
+	WARN_ON_ONCE(file->acct_bytes || file->acct_pages);
+	if (file->user)
+		free_uid(file->user);
+	file->user = NULL;
+}
