@@ -281,6 +281,37 @@ TEST_F(aff, modify_wq_reaches_the_driver)
 	EXPECT_EQ(1, evsrc_wq_state(self->o.ev_wq));
 }
 
+/*
+ * A UD send through an AH of another port than the QP's is refused before
+ * it reaches the driver (evsrc refuses every send with EOPNOTSUPP).
+ */
+TEST_F(aff, ud_send_through_another_ports_ah_is_refused)
+{
+	struct ib_async_create_ah ah = { .argsz = sizeof(ah) };
+	struct ib_async_post_send s = {
+		.argsz = sizeof(s), .opcode = IB_ASYNC_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED, .remote_qpn = 1,
+		.remote_qkey = 0x11111111,
+	};
+	struct ib_async_create_qp qp;
+	uint32_t port;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 7, self->o.pd, self->o.cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));	/* port 1 */
+	ah.pd_handle = self->o.pd;
+	s.handle = qp.handle;
+	for (port = 1; port <= 2; port++) {
+		ah.av.port_num = port;
+		ah.av.dlid = 1;
+		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+		s.ah_handle = ah.handle;
+		EXPECT_EQ(port == 1 ? -EOPNOTSUPP : -EINVAL,
+			  ioc(self->fd, IB_ASYNC_IOC_POST_SEND, &s));
+	}
+}
+
 #define STORM_QPS	4
 
 struct churn {

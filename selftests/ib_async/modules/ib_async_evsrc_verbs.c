@@ -524,6 +524,12 @@ static int evsrc_destroy_wq(struct ib_wq *ibwq, struct ib_udata *udata)
 static int evsrc_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr,
 			   u32 mask, struct ib_udata *udata)
 {
+	/*
+	 * Like mlx4 and mlx5, read the command from udata, so that a caller
+	 * handing a NULL one oopses here as it would there.
+	 */
+	if (udata->inlen)
+		return -EOPNOTSUPP;
 	if (mask & ~(IB_WQ_STATE | IB_WQ_CUR_STATE))
 		return -EOPNOTSUPP;
 	if (mask & IB_WQ_STATE) {
