@@ -13,7 +13,7 @@ export PATH
 
 TESTS=${*:-"ib_async_ioctl_test ib_async_queue_test ib_async_overflow_test
 	ib_async_events_test ib_async_objects_test ib_async_datapath_test
-	ib_async_batch_test
+	ib_async_batch_test ib_async_security_test
 	ib_async_shim_test ib_async_shim_objects_test
 	ib_async_asyncwatch.sh ib_async_pingpong.sh
 	ib_async_affiliated_test ib_async_evsrc_test ib_async_watch.sh

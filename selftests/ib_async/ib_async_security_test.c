@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Regression tests for the holes a local user could reach through the
+ * node (mode 0666), each checked against what the kernel answers:
+ *
+ *  - a stale completion of a destroyed QP is never matched to another
+ *    QP's request (request ids are never reused), and POLL_CQ returns the
+ *    destroyed QP's own wr_ids and number, as ib_uverbs does; for
+ *    receives, sends and SRQ receives;
+ *  - a controlled Q_Key (high bit) needs CAP_NET_RAW, on MODIFY_QP and on
+ *    UD sends;
+ *  - the data path's kernel memory is bounded per user by RLIMIT_MEMLOCK,
+ *    across files;
+ *  - the data path serves only the process that opened the file;
+ *  - an argument is copied in before any lock is taken: a caller stuck in
+ *    a page fault holds up nobody else;
+ *  - argsz is capped, object types and P_Key indexes are not truncated,
+ *    handles are never reused.
+ */
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <grp.h>
+#include <sys/wait.h>
+
+#include "ib_async_verbs.h"
+
+#define QKEY		0x11111111u
+#define PRIV_QKEY	0x80000011u
+#define GRH_BYTES	40
+#define WC_FLUSH_ERR	5
+#define NOBODY		65534
+
+static int post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
+		     void *buf, uint32_t len)
+{
+	struct ib_async_post_recv a = {
+		.argsz = sizeof(a), .obj_type = type, .handle = handle,
+		.wr_id = wr_id, .addr = (uintptr_t)buf, .length = len,
+	};
+
+	return ioc(fd, IB_ASYNC_IOC_POST_RECV, &a);
+}
+
+static int post_send(int fd, uint32_t qp, uint64_t wr_id, const void *buf,
+		     uint32_t len, uint32_t ah, uint32_t qpn, uint32_t qkey)
+{
+	struct ib_async_post_send a = {
+		.argsz = sizeof(a), .handle = qp, .opcode = IB_ASYNC_WR_SEND,
+		.wr_id = wr_id, .addr = (uintptr_t)buf, .length = len,
+		.send_flags = IB_ASYNC_SEND_SIGNALED, .ah_handle = ah,
+		.remote_qpn = qpn, .remote_qkey = qkey,
+	};
+
+	return ioc(fd, IB_ASYNC_IOC_POST_SEND, &a);
+}
+
+/* Poll until @want completions arrived or the timeout passed. */
+static int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
+{
+	uint64_t t0 = iba_now_ms();
+	int got = 0, ret;
+
+	while (got < want && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS) {
+		struct ib_async_poll_cq p = {
+			.argsz = sizeof(p), .handle = cq, .count = want - got,
+			.wc = (uintptr_t)&wc[got],
+		};
+
+		ret = ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p);
+		if (ret)
+			return ret;
+		got += p.count;
+		if (got < want)
+			iba_sleep_ms(10);
+	}
+	return got;
+}
+
+/* Nothing more arrives within @ms. */
+static int cq_stays_empty(int fd, uint32_t cq, int ms)
+{
+	struct ib_async_wc wc;
+	uint64_t t0 = iba_now_ms();
+
+	while (iba_now_ms() - t0 < (uint64_t)ms) {
+		struct ib_async_poll_cq p = {
+			.argsz = sizeof(p), .handle = cq, .count = 1,
+			.wc = (uintptr_t)&wc,
+		};
+
+		if (ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) || p.count)
+			return 0;
+		iba_sleep_ms(10);
+	}
+	return 1;
+}
+
+/* A number from /proc/self/fdinfo/FD ("ib_async-NAME:\tN"), or -1. */
+static long long fdinfo(int fd, const char *name)
+{
+	char path[64], line[256], key[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(key, sizeof(key), "ib_async-%s:", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = strtoll(line + strlen(key), NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static int ud_init(int fd, uint32_t qp)
+{
+	struct ib_async_qp_attr a = { .port_num = 1, .qkey = QKEY };
+
+	return modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+			 IB_ASYNC_QP_QKEY, &a);
+}
+
+/* An AH to this host's own RoCE v2 address, for UD loopback. */
+static int own_ah(int fd, uint32_t pd, const char *ibdev, uint32_t *ah)
+{
+	struct ib_async_create_ah a = { .argsz = sizeof(a), .pd_handle = pd };
+	int sgid = roce_v2_gid(ibdev, a.av.dgid);
+	int ret;
+
+	if (sgid < 0)
+		return -ENOENT;
+	a.av.is_global = 1;
+	a.av.port_num = 1;
+	a.av.sgid_index = sgid;
+	a.av.hop_limit = 64;
+	ret = ioc(fd, IB_ASYNC_IOC_CREATE_AH, &a);
+	*ah = a.handle;
+	return ret;
+}
+
+/* Run @fn in a child that dropped every privilege; its exit code. */
+static int as_nobody(int (*fn)(void *), void *arg, rlim_t memlock)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		struct rlimit rl = { memlock, memlock };
+
+		if (memlock && setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(100);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(101);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+FIXTURE(sec) {
+	struct iba_dev dev;
+	int fd;
+	uint32_t pd, cq;
+};
+
+FIXTURE_SETUP(sec)
+{
+	self->fd = -1;
+	if (iba_find_dev(&self->dev) || strncmp(self->dev.ibdev, "rxe", 3))
+		SKIP(return, "no ib_async node for an rxe device");
+	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, create_cq(self->fd, 0xc0, 64, &self->cq));
+}
+
+FIXTURE_TEARDOWN(sec)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * The issue's sequence: QP A's receives flush into the CQ, A is destroyed
+ * unpolled, QP B posts a receive. Polling must give A's four wr_ids with
+ * A's number, never B's; B's receive flushes later, once, as B's.
+ */
+TEST_F(sec, flushed_receives_of_destroyed_qp_keep_their_wr_ids)
+{
+	static char abuf[4][64], bbuf[64];
+	struct ib_async_create_qp a, b;
+	struct ib_async_wc wc[8];
+	int i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &a));
+	ASSERT_EQ(0, ud_init(self->fd, a.handle));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, a.handle,
+				       0xa0 + i, abuf[i], sizeof(abuf[i])));
+	ASSERT_EQ(0, modify_qp(self->fd, a.handle, 6, 0, NULL));
+	iba_sleep_ms(200);	/* rxe flushes from its tasklet */
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+
+	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &b));
+	ASSERT_EQ(0, ud_init(self->fd, b.handle));
+	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 0xb0,
+			       bbuf, sizeof(bbuf)));
+
+	n = poll_cq(self->fd, self->cq, wc, 4);
+	ASSERT_EQ(4, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0xa0u + i, wc[i].wr_id);
+		EXPECT_EQ((uint32_t)WC_FLUSH_ERR, wc[i].status);
+		EXPECT_EQ(a.qp_num, wc[i].qp_num);
+	}
+	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
+
+	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 6, 0, NULL));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(0xb0u, wc[0].wr_id);
+	EXPECT_EQ((uint32_t)WC_FLUSH_ERR, wc[0].status);
+	EXPECT_EQ(b.qp_num, wc[0].qp_num);
+	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
+	EXPECT_EQ(0, fdinfo(self->fd, "stale-completions"));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, fdinfo(self->fd, "work-requests"));
+}
+
+/*
+ * Sends stuck on RNR (the peer has no receive) flush when their QP goes
+ * to ERR; after A is destroyed, a new QP's send must not be confused with
+ * them.
+ */
+TEST_F(sec, flushed_sends_of_destroyed_qp_keep_their_wr_ids)
+{
+	static const char msg[] = "never received";
+	struct ib_async_create_qp a, p, b;
+	struct ib_async_wc wc[8];
+	static char bbuf[64];
+	uint8_t gid[16];
+	int sgid, i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, rc_pair(self->fd, self->pd, self->cq, sgid, gid, &a, &p));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, post_send(self->fd, a.handle, 0x5a0 + i, msg,
+				       sizeof(msg), 0, 0, 0));
+	iba_sleep_ms(100);
+	ASSERT_EQ(0, modify_qp(self->fd, a.handle, 6, 0, NULL));
+	iba_sleep_ms(200);
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+
+	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
+			       IB_ASYNC_QPT_RC, &b));
+	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
+			       &(struct ib_async_qp_attr){ .port_num = 1 }));
+	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 0xb1,
+			       bbuf, sizeof(bbuf)));
+
+	n = poll_cq(self->fd, self->cq, wc, 3);
+	ASSERT_EQ(3, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0x5a0u + i, wc[i].wr_id);
+		EXPECT_NE(0u, wc[i].status);
+		EXPECT_EQ(a.qp_num, wc[i].qp_num);
+	}
+	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 6, 0, NULL));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(0xb1u, wc[0].wr_id);
+	EXPECT_EQ(b.qp_num, wc[0].qp_num);
+	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
+	EXPECT_EQ(0, fdinfo(self->fd, "stale-completions"));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, p.handle, NULL));
+}
+
+/*
+ * An SRQ receive completed for QP A, unpolled when A is destroyed, is
+ * returned with A's number and A's data; the next one, for QP B on the
+ * same SRQ, with B's.
+ */
+TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
+{
+	static const char m1[] = "for A", m2[] = "for B";
+	struct ib_async_create_srq srq = {
+		.argsz = sizeof(srq), .cookie = 5, .max_wr = 16, .max_sge = 1,
+	};
+	static char rbuf[4][GRH_BYTES + 64];
+	struct ib_async_create_qp qa = {
+		.argsz = sizeof(qa), .cookie = 1, .qp_type = IB_ASYNC_QPT_UD,
+		.max_send_wr = 4, .max_send_sge = 1,
+	};
+	struct ib_async_create_qp a, b, s;
+	struct ib_async_wc wc[4];
+	uint32_t ah;
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	srq.pd_handle = self->pd;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, own_ah(self->fd, self->pd, self->dev.ibdev, &ah));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+				       0x5e0 + i, rbuf[i], sizeof(rbuf[i])));
+	qa.pd_handle = self->pd;
+	qa.send_cq_handle = self->cq;
+	qa.recv_cq_handle = self->cq;
+	qa.srq_handle = srq.handle;
+	a = qa;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &a));
+	b = qa;
+	b.cookie = 2;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &b));
+	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &s));
+	ASSERT_EQ(0, ud_to_rts(self->fd, a.handle));
+	ASSERT_EQ(0, ud_to_rts(self->fd, b.handle));
+	ASSERT_EQ(0, ud_to_rts(self->fd, s.handle));
+
+	ASSERT_EQ(0, post_send(self->fd, s.handle, 0x51, m1, sizeof(m1), ah,
+			       a.qp_num, QKEY));
+	iba_sleep_ms(300);	/* both completions queued, none polled */
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	for (i = 0; i < 2; i++) {
+		if (wc[i].wr_id == 0x51)
+			continue;
+		EXPECT_EQ(0x5e0u, wc[i].wr_id);
+		EXPECT_EQ(0u, wc[i].status);
+		EXPECT_EQ(a.qp_num, wc[i].qp_num);
+	}
+	EXPECT_EQ(0, memcmp(rbuf[0] + GRH_BYTES, m1, sizeof(m1)));
+
+	ASSERT_EQ(0, post_send(self->fd, s.handle, 0x52, m2, sizeof(m2), ah,
+			       b.qp_num, QKEY));
+	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	for (i = 0; i < 2; i++) {
+		if (wc[i].wr_id == 0x52)
+			continue;
+		EXPECT_EQ(0x5e1u, wc[i].wr_id);
+		EXPECT_EQ(0u, wc[i].status);
+		EXPECT_EQ(b.qp_num, wc[i].qp_num);
+	}
+	EXPECT_EQ(0, memcmp(rbuf[1] + GRH_BYTES, m2, sizeof(m2)));
+	EXPECT_EQ(0, fdinfo(self->fd, "stale-completions"));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, s.handle, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+	EXPECT_EQ(0, fdinfo(self->fd, "work-requests"));
+}
+
+struct qkey_case {
+	const char *node;
+	const char *ibdev;
+	uint32_t qkey;
+};
+
+/* Exit 0 if setting @qkey on a UD QP gave EPERM and changed nothing. */
+static int qkey_refused(void *p)
+{
+	struct qkey_case *c = p;
+	struct ib_async_create_qp qp, s;
+	struct ib_async_qp_attr a = { .port_num = 1, .qkey = c->qkey };
+	struct ib_async_qp_attr q = { .argsz = sizeof(q) };
+	uint32_t pd, cq, ah;
+	int fd = open(c->node, O_RDWR);
+
+	if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
+	    create_qp(fd, 1, pd, cq, IB_ASYNC_QPT_UD, &qp) ||
+	    create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_UD, &s))
+		return 10;
+	if (modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+		      IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY, &a) != -EPERM)
+		return 11;
+	q.handle = qp.handle;
+	if (ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q) || q.qp_state != 0)
+		return 12;
+	/* A UD send naming a controlled Q_Key: refused the same way. */
+	if (ud_to_rts(fd, s.handle) || own_ah(fd, pd, c->ibdev, &ah))
+		return 13;
+	if (post_send(fd, s.handle, 1, "x", 1, ah, qp.qp_num,
+		      c->qkey) != -EPERM)
+		return 14;
+	if (post_send(fd, s.handle, 2, "x", 1, ah, qp.qp_num, QKEY))
+		return 15;
+	return 0;
+}
+
+TEST_F(sec, controlled_qkey_needs_cap_net_raw)
+{
+	struct qkey_case c = {
+		.node = self->dev.node, .ibdev = self->dev.ibdev,
+		.qkey = PRIV_QKEY,
+	};
+	struct ib_async_qp_attr q = { .argsz = sizeof(q) };
+	struct ib_async_create_qp qp;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (geteuid())
+		SKIP(return, "needs root to drop to an unprivileged user");
+	EXPECT_EQ(0, as_nobody(qkey_refused, &c, 0));
+	/* The privileged caller may. */
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY,
+			       &(struct ib_async_qp_attr){
+					.port_num = 1, .qkey = PRIV_QKEY }));
+	q.handle = qp.handle;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(PRIV_QKEY, q.qkey);
+}
+
+#define MEMLOCK		(256 << 10)
+#define MSG		(64 << 10)
+#define NFILES		4
+
+/*
+ * As an unprivileged user with a 256 KiB RLIMIT_MEMLOCK, post 64 KiB
+ * receives on four files until the kernel refuses: the total must stay
+ * under the limit (the cost includes a little bookkeeping per request),
+ * the refusal is ENOMEM, and closing a file gives its share back.
+ * Exit code: 0 or the failed step.
+ */
+static int memlock_bounded(void *p)
+{
+	static char buf[MSG];
+	const char *node = p;
+	int fd[NFILES], i, posted = 0, ret = 0;
+	long long charged = 0;
+
+	for (i = 0; i < NFILES; i++) {
+		struct ib_async_create_qp qp = {
+			.argsz = sizeof(qp), .qp_type = IB_ASYNC_QPT_UD,
+			.max_send_wr = 1, .max_recv_wr = 64,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		};
+		uint32_t pd, cq;
+		int n;
+
+		fd[i] = open(node, O_RDWR);
+		if (fd[i] < 0 || create_pd(fd[i], &pd) ||
+		    create_cq(fd[i], 1, 8, &cq))
+			return 20;
+		qp.pd_handle = pd;
+		qp.send_cq_handle = cq;
+		qp.recv_cq_handle = cq;
+		if (ioc(fd[i], IB_ASYNC_IOC_CREATE_QP, &qp) ||
+		    ud_init(fd[i], qp.handle))
+			return 21;
+		for (n = 0; n < 64; n++) {
+			ret = post_recv(fd[i], IB_ASYNC_OBJ_QP, qp.handle, n,
+					buf, MSG);
+			if (ret)
+				break;
+			posted++;
+		}
+		if (ret != -ENOMEM)
+			return 22;
+		charged += fdinfo(fd[i], "charged-bytes");
+	}
+	/* 3 of 4 messages of 64 KiB fit in 256 KiB with the overhead. */
+	if (posted < 3 || (long long)posted * MSG > MEMLOCK ||
+	    charged > MEMLOCK || charged < (long long)posted * MSG)
+		return 23;
+	close(fd[0]);
+	/* What the closed file held can be used again. */
+	{
+		struct ib_async_create_qp qp = {
+			.argsz = sizeof(qp), .qp_type = IB_ASYNC_QPT_UD,
+			.max_send_wr = 1, .max_recv_wr = 8,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		};
+		uint32_t pd, cq;
+
+		if (create_pd(fd[1], &pd) || create_cq(fd[1], 2, 8, &cq))
+			return 24;
+		qp.pd_handle = pd;
+		qp.send_cq_handle = cq;
+		qp.recv_cq_handle = cq;
+		if (ioc(fd[1], IB_ASYNC_IOC_CREATE_QP, &qp) ||
+		    ud_init(fd[1], qp.handle))
+			return 25;
+		if (fdinfo(fd[1], "charged-bytes") >= MEMLOCK - MSG)
+			return 26;
+		if (post_recv(fd[1], IB_ASYNC_OBJ_QP, qp.handle, 99, buf, MSG))
+			return 27;
+	}
+	return 0;
+}
+
+TEST_F(sec, data_path_memory_is_bounded_per_user)
+{
+	IBA_SKIPPED_IN_SETUP();
+	if (geteuid())
+		SKIP(return, "needs root to drop to an unprivileged user");
+	EXPECT_EQ(0, as_nobody(memlock_bounded, self->dev.node, MEMLOCK));
+}
+
+/* Another process holding the file (fork, SCM_RIGHTS) gets EPERM. */
+TEST_F(sec, data_path_serves_only_the_opening_process)
+{
+	static char buf[64];
+	struct ib_async_create_qp qp;
+	pid_t pid;
+	int st;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	ASSERT_EQ(0, ud_init(self->fd, qp.handle));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ib_async_wc wc;
+		struct ib_async_poll_cq p = {
+			.argsz = sizeof(p), .handle = self->cq, .count = 1,
+			.wc = (uintptr_t)&wc,
+		};
+
+		if (post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, 1, buf,
+			      sizeof(buf)) != -EPERM)
+			_exit(1);
+		if (ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p) != -EPERM)
+			_exit(2);
+		if (post_send(self->fd, qp.handle, 1, buf, 1, 0, 0, 0) !=
+		    -EPERM)
+			_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, 2, buf,
+			       sizeof(buf)));
+}
+
+struct stuck_call {
+	int fd;
+	void *arg;
+	int ret;
+};
+
+static void *stuck_create_pd(void *p)
+{
+	struct stuck_call *c = p;
+
+	c->ret = ioc(c->fd, IB_ASYNC_IOC_CREATE_PD, c->arg);
+	return NULL;
+}
+
+/*
+ * A CREATE_PD whose argument sits on a page that userfaultfd never fills
+ * blocks in the copy; on the same file, other commands must go on.
+ */
+TEST_F(sec, caller_stuck_in_a_fault_holds_up_no_other_command)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {};
+	struct stuck_call call = { .fd = self->fd };
+	long page = sysconf(_SC_PAGESIZE);
+	struct uffdio_zeropage zero = {};
+	uint64_t t0, t1;
+	uint32_t h;
+	pthread_t th;
+	char *area;
+	int uffd;
+
+	IBA_SKIPPED_IN_SETUP();
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	area = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	reg.range.start = (uintptr_t)area;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	call.arg = area;
+	ASSERT_EQ(0, pthread_create(&th, NULL, stuck_create_pd, &call));
+	iba_sleep_ms(200);
+	t0 = iba_now_ms();
+	EXPECT_EQ(0, create_pd(self->fd, &h));
+	EXPECT_EQ(0, create_cq(self->fd, 1, 8, &h));
+	t1 = iba_now_ms();
+	EXPECT_GT(1000u, t1 - t0) TH_LOG("commands waited %llu ms",
+				      (unsigned long long)(t1 - t0));
+
+	/* Let the stuck copy finish: a zero page reads as argsz 0. */
+	zero.range.start = (uintptr_t)area;
+	zero.range.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	pthread_join(th, NULL);
+	EXPECT_EQ(-EINVAL, call.ret);
+	close(uffd);
+	munmap(area, page);
+}
+
+TEST_F(sec, argsz_beyond_a_page_is_e2big)
+{
+	size_t size = 2 * sysconf(_SC_PAGESIZE);
+	struct ib_async_create_pd *a = calloc(1, size);
+	uint32_t h1, h2;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_NE(NULL, a);
+	a->argsz = size;
+	EXPECT_EQ(-E2BIG, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, a));
+	/* Up to a page with a zero tail is an extended struct: fine. */
+	a->argsz = size / 2;
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, a));
+	free(a);
+	/* Handles are never reused, not even the one just freed. */
+	ASSERT_EQ(0, create_pd(self->fd, &h1));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, h1, NULL));
+	ASSERT_EQ(0, create_pd(self->fd, &h2));
+	EXPECT_NE(h1, h2);
+}
+
+TEST_F(sec, object_type_and_pkey_index_are_not_truncated)
+{
+	struct ib_async_query_pkey k = {
+		.argsz = sizeof(k), .port_num = 1, .index = 0x10000,
+	};
+	struct ib_async_destroy d = {
+		.argsz = sizeof(d), .obj_type = 0x10000 | IB_ASYNC_OBJ_PD,
+	};
+
+	IBA_SKIPPED_IN_SETUP();
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+	d.handle = self->pd;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
+	/* The PD is still there. */
+	d.obj_type = IB_ASYNC_OBJ_PD;
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
+}
+
+TEST_HARNESS_MAIN
