@@ -303,6 +303,7 @@ TEST_F(aff, ud_send_through_another_ports_ah_is_refused)
 	ah.pd_handle = self->o.pd;
 	s.handle = qp.handle;
 	for (port = 1; port <= 2; port++) {
+		ah.handle = 0;
 		ah.av.port_num = port;
 		ah.av.dlid = 1;
 		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
