@@ -104,6 +104,31 @@ int ib_async_check_qkey(u32 qkey)
 }
 
 /*
+ * The core records objects made with kernel verbs as the module's own:
+ * name the process they were made for, so "rdma resource show" tells
+ * whose they are.
+ */
+static void ib_async_name_owner(struct ib_async_uobj *uobj)
+{
+	const char *name = uobj->file->owner_name;
+
+	switch (uobj->type) {
+	case IB_ASYNC_OBJ_PD:
+		rdma_restrack_set_name(&uobj->pd->res, name);
+		break;
+	case IB_ASYNC_OBJ_CQ:
+		rdma_restrack_set_name(&uobj->cq->res, name);
+		break;
+	case IB_ASYNC_OBJ_QP:
+		rdma_restrack_set_name(&uobj->qp->res, name);
+		break;
+	case IB_ASYNC_OBJ_SRQ:
+		rdma_restrack_set_name(&uobj->srq->res, name);
+		break;
+	}
+}
+
+/*
  * Give the caller the new object's handle in @karg (at *@handle). If the
  * copy back fails the caller cannot know the object: ib_async_cmd()
  * destroys it again.
@@ -112,6 +137,7 @@ static int ib_async_put_created(struct ib_async_ucmd *u,
 				struct ib_async_uobj *uobj, void *karg,
 				size_t size, u32 *handle)
 {
+	ib_async_name_owner(uobj);
 	*handle = uobj->handle;
 	u->created = uobj->handle;
 	ib_async_ucmd_respond(u, karg, size);

@@ -12,6 +12,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
@@ -73,7 +74,9 @@ static bool ib_async_is_unaffiliated(enum ib_event_type type)
  * Called by the RDMA core for unaffiliated events: in 6.1 from the ib_wq
  * workqueue (events may run concurrently and out of order) or, for
  * GID_CHANGE, from the GID cache worker with the table mutex held. Drivers
- * may call it from atomic context, so take no sleeping lock.
+ * may call it from atomic context, so take no sleeping lock. The file list
+ * is walked under RCU, so interrupts are off only inside one queue's push
+ * at a time, however many files are open.
  */
 static void ib_async_event_handler(struct ib_event_handler *handler,
 				   struct ib_event *event)
@@ -82,7 +85,6 @@ static void ib_async_event_handler(struct ib_event_handler *handler,
 		container_of(handler, struct ib_async_device, event_handler);
 	struct ib_async_event rec = {};
 	struct ib_async_file *file;
-	unsigned long flags;
 
 	/* Affiliated events belong to their objects' handlers. */
 	if (!ib_async_is_unaffiliated(event->event))
@@ -94,16 +96,15 @@ static void ib_async_event_handler(struct ib_event_handler *handler,
 	rec.port_num = event->element.port_num;
 	rec.obj_type = IB_ASYNC_OBJ_PORT;
 
-	spin_lock_irqsave(&adev->files_lock, flags);
-	list_for_each_entry(file, &adev->files, list)
+	rcu_read_lock();
+	list_for_each_entry_rcu(file, &adev->files, list)
 		ib_async_evq_push(&file->evq, &rec, NULL);
-	spin_unlock_irqrestore(&adev->files_lock, flags);
+	rcu_read_unlock();
 }
 
 int ib_async_device_attach_file(struct ib_async_device *adev,
 				struct ib_async_file *file)
 {
-	unsigned long flags;
 	int ret = 0;
 
 	down_read(&adev->disassoc_rwsem);
@@ -112,9 +113,9 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
 	else if (!rdma_dev_access_netns(adev->ib_dev, current->nsproxy->net_ns))
 		ret = -EPERM;
 	if (!ret) {
-		spin_lock_irqsave(&adev->files_lock, flags);
-		list_add_tail(&file->list, &adev->files);
-		spin_unlock_irqrestore(&adev->files_lock, flags);
+		spin_lock(&adev->files_lock);
+		list_add_tail_rcu(&file->list, &adev->files);
+		spin_unlock(&adev->files_lock);
 	}
 	up_read(&adev->disassoc_rwsem);
 	return ret;
@@ -123,19 +124,28 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
 /*
  * Destroy the file's objects and take it off the device. Under the rwsem,
  * so that removal, which holds it for writing, sees every listed file
- * whole.
+ * whole. The event handler may still be walking past the file: it is
+ * freed only after a grace period (see ib_async_file_free()).
+ *
+ * Return: false if the driver refused to destroy some object: the file
+ * then stays listed, orphaned, and removal destroys and frees it.
  */
-void ib_async_device_detach_file(struct ib_async_device *adev,
+bool ib_async_device_detach_file(struct ib_async_device *adev,
 				 struct ib_async_file *file)
 {
-	unsigned long flags;
+	bool gone;
 
 	down_read(&adev->disassoc_rwsem);
-	ib_async_file_destroy_objs(file, false);
-	spin_lock_irqsave(&adev->files_lock, flags);
-	list_del(&file->list);
-	spin_unlock_irqrestore(&adev->files_lock, flags);
+	gone = !ib_async_file_destroy_objs(file, false) || !adev->ib_dev;
+	if (gone) {
+		spin_lock(&adev->files_lock);
+		list_del_rcu(&file->list);
+		spin_unlock(&adev->files_lock);
+	} else {
+		file->orphaned = true;
+	}
 	up_read(&adev->disassoc_rwsem);
+	return gone;
 }
 
 static void ib_async_device_release(struct device *dev)
@@ -202,8 +212,8 @@ err_put:
 void ib_async_device_remove(struct ib_async_device *adev)
 {
 	u64 now = ktime_get_ns();
-	struct ib_async_file *file;
-	unsigned long flags;
+	struct ib_async_file *file, *next;
+	LIST_HEAD(reap);
 
 	/* No new opens; files already open keep the memory alive. */
 	cdev_device_del(&adev->cdev, &adev->dev);
@@ -216,15 +226,24 @@ void ib_async_device_remove(struct ib_async_device *adev)
 	 * can be walked without files_lock, which must not be held here.
 	 */
 	down_write(&adev->disassoc_rwsem);
-	list_for_each_entry(file, &adev->files, list)
-		ib_async_file_destroy_objs(file, true);
+	list_for_each_entry_safe(file, next, &adev->files, list) {
+		if (ib_async_file_destroy_objs(file, true) || !file->orphaned)
+			continue;
+		/* A closed file kept for this retry: now it can go. */
+		list_del_rcu(&file->list);
+		list_add_tail(&file->reap, &reap);
+	}
 	adev->ib_dev = NULL;
 	up_write(&adev->disassoc_rwsem);
+	list_for_each_entry_safe(file, next, &reap, reap) {
+		ib_async_file_destroy_objs(file, false);	/* dead handles */
+		ib_async_file_free(file);
+	}
 
-	spin_lock_irqsave(&adev->files_lock, flags);
+	spin_lock(&adev->files_lock);
 	list_for_each_entry(file, &adev->files, list)
 		ib_async_evq_shutdown(&file->evq, now);
-	spin_unlock_irqrestore(&adev->files_lock, flags);
+	spin_unlock(&adev->files_lock);
 
 	ida_free(&ib_async_ida, adev->devnum);
 	put_device(&adev->dev);

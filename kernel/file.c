@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/nsproxy.h>
 #include <linux/poll.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
@@ -34,6 +35,8 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 		goto err_free;
 	ib_async_file_objs_init(file);
 	ib_async_account_init(file);
+	snprintf(file->owner_name, sizeof(file->owner_name), "ib_async[%d]",
+		 task_tgid_vnr(current));
 	/* Only the opener's memory is used by the data path. */
 	file->mm = current->mm;
 	if (file->mm)
@@ -59,21 +62,40 @@ err_free:
 	return ret;
 }
 
-static int ib_async_release(struct inode *inode, struct file *filp)
+/* After a grace period: no event handler can still be pushing to it. */
+static void ib_async_file_free_rcu(struct rcu_head *rcu)
 {
-	struct ib_async_file *file = filp->private_data;
+	struct ib_async_file *file =
+		container_of(rcu, struct ib_async_file, rcu);
+
+	ib_async_evq_destroy(&file->evq);
+	kfree(file);
+}
+
+/**
+ * ib_async_file_free - free a file whose objects are all gone
+ * @file: the file, off its device's list
+ */
+void ib_async_file_free(struct ib_async_file *file)
+{
 	struct ib_async_device *adev = file->adev;
 
-	ib_async_device_detach_file(adev, file);
 	ib_async_account_exit(file);
 	if (file->mm)
 		mmdrop(file->mm);
 	xa_destroy(&file->objs);
 	xa_destroy(&file->wrs);
 	mutex_destroy(&file->obj_mutex);
-	ib_async_evq_destroy(&file->evq);
-	kfree(file);
+	call_rcu(&file->rcu, ib_async_file_free_rcu);
 	put_device(&adev->dev);
+}
+
+static int ib_async_release(struct inode *inode, struct file *filp)
+{
+	struct ib_async_file *file = filp->private_data;
+
+	if (ib_async_device_detach_file(file->adev, file))
+		ib_async_file_free(file);
 	return 0;
 }
 

@@ -12,9 +12,10 @@
  *                   NULL at removal, so files never pin the RDMA device and
  *                   removal never waits for userspace.
  *
- *  ib_async_file    one per open(); owns an event queue. Listed on its
- *                   device under files_lock so the event handler can fan
- *                   out to it from any context.
+ *  ib_async_file    one per open(); owns an event queue. On its device's
+ *                   RCU list (written under files_lock), which the event
+ *                   handler walks from any context; freed after a grace
+ *                   period, so a handler still walking never sees it gone.
  *
  *  ib_async_evq     the bounded queue (evq.c). Storage is allocated at
  *                   open and resize only; pushing never allocates.
@@ -33,8 +34,9 @@
  * -> evq.lock. Object commands hold disassoc_rwsem for reading and the
  * file's obj_mutex; device removal holds disassoc_rwsem for writing, which
  * also keeps every file's object table and list membership still.
- * files_lock and evq.lock are taken with interrupts disabled because
- * events may be delivered from hard-irq context.
+ * evq.lock is taken with interrupts disabled because events may be
+ * delivered from hard-irq context; it is the only lock the event path
+ * takes, one queue at a time.
  */
 #ifndef IB_ASYNC_H
 #define IB_ASYNC_H
@@ -96,8 +98,8 @@ struct ib_async_device {
 	struct rw_semaphore disassoc_rwsem;
 	struct ib_device *ib_dev;	/* NULL once removed */
 
-	spinlock_t files_lock;		/* files; irq-safe for the handler */
-	struct list_head files;
+	spinlock_t files_lock;		/* writers of files */
+	struct list_head files;		/* RCU: the event handler reads it */
 
 	struct ib_event_handler event_handler;
 };
@@ -105,9 +107,19 @@ struct ib_async_device {
 struct ib_async_file {
 	struct ib_async_device *adev;
 	struct list_head list;		/* on adev->files */
+	struct rcu_head rcu;		/* freed after readers of the list */
+	/*
+	 * Closed, but the driver refused to destroy some of its objects:
+	 * kept (on the device's list, queue and all) until removal tries
+	 * again. reap links it for freeing then.
+	 */
+	bool orphaned;
+	struct list_head reap;
 	struct ib_async_evq evq;
 	/* the data path copies only to and from the opener's memory */
 	struct mm_struct *mm;
+	/* what "rdma resource show" calls the file's objects */
+	char owner_name[24];
 
 	struct mutex obj_mutex;		/* objs, wrs and every uobj's users */
 	struct xarray objs;		/* handle -> struct ib_async_uobj */
@@ -199,7 +211,7 @@ struct ib_async_device *ib_async_device_add(struct ib_device *ib_dev);
 void ib_async_device_remove(struct ib_async_device *adev);
 int ib_async_device_attach_file(struct ib_async_device *adev,
 				struct ib_async_file *file);
-void ib_async_device_detach_file(struct ib_async_device *adev,
+bool ib_async_device_detach_file(struct ib_async_device *adev,
 				 struct ib_async_file *file);
 
 /* uobj.c */
@@ -213,7 +225,7 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported);
 int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
 u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj);
-void ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
+u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
 void ib_async_uobj_event(struct ib_event *event, void *context);
 
 /**
@@ -269,6 +281,7 @@ int ib_async_check_qkey(u32 qkey);
 
 /* file.c */
 extern const struct file_operations ib_async_fops;
+void ib_async_file_free(struct ib_async_file *file);
 int ib_async_get_arg(void *karg, size_t ksize, size_t min_size,
 		     void __user *uarg);
 

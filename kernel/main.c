@@ -7,6 +7,7 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 
 #include "ib_async.h"
 
@@ -114,6 +115,8 @@ static void __exit ib_async_exit(void)
 {
 	ib_unregister_client(&ib_async_client);
 	ib_async_device_exit();
+	/* Files freed after a grace period must be gone with the code. */
+	rcu_barrier();
 }
 
 module_init(ib_async_init);

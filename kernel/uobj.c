@@ -273,13 +273,15 @@ static const u32 ib_async_destroy_order[] = {
 /*
  * Destroy the verbs objects of one type. At close the uobjs go too. At
  * device removal they stay as dead handles, their queued records stay
- * readable, and a later destroy of the handle succeeds.
+ * readable, and a later destroy of the handle succeeds. Return: whether
+ * any was destroyed.
  */
-static void ib_async_destroy_type(struct ib_async_file *file, u32 type,
+static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 				  bool removal)
 {
 	struct ib_async_uobj *uobj;
 	unsigned long handle;
+	bool progress = false;
 	u64 reported;
 	int ret;
 
@@ -288,6 +290,8 @@ static void ib_async_destroy_type(struct ib_async_file *file, u32 type,
 			continue;
 		if (!removal) {
 			ret = ib_async_uobj_destroy(uobj, &reported);
+		} else if (uobj->users) {
+			ret = -EBUSY;
 		} else {
 			ret = ib_async_uobj_destroy_hw(uobj);
 			if (!ret) {
@@ -296,10 +300,22 @@ static void ib_async_destroy_type(struct ib_async_file *file, u32 type,
 				uobj->obj = NULL;
 			}
 		}
-		if (ret)
-			pr_err("ib_async: destroying object type %u failed: %d\n",
-			       type, ret);
+		if (!ret)
+			progress = true;
 	}
+	return progress;
+}
+
+static u32 ib_async_live_objs(struct ib_async_file *file)
+{
+	struct ib_async_uobj *uobj;
+	unsigned long handle;
+	u32 n = 0;
+
+	xa_for_each(&file->objs, handle, uobj)
+		if (uobj->obj)
+			n++;
+	return n;
 }
 
 /**
@@ -307,23 +323,42 @@ static void ib_async_destroy_type(struct ib_async_file *file, u32 type,
  * @file: the file
  * @removal: the device is going away (else: the file is being closed)
  *
- * Caller holds disassoc_rwsem (for writing at removal) and no obj_mutex.
+ * A driver may fail a destroy. As ib_uverbs does, the whole set is tried
+ * again, in dependency order, for as long as that makes progress; what is
+ * still alive then stays with its uobj (its handler may still run, and
+ * its requests may still be the device's), to be tried again when the
+ * device is removed. Caller holds disassoc_rwsem (for writing at removal)
+ * and no obj_mutex.
+ *
+ * Return: how many verbs objects are still alive.
  */
-void ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
+u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
 {
 	struct ib_async_uobj *uobj;
 	unsigned long handle;
+	bool progress;
+	u32 left;
 	int i;
 
 	mutex_lock(&file->obj_mutex);
-	for (i = 0; i < ARRAY_SIZE(ib_async_destroy_order); i++)
-		ib_async_destroy_type(file, ib_async_destroy_order[i], removal);
+	/* Closed after removal: what removal could not destroy is leaked. */
+	progress = removal || file->adev->ib_dev;
+	while (progress) {
+		progress = false;
+		for (i = 0; i < ARRAY_SIZE(ib_async_destroy_order); i++)
+			progress |= ib_async_destroy_type(file,
+						ib_async_destroy_order[i],
+						removal);
+		if (!ib_async_live_objs(file))
+			break;
+	}
+	left = ib_async_live_objs(file);
+	if (left && (removal || file->adev->ib_dev))
+		pr_warn("ib_async: %s: %u objects left after the driver refused a destroy%s\n",
+			dev_name(&file->adev->dev), left,
+			removal ? "; leaking them" : "; retrying at removal");
 	if (!removal) {
-		/*
-		 * What is left was destroyed by removal earlier. An object
-		 * whose driver refused to die keeps its uobj: its handler may
-		 * still run.
-		 */
+		/* What removal destroyed earlier leaves dead handles. */
 		xa_for_each(&file->objs, handle, uobj) {
 			if (uobj->obj)
 				continue;
@@ -333,6 +368,7 @@ void ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
 		}
 	}
 	mutex_unlock(&file->obj_mutex);
+	return left;
 }
 
 /*
