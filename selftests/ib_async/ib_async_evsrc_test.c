@@ -9,6 +9,7 @@
  * The tests run in order; the destructive ones (fatal, unregister) come
  * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
+#include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
 #define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
@@ -279,6 +280,84 @@ TEST_F(evsrc, raise_rejects_bad_input)
 		EXPECT_EQ(2, sscanf(line, "%7s %u", kind, &id)) TH_LOG("%s", line);
 	}
 	fclose(f);
+}
+
+/* A PD, CQ and UD QP on @fd; the QP's number in *@qpn. */
+static int evsrc_qp(int fd, uint32_t *qp, uint32_t *qpn)
+{
+	struct ib_async_create_qp a = {};
+	uint32_t pd, cq;
+	int ret;
+
+	ret = create_pd(fd, &pd);
+	if (!ret)
+		ret = create_cq(fd, 1, 8, &cq);
+	if (!ret)
+		ret = create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_UD, &a);
+	*qp = a.handle;
+	*qpn = a.qp_num;
+	return ret;
+}
+
+/*
+ * evsrc's fail_destroy file makes its next QP destroys fail with EIO. A
+ * failed DESTROY changes nothing; close tries again, as ib_uverbs does,
+ * so a driver that fails once leaves nothing behind.
+ */
+TEST_F(evsrc, driver_failing_destroy_changes_nothing_and_close_retries)
+{
+	uint32_t qp, qpn;
+	int fd;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, evsrc_qp(fd, &qp, &qpn));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "1"));
+	EXPECT_EQ(-EIO, destroy(fd, IB_ASYNC_OBJ_QP, qp, NULL));
+	EXPECT_LE(0, query_qp_state(fd, qp));
+	EXPECT_LE(0, evsrc_find("qp", qpn));
+	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_QP, qp, NULL));
+	EXPECT_EQ(-1, evsrc_find("qp", qpn));
+
+	ASSERT_EQ(0, evsrc_qp(fd, &qp, &qpn));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "1"));
+	close(fd);
+	EXPECT_EQ(-1, evsrc_find("qp", qpn));
+}
+
+/*
+ * A driver that refuses every destroy at close: the file's objects (and
+ * the queue their handlers push to) stay until removal tries again, so an
+ * event on the QP after close touches nothing freed; removal destroys it.
+ */
+TEST_F_TIMEOUT(evsrc, driver_refusing_at_close_is_retried_at_removal, 120)
+{
+	uint32_t qp, qpn;
+	int fd, id;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, evsrc_qp(fd, &qp, &qpn));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "1000000"));
+	iba_sh("dmesg -c >/dev/null");
+	close(fd);
+	id = evsrc_find("qp", qpn);
+	ASSERT_LE(0, id);
+	EXPECT_EQ(0, evsrc_raise("QP_FATAL qp:%d", id));
+	EXPECT_EQ(0, evsrc_raise("COMM_EST qp:%d %s 100", id, evsrc_hard()));
+	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'retrying at removal'"));
+
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "0"));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0,
+				     IBA_EVENT_TIMEOUT_MS));
+	EXPECT_NE(0, iba_sh("dmesg | grep -q 'leaking them'"));
+	/* The tests after this one want evsrc0 back. */
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 1,
+				     IBA_EVENT_TIMEOUT_MS));
 }
 
 /*

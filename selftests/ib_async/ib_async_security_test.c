@@ -15,7 +15,8 @@
  *  - an argument is copied in before any lock is taken: a caller stuck in
  *    a page fault holds up nobody else;
  *  - argsz is capped, object types and P_Key indexes are not truncated,
- *    handles are never reused.
+ *    handles are never reused;
+ *  - rdma resource show names the process an object was made for.
  */
 #include <linux/userfaultfd.h>
 #include <poll.h>
@@ -651,6 +652,36 @@ TEST_F(sec, object_type_and_pkey_index_are_not_truncated)
 	/* The PD is still there. */
 	d.obj_type = IB_ASYNC_OBJ_PD;
 	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
+}
+
+/* rdma resource show names the process a QP was made for. */
+TEST_F(sec, rdma_resource_show_names_the_owner)
+{
+	struct ib_async_create_qp qp;
+	char want[64], line[512];
+	int found = 0;
+	FILE *f;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_ASYNC_QPT_UD, &qp));
+	f = popen("rdma resource show qp 2>/dev/null", "r");
+	ASSERT_NE(NULL, f);
+	snprintf(want, sizeof(want), "lqpn %u ", qp.qp_num);
+	while (fgets(line, sizeof(line), f)) {
+		char owner[32];
+
+		if (!strstr(line, want))
+			continue;
+		snprintf(owner, sizeof(owner), "[ib_async[%d]]", getpid());
+		found = strstr(line, owner) ? 1 : -1;
+		if (found < 0)
+			TH_LOG("%s", line);
+	}
+	pclose(f);
+	if (!found)
+		SKIP(return, "rdma resource show listed no such QP");
+	EXPECT_EQ(1, found);
 }
 
 TEST_HARNESS_MAIN

@@ -53,6 +53,8 @@ struct evsrc_dev {
 	bool dead;
 	/* set once by the fatal file: object creation fails with -EIO */
 	bool fatal;
+	/* the fail_destroy file: QP destroys still to refuse with -EIO */
+	atomic_t fail_destroy;
 	enum ib_port_state port_state[EVSRC_NPORTS + 1];
 	struct dentry *dir;
 };

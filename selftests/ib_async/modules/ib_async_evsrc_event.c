@@ -430,6 +430,8 @@ void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent)
 			    &evsrc_objects_fops);
 	debugfs_create_file("raise", 0200, edev->dir, edev, &evsrc_raise_fops);
 	debugfs_create_file("fatal", 0200, edev->dir, edev, &evsrc_fatal_fops);
+	debugfs_create_atomic_t("fail_destroy", 0600, edev->dir,
+				&edev->fail_destroy);
 	debugfs_create_file("unregister", 0200, edev->dir, edev,
 			    &evsrc_unregister_fops);
 }

@@ -308,6 +308,10 @@ static int evsrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct evsrc_qp *qp = container_of(ibqp, struct evsrc_qp, ibqp);
 
+	/* A driver whose destroy fails: the QP stays, events and all. */
+	if (atomic_add_unless(&to_edev(ibqp->device)->fail_destroy, -1, 0))
+		return -EIO;
+
 	evsrc_obj_del(&qp->obj);
 	mutex_destroy(&qp->lock);
 	return 0;
