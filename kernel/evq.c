@@ -62,6 +62,8 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap)
 	q->cap = cap;
 	q->head = 0;
 	q->len = 0;
+	q->hole_at = 0;
+	q->holes = 0;
 	q->next_seq = 1;
 	q->lost = 0;
 	q->ended = false;
@@ -428,18 +430,32 @@ ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 	return n > 0 ? n * IB_ASYNC_REC_SIZE : n;
 }
 
+/*
+ * Slots a purge moves or drops per lock hold: interrupts stay off for a
+ * bounded time, however long the queue.
+ */
+#define IB_ASYNC_PURGE_CHUNK	256
+
 /**
  * ib_async_evq_purge - drop the unread records of a destroyed object
  * @q: the queue
  * @owner: the object, whose verbs object no longer exists
  *
+ * The ring is compacted in chunks with the lock dropped in between: the
+ * slots emptied so far form one run of holes that moves towards the tail.
+ * Producers keep appending behind it meanwhile (their full-queue check
+ * counts the holes, so an event may be counted lost a little early while
+ * a purge runs); readers and resizes wait on read_mutex. Called with no
+ * lock that device removal or another file waits for.
+ *
  * Return: how many of the object's events reached the user.
  */
 u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
 {
+	struct ib_async_slot *slot;
 	unsigned long flags;
+	u32 r = 0, w = 0, end;
 	u64 reported;
-	u32 i, kept = 0;
 
 	/*
 	 * Most objects have nothing queued (PDs and AHs never do): then
@@ -457,15 +473,29 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
 	/* A reader between snapshot and consume relies on the head. */
 	mutex_lock(&q->read_mutex);
 	spin_lock_irqsave(&q->lock, flags);
-	for (i = 0; i < q->len; i++) {
-		if (evq_slot(q, i)->owner == owner)
-			continue;
-		if (kept != i)
-			*evq_slot(q, kept) = *evq_slot(q, i);
-		kept++;
+	for (;;) {
+		end = min(q->len, r + IB_ASYNC_PURGE_CHUNK);
+		for (; r < end; r++) {
+			slot = evq_slot(q, r);
+			if (slot->owner == owner) {
+				owner->queued--;
+				continue;
+			}
+			if (w != r)
+				*evq_slot(q, w) = *slot;
+			w++;
+		}
+		/* Done: all dropped, and nothing behind a hole to move. */
+		if (r == q->len || (!owner->queued && r == w))
+			break;
+		q->hole_at = w;
+		q->holes = r - w;
+		spin_unlock_irqrestore(&q->lock, flags);
+		cond_resched();
+		spin_lock_irqsave(&q->lock, flags);
 	}
-	q->len = kept;
-	owner->queued = 0;
+	q->len -= r - w;
+	q->holes = 0;
 	reported = owner->events_reported;
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
@@ -487,6 +517,11 @@ void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_uobj *owner)
 
 	spin_lock_irqsave(&q->lock, flags);
 	for (i = 0; owner->queued && i < q->len; i++) {
+		/* A purge in progress elsewhere: its holes hold stale copies. */
+		if (i == q->hole_at && q->holes) {
+			i += q->holes - 1;
+			continue;
+		}
 		if (evq_slot(q, i)->owner == owner) {
 			evq_slot(q, i)->owner = NULL;
 			owner->queued--;
@@ -504,10 +539,10 @@ __poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
 	poll_wait(filp, &q->wait, wait);
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->len)
+	if (q->len - q->holes)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (q->dead)
-		mask |= q->len ? EPOLLHUP : EPOLLHUP | EPOLLERR;
+		mask |= q->len - q->holes ? EPOLLHUP : EPOLLHUP | EPOLLERR;
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	return mask;
@@ -519,7 +554,7 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 
 	spin_lock_irqsave(&q->lock, flags);
 	st->cap = q->cap;
-	st->queued = q->len;
+	st->queued = q->len - q->holes;
 	st->lost = q->lost;
 	st->next_seq = q->next_seq;
 	spin_unlock_irqrestore(&q->lock, flags);

@@ -78,7 +78,13 @@ struct ib_async_evq {
 	struct ib_async_slot *ring;
 	u32 cap;
 	u32 head;
-	u32 len;
+	u32 len;			/* slots in use, holes included */
+	/*
+	 * While a purge compacts the ring with the lock dropped between
+	 * chunks, slots [hole_at, hole_at + holes) hold no record.
+	 */
+	u32 hole_at;
+	u32 holes;
 	u64 next_seq;
 	u64 lost;
 	/* a DEVICE_FATAL record was queued: the stream takes nothing more */
