@@ -9,7 +9,8 @@
 # Environment: BENCH_REPS (default 5), BENCH_LAT_K latency samples per run
 # (default 1000), BENCH_SIZES stalled-reader storms (default
 # "10000 100000 1000000"), BENCH_DRAIN_N (100000), BENCH_FAN_N (10000),
-# BENCH_FAN_CTX ("1 10 100"), IBASYNC_RXE (rxe0).
+# BENCH_FAN_CTX ("1 10 100"), BENCH_DESTROY_N records queued while
+# objects are destroyed (1048576), IBASYNC_RXE (rxe0).
 #
 # Runs in /payload: ibbench-uverbs, ibbench-ibasync, table.awk, host.txt.
 
@@ -20,6 +21,7 @@ SIZES=${BENCH_SIZES:-"10000 100000 1000000"}
 DRAIN_N=${BENCH_DRAIN_N:-100000}
 FAN_N=${BENCH_FAN_N:-10000}
 FAN_CTX=${BENCH_FAN_CTX:-"1 10 100"}
+DESTROY_N=${BENCH_DESTROY_N:-1048576}
 DEV=${IBASYNC_RXE:-rxe0}
 STORM_KO=/usr/lib/ib_async/test/ib_async_storm.ko
 MAXQ=/sys/module/ib_async/parameters/max_queue_len
@@ -81,6 +83,8 @@ while [ "$rep" -le "$REPS" ]; do
 	progress "rep $rep/$REPS: latency, $LAT_K events per reader"
 	both latency "$LAT_K" blocking
 	both latency "$LAT_K" epoll
+	progress "rep $rep/$REPS: destroy with $DESTROY_N records queued"
+	IBASYNC_QUEUE_LEN=$DESTROY_N both destroy "$DESTROY_N"
 	rep=$((rep + 1))
 done
 progress "done"

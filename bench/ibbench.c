@@ -583,12 +583,66 @@ static void mode_latency(int k, int use_epoll)
 	free(lat);
 }
 
+static double us_since(uint64_t t0)
+{
+	return (now_ns() - t0) / 1000.0;
+}
+
+/*
+ * With n unaffiliated records queued on the context (a stalled reader),
+ * destroy a QP, a CQ and a PD, none of which has a record of its own:
+ * what a destroy costs when the queue is long.
+ */
+static void mode_destroy(unsigned long n)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	double qp_us, cq_us, pd_us;
+	struct ibv_context *ctx;
+	unsigned long got;
+	uint64_t t0;
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+
+	ctx = open_ctx();
+	quiesce(ctx);
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = cq ? ibv_create_qp(pd, &init) : NULL;
+	if (!qp)
+		die("PD, CQ or QP");
+	storm(n);
+	t0 = now_ns();
+	if (ibv_destroy_qp(qp))
+		die("ibv_destroy_qp");
+	qp_us = us_since(t0);
+	t0 = now_ns();
+	if (ibv_destroy_cq(cq))
+		die("ibv_destroy_cq");
+	cq_us = us_since(t0);
+	t0 = now_ns();
+	if (ibv_dealloc_pd(pd))
+		die("ibv_dealloc_pd");
+	pd_us = us_since(t0);
+	got = drain_nonblock(ctx);
+	ibv_close_device(ctx);
+	printf("side=%s mode=destroy n=%lu got=%lu qp_us=%.1f cq_us=%.1f "
+	       "pd_us=%.1f\n", BENCH_SIDE, n, got, qp_us, cq_us, pd_us);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ibbench-{uverbs,ibasync} [-d ibdev] stall N | idle N |\n"
 		"       drain N |\n"
-		"       fanout N CONTEXTS | latency K blocking|epoll\n");
+		"       fanout N CONTEXTS | latency K blocking|epoll |\n"
+		"       destroy N\n");
 	exit(2);
 }
 
@@ -613,6 +667,8 @@ int main(int argc, char **argv)
 		mode_drain(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(mode, "fanout") && argc > 3)
 		mode_fanout(strtoul(argv[2], NULL, 0), atoi(argv[3]));
+	else if (!strcmp(mode, "destroy"))
+		mode_destroy(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(mode, "latency") && argc > 3)
 		mode_latency(atoi(argv[2]), !strcmp(argv[3], "epoll"));
 	else

@@ -89,6 +89,11 @@ function row(w, a1, a2, a3, a4, a5, a6, a7, a8,    n, i, a, s) {
 	} else if (mode == "latency") {
 		g = side SUBSEP "lat" SUBSEP F["reader"]
 		add(g, "p50", F["p50_us"]); add(g, "p99", F["p99_us"])
+	} else if (mode == "destroy") {
+		g = side SUBSEP "destroy"
+		DN = F["n"]
+		add(g, "qp", F["qp_us"]); add(g, "cq", F["cq_us"])
+		add(g, "pd", F["pd_us"])
 	}
 }
 END {
@@ -234,4 +239,20 @@ END {
 	printf "%s us blocking, %s us epoll).\n", LR[1], LR[2]
 	printf "Target: p99 no worse than ib_uverbs: %s\n", lat_ok == 2 ? \
 		"**met within noise** (above the median, inside ib_uverbs' own range)" : yn(lat_ok)
+
+	# ---- 5. destroy with a long queue
+	printf "\n5. Destroy of a QP, a CQ and a PD (no records of their own) with %s\n", pow10(DN)
+	printf "   records queued on the context, microseconds\n\n"
+	w = "10 10 10 10"
+	print rule(w)
+	print row(w, "", "QP", "CQ", "PD")
+	print rule(w)
+	split("uverbs ib_async", S, " ")
+	for (i = 1; i <= 2; i++) {
+		g = S[i] SUBSEP "destroy"
+		print row(w, S[i] == "uverbs" ? "ib_uverbs" : S[i],
+			sprintf("%.0f", median(g, "qp")), sprintf("%.0f", median(g, "cq")),
+			sprintf("%.0f", median(g, "pd")))
+	}
+	print rule(w)
 }
