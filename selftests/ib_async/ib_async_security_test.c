@@ -18,11 +18,14 @@
  *    handles are never reused;
  *  - rdma resource show names the process an object was made for.
  */
+#include <linux/netlink.h>
 #include <linux/userfaultfd.h>
+#include <rdma/rdma_netlink.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <grp.h>
 #include <sys/wait.h>
@@ -371,6 +374,79 @@ struct qkey_case {
 	uint32_t qkey;
 };
 
+/*
+ * The rdma netlink "privileged-qkey" setting (bookworm's rdma tool cannot
+ * set it): 0 or -errno from the kernel's acknowledgment.
+ */
+static int set_privileged_qkey(uint8_t on)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct nlattr na;
+		uint8_t val[4];
+	} req = {
+		.nh = {
+			.nlmsg_len = sizeof(req),
+			.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+						       RDMA_NLDEV_CMD_SYS_SET),
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+			.nlmsg_seq = 1,
+		},
+		.na = {
+			.nla_len = NLA_HDRLEN + 1,
+			.nla_type = RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE,
+		},
+		.val = { on },
+	};
+	struct {
+		struct nlmsghdr nh;
+		struct nlmsgerr err;
+		char more[256];
+	} ack;
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, sizeof(req), 0) != sizeof(req)) {
+		close(fd);
+		return -EIO;
+	}
+	n = recv(fd, &ack, sizeof(ack), 0);
+	close(fd);
+	if (n < (ssize_t)(sizeof(ack.nh) + sizeof(ack.err)) ||
+	    ack.nh.nlmsg_type != NLMSG_ERROR)
+		return -EIO;
+	return ack.err.error;
+}
+
+/* Exit 0 if a controlled Q_Key is accepted on a UD QP and a UD send. */
+static int qkey_allowed(void *p)
+{
+	struct qkey_case *c = p;
+	struct ib_async_qp_attr a = { .port_num = 1, .qkey = c->qkey };
+	struct ib_async_qp_attr q = { .argsz = sizeof(q) };
+	struct ib_async_create_qp qp, s;
+	uint32_t pd, cq, ah;
+	int fd = open(c->node, O_RDWR);
+
+	if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
+	    create_qp(fd, 1, pd, cq, IB_ASYNC_QPT_UD, &qp) ||
+	    create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_UD, &s))
+		return 30;
+	if (modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+		      IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY, &a))
+		return 31;
+	q.handle = qp.handle;
+	if (ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q) || q.qkey != c->qkey)
+		return 32;
+	if (ud_to_rts(fd, s.handle) || own_ah(fd, pd, c->ibdev, &ah))
+		return 33;
+	if (post_send(fd, s.handle, 1, "x", 1, ah, qp.qp_num, c->qkey))
+		return 34;
+	return 0;
+}
+
 /* Exit 0 if setting @qkey on a UD QP gave EPERM and changed nothing. */
 static int qkey_refused(void *p)
 {
@@ -414,6 +490,11 @@ TEST_F(sec, controlled_qkey_needs_cap_net_raw)
 	IBA_SKIPPED_IN_SETUP();
 	if (geteuid())
 		SKIP(return, "needs root to drop to an unprivileged user");
+	EXPECT_EQ(0, as_nobody(qkey_refused, &c, 0));
+	/* With the rdma netlink setting on, anyone may, as for ib_uverbs. */
+	ASSERT_EQ(0, set_privileged_qkey(1));
+	EXPECT_EQ(0, as_nobody(qkey_allowed, &c, 0));
+	ASSERT_EQ(0, set_privileged_qkey(0));
 	EXPECT_EQ(0, as_nobody(qkey_refused, &c, 0));
 	/* The privileged caller may. */
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
