@@ -22,6 +22,11 @@ KSFT_DIR := $(LINUX_TOOLS)/tools/testing/selftests
 SELFTESTS := $(CURDIR)/selftests/ib_async
 TEST_MODULES := $(SELFTESTS)/modules
 
+# Targets that build against the guest kernel stop with one line when its
+# headers are missing (a fresh machine): `make deps` installs them.
+need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel build tree \
+	at '$(KDIR)': run 'make deps' first, or pass KDIR=<tree>))
+
 # make expands $ in command-line variables; keep the guest command verbatim.
 export RAW_CMD := $(value CMD)
 
@@ -37,9 +42,11 @@ deps:
 	@scripts/install-deps.sh
 
 module:
+	$(need-kdir)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 test-modules:
+	$(need-kdir)
 	$(MAKE) -C $(KDIR) M=$(TEST_MODULES) W=1 modules
 
 user:
@@ -54,7 +61,7 @@ selftests: linux-tools user
 # The guest's overlay: what /init finds under / at boot.
 stage: all
 	rm -rf $(STAGE)
-	install -D -m 0644 ib_async.ko $(STAGE)/usr/lib/ib_async/ib_async.ko
+	install -D -m 0644 kernel/ib_async.ko $(STAGE)/usr/lib/ib_async/ib_async.ko
 	install -d $(STAGE)/usr/lib/ib_async/test
 	install -m 0644 $(TEST_MODULES)/*.ko $(STAGE)/usr/lib/ib_async/test/
 	$(MAKE) -C user install DESTDIR=$(STAGE)
@@ -101,6 +108,7 @@ check-run: stage
 		$(if $(RT_KVER),--rt-kver $(RT_KVER) --rt-stage $(RT_STAGE))
 
 lint: linux-tools
+	$(need-kdir)
 	scripts/lint.sh --kdir $(KDIR) --linux-tools $(LINUX_TOOLS)
 
 # make bench: ib_async beside ib_uverbs, one guest boot (bench/,

@@ -28,5 +28,5 @@ shopt -s nullglob
 
 rm -rf "$out"
 cp -a "$stage" "$out"
-install -m 0644 "$work/ib_async/ib_async.ko" "$out/usr/lib/ib_async/"
+install -m 0644 "$work/ib_async/kernel/ib_async.ko" "$out/usr/lib/ib_async/"
 install -m 0644 "$work"/test/*.ko "$out/usr/lib/ib_async/test/"
