@@ -74,10 +74,10 @@ int ib_async_ucmd_lock(struct ib_async_ucmd *u)
 	down_read(&adev->disassoc_rwsem);
 	mutex_lock(&u->file->obj_mutex);
 	u->ib_dev = adev->ib_dev;
-	if (u->ib_dev)
+	if (u->ib_dev && u->ib_dev->kverbs_provider)
 		return 0;
 	ib_async_ucmd_unlock(u);
-	return -ENODEV;
+	return u->ib_dev ? -EOPNOTSUPP : -ENODEV;
 }
 
 void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
@@ -704,6 +704,14 @@ static int ib_async_cmd_dispatch(struct ib_async_ucmd *c, unsigned int cmd)
 	}
 }
 
+/* Commands a device without kernel verbs still answers. */
+static bool ib_async_cmd_is_query(unsigned int cmd)
+{
+	return cmd == IB_ASYNC_IOC_QUERY_DEVICE ||
+	       cmd == IB_ASYNC_IOC_QUERY_PORT ||
+	       cmd == IB_ASYNC_IOC_QUERY_GID || cmd == IB_ASYNC_IOC_QUERY_PKEY;
+}
+
 /* Run a command that needs nothing but the locks around it. */
 static long ib_async_cmd_locked(struct ib_async_ucmd *u, unsigned int cmd)
 {
@@ -716,6 +724,9 @@ static long ib_async_cmd_locked(struct ib_async_ucmd *u, unsigned int cmd)
 	/* Destroy keeps working after removal so programs can clean up. */
 	if (!u->ib_dev && cmd != IB_ASYNC_IOC_DESTROY)
 		ret = -ENODEV;
+	else if (u->ib_dev && !u->ib_dev->kverbs_provider &&
+		 !ib_async_cmd_is_query(cmd))
+		ret = -EOPNOTSUPP;
 	else
 		ret = ib_async_cmd_dispatch(u, cmd);
 	mutex_unlock(&u->file->obj_mutex);

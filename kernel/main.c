@@ -60,10 +60,16 @@ static void ib_async_remove_one(struct ib_device *ib_dev, void *client_data)
 	ib_async_device_remove(client_data);
 }
 
+/*
+ * Events need no kernel verbs, so every device gets a node: devices that
+ * lack the mandatory kernel verbs (kverbs_provider false) refuse only the
+ * object and data-path commands (EOPNOTSUPP).
+ */
 static struct ib_client ib_async_client = {
-	.name	= "ib_async",
-	.add	= ib_async_add_one,
-	.remove	= ib_async_remove_one,
+	.name		= "ib_async",
+	.add		= ib_async_add_one,
+	.remove		= ib_async_remove_one,
+	.no_kverbs_req	= true,
 };
 
 static int __init ib_async_init(void)

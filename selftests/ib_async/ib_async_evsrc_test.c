@@ -282,6 +282,38 @@ TEST_F(evsrc, raise_rejects_bad_input)
 	fclose(f);
 }
 
+/*
+ * A device without the kernel verbs ib_core requires of kernel clients
+ * (evsrc added with "nokverbs": no MR verbs) still gets a node and its
+ * events; queries work, object commands are EOPNOTSUPP.
+ */
+TEST_F_TIMEOUT(evsrc, device_without_kernel_verbs_gets_events, 60)
+{
+	struct ib_async_port_attr port = { .argsz = sizeof(port),
+					   .port_num = 1 };
+	struct ib_async_event ev;
+	struct ib_async_info info;
+	struct iba_dev dev;
+	uint32_t pd;
+	int fd;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", "evsrc7 nokverbs"));
+	ASSERT_EQ(0, evsrc_wait_node("evsrc7", &dev, 1, IBA_EVENT_TIMEOUT_MS));
+	fd = open(dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, iba_get_info(fd, &info));
+	EXPECT_STREQ("evsrc7", info.ibdev_name);
+	EXPECT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_PORT, &port));
+	EXPECT_EQ(-EOPNOTSUPP, create_pd(fd, &pd));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/evsrc7/raise", "PORT_ERR port:1"));
+	ASSERT_EQ(0, iba_read_one(fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	check_port_rec(_metadata, &ev, IB_ASYNC_EV_PORT_ERR, 1);
+	close(fd);
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/evsrc7/unregister", "1"));
+	EXPECT_EQ(0, evsrc_wait_node("evsrc7", NULL, 0, IBA_EVENT_TIMEOUT_MS));
+}
+
 /* A PD, CQ and UD QP on @fd; the QP's number in *@qpn. */
 static int evsrc_qp(int fd, uint32_t *qp, uint32_t *qpn)
 {

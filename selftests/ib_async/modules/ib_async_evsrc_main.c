@@ -173,7 +173,8 @@ void evsrc_fence(struct evsrc_dev *edev)
 	up_write(&edev->raise_rwsem);
 }
 
-static int evsrc_add(const char *name)
+/* @kverbs false: no MR verbs, so the core sees no kernel verbs provider. */
+static int evsrc_add(const char *name, bool kverbs)
 {
 	struct evsrc_dev *edev;
 	u32 port;
@@ -200,6 +201,11 @@ static int evsrc_add(const char *name)
 	edev->ibdev.local_dma_lkey = 0;
 	ib_set_device_ops(&edev->ibdev, &evsrc_dev_ops);
 	ib_set_device_ops(&edev->ibdev, &evsrc_verbs_ops);
+	if (!kverbs) {
+		edev->ibdev.ops.get_dma_mr = NULL;
+		edev->ibdev.ops.reg_user_mr = NULL;
+		edev->ibdev.ops.dereg_mr = NULL;
+	}
 
 	ret = ib_register_device(&edev->ibdev, name, NULL);
 	if (ret) {
@@ -224,13 +230,17 @@ static int evsrc_add(const char *name)
 }
 
 /*
- * Write a name ("evsrc%d" when empty) to register one more device. Names
- * are restricted to what is safe in sysfs and debugfs.
+ * Write a name ("evsrc%d" when empty) to register one more device, with
+ * " nokverbs" after it for one without the kernel verbs ib_core requires
+ * of kernel clients. Names are restricted to what is safe in sysfs and
+ * debugfs.
  */
 static ssize_t evsrc_add_write(struct file *file, const char __user *ubuf,
 			       size_t len, loff_t *ppos)
 {
-	char name[IB_DEVICE_NAME_MAX];
+	static const char nokverbs[] = " nokverbs";
+	char name[IB_DEVICE_NAME_MAX + sizeof(nokverbs)];
+	bool kverbs = true;
 	size_t n, i;
 	int ret;
 
@@ -243,12 +253,20 @@ static ssize_t evsrc_add_write(struct file *file, const char __user *ubuf,
 	if (n + 1 < len || (n < len && name[n] != '\n'))
 		return -EINVAL;
 	name[n] = '\0';
+	if (n >= strlen(nokverbs) &&
+	    !strcmp(name + n - strlen(nokverbs), nokverbs)) {
+		kverbs = false;
+		n -= strlen(nokverbs);
+		name[n] = '\0';
+	}
+	if (n >= IB_DEVICE_NAME_MAX)
+		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (!isalnum(name[i]) && !strchr("_-%", name[i]))
 			return -EINVAL;
 	if (n && strchr(name, '%') && !strstr(name, "%d"))
 		return -EINVAL;
-	ret = evsrc_add(n ? name : "evsrc%d");
+	ret = evsrc_add(n ? name : "evsrc%d", kverbs);
 	return ret ? ret : len;
 }
 
@@ -289,7 +307,7 @@ static int __init evsrc_init(void)
 	evsrc_add_file = debugfs_create_file("add", 0200, evsrc_root, NULL,
 					     &evsrc_add_fops);
 	for (i = 0; i < ndev && !ret; i++)
-		ret = evsrc_add("evsrc%d");
+		ret = evsrc_add("evsrc%d", true);
 	if (ret) {
 		debugfs_remove(evsrc_add_file);
 		evsrc_remove_all();
