@@ -94,11 +94,12 @@ static void evq_wake(struct ib_async_evq *q)
 	kill_fasync(&q->fasync, SIGIO, POLL_IN);
 }
 
-/* Called with q->lock held and the queue full. */
+/* The queue is full: count the event lost. */
 static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
 {
 	struct ib_async_event *rec;
 
+	lockdep_assert_held(&q->lock);
 	q->lost++;
 	if (q->len) {
 		rec = evq_at(q, q->len - 1);
@@ -122,14 +123,15 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
 }
 
 /*
- * Queue the record that ends the stream. It goes in the last reserved
- * slot, so it always fits, even after an overflow record. Called with
- * q->lock held and the stream not ended.
+ * Queue the record that ends the stream (not ended yet). It goes in the
+ * last reserved slot, so it always fits, even after an overflow record.
  */
 static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
 {
-	struct ib_async_slot *slot = evq_slot(q, q->len++);
+	struct ib_async_slot *slot;
 
+	lockdep_assert_held(&q->lock);
+	slot = evq_slot(q, q->len++);
 	slot->rec = *ev;
 	slot->rec.seq = q->next_seq++;
 	slot->rec.count = 1;
@@ -280,13 +282,14 @@ static u32 evq_snapshot(struct ib_async_evq *q, u32 off, u32 max)
 
 /*
  * Remove the leading records whose sequence numbers end at or before @seq:
- * what a peeking reader has finished with. Called with read_mutex held.
+ * what a peeking reader has finished with.
  */
 static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 {
 	struct ib_async_slot *slot;
 	unsigned long flags;
 
+	lockdep_assert_held(&q->read_mutex);
 	spin_lock_irqsave(&q->lock, flags);
 	while (q->len) {
 		slot = evq_slot(q, 0);

@@ -171,9 +171,10 @@ static int ib_async_resize_cq(struct ib_async_ucmd *u)
 	return 0;
 }
 
-/* Called by ib_async_cmd() with the device pinned and obj_mutex held. */
+/* Run by ib_async_cmd() with the device pinned. */
 int ib_async_cmd_query(struct ib_async_ucmd *u, unsigned int cmd)
 {
+	lockdep_assert_held(&u->file->obj_mutex);
 	switch (cmd) {
 	case IB_ASYNC_IOC_QUERY_DEVICE:
 		return ib_async_query_device(u);

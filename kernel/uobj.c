@@ -76,8 +76,8 @@ static int ib_async_handle_alloc(struct ib_async_file *file,
 }
 
 /*
- * Called with obj_mutex held and the device present; the handle and the
- * cgroup charge exist before the verbs object.
+ * With the device present; the handle and the cgroup charge exist before
+ * the verbs object.
  */
 struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 					u64 cookie)
@@ -203,8 +203,8 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
  * ib_async_uobj_destroy_begin - destroy an object's verbs object and handle
  * @uobj: the object, from ib_async_uobj_get() or already dead
  *
- * Called with obj_mutex held. The verbs object goes first: once it is
- * destroyed the driver calls no handler for it, so the purge that
+ * The verbs object goes first: once it is destroyed the driver calls no
+ * handler for it, so the purge that
  * ib_async_uobj_destroy_end() does cannot miss a record. The handle is
  * gone on success, so no other command can find the object meanwhile.
  *
