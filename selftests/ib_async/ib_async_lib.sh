@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the ib_async shell selftests (sourced, POSIX sh).
+# shellcheck shell=sh
 
 ksft_pass=0
 ksft_fail=1

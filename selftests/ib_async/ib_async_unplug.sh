@@ -28,6 +28,9 @@
 # for comparison, the same removal with an rdma-core program holding the
 # device through ib_uverbs (logged, not asserted: on 6.1 it blocks until
 # the program exits).
+# Functions here also run by name through check, wait_for and trap, calls
+# that shellcheck cannot see: it would call their bodies unreachable.
+# shellcheck disable=SC2317
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 PATH=$(pwd):$PATH
@@ -55,7 +58,7 @@ node_of() { # node_of IBDEV: its ib_async node, or nothing
 }
 rxe_node() { node_of rxe0; }
 port_active() {
-	[ "$(cat /sys/class/infiniband/$1/ports/1/state 2>/dev/null)" = "4: ACTIVE" ]
+	[ "$(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null)" = "4: ACTIVE" ]
 }
 EVSRC_KO=/usr/lib/ib_async/test/ib_async_evsrc.ko
 EVSRC=/sys/kernel/debug/ib_async_evsrc
@@ -81,6 +84,8 @@ add_dev() {
 # logged with the step that failed.
 add_veth() {
 	if ! out=$(ip link add veth0 type veth peer name veth1 2>&1); then
+		# Names listed for a human reading the log, not parsed.
+		# shellcheck disable=SC2012
 		log "ip link add: $out; class/net: $(ls /sys/class/net | tr '\n' ' ');" \
 			"virtual/net: $(ls /sys/devices/virtual/net 2>&1 | tr '\n' ' ');" \
 			"links: $(ip -o link 2>&1 | cut -c1-60 | tr '\n' '|')"
@@ -115,10 +120,10 @@ dev_res() { rdma resource show 2>/dev/null | grep -c -e " $1/" -e " $1 "; }
 
 start_holders() {
 	for m in $MODES; do
-		if [ $m = shim ]; then
+		if [ "$m" = shim ]; then
 			IB_ASYNC_IBDEV=$1 ib_async_shim_holder > "$tmp/$m.out" 2>&1 &
 		else
-			IB_ASYNC_IBDEV=$1 ib_async_holder $m > "$tmp/$m.out" 2>&1 &
+			IB_ASYNC_IBDEV=$1 ib_async_holder "$m" > "$tmp/$m.out" 2>&1 &
 		fi
 		echo $! > "$tmp/$m.pid"
 	done
@@ -152,9 +157,9 @@ new_dev_delivers() {
 	if [ "$1" = rxe0 ]; then
 		ip link set veth1 down; ip link set veth1 up
 	else
-		echo "SM_CHANGE port:1" > $EVSRC/evsrc0/raise
+		echo "SM_CHANGE port:1" > "$EVSRC/evsrc0/raise"
 	fi
-	wait $wpid && grep -q "$2" "$tmp/watch"
+	wait "$wpid" && grep -q "$2" "$tmp/watch"
 }
 
 PATHS="link netdev rmmod"
@@ -168,7 +173,7 @@ fi
 # netdev was listed; not reproduced in a dedicated run. Until that is
 # understood the netdev path runs on the stock and RT kernels only.
 if kasan_quarantine && [ "${IB_ASYNC_REQUIRE:-0}" = 1 ]; then
-	PATHS=$(echo $PATHS | sed 's/netdev//')
+	PATHS=$(echo "$PATHS" | sed 's/netdev//')
 	ok "netdev_path # SKIP veth re-add fails with EEXIST on the debug kernel under make check"
 fi
 if [ -d $EVSRC ] || { [ -r $EVSRC_KO ] && insmod $EVSRC_KO; }; then
@@ -178,18 +183,18 @@ else
 	ok "evsrc_paths # SKIP no $EVSRC_KO"
 fi
 for path in $PATHS; do
-	dev=$(dev_of $path)
-	baseline=$(dev_res $dev)
-	old=$(node_of $dev)
-	check "${path}_holders_ready" start_holders $dev
+	dev=$(dev_of "$path")
+	baseline=$(dev_res "$dev")
+	old=$(node_of "$dev")
+	check "${path}_holders_ready" start_holders "$dev"
 	t0=$(ms)
-	remove_dev $path
+	remove_dev "$path"
 	rc=$?
 	t1=$(ms)
 	log "$path: removal returned $rc after $((t1 - t0)) ms"
 	check "${path}_removal_returns_within_${BOUND}s" \
 		test $rc = 0 -a $((t1 - t0)) -lt $((BOUND * 1000 + 1000))
-	wait_for $BOUND holders_done
+	wait_for "$BOUND" holders_done
 	t2=$(ms)
 	log "$path: holders done $((t2 - t0)) ms after the removal began"
 	for m in $MODES; do
@@ -200,12 +205,12 @@ for path in $PATHS; do
 			sh -c "[ $rc = 0 ] && grep -q '^ok' $tmp/$m.out"
 	done
 	rm -f "$tmp"/*.pid
-	check "${path}_node_gone" test ! -e "$old" -a -z "$(node_of $dev)"
-	check "${path}_readd" add_dev $path
-	log "$path: $old gone, $dev back as $(node_of $dev)"
+	check "${path}_node_gone" test ! -e "$old" -a -z "$(node_of "$dev")"
+	check "${path}_readd" add_dev "$path"
+	log "$path: $old gone, $dev back as $(node_of "$dev")"
 	check "${path}_nothing_left_on_the_new_device" \
-		test "$(dev_res $dev)" = "$baseline"
-	if [ $dev = rxe0 ]; then
+		test "$(dev_res "$dev")" = "$baseline"
+	if [ "$dev" = rxe0 ]; then
 		check "${path}_new_device_delivers_events" \
 			new_dev_delivers rxe0 PORT_ERR
 		wait_for 15 port_active rxe0
@@ -227,7 +232,7 @@ slab0=$(meminfo Slab)
 worst=0 total=0 failed=0 held=0 holdpid=
 mkfifo "$tmp/hold"
 i=1
-while [ $i -le $CYCLES ]; do
+while [ $i -le "$CYCLES" ]; do
 	if [ $((i % 10)) = 3 ]; then
 		ib_async_churn hold < "$tmp/hold" > /dev/null &
 		holdpid=$!
@@ -285,7 +290,7 @@ fi
 
 # For comparison: the same removal while rdma-core holds rxe0 via uverbs.
 if command -v ibv_asyncwatch >/dev/null; then
-	LD_PRELOAD= ibv_asyncwatch -d rxe0 > "$tmp/uverbs" 2>&1 &
+	LD_PRELOAD='' ibv_asyncwatch -d rxe0 > "$tmp/uverbs" 2>&1 &
 	apid=$!
 	wait_for 10 has_fd_on $apid /dev/infiniband/uverbs
 	t0=$(ms)

@@ -3,6 +3,9 @@
 #
 # ib_async_watch (user/): events from a link flap, --json output, a missing
 # device, --timeout.
+# Functions here also run by name through check, wait_for and trap, calls
+# that shellcheck cannot see: it would call their bodies unreachable.
+# shellcheck disable=SC2317
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 
