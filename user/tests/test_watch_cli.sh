@@ -30,20 +30,20 @@ ok $? "unknown device: exit 1, 'no such RDMA device: foo'"
 [ $rc = 0 ] && grep -q -- "--timeout" "$TMP/out"
 ok $? "--help: exit 0, usage on stdout"
 "$WATCH" --bogus >/dev/null 2>&1
-ok $([ $? = 2 ]; echo $?) "bad option: exit 2"
+ok "$([ $? = 2 ]; echo $?)" "bad option: exit 2"
 "$WATCH" -q 8 >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "cannot set queue length 8" "$TMP/err"
 ok $? "-q failure (no ioctl on a FIFO) reported, exit 1"
 
 "$WATCH" --timeout 0.2 >/dev/null 2>&1; rc=$?
-ok $([ $rc = 3 ]; echo $?) "--timeout without events: exit 3 (rc $rc)"
+ok "$([ $rc = 3 ]; echo $?)" "--timeout without events: exit 3 (rc $rc)"
 
 # text output; the PORT_ACTIVE is filtered out, the overflow always shown
 "$WATCH" -d fake0 -t port_err -n 2 >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 "$MKREC" 9:1:5:1:1:0 0x10000:0:6:3:0:0xffff 10:1:9:1:1:0 10:2:10:1:2:0 > "$FIFO"
 wait $pid; rc=$?
-ok $([ $rc = 0 ]; echo $?) "-n 2: exit 0 after two events (rc $rc $(cat "$TMP/err"))"
+ok "$([ $rc = 0 ]; echo $?)" "-n 2: exit 0 after two events (rc $rc $(cat "$TMP/err"))"
 sed -n 1p "$TMP/out" | grep -q " fake0 OVERFLOW 3 events lost seq 6-8$"
 ok $? "overflow line: $(sed -n 1p "$TMP/out")"
 sed -n 2p "$TMP/out" | grep -Eq "^1\.000000009 [0-9T:.-]+Z fake0 port 1 IBV_EVENT_PORT_ERR \(port error\) seq 9$"
