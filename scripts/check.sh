@@ -14,7 +14,7 @@ usage() {
 		"--debug-tree DIR --debug-stage DIR [--rt-kver KVER --rt-stage DIR]" >&2
 	exit 2
 }
-KVER= KDIR= STAGE= TOOLS= DTREE= DSTAGE= RTKVER= RTSTAGE=
+KVER='' KDIR='' STAGE='' TOOLS='' DTREE='' DSTAGE='' RTKVER='' RTSTAGE=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) KVER=$2; shift 2 ;;
@@ -28,8 +28,10 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-[ -n "$KVER" ] && [ -n "$KDIR" ] && [ -n "$STAGE" ] && [ -n "$TOOLS" ] &&
-	[ -n "$DTREE" ] && [ -n "$DSTAGE" ] || usage
+if [ -z "$KVER" ] || [ -z "$KDIR" ] || [ -z "$STAGE" ] || [ -z "$TOOLS" ] ||
+	[ -z "$DTREE" ] || [ -z "$DSTAGE" ]; then
+	usage
+fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 logdir=$top/build/check

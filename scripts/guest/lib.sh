@@ -18,7 +18,7 @@ note() {
 # Newest /lib/modules/6.1.0-N-amd64 (IBASYNC_KFLAVOUR=rt: 6.1.0-N-rt-amd64)
 # that has a matching /boot/vmlinuz.
 default_kver() {
-	local d k best= suffix=amd64
+	local d k best='' suffix=amd64
 	[ -z "${IBASYNC_KFLAVOUR:-}" ] || suffix=$IBASYNC_KFLAVOUR-amd64
 	for d in /lib/modules/6.1.0-*-"$suffix"; do
 		k=${d##*/}
