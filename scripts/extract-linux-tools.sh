@@ -2,10 +2,10 @@
 # extract-linux-tools.sh OUTDIR [TARBALL]
 #
 # Extracts the few kernel-tree files ib_async needs at build time (kselftest headers, lib.mk and
-# runner; checkpatch.pl and its data) from Debian's linux-source tarball into OUTDIR, with the
+# runner; checkpatch.pl and its data; kernel-doc) from Debian's linux-source tarball into OUTDIR, with the
 # leading "linux-source-6.1/" stripped:
 #   OUTDIR/tools/testing/selftests/{kselftest.h,kselftest_harness.h,lib.mk,...}
-#   OUTDIR/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch}
+#   OUTDIR/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch,kernel-doc}
 # These files are GPL kernel sources: never copy them into the repository.
 # A stamp keyed by the tarball's name, size and mtime makes a repeated run a no-op (a full
 # decompression of the tarball takes ~15 s even when extracting only a few members).
@@ -15,7 +15,7 @@ DEFAULT_TARBALL=/usr/src/linux-source-6.1.tar.xz
 
 # Members relative to the tarball's top directory. lib.mk sources kselftest/runner.sh, which
 # uses kselftest/prefix.pl; module.sh and kselftest_module.h serve module-loading tests;
-# run_kselftest.sh runs an installed kselftest tree.
+# run_kselftest.sh runs an installed kselftest tree; kernel-doc checks the /** comments (lint).
 MEMBERS=(
 	tools/testing/selftests/kselftest.h
 	tools/testing/selftests/kselftest_harness.h
@@ -28,6 +28,7 @@ MEMBERS=(
 	scripts/checkpatch.pl
 	scripts/spelling.txt
 	scripts/const_structs.checkpatch
+	scripts/kernel-doc
 )
 
 usage() {
