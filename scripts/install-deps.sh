@@ -13,7 +13,7 @@ linux-image-amd64    # the guest kernel booted under QEMU (and its /lib/modules 
 linux-headers-amd64  # kbuild tree for the out-of-tree module (same version as the image)
 linux-image-rt-amd64   # the PREEMPT_RT guest kernel: make check runs the suite on it too
 linux-headers-rt-amd64 # its kbuild tree
-linux-source-6.1     # kselftest headers/lib.mk and checkpatch.pl, extracted at build time
+linux-source-6.1     # kselftest headers/lib.mk, checkpatch.pl and kernel-doc, extracted at build time
 qemu-system-x86      # runs the test guest (TCG)
 busybox-static       # guest shell and basic applets
 iproute2             # guest ip (veth) and rdma (rxe link); busybox ip cannot make veth
@@ -23,6 +23,7 @@ ibverbs-utils        # ibv_devinfo, ibv_asyncwatch ... run in the guest
 ibverbs-providers    # librxe provider for libibverbs
 libibverbs-dev       # verbs headers and libibverbs.so to build against
 sparse               # make C=1 static checking
+shellcheck           # make lint: every shell script of the tree
 cpio                 # builds the guest initramfs
 xz-utils             # unpacks linux-source-6.1.tar.xz
 perl                 # scripts/checkpatch.pl

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# Kernel-side lint as TAP: checkpatch --strict and kernel-doc over the
-# sources, and a W=1 + sparse (C=1) rebuild of every module that must print
-# no warning.
+# Lint as TAP: checkpatch --strict and kernel-doc over the kernel sources,
+# a W=1 + sparse (C=1) rebuild of every module that must print no warning,
+# and shellcheck over every shell script of the tree.
 set -uo pipefail
 
 usage() { echo "usage: $0 --kdir KDIR --linux-tools DIR" >&2; exit 2; }
@@ -31,6 +31,14 @@ tap() {	# tap STATUS DESCRIPTION LOGFILE
 		echo "not ok $n - $2"
 		sed 's/^/# /' "$3" | head -n 40
 	fi
+}
+
+# The files of the tree (tracked or new, not ignored); outside a git
+# checkout, every file but build/ output.
+tree_files() {
+	git ls-files --cached --others --exclude-standard 2>/dev/null ||
+		find . -path ./build -prune -o -path ./.git -prune -o -type f \
+			-print | sed 's|^\./||'
 }
 
 mapfile -t sources < <(git ls-files --cached --others --exclude-standard \
@@ -82,6 +90,25 @@ tap $? "W=1 C=1 build of ib_async without warnings" "$log/ib_async.log"
 	build_copy test-modules Kbuild ./*.c ./*.h)
 tap $? "W=1 C=1 build of the test modules without warnings" \
 	"$log/test-modules.log"
+
+# Shell scripts: *.sh, and the others by their sh/bash shebang (the guest's
+# /init, .ci/run). .shellcheckrc says how to follow sourced helpers.
+scripts=()
+while IFS= read -r f; do
+	[ -f "$f" ] || continue
+	case $f in
+	*.sh) scripts+=("$f") ;;
+	*) head -c 128 "$f" | head -n 1 |
+		grep -qE '^#!.*[/ ](ba|da|k)?sh([[:space:]]|$)' && scripts+=("$f") ;;
+	esac
+done < <(tree_files)
+if command -v shellcheck >/dev/null; then
+	shellcheck -f gcc "${scripts[@]}" > "$log/shellcheck.log" 2>&1
+else
+	echo "shellcheck not installed: run make deps" > "$log/shellcheck.log"
+	false
+fi
+tap $? "shellcheck: ${#scripts[@]} scripts" "$log/shellcheck.log"
 
 echo "1..$n"
 [ $fails -eq 0 ]
