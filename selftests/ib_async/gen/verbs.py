@@ -1,0 +1,414 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""The verbs the libibasync shim implements, as data.
+
+One VerbCall per call: its C signature as <infiniband/verbs.h> spells it
+(test_verbs.py checks that), its parameters with valid ranges and the
+invalid values worth trying, the resources it needs, makes or ends, the
+state change it causes and its contract.  gen.py draws programs from this
+table and checks its own choices against `requires`; the contract fields
+are what a trace checker can assert (return convention, errno values).
+
+Resource names: ctx, pd, mr, cq, qp, srq, ah, wq, devlist, event.
+QP states are the IBV_QPS_* suffixes.
+"""
+from dataclasses import dataclass, field
+
+# Return conventions ("ret" in a contract).
+PTR_OR_NULL_ERRNO = "pointer; NULL with errno set"
+ZERO_OR_ERRNO = "0; else an errno value returned (errno not relied on)"
+ZERO_OR_MINUS1_ERRNO = "0; else -1 with errno set"
+NONNEG_OR_MINUS1 = "count >= 0; else a negative value"
+VOID = "void"
+CONST = "pure function of its arguments"
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    ctype: str
+    valid: str                      # the valid range, in words or as a range
+    invalid: tuple = ()             # interesting invalid values
+    nullable: bool = False
+
+
+@dataclass(frozen=True)
+class VerbCall:
+    name: str
+    ret: str                        # C return type as the header spells it
+    params: tuple                   # of Param
+    group: str
+    requires: tuple = ()            # resources (and states) that must exist
+    produces: tuple = ()
+    destroys: tuple = ()
+    transition: str = ""            # the state change, if any
+    contract: dict = field(default_factory=dict)
+    header: str = ""                # the header's function a call reaches
+    symbols: tuple = ()             # symbols the shim exports for it
+
+    @property
+    def c_name(self):
+        return self.header or self.name
+
+    def signature(self):
+        args = ", ".join(p.ctype + ("" if p.ctype.endswith("*") else " ")
+                         + p.name for p in self.params)
+        sep = "" if self.ret.endswith("*") else " "
+        return f"{self.ret}{sep}{self.name}({args or 'void'})"
+
+
+P = Param
+CTX = P("context", "struct ibv_context *", "an open context")
+PORT8 = P("port_num", "uint8_t", "1..phys_port_cnt", (0, 2, 255))
+
+QP_STATES = ("RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR")
+# Transitions rdma-core's ibv_modify_qp(3) and the IB spec allow, with the
+# attribute mask each needs per transport (besides IBV_QP_STATE).
+QP_TRANSITIONS = {
+    ("RESET", "INIT"): {"RC": ("PKEY_INDEX", "PORT", "ACCESS_FLAGS"),
+                        "UD": ("PKEY_INDEX", "PORT", "QKEY")},
+    ("INIT", "INIT"): {"RC": (), "UD": ()},
+    ("INIT", "RTR"): {"RC": ("AV", "PATH_MTU", "DEST_QPN", "RQ_PSN",
+                             "MAX_DEST_RD_ATOMIC", "MIN_RNR_TIMER"),
+                      "UD": ()},
+    ("RTR", "RTS"): {"RC": ("SQ_PSN", "TIMEOUT", "RETRY_CNT", "RNR_RETRY",
+                            "MAX_QP_RD_ATOMIC"),
+                     "UD": ("SQ_PSN",)},
+    ("RTS", "RTS"): {"RC": (), "UD": ()},
+    ("RTS", "SQD"): {"RC": (), "UD": ()},
+    ("SQD", "RTS"): {"RC": (), "UD": ()},
+    ("SQE", "RTS"): {"RC": (), "UD": ()},
+}
+# Any state may go to RESET or ERR with IBV_QP_STATE alone.
+QP_ANY_TO = ("RESET", "ERR")
+
+# Async events: enum value, name, which member of event.element is valid.
+EVENTS = (
+    (0, "CQ_ERR", "cq"), (1, "QP_FATAL", "qp"), (2, "QP_REQ_ERR", "qp"),
+    (3, "QP_ACCESS_ERR", "qp"), (4, "COMM_EST", "qp"),
+    (5, "SQ_DRAINED", "qp"), (6, "PATH_MIG", "qp"),
+    (7, "PATH_MIG_ERR", "qp"), (8, "DEVICE_FATAL", "port_num"),
+    (9, "PORT_ACTIVE", "port_num"), (10, "PORT_ERR", "port_num"),
+    (11, "LID_CHANGE", "port_num"), (12, "PKEY_CHANGE", "port_num"),
+    (13, "SM_CHANGE", "port_num"), (14, "SRQ_ERR", "srq"),
+    (15, "SRQ_LIMIT_REACHED", "srq"), (16, "QP_LAST_WQE_REACHED", "qp"),
+    (17, "CLIENT_REREGISTER", "port_num"), (18, "GID_CHANGE", "port_num"),
+    (19, "WQ_FATAL", "wq"),
+)
+# The events rxe 6.1 really raises and how the generator causes them
+# (REFERENCE.md 2); link events (PORT_*, GID_CHANGE) are never caused.
+EVENT_TRIGGERS = {
+    "CQ_ERR": "recv CQ with cqe 1, >= 2 receives posted, QP to ERR",
+    "SQ_DRAINED": "QP in RTS modified to SQD",
+    "SRQ_LIMIT_REACHED": "SRQ armed with limit L, a message consumes a "
+                         "receive so that fewer than L remain",
+}
+
+V = VerbCall
+VERBS = (
+    # ---- devices -----------------------------------------------------
+    V("ibv_get_device_list", "struct ibv_device **",
+      (P("num_devices", "int *", "NULL or a valid int", nullable=True),),
+      "device", produces=("devlist",),
+      contract={"ret": PTR_OR_NULL_ERRNO,
+                "errno": ("ENOSYS", "ENOMEM"),
+                "note": "NULL-terminated; fresh structures each call"},
+      header="__ibv_get_device_list"),
+    V("ibv_free_device_list", "void",
+      (P("list", "struct ibv_device **", "a list not yet freed"),),
+      "device", requires=("devlist",), destroys=("devlist",),
+      contract={"ret": VOID,
+                "note": "devices of open contexts stay valid"}),
+    V("ibv_get_device_name", "const char *",
+      (P("device", "struct ibv_device *", "a listed device"),),
+      "device", requires=("devlist",),
+      contract={"ret": "the RDMA device name, e.g. rxe0"}),
+    V("ibv_get_device_guid", "__be64",
+      (P("device", "struct ibv_device *", "a listed device"),),
+      "device", requires=("devlist",),
+      contract={"ret": "node GUID, network order"}),
+    V("ibv_get_device_index", "int",
+      (P("device", "struct ibv_device *", "a listed device"),),
+      "device", requires=("devlist",),
+      contract={"ret": "kernel index >= 0, or -1"}),
+    V("ibv_open_device", "struct ibv_context *",
+      (P("device", "struct ibv_device *", "a listed device"),),
+      "device", requires=("devlist",), produces=("ctx",),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("ENODEV", "EINVAL")}),
+    V("ibv_close_device", "int", (CTX,), "device",
+      requires=("ctx",), destroys=("ctx",),
+      contract={"ret": ZERO_OR_MINUS1_ERRNO,
+                "note": "destroys every object still in the context"}),
+    # ---- async events ------------------------------------------------
+    V("ibv_get_async_event", "int",
+      (CTX, P("event", "struct ibv_async_event *", "writable")),
+      "event", requires=("ctx",), produces=("event",),
+      contract={
+          "ret": ZERO_OR_MINUS1_ERRNO,
+          "errno": ("EAGAIN", "EINTR", "ENODEV", "EIO"),
+          "blocking": "blocks until an event unless async_fd is "
+                      "O_NONBLOCK; then -1 with EAGAIN when none is queued",
+          "element": {name: member for _, name, member in EVENTS},
+          "ack": "each returned event is acked exactly once with "
+                 "ibv_ack_async_event(), passing the struct unchanged",
+          "destroy": "ibv_destroy_cq/qp/srq/wq of the element blocks until "
+                     "every event returned for it was acked",
+          "concurrency": "one event goes to exactly one of several "
+                         "concurrent callers on one context",
+      }),
+    V("ibv_ack_async_event", "void",
+      (P("event", "struct ibv_async_event *",
+         "an event returned by ibv_get_async_event, unchanged, not acked",
+         ("twice", "modified element")),),
+      "event", requires=("event",), destroys=("event",),
+      contract={"ret": VOID,
+                "note": "counts on element's mutex/cond/events_completed "
+                        "(async_events_completed for a CQ)"}),
+    V("ibv_event_type_str", "const char *",
+      (P("event", "enum ibv_event_type", "0..19", (20, -1)),), "string",
+      contract={"ret": CONST, "invalid": "\"unknown\""}),
+    V("ibv_wc_status_str", "const char *",
+      (P("status", "enum ibv_wc_status", "0..21", (22, -1)),), "string",
+      contract={"ret": CONST, "invalid": "\"unknown\""}),
+    V("ibv_port_state_str", "const char *",
+      (P("port_state", "enum ibv_port_state", "0..5", (6,)),), "string",
+      contract={"ret": CONST, "invalid": "\"unknown\""}),
+    V("ibv_node_type_str", "const char *",
+      (P("node_type", "enum ibv_node_type", "-1..6", (7,)),), "string",
+      contract={"ret": CONST, "invalid": "\"unknown\""}),
+    # ---- queries -----------------------------------------------------
+    V("ibv_query_device", "int",
+      (CTX, P("device_attr", "struct ibv_device_attr *", "writable")),
+      "query", requires=("ctx",),
+      contract={"ret": ZERO_OR_ERRNO,
+                "note": "max_sge is min(send, recv) as ib_uverbs says"}),
+    V("ibv_query_port", "int",
+      (CTX, PORT8, P("port_attr", "struct ibv_port_attr *", "writable")),
+      "query", requires=("ctx",), header="___ibv_query_port",
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EINVAL",)}),
+    V("ibv_query_gid", "int",
+      (CTX, PORT8, P("index", "int", "0..gid_tbl_len-1", (-1, 4096)),
+       P("gid", "union ibv_gid *", "writable")),
+      "query", requires=("ctx",),
+      contract={"ret": ZERO_OR_MINUS1_ERRNO,
+                "note": "an empty slot reads as the zero GID"}),
+    V("ibv_query_gid_ex", "int",
+      (CTX, P("port_num", "uint32_t", "1..phys_port_cnt", (0, 2)),
+       P("gid_index", "uint32_t", "0..gid_tbl_len-1", (4096,)),
+       P("entry", "struct ibv_gid_entry *", "writable"),
+       P("flags", "uint32_t", "0", (1,))),
+      "query", requires=("ctx",), symbols=("_ibv_query_gid_ex",),
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("ENODATA", "EINVAL")}),
+    V("ibv_query_gid_table", "ssize_t",
+      (CTX, P("entries", "struct ibv_gid_entry *", "max_entries long"),
+       P("max_entries", "size_t", ">= valid GIDs", (0,)),
+       P("flags", "uint32_t", "0", (1,))),
+      "query", requires=("ctx",), symbols=("_ibv_query_gid_table",),
+      contract={"ret": NONNEG_OR_MINUS1, "errno": ("EINVAL",)}),
+    V("ibv_query_pkey", "int",
+      (CTX, PORT8, P("index", "int", "0..pkey_tbl_len-1", (-1, 65536)),
+       P("pkey", "__be16 *", "writable")),
+      "query", requires=("ctx",), contract={"ret": ZERO_OR_MINUS1_ERRNO}),
+    V("ibv_get_pkey_index", "int",
+      (CTX, PORT8, P("pkey", "__be16", "a P_Key in the table", (0,))),
+      "query", requires=("ctx",),
+      contract={"ret": "index >= 0; else -1 with errno set"}),
+    # ---- PD, MR ------------------------------------------------------
+    V("ibv_alloc_pd", "struct ibv_pd *", (CTX,), "pd",
+      requires=("ctx",), produces=("pd",),
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_dealloc_pd", "int", (P("pd", "struct ibv_pd *", "a live PD"),),
+      "pd", requires=("pd",), destroys=("pd",),
+      contract={"ret": ZERO_OR_ERRNO,
+                "errno": ("EBUSY",), "busy": "PD with QP, SRQ, AH or MR"}),
+    V("ibv_reg_mr", "struct ibv_mr *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("addr", "void *", "mapped memory"),
+       P("length", "size_t", "1..max_mr_size", (0,)),
+       P("access", "int", "IBV_ACCESS_LOCAL_WRITE|REMOTE_*|MW_BIND",
+         (0x100000,))),
+      "mr", requires=("pd",), produces=("mr",),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EINVAL", "EOPNOTSUPP")}),
+    V("ibv_reg_mr_iova", "struct ibv_mr *",
+      (P("pd", "struct ibv_pd *", "a live PD"), P("addr", "void *", "mapped"),
+       P("length", "size_t", "1.."), P("iova", "uint64_t", "any"),
+       P("access", "int", "as ibv_reg_mr")),
+      "mr", requires=("pd",), produces=("mr",),
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_reg_mr_iova2", "struct ibv_mr *",
+      (P("pd", "struct ibv_pd *", "a live PD"), P("addr", "void *", "mapped"),
+       P("length", "size_t", "1.."), P("iova", "uint64_t", "any"),
+       P("access", "unsigned int", "as ibv_reg_mr")),
+      "mr", requires=("pd",), produces=("mr",),
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_dereg_mr", "int", (P("mr", "struct ibv_mr *", "a live MR"),),
+      "mr", requires=("mr",), destroys=("mr",),
+      contract={"ret": ZERO_OR_ERRNO}),
+    # ---- CQ ----------------------------------------------------------
+    V("ibv_create_cq", "struct ibv_cq *",
+      (CTX, P("cqe", "int", "1..max_cqe", (0, -1, 1 << 30)),
+       P("cq_context", "void *", "any", nullable=True),
+       P("channel", "struct ibv_comp_channel *", "NULL (shim: no channels)",
+         nullable=True),
+       P("comp_vector", "int", "0..num_comp_vectors-1", (-1, 1000))),
+      "cq", requires=("ctx",), produces=("cq",),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EINVAL", "ENOMEM")}),
+    V("ibv_resize_cq", "int",
+      (P("cq", "struct ibv_cq *", "a live CQ"),
+       P("cqe", "int", ">= outstanding entries, <= max_cqe", (0, -1))),
+      "cq", requires=("cq",),
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EINVAL", "EOPNOTSUPP")}),
+    V("ibv_destroy_cq", "int", (P("cq", "struct ibv_cq *", "a live CQ"),),
+      "cq", requires=("cq",), destroys=("cq",),
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EBUSY",),
+                "busy": "CQ of a QP or WQ",
+                "blocks": "until its returned async events are acked"}),
+    V("ibv_poll_cq", "int",
+      (P("cq", "struct ibv_cq *", "a live CQ"),
+       P("num_entries", "int", "1..", (0, -1)),
+       P("wc", "struct ibv_wc *", "num_entries long")),
+      "datapath", requires=("cq",),
+      contract={"ret": "entries polled >= 0; < 0 on error",
+                "order": "per QP and queue, in posting order"}),
+    # ---- SRQ ---------------------------------------------------------
+    V("ibv_create_srq", "struct ibv_srq *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("srq_init_attr", "struct ibv_srq_init_attr *",
+         "max_wr 1..max_srq_wr, max_sge 1..max_srq_sge, srq_limit 0",
+         ("max_wr 0", "max_wr > max_srq_wr"))),
+      "srq", requires=("pd",), produces=("srq",),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EINVAL",)}),
+    V("ibv_modify_srq", "int",
+      (P("srq", "struct ibv_srq *", "a live SRQ"),
+       P("srq_attr", "struct ibv_srq_attr *", "srq_limit < max_wr"),
+       P("srq_attr_mask", "int", "IBV_SRQ_LIMIT | IBV_SRQ_MAX_WR", (0x80,))),
+      "srq", requires=("srq",), transition="arms the limit (one-shot)",
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EINVAL", "EOPNOTSUPP")}),
+    V("ibv_query_srq", "int",
+      (P("srq", "struct ibv_srq *", "a live SRQ"),
+       P("srq_attr", "struct ibv_srq_attr *", "writable")),
+      "srq", requires=("srq",), contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_destroy_srq", "int", (P("srq", "struct ibv_srq *", "live SRQ"),),
+      "srq", requires=("srq",), destroys=("srq",),
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EBUSY",),
+                "busy": "SRQ of a QP",
+                "blocks": "until its returned async events are acked"}),
+    V("ibv_post_srq_recv", "int",
+      (P("srq", "struct ibv_srq *", "a live SRQ"),
+       P("recv_wr", "struct ibv_recv_wr *", "num_sge 1, lkey of an MR "
+         "with LOCAL_WRITE", ("bad lkey", "num_sge 2")),
+       P("bad_recv_wr", "struct ibv_recv_wr **", "writable")),
+      "datapath", requires=("srq", "mr"),
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EINVAL", "ENOMEM",
+                                                "EOPNOTSUPP")}),
+    # ---- QP ----------------------------------------------------------
+    V("ibv_create_qp", "struct ibv_qp *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("qp_init_attr", "struct ibv_qp_init_attr *",
+         "qp_type RC|UD, send_cq/recv_cq live, srq optional, caps <= device",
+         ("qp_type UC (shim: EOPNOTSUPP)", "max_send_wr 0 with max_recv_wr 0",
+          "max_send_wr > max_qp_wr"))),
+      "qp", requires=("pd", "cq"), produces=("qp:RESET",),
+      contract={"ret": PTR_OR_NULL_ERRNO,
+                "errno": ("EINVAL", "EOPNOTSUPP", "ENOMEM")}),
+    V("ibv_modify_qp", "int",
+      (P("qp", "struct ibv_qp *", "a live QP"),
+       P("attr", "struct ibv_qp_attr *", "qp_state and the fields the mask "
+         "names"),
+       P("attr_mask", "int", "QP_TRANSITIONS[(cur, new)][type] | STATE",
+         ("a required bit missing", "a transition not in QP_TRANSITIONS"))),
+      "qp", requires=("qp",),
+      transition="qp: cur -> attr.qp_state when (cur, new) is in "
+                 "QP_TRANSITIONS or new in QP_ANY_TO",
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EINVAL", "EOPNOTSUPP"),
+                "events": {"SQD": "SQ_DRAINED", "ERR": "CQ_ERR if the "
+                           "flush overruns a CQ"}}),
+    V("ibv_query_qp", "int",
+      (P("qp", "struct ibv_qp *", "a live QP"),
+       P("attr", "struct ibv_qp_attr *", "writable"),
+       P("attr_mask", "int", "any IBV_QP_* bits"),
+       P("init_attr", "struct ibv_qp_init_attr *", "writable")),
+      "qp", requires=("qp",), contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_destroy_qp", "int", (P("qp", "struct ibv_qp *", "a live QP"),),
+      "qp", requires=("qp",), destroys=("qp",),
+      contract={"ret": ZERO_OR_ERRNO,
+                "blocks": "until its returned async events are acked",
+                "note": "completions already queued stay pollable"}),
+    V("ibv_post_send", "int",
+      (P("qp", "struct ibv_qp *", "a QP in RTS (SQD: queued)"),
+       P("wr", "struct ibv_send_wr *", "SEND/SEND_WITH_IMM; UD: ah, "
+         "remote_qpn, remote_qkey", ("RDMA_WRITE (shim: EOPNOTSUPP)",
+                                    "bad lkey", "QP not in RTS")),
+       P("bad_wr", "struct ibv_send_wr **", "writable")),
+      "datapath", requires=("qp:RTS", "mr"),
+      contract={"ret": ZERO_OR_ERRNO,
+                "errno": ("EINVAL", "ENOMEM", "EOPNOTSUPP")}),
+    V("ibv_post_recv", "int",
+      (P("qp", "struct ibv_qp *", "a QP in INIT, RTR or RTS, no SRQ"),
+       P("wr", "struct ibv_recv_wr *", "num_sge 1, LOCAL_WRITE MR; UD: "
+         "length >= 40 + payload", ("bad lkey", "QP in RESET")),
+       P("bad_wr", "struct ibv_recv_wr **", "writable")),
+      "datapath", requires=("qp:INIT", "mr"),
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EINVAL", "ENOMEM")}),
+    # ---- AH ----------------------------------------------------------
+    V("ibv_create_ah", "struct ibv_ah *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("attr", "struct ibv_ah_attr *", "is_global 1, port 1, sgid_index "
+         "of a RoCE GID", ("is_global 0 on RoCE", "sgid_index empty"))),
+      "ah", requires=("pd",), produces=("ah",),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EINVAL", "ENODATA")}),
+    V("ibv_destroy_ah", "int", (P("ah", "struct ibv_ah *", "a live AH"),),
+      "ah", requires=("ah",), destroys=("ah",),
+      contract={"ret": ZERO_OR_ERRNO}),
+    # ---- WQ (EOPNOTSUPP on rxe, both stacks) -------------------------
+    V("ibv_create_wq", "struct ibv_wq *",
+      (CTX, P("wq_init_attr", "struct ibv_wq_init_attr *",
+              "IBV_WQT_RQ on a PD and CQ")),
+      "wq", requires=("ctx", "pd", "cq"), produces=("wq:RESET",),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EOPNOTSUPP",)}),
+    V("ibv_modify_wq", "int",
+      (P("wq", "struct ibv_wq *", "a live WQ"),
+       P("wq_attr", "struct ibv_wq_attr *", "RESET/RDY/ERR")),
+      "wq", requires=("wq",), transition="wq state",
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_destroy_wq", "int", (P("wq", "struct ibv_wq *", "a live WQ"),),
+      "wq", requires=("wq",), destroys=("wq",),
+      contract={"ret": ZERO_OR_ERRNO,
+                "blocks": "until its returned async events are acked"}),
+)
+
+BY_NAME = {v.name: v for v in VERBS}
+
+# Symbols the shim exports (libibasync.map) that no VerbCall describes.
+NOT_DESCRIBED = {
+    "ibv_create_comp_channel": "completion channels: EOPNOTSUPP in the shim",
+    "ibv_destroy_comp_channel": "completion channels: EOPNOTSUPP",
+    "ibv_get_cq_event": "completion channels: EOPNOTSUPP",
+    "ibv_ack_cq_events": "completion channels: nothing to ack",
+    "ibv_rereg_mr": "EOPNOTSUPP in the shim",
+    "ibv_reg_dmabuf_mr": "EOPNOTSUPP in the shim",
+    "ibv_init_ah_from_wc": "AHs from work completions: EOPNOTSUPP",
+    "ibv_create_ah_from_wc": "AHs from work completions: EOPNOTSUPP",
+    "ibv_attach_mcast": "multicast: EOPNOTSUPP",
+    "ibv_detach_mcast": "multicast: EOPNOTSUPP",
+    "ibv_resolve_eth_l2_from_gid": "EOPNOTSUPP: the kernel resolves MACs",
+    "ibv_qp_to_qp_ex": "extended QPs: EOPNOTSUPP",
+    "ibv_query_qp_data_in_order": "extended, EOPNOTSUPP-only stub",
+    "ibv_import_device": "import calls: EOPNOTSUPP",
+    "ibv_import_mr": "import calls: EOPNOTSUPP",
+    "ibv_import_pd": "import calls: EOPNOTSUPP",
+    "ibv_unimport_mr": "import calls: EOPNOTSUPP",
+    "ibv_unimport_pd": "import calls: EOPNOTSUPP",
+    "ibv_import_dm": "import calls: EOPNOTSUPP",
+    "ibv_unimport_dm": "import calls: EOPNOTSUPP",
+    "ibv_query_ece": "ECE: EOPNOTSUPP",
+    "ibv_set_ece": "ECE: EOPNOTSUPP",
+}
+
+
+def exported_symbol_names(verb):
+    """The shim's exported symbols that implement `verb`."""
+    if verb.symbols:
+        return verb.symbols
+    if verb.group in ("datapath",) or verb.name.endswith("_wq"):
+        return ()           # inlines through ctx->ops / verbs_context
+    return (verb.name,)
