@@ -31,7 +31,7 @@ need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel build tree \
 export RAW_CMD := $(value CMD)
 
 .PHONY: all module test-modules user selftests linux-tools stage vm demo \
-	check check-run lint deps clean distclean help bench
+	check check-run lint deps clean distclean help bench difftest
 
 all: module test-modules user selftests
 
@@ -122,12 +122,18 @@ bench: deps
 	sed -n '/^@@BENCH_TABLE_BEGIN@@/,/^@@BENCH_TABLE_END@@/{//!p;}' \
 		$(BUILD)/bench-console.log >$(BUILD)/bench.txt
 
+# make difftest [PROGRAMS=N] [SEED=S]: random verb programs on ib_uverbs and
+# on ib_async in one guest boot, traces compared (selftests/ib_async/gen).
+difftest: stage
+	$(MAKE) -C $(SELFTESTS)/gen KVER=$(KVER) STAGE=$(STAGE)
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean
 	-$(MAKE) -C user clean
 	-$(MAKE) -C $(SELFTESTS) clean
 	-$(MAKE) -C bench clean
+	-$(MAKE) -C $(SELFTESTS)/gen clean
 	rm -rf $(STAGE) $(DEBUG_STAGE) $(RT_STAGE) $(BUILD)/check $(BUILD)/lint \
 		$(BUILD)/debug-modules $(BUILD)/rt-modules
 
