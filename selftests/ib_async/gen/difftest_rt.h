@@ -451,10 +451,9 @@ static inline void query_qp(int q)
 	rc = ibv_query_qp(qp[q], &a, IBV_QP_STATE | IBV_QP_CAP | IBV_QP_QKEY, &i);
 	tr_rc(call, rc);
 	if (!rc)
-		line("  state=%d type=%d qkey=%x max_send_wr>=%d max_recv_wr=%u sq_sig_all=%d",
-		     a.qp_state, i.qp_type, qp_ud[q] ? a.qkey : 0,
-		     a.cap.max_send_wr >= i.cap.max_send_wr, i.cap.max_recv_wr,
-		     i.sq_sig_all);
+		/* No caps: their divergence is regress/query_qp_cap.c. */
+		line("  state=%d type=%d qkey=%x sq_sig_all=%d", a.qp_state,
+		     i.qp_type, qp_ud[q] ? a.qkey : 0, i.sq_sig_all);
 }
 
 static inline void post_recv(int q, int s, int m, uint64_t wr_id, int len, uint32_t bad_lkey)
@@ -693,7 +692,10 @@ static inline void create_wq(int p, int c)
 static inline int finish(void)
 {
 	tr_rc("ibv_close_device()", ibv_close_device(ctx));
-	line("end: %ld verb calls", ncalls);
+	/* The count is not compared (intended differences change it): the
+	 * guest takes it from the ib_uverbs run and strips it. */
+	line("calls: %ld", ncalls);
+	line("end");
 	return 0;
 }
 

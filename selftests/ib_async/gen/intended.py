@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 """Intended differences between ib_uverbs (rdma-core) and ib_async (the shim).
 
-A difference between the two traces is forgiven only when every line of
-its hunk, on both sides, matches the `uverbs` or `ibasync` pattern of one
-entry here.  Each entry says why the difference is by design; each is
+compare.py removes from the ib_uverbs trace every line that matches an
+entry's `uverbs` pattern and from the ib_async trace every line matching
+its `ibasync` pattern, then diffs what is left.  Each entry says why the difference is by design; each is
 documented in Documentation/man/libibasync.7 and in the "Differential
 testing" section of Documentation/ib_async.rst.  gen.py keeps the calls
 that cause them self-contained (a temporary object created and destroyed
@@ -39,15 +39,6 @@ INTENDED = (
     },
 )
 
-
-def forgiven(old, new):
-    """The entry that explains a hunk (uverbs lines, ib_async lines)."""
-    for e in INTENDED:
-        u, i = re.compile(e["uverbs"]), re.compile(e["ibasync"])
-        if all(u.fullmatch(x) for x in old) and \
-           all(i.fullmatch(x) for x in new) and (old or new):
-            return e
-    return None
 
 # Not filtered but avoided by gen.py (comparing them would test provider
 # timing, not the shim):
