@@ -124,7 +124,8 @@ bench: deps
 
 # make difftest [PROGRAMS=N] [SEED=S]: random verb programs on ib_uverbs and
 # on ib_async in one guest boot, traces compared (selftests/ib_async/gen).
-difftest: stage
+difftest: deps
+	$(MAKE) stage
 	$(MAKE) -C $(SELFTESTS)/gen KVER=$(KVER) STAGE=$(STAGE)
 
 clean:

@@ -54,6 +54,7 @@ run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
 
 run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
 run_suite user make -s -C "$top/user" check
+run_suite verbs python3 "$top/selftests/ib_async/gen/test_verbs.py" --tap
 RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/run_guest.sh' \
 	run_suite guest "$top/scripts/guest/vm.sh" --kver "$KVER" \
 	--stage "$STAGE" --timeout 1500

@@ -152,5 +152,48 @@ class Table(unittest.TestCase):
         self.assertEqual(c["element"]["GID_CHANGE"], "port_num")
 
 
+class TapResult(unittest.TestResult):
+    """One TAP line per test, for make check's counting."""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def _line(self, test, ok, why=""):
+        self.n += 1
+        print("%s %d - %s%s" % ("ok" if ok else "not ok", self.n,
+                                test.id().rsplit(".", 1)[-1], why))
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._line(test, True)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._line(test, False)
+        print("# " + self._exc_info_to_string(err, test).replace("\n", "\n# "))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._line(test, False)
+        print("# " + self._exc_info_to_string(err, test).replace("\n", "\n# "))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._line(test, True, " # SKIP " + reason)
+
+
+def main_tap():
+    suite = unittest.defaultTestLoader.loadTestsFromModule(
+        sys.modules[__name__])
+    print("TAP version 13")
+    print("1..%d" % suite.countTestCases())
+    result = TapResult()
+    suite.run(result)
+    return 0 if result.wasSuccessful() else 1
+
+
 if __name__ == "__main__":
+    if "--tap" in sys.argv:
+        sys.exit(main_tap())
     unittest.main(verbosity=2 if "-v" in sys.argv else 1)
