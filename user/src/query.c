@@ -155,12 +155,19 @@ IBASYNC_EXPORT int ibv_query_pkey(struct ibv_context *context,
 		.index = (uint32_t)index,
 	};
 
-	if (!context || !pkey || index < 0) {
+	if (!context || !pkey) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_PKEY, &a))
+	/*
+	 * rdma-core reads ports/PORT/pkeys/INDEX in sysfs: a slot or port
+	 * that does not exist is ENOENT there, whatever the reason.
+	 */
+	if (index < 0 || ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_PKEY, &a)) {
+		if (index < 0 || errno == EINVAL)
+			errno = ENOENT;
 		return -1;
+	}
 	*pkey = htobe16(a.pkey);
 	return 0;
 }
