@@ -355,7 +355,9 @@ static int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 	if (ret)
 		return ret;
 	if (arg.flags || arg.reserved || arg.reserved8 || arg.sq_draining ||
-	    arg.av.reserved || !arg.attr_mask)
+	    arg.av.reserved || !arg.attr_mask || arg.max_send_wr ||
+	    arg.max_recv_wr || arg.max_send_sge || arg.max_recv_sge ||
+	    arg.max_inline_data || arg.reserved2)
 		return -EINVAL;
 	if (arg.attr_mask & ~IB_ASYNC_QP_ATTR_SUPPORTED)
 		return -EOPNOTSUPP;
@@ -449,6 +451,11 @@ static int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 	arg.rnr_retry = attr.rnr_retry;
 	if (uobj->qp->qp_type == IB_QPT_RC)
 		ib_async_attr_to_av(&attr.ah_attr, &arg.av);
+	arg.max_send_wr = init.cap.max_send_wr;
+	arg.max_recv_wr = init.cap.max_recv_wr;
+	arg.max_send_sge = init.cap.max_send_sge;
+	arg.max_recv_sge = init.cap.max_recv_sge;
+	arg.max_inline_data = init.cap.max_inline_data;
 	ib_async_ucmd_respond(c, &arg, sizeof(arg));
 	return 0;
 }

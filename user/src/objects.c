@@ -391,7 +391,12 @@ IBASYNC_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	attr->timeout = a.timeout;
 	attr->retry_cnt = a.retry_cnt;
 	attr->rnr_retry = a.rnr_retry;
-	attr->cap = q->cap;
+	/* What the driver reports now, as ib_uverbs' query returns it. */
+	attr->cap.max_send_wr = a.max_send_wr;
+	attr->cap.max_recv_wr = a.max_recv_wr;
+	attr->cap.max_send_sge = a.max_send_sge;
+	attr->cap.max_recv_sge = a.max_recv_sge;
+	attr->cap.max_inline_data = a.max_inline_data;
 	av_to_ibv(&attr->ah_attr, &a.av);
 	if (init_attr) {
 		memset(init_attr, 0, sizeof(*init_attr));
@@ -399,7 +404,7 @@ IBASYNC_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		init_attr->send_cq = qp->send_cq;
 		init_attr->recv_cq = qp->recv_cq;
 		init_attr->srq = qp->srq;
-		init_attr->cap = q->cap;
+		init_attr->cap = attr->cap;
 		init_attr->qp_type = qp->qp_type;
 		init_attr->sq_sig_all = q->sq_sig_all;
 	}

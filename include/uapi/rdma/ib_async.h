@@ -275,9 +275,21 @@ struct ib_async_qp_attr {
 	__u8 reserved8;
 	__u32 reserved;
 	struct ib_async_av av;	/* IB_ASYNC_QP_AV */
+	/*
+	 * Out (query): the QP's capacities as the driver reports them now,
+	 * which may exceed what create asked for (rxe rounds queues up).
+	 * Must be 0 for modify.
+	 */
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u32 reserved2;
 };
 
 #define IB_ASYNC_QP_ATTR_SIZE_V1	96
+#define IB_ASYNC_QP_ATTR_SIZE_V2	120
 
 #define IB_ASYNC_QP_STATE		(1U << 0)
 #define IB_ASYNC_QP_CUR_STATE		(1U << 1)
