@@ -14,21 +14,22 @@ t0=$(cut -d' ' -f1 /proc/uptime)
 for p in ./p[0-9]* ./r_*; do
 	[ -x "$p" ] || continue
 	n=${p#./}
-	timeout -k 5 "$TMO" "$p" >/tmp/dt/$n.uverbs 2>&1
-	echo "exit $?" >>/tmp/dt/$n.uverbs
-	LD_PRELOAD=$SHIM timeout -k 5 "$TMO" "$p" >/tmp/dt/$n.ibasync 2>&1
-	echo "exit $?" >>/tmp/dt/$n.ibasync
-	calls=$(sed -n 's/^calls: \([0-9]*\)$/\1/p' /tmp/dt/$n.uverbs)
-	sed -i '/^calls: /d' /tmp/dt/$n.uverbs /tmp/dt/$n.ibasync
+	out=/tmp/dt/$n
+	timeout -k 5 "$TMO" "$p" >"$out.uverbs" 2>&1
+	echo "exit $?" >>"$out.uverbs"
+	LD_PRELOAD=$SHIM timeout -k 5 "$TMO" "$p" >"$out.ibasync" 2>&1
+	echo "exit $?" >>"$out.ibasync"
+	calls=$(sed -n 's/^calls: \([0-9]*\)$/\1/p' "$out.uverbs")
+	sed -i '/^calls: /d' "$out.uverbs" "$out.ibasync"
 	# Regressions (r_*) are always printed: the host checks them against
 	# their expected trace.
-	if cmp -s /tmp/dt/$n.uverbs /tmp/dt/$n.ibasync && [ "${n#r_}" = "$n" ]; then
+	if cmp -s "$out.uverbs" "$out.ibasync" && [ "${n#r_}" = "$n" ]; then
 		echo "@@DT SAME $n calls=${calls:-0}@@"
 	else
 		echo "@@DT DIFF $n calls=${calls:-0}@@"
 		for side in uverbs ibasync; do
 			echo "@@DT BEGIN $n $side@@"
-			cat /tmp/dt/$n.$side
+			cat "$out.$side"
 			echo "@@DT END $n $side@@"
 		done
 	fi
