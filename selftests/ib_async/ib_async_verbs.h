@@ -82,6 +82,39 @@ static inline int destroy(int fd, uint32_t type, uint32_t handle, uint64_t *repo
 	return ret;
 }
 
+static inline int post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
+			    void *buf, uint32_t len)
+{
+	struct ib_async_post_recv a = {
+		.argsz = sizeof(a), .obj_type = type, .handle = handle,
+		.wr_id = wr_id, .addr = (uintptr_t)buf, .length = len,
+	};
+
+	return ioc(fd, IB_ASYNC_IOC_POST_RECV, &a);
+}
+
+/* Poll until @want completions arrived or the timeout passed. */
+static inline int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
+{
+	uint64_t t0 = iba_now_ms();
+	int got = 0, ret;
+
+	while (got < want && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS) {
+		struct ib_async_poll_cq p = {
+			.argsz = sizeof(p), .handle = cq, .count = want - got,
+			.wc = (uintptr_t)&wc[got],
+		};
+
+		ret = ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p);
+		if (ret)
+			return ret;
+		got += p.count;
+		if (got < want)
+			iba_sleep_ms(10);
+	}
+	return got;
+}
+
 /* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
 static inline int ud_to_rts(int fd, uint32_t qp)
 {
