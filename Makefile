@@ -82,10 +82,12 @@ vm: stage
 		$(if $(PAYLOAD),--payload $(PAYLOAD)) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
+# The demo's output only; the guest's console goes to build/demo-console.log.
 demo: deps
 	$(MAKE) stage
-	RAW_CMD='sh demo.sh' scripts/guest/vm.sh \
-		--kver $(KVER) --stage $(STAGE) --payload $(CURDIR)/scripts/demo
+	RAW_CMD='sh demo.sh' IBASYNC_CONSOLE_LOG=$(BUILD)/demo-console.log \
+		scripts/guest/show.sh --kver $(KVER) --stage $(STAGE) \
+		--payload $(CURDIR)/scripts/demo
 
 check: deps
 	$(MAKE) check-run
