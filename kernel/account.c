@@ -37,6 +37,12 @@ static int ib_async_account_pages(struct user_struct *user, long pages)
 	return 0;
 }
 
+/* Whole pages a running byte total is charged as. */
+static unsigned long ib_async_account_pages_of(u64 bytes)
+{
+	return DIV_ROUND_UP_ULL(bytes, PAGE_SIZE);
+}
+
 /**
  * ib_async_account_add - charge kernel memory held for the file's user
  * @file: the file
@@ -47,18 +53,17 @@ static int ib_async_account_pages(struct user_struct *user, long pages)
 int ib_async_account_add(struct ib_async_file *file, size_t bytes)
 {
 	u64 total = file->acct_bytes + bytes;
-	unsigned long pages = DIV_ROUND_UP_ULL(total, PAGE_SIZE);
+	unsigned long had = ib_async_account_pages_of(file->acct_bytes);
+	unsigned long pages = ib_async_account_pages_of(total);
 	int ret;
 
 	lockdep_assert_held(&file->obj_mutex);
-	if (file->user && pages > file->acct_pages) {
-		ret = ib_async_account_pages(file->user,
-					     pages - file->acct_pages);
+	if (file->user && pages > had) {
+		ret = ib_async_account_pages(file->user, pages - had);
 		if (ret)
 			return ret;
 	}
 	file->acct_bytes = total;
-	file->acct_pages = pages;
 	return 0;
 }
 
@@ -69,23 +74,21 @@ int ib_async_account_add(struct ib_async_file *file, size_t bytes)
  */
 void ib_async_account_sub(struct ib_async_file *file, size_t bytes)
 {
-	unsigned long pages;
+	unsigned long had = ib_async_account_pages_of(file->acct_bytes);
 
 	lockdep_assert_held(&file->obj_mutex);
 	if (WARN_ON_ONCE(bytes > file->acct_bytes))
 		bytes = file->acct_bytes;
 	file->acct_bytes -= bytes;
-	pages = DIV_ROUND_UP_ULL(file->acct_bytes, PAGE_SIZE);
 	if (file->user)
-		atomic_long_sub(file->acct_pages - pages,
+		atomic_long_sub(had - ib_async_account_pages_of(file->acct_bytes),
 				&file->user->locked_vm);
-	file->acct_pages = pages;
 }
 
 /* At release, after every request was freed. */
 void ib_async_account_exit(struct ib_async_file *file)
 {
-	WARN_ON_ONCE(file->acct_bytes || file->acct_pages);
+	WARN_ON_ONCE(file->acct_bytes);
 	if (file->user)
 		free_uid(file->user);
 	file->user = NULL;

@@ -141,8 +141,7 @@ struct ib_async_file {
 
 	/* kernel memory the data path holds, charged to RLIMIT_MEMLOCK */
 	struct user_struct *user;	/* NULL: CAP_IPC_LOCK, not limited */
-	u64 acct_bytes;
-	unsigned long acct_pages;
+	u64 acct_bytes;			/* charged as whole pages */
 };
 
 #define IB_ASYNC_UOBJ_MAX_USES	4
