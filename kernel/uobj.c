@@ -199,6 +199,27 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 	ib_async_uobj_uncharge(uobj);
 }
 
+/*
+ * Destroy the verbs object, if it still exists, and release what it held;
+ * the uobj and its handle stay. -EBUSY while other objects use it.
+ */
+static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
+{
+	int ret;
+
+	lockdep_assert_held(&uobj->file->obj_mutex);
+	if (uobj->users)
+		return -EBUSY;
+	if (!uobj->obj)
+		return 0;
+	ret = ib_async_uobj_destroy_hw(uobj);
+	if (ret)
+		return ret;
+	ib_async_uobj_drop_uses(uobj);
+	uobj->obj = NULL;
+	return 0;
+}
+
 /**
  * ib_async_uobj_destroy_begin - destroy an object's verbs object and handle
  * @uobj: the object, from ib_async_uobj_get() or already dead
@@ -212,20 +233,11 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
  */
 int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj)
 {
-	int ret;
+	int ret = ib_async_uobj_destroy_obj(uobj);
 
-	lockdep_assert_held(&uobj->file->obj_mutex);
-	if (uobj->users)
-		return -EBUSY;
-	if (uobj->obj) {
-		ret = ib_async_uobj_destroy_hw(uobj);
-		if (ret)
-			return ret;
-		ib_async_uobj_drop_uses(uobj);
-		uobj->obj = NULL;
-	}
-	xa_erase(&uobj->file->objs, uobj->handle);
-	return 0;
+	if (!ret)
+		xa_erase(&uobj->file->objs, uobj->handle);
+	return ret;
 }
 
 /**
@@ -290,15 +302,10 @@ static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 			continue;
 		if (!removal) {
 			ret = ib_async_uobj_destroy(uobj, &reported);
-		} else if (uobj->users) {
-			ret = -EBUSY;
 		} else {
-			ret = ib_async_uobj_destroy_hw(uobj);
-			if (!ret) {
-				ib_async_uobj_drop_uses(uobj);
+			ret = ib_async_uobj_destroy_obj(uobj);
+			if (!ret)
 				ib_async_evq_orphan(&file->evq, uobj);
-				uobj->obj = NULL;
-			}
 		}
 		if (!ret)
 			progress = true;
@@ -334,6 +341,8 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
  */
 u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
 {
+	/* Closed after removal: what removal could not destroy is leaked. */
+	bool retry = removal || file->adev->ib_dev;
 	struct ib_async_uobj *uobj;
 	unsigned long handle;
 	bool progress;
@@ -341,18 +350,16 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
 	int i;
 
 	mutex_lock(&file->obj_mutex);
-	/* Closed after removal: what removal could not destroy is leaked. */
-	progress = removal || file->adev->ib_dev;
-	while (progress) {
+	left = ib_async_live_objs(file);
+	while (retry && left) {
 		progress = false;
 		for (i = 0; i < ARRAY_SIZE(ib_async_destroy_order); i++)
 			progress |= ib_async_destroy_type(file,
 						ib_async_destroy_order[i],
 						removal);
-		if (!ib_async_live_objs(file))
-			break;
+		left = ib_async_live_objs(file);
+		retry = progress;
 	}
-	left = ib_async_live_objs(file);
 	if (left && (removal || file->adev->ib_dev))
 		pr_warn("ib_async: %s: %u objects left after the driver refused a destroy%s\n",
 			dev_name(&file->adev->dev), left,
