@@ -22,6 +22,16 @@
 /* No argument structure comes near this; larger ones are refused. */
 #define IB_ASYNC_MAX_ARGSZ	PAGE_SIZE
 
+/* How ib_async_cmd() runs a command (struct ib_async_ucmd.flags). */
+enum {
+	/* takes the device locks itself, to copy user memory outside them */
+	IB_ASYNC_CMD_OWN_LOCKS		= BIT(0),
+	/* answered by devices without kernel verbs too */
+	IB_ASYNC_CMD_NO_KVERBS		= BIT(1),
+	/* runs after device removal, so that programs can clean up */
+	IB_ASYNC_CMD_AFTER_REMOVAL	= BIT(2),
+};
+
 static void ib_async_comp_handler(struct ib_cq *cq, void *context)
 {
 	/* Completion channels are not offered: nothing arms the CQ. */
@@ -65,19 +75,27 @@ void ib_async_ucmd_respond(struct ib_async_ucmd *u, const void *karg,
  * ib_async_ucmd_lock - pin the device and the file's objects
  * @u: the command; @u->ib_dev is the device until ib_async_ucmd_unlock()
  *
- * Return: 0, or -ENODEV (nothing held) once the device is gone.
+ * Return: 0, or (nothing held) -ENODEV once the device is gone, or
+ * -EOPNOTSUPP for an object command on a device without kernel verbs,
+ * as @u->flags say.
  */
 int ib_async_ucmd_lock(struct ib_async_ucmd *u)
 {
 	struct ib_async_device *adev = u->file->adev;
+	int ret;
 
 	down_read(&adev->disassoc_rwsem);
 	mutex_lock(&u->file->obj_mutex);
 	u->ib_dev = adev->ib_dev;
-	if (u->ib_dev && u->ib_dev->kverbs_provider)
-		return 0;
-	ib_async_ucmd_unlock(u);
-	return u->ib_dev ? -EOPNOTSUPP : -ENODEV;
+	if (!u->ib_dev)
+		ret = u->flags & IB_ASYNC_CMD_AFTER_REMOVAL ? 0 : -ENODEV;
+	else if (!u->ib_dev->kverbs_provider)
+		ret = u->flags & IB_ASYNC_CMD_NO_KVERBS ? 0 : -EOPNOTSUPP;
+	else
+		ret = 0;
+	if (ret)
+		ib_async_ucmd_unlock(u);
+	return ret;
 }
 
 void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
@@ -498,7 +516,7 @@ static int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
 }
 
-static int ib_async_cmd_srq_attr(struct ib_async_ucmd *c, bool modify)
+static int ib_async_srq_attr(struct ib_async_ucmd *c, bool modify)
 {
 	struct ib_async_srq_attr arg;
 	struct ib_async_uobj *uobj;
@@ -679,66 +697,14 @@ static int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 	return 0;
 }
 
-static int ib_async_cmd_dispatch(struct ib_async_ucmd *c, unsigned int cmd)
+static int ib_async_cmd_modify_srq(struct ib_async_ucmd *c)
 {
-	switch (cmd) {
-	case IB_ASYNC_IOC_CREATE_PD:
-		return ib_async_cmd_create_pd(c);
-	case IB_ASYNC_IOC_CREATE_CQ:
-		return ib_async_cmd_create_cq(c);
-	case IB_ASYNC_IOC_CREATE_QP:
-		return ib_async_cmd_create_qp(c);
-	case IB_ASYNC_IOC_MODIFY_QP:
-		return ib_async_cmd_modify_qp(c);
-	case IB_ASYNC_IOC_QUERY_QP:
-		return ib_async_cmd_query_qp(c);
-	case IB_ASYNC_IOC_CREATE_SRQ:
-		return ib_async_cmd_create_srq(c);
-	case IB_ASYNC_IOC_MODIFY_SRQ:
-		return ib_async_cmd_srq_attr(c, true);
-	case IB_ASYNC_IOC_QUERY_SRQ:
-		return ib_async_cmd_srq_attr(c, false);
-	case IB_ASYNC_IOC_CREATE_WQ:
-		return ib_async_cmd_create_wq(c);
-	case IB_ASYNC_IOC_MODIFY_WQ:
-		return ib_async_cmd_modify_wq(c);
-	case IB_ASYNC_IOC_CREATE_AH:
-		return ib_async_cmd_create_ah(c);
-	case IB_ASYNC_IOC_DESTROY:
-		return ib_async_cmd_destroy(c);
-	default:
-		return ib_async_cmd_query(c, cmd);
-	}
+	return ib_async_srq_attr(c, true);
 }
 
-/* Commands a device without kernel verbs still answers. */
-static bool ib_async_cmd_is_query(unsigned int cmd)
+static int ib_async_cmd_query_srq(struct ib_async_ucmd *c)
 {
-	return cmd == IB_ASYNC_IOC_QUERY_DEVICE ||
-	       cmd == IB_ASYNC_IOC_QUERY_PORT ||
-	       cmd == IB_ASYNC_IOC_QUERY_GID || cmd == IB_ASYNC_IOC_QUERY_PKEY;
-}
-
-/* Run a command that needs nothing but the locks around it. */
-static long ib_async_cmd_locked(struct ib_async_ucmd *u, unsigned int cmd)
-{
-	struct ib_async_device *adev = u->file->adev;
-	long ret;
-
-	down_read(&adev->disassoc_rwsem);
-	mutex_lock(&u->file->obj_mutex);
-	u->ib_dev = adev->ib_dev;
-	/* Destroy keeps working after removal so programs can clean up. */
-	if (!u->ib_dev && cmd != IB_ASYNC_IOC_DESTROY)
-		ret = -ENODEV;
-	else if (u->ib_dev && !u->ib_dev->kverbs_provider &&
-		 !ib_async_cmd_is_query(cmd))
-		ret = -EOPNOTSUPP;
-	else
-		ret = ib_async_cmd_dispatch(u, cmd);
-	mutex_unlock(&u->file->obj_mutex);
-	up_read(&adev->disassoc_rwsem);
-	return ret;
+	return ib_async_srq_attr(c, false);
 }
 
 /* The caller cannot learn the new object's handle: destroy it again. */
@@ -760,33 +726,66 @@ static void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 		ib_async_uobj_destroy_end(uobj);
 }
 
-static bool ib_async_cmd_known(unsigned int cmd)
+struct ib_async_cmd_desc {
+	unsigned int cmd;
+	int (*handler)(struct ib_async_ucmd *u);
+	unsigned int flags;
+};
+
+/* Every object, query and data-path command, and how it runs. */
+static const struct ib_async_cmd_desc ib_async_cmds[] = {
+	{ IB_ASYNC_IOC_CREATE_PD, ib_async_cmd_create_pd },
+	{ IB_ASYNC_IOC_CREATE_CQ, ib_async_cmd_create_cq },
+	{ IB_ASYNC_IOC_CREATE_QP, ib_async_cmd_create_qp },
+	{ IB_ASYNC_IOC_MODIFY_QP, ib_async_cmd_modify_qp },
+	{ IB_ASYNC_IOC_QUERY_QP, ib_async_cmd_query_qp },
+	{ IB_ASYNC_IOC_CREATE_SRQ, ib_async_cmd_create_srq },
+	{ IB_ASYNC_IOC_MODIFY_SRQ, ib_async_cmd_modify_srq },
+	{ IB_ASYNC_IOC_QUERY_SRQ, ib_async_cmd_query_srq },
+	{ IB_ASYNC_IOC_CREATE_WQ, ib_async_cmd_create_wq },
+	{ IB_ASYNC_IOC_MODIFY_WQ, ib_async_cmd_modify_wq },
+	{ IB_ASYNC_IOC_CREATE_AH, ib_async_cmd_create_ah },
+	{ IB_ASYNC_IOC_DESTROY, ib_async_cmd_destroy,
+	  IB_ASYNC_CMD_AFTER_REMOVAL },
+	{ IB_ASYNC_IOC_RESIZE_CQ, ib_async_cmd_resize_cq },
+	{ IB_ASYNC_IOC_POST_RECV, ib_async_cmd_post_recv,
+	  IB_ASYNC_CMD_OWN_LOCKS },
+	{ IB_ASYNC_IOC_POST_SEND, ib_async_cmd_post_send,
+	  IB_ASYNC_CMD_OWN_LOCKS },
+	{ IB_ASYNC_IOC_POLL_CQ, ib_async_cmd_poll_cq, IB_ASYNC_CMD_OWN_LOCKS },
+	{ IB_ASYNC_IOC_QUERY_DEVICE, ib_async_cmd_query_device,
+	  IB_ASYNC_CMD_NO_KVERBS },
+	{ IB_ASYNC_IOC_QUERY_PORT, ib_async_cmd_query_port,
+	  IB_ASYNC_CMD_NO_KVERBS },
+	{ IB_ASYNC_IOC_QUERY_GID, ib_async_cmd_query_gid,
+	  IB_ASYNC_CMD_NO_KVERBS },
+	{ IB_ASYNC_IOC_QUERY_PKEY, ib_async_cmd_query_pkey,
+	  IB_ASYNC_CMD_NO_KVERBS },
+};
+
+static const struct ib_async_cmd_desc *ib_async_cmd_find(unsigned int cmd)
 {
-	switch (cmd) {
-	case IB_ASYNC_IOC_CREATE_PD:
-	case IB_ASYNC_IOC_CREATE_CQ:
-	case IB_ASYNC_IOC_CREATE_QP:
-	case IB_ASYNC_IOC_MODIFY_QP:
-	case IB_ASYNC_IOC_QUERY_QP:
-	case IB_ASYNC_IOC_CREATE_SRQ:
-	case IB_ASYNC_IOC_MODIFY_SRQ:
-	case IB_ASYNC_IOC_QUERY_SRQ:
-	case IB_ASYNC_IOC_CREATE_WQ:
-	case IB_ASYNC_IOC_MODIFY_WQ:
-	case IB_ASYNC_IOC_CREATE_AH:
-	case IB_ASYNC_IOC_DESTROY:
-	case IB_ASYNC_IOC_POST_RECV:
-	case IB_ASYNC_IOC_POST_SEND:
-	case IB_ASYNC_IOC_POLL_CQ:
-	case IB_ASYNC_IOC_QUERY_DEVICE:
-	case IB_ASYNC_IOC_QUERY_PORT:
-	case IB_ASYNC_IOC_QUERY_GID:
-	case IB_ASYNC_IOC_QUERY_PKEY:
-	case IB_ASYNC_IOC_RESIZE_CQ:
-		return true;
-	default:
-		return false;
-	}
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ib_async_cmds); i++)
+		if (ib_async_cmds[i].cmd == cmd)
+			return &ib_async_cmds[i];
+	return NULL;
+}
+
+static long ib_async_cmd_run(struct ib_async_ucmd *u,
+			     const struct ib_async_cmd_desc *desc)
+{
+	long ret;
+
+	if (desc->flags & IB_ASYNC_CMD_OWN_LOCKS)
+		return desc->handler(u);
+	ret = ib_async_ucmd_lock(u);
+	if (ret)
+		return ret;
+	ret = desc->handler(u);
+	ib_async_ucmd_unlock(u);
+	return ret;
 }
 
 /**
@@ -800,12 +799,13 @@ static bool ib_async_cmd_known(unsigned int cmd)
 long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
 		  void __user *uarg)
 {
+	const struct ib_async_cmd_desc *desc = ib_async_cmd_find(cmd);
 	struct ib_async_ucmd u = { .file = file };
 	u32 usize;
 	long ret;
 
 	/* Unknown commands touch nothing, as for any other ioctl. */
-	if (!ib_async_cmd_known(cmd))
+	if (!desc)
 		return -ENOTTY;
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
@@ -815,21 +815,8 @@ long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
 	if (IS_ERR(u.buf))
 		return PTR_ERR(u.buf);
 	u.user_size = usize;
-
-	switch (cmd) {
-	case IB_ASYNC_IOC_POST_RECV:
-		ret = ib_async_cmd_post_recv(&u);
-		break;
-	case IB_ASYNC_IOC_POST_SEND:
-		ret = ib_async_cmd_post_send(&u);
-		break;
-	case IB_ASYNC_IOC_POLL_CQ:
-		ret = ib_async_cmd_poll_cq(&u);
-		break;
-	default:
-		ret = ib_async_cmd_locked(&u, cmd);
-		break;
-	}
+	u.flags = desc->flags;
+	ret = ib_async_cmd_run(&u, desc);
 
 	if (u.destroyed) {
 		struct ib_async_destroy *arg = u.buf;

@@ -235,6 +235,7 @@ void ib_async_uobj_event(struct ib_event *event, void *context);
 
 /**
  * struct ib_async_ucmd - one object or data-path command in flight
+ * @flags: how the command runs (IB_ASYNC_CMD_*)
  * @file: the file it came through
  * @ib_dev: the device, while ib_async_ucmd_lock() holds it
  * @buf: the caller's argument, copied in before any lock is taken
@@ -247,6 +248,7 @@ void ib_async_uobj_event(struct ib_event *event, void *context);
  * @events_reported: what that purge found the readers had consumed
  */
 struct ib_async_ucmd {
+	unsigned int flags;		/* IB_ASYNC_CMD_* of the command */
 	struct ib_async_file *file;
 	struct ib_device *ib_dev;
 	void *buf;
@@ -270,8 +272,12 @@ int ib_async_account_add(struct ib_async_file *file, size_t bytes);
 void ib_async_account_sub(struct ib_async_file *file, size_t bytes);
 void ib_async_account_exit(struct ib_async_file *file);
 
-/* query.c */
-int ib_async_cmd_query(struct ib_async_ucmd *u, unsigned int cmd);
+/* query.c: run with the device pinned */
+int ib_async_cmd_query_device(struct ib_async_ucmd *u);
+int ib_async_cmd_query_port(struct ib_async_ucmd *u);
+int ib_async_cmd_query_gid(struct ib_async_ucmd *u);
+int ib_async_cmd_query_pkey(struct ib_async_ucmd *u);
+int ib_async_cmd_resize_cq(struct ib_async_ucmd *u);
 
 /* cmd.c */
 long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,

@@ -9,7 +9,7 @@
 
 #include "ib_async.h"
 
-static int ib_async_query_device(struct ib_async_ucmd *u)
+int ib_async_cmd_query_device(struct ib_async_ucmd *u)
 {
 	struct ib_device *ib_dev = u->ib_dev;
 	const struct ib_device_attr *a = &ib_dev->attrs;
@@ -56,7 +56,7 @@ static int ib_async_query_device(struct ib_async_ucmd *u)
 	return 0;
 }
 
-static int ib_async_query_port(struct ib_async_ucmd *u)
+int ib_async_cmd_query_port(struct ib_async_ucmd *u)
 {
 	struct ib_device *ib_dev = u->ib_dev;
 	struct ib_async_port_attr arg;
@@ -103,7 +103,7 @@ static int ib_async_query_port(struct ib_async_ucmd *u)
 	return 0;
 }
 
-static int ib_async_query_gid(struct ib_async_ucmd *u)
+int ib_async_cmd_query_gid(struct ib_async_ucmd *u)
 {
 	struct ib_device *ib_dev = u->ib_dev;
 	const struct ib_gid_attr *attr;
@@ -127,7 +127,7 @@ static int ib_async_query_gid(struct ib_async_ucmd *u)
 	return 0;
 }
 
-static int ib_async_query_pkey(struct ib_async_ucmd *u)
+int ib_async_cmd_query_pkey(struct ib_async_ucmd *u)
 {
 	struct ib_device *ib_dev = u->ib_dev;
 	struct ib_async_query_pkey arg;
@@ -149,7 +149,7 @@ static int ib_async_query_pkey(struct ib_async_ucmd *u)
 	return 0;
 }
 
-static int ib_async_resize_cq(struct ib_async_ucmd *u)
+int ib_async_cmd_resize_cq(struct ib_async_ucmd *u)
 {
 	struct ib_async_resize_cq arg;
 	struct ib_async_uobj *cq;
@@ -169,24 +169,4 @@ static int ib_async_resize_cq(struct ib_async_ucmd *u)
 	arg.cqe = cq->cq->cqe;
 	ib_async_ucmd_respond(u, &arg, sizeof(arg));
 	return 0;
-}
-
-/* Run by ib_async_cmd() with the device pinned. */
-int ib_async_cmd_query(struct ib_async_ucmd *u, unsigned int cmd)
-{
-	lockdep_assert_held(&u->file->obj_mutex);
-	switch (cmd) {
-	case IB_ASYNC_IOC_QUERY_DEVICE:
-		return ib_async_query_device(u);
-	case IB_ASYNC_IOC_QUERY_PORT:
-		return ib_async_query_port(u);
-	case IB_ASYNC_IOC_QUERY_GID:
-		return ib_async_query_gid(u);
-	case IB_ASYNC_IOC_QUERY_PKEY:
-		return ib_async_query_pkey(u);
-	case IB_ASYNC_IOC_RESIZE_CQ:
-		return ib_async_resize_cq(u);
-	default:
-		return -ENOTTY;
-	}
 }
