@@ -2,13 +2,11 @@
 /*
  * Object commands: marshal the uAPI structures into kernel verbs calls.
  *
- * ib_async_cmd() copies the caller's argument into kernel memory before
- * taking any lock and copies the answer back after dropping them all, so
- * a user buffer behind a slow fault (userfaultfd, FUSE) never holds up
- * device removal or another file. In between, commands run with the
- * device's disassoc_rwsem held for reading (the ib_device cannot go away
- * underneath) and the file's obj_mutex (the file's handles and dependency
- * counts stay still). Arguments are checked completely before anything is
+ * The dispatcher (uapi.c) hands each handler the caller's argument already
+ * copied into kernel memory and copies the answer back after dropping
+ * every lock. Handlers run with the device's disassoc_rwsem held for
+ * reading (the ib_device cannot go away underneath) and the file's
+ * obj_mutex (the file's handles and dependency counts stay still). Arguments are checked completely before anything is
  * created, so bad input changes nothing.
  */
 #include <linux/capability.h>
@@ -19,89 +17,9 @@
 #include "ib_async.h"
 #include "compat.h"
 
-/* No argument structure comes near this; larger ones are refused. */
-#define IB_ASYNC_MAX_ARGSZ	PAGE_SIZE
-
-/* How ib_async_cmd() runs a command (struct ib_async_ucmd.flags). */
-enum {
-	/* takes the device locks itself, to copy user memory outside them */
-	IB_ASYNC_CMD_OWN_LOCKS		= BIT(0),
-	/* answered by devices without kernel verbs too */
-	IB_ASYNC_CMD_NO_KVERBS		= BIT(1),
-	/* runs after device removal, so that programs can clean up */
-	IB_ASYNC_CMD_AFTER_REMOVAL	= BIT(2),
-};
-
 static void ib_async_comp_handler(struct ib_cq *cq, void *context)
 {
 	/* Completion channels are not offered: nothing arms the CQ. */
-}
-
-/**
- * ib_async_ucmd_arg - the command's argument, as the kernel knows it
- * @u: the command
- * @karg: the kernel's structure
- * @ksize: its size
- * @min_size: the size of its first version; argsz must cover it
- *
- * A caller's structure smaller than the kernel's is zero-extended; a
- * larger one must be zero past the kernel's end, as for
- * copy_struct_from_user().
- *
- * Return: 0, -EINVAL (argsz too small) or -E2BIG (non-zero tail).
- */
-int ib_async_ucmd_arg(struct ib_async_ucmd *u, void *karg, size_t ksize,
-		      size_t min_size)
-{
-	if (u->user_size < min_size)
-		return -EINVAL;
-	if (u->user_size > ksize &&
-	    memchr_inv(u->buf + ksize, 0, u->user_size - ksize))
-		return -E2BIG;
-	memset(karg, 0, ksize);
-	memcpy(karg, u->buf, min_t(size_t, ksize, u->user_size));
-	return 0;
-}
-
-/* Answer with @karg; copied to the caller once every lock is dropped. */
-void ib_async_ucmd_respond(struct ib_async_ucmd *u, const void *karg,
-			   size_t ksize)
-{
-	u->out_size = min_t(size_t, ksize, u->user_size);
-	memcpy(u->buf, karg, u->out_size);
-}
-
-/**
- * ib_async_ucmd_lock - pin the device and the file's objects
- * @u: the command; @u->ib_dev is the device until ib_async_ucmd_unlock()
- *
- * Return: 0, or (nothing held) -ENODEV once the device is gone, or
- * -EOPNOTSUPP for an object command on a device without kernel verbs,
- * as @u->flags say.
- */
-int ib_async_ucmd_lock(struct ib_async_ucmd *u)
-{
-	struct ib_async_device *adev = u->file->adev;
-	int ret;
-
-	down_read(&adev->disassoc_rwsem);
-	mutex_lock(&u->file->obj_mutex);
-	u->ib_dev = adev->ib_dev;
-	if (!u->ib_dev)
-		ret = u->flags & IB_ASYNC_CMD_AFTER_REMOVAL ? 0 : -ENODEV;
-	else if (!u->ib_dev->kverbs_provider)
-		ret = u->flags & IB_ASYNC_CMD_NO_KVERBS ? 0 : -EOPNOTSUPP;
-	else
-		ret = 0;
-	if (ret)
-		ib_async_ucmd_unlock(u);
-	return ret;
-}
-
-void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
-{
-	mutex_unlock(&u->file->obj_mutex);
-	up_read(&u->file->adev->disassoc_rwsem);
 }
 
 /**
@@ -148,31 +66,26 @@ static void ib_async_name_owner(struct ib_async_uobj *uobj)
 
 /*
  * Give the caller the new object's handle in @karg (at *@handle). If the
- * copy back fails the caller cannot know the object: ib_async_cmd()
+ * copy back fails the caller cannot know the object: the dispatcher
  * destroys it again.
  */
 static int ib_async_put_created(struct ib_async_ucmd *u,
-				struct ib_async_uobj *uobj, void *karg,
-				size_t size, u32 *handle)
+				struct ib_async_uobj *uobj, u32 *handle)
 {
 	ib_async_name_owner(uobj);
 	*handle = uobj->handle;
 	u->created = uobj->handle;
-	ib_async_ucmd_respond(u, karg, size);
+	ib_async_ucmd_respond(u);
 	return 0;
 }
 
-static int ib_async_cmd_create_pd(struct ib_async_ucmd *c)
+int ib_async_cmd_create_pd(struct ib_async_ucmd *c)
 {
-	struct ib_async_create_pd arg;
+	struct ib_async_create_pd *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	struct ib_pd *pd;
-	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_PD_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.handle)
+	if (arg->flags || arg->reserved || arg->handle)
 		return -EINVAL;
 
 	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_PD, 0);
@@ -184,31 +97,27 @@ static int ib_async_cmd_create_pd(struct ib_async_ucmd *c)
 		return PTR_ERR(pd);
 	}
 	uobj->pd = pd;
-	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
+	return ib_async_put_created(c, uobj, &arg->handle);
 }
 
-static int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
+int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 {
 	struct ib_cq_init_attr attr = {};
-	struct ib_async_create_cq arg;
+	struct ib_async_create_cq *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	struct ib_cq *cq;
-	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_CQ_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.handle)
+	if (arg->flags || arg->reserved || arg->handle)
 		return -EINVAL;
-	if (!arg.cqe || arg.cqe > c->ib_dev->attrs.max_cqe ||
-	    arg.comp_vector >= c->ib_dev->num_comp_vectors)
+	if (!arg->cqe || arg->cqe > c->ib_dev->attrs.max_cqe ||
+	    arg->comp_vector >= c->ib_dev->num_comp_vectors)
 		return -EINVAL;
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_CQ, arg.cookie);
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_CQ, arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	attr.cqe = arg.cqe;
-	attr.comp_vector = arg.comp_vector;
+	attr.cqe = arg->cqe;
+	attr.comp_vector = arg->comp_vector;
 	cq = ib_create_cq(c->ib_dev, ib_async_comp_handler,
 			  ib_async_uobj_event, uobj, &attr);
 	if (IS_ERR(cq)) {
@@ -216,8 +125,8 @@ static int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 		return PTR_ERR(cq);
 	}
 	uobj->cq = cq;
-	arg.cqe = cq->cqe;
-	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
+	arg->cqe = cq->cqe;
+	return ib_async_put_created(c, uobj, &arg->handle);
 }
 
 /* Look up the objects a QP names, all before anything is created. */
@@ -242,27 +151,24 @@ static int ib_async_qp_deps(struct ib_async_ucmd *c,
 	return 0;
 }
 
-static int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
+int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 {
 	struct ib_async_uobj *uobj, *deps[IB_ASYNC_UOBJ_MAX_USES];
 	struct ib_qp_init_attr init = {};
-	struct ib_async_create_qp arg;
+	struct ib_async_create_qp *arg = c->cmd;
 	struct ib_qp *qp;
 	int ret, i;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_QP_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.handle || arg.qp_num)
+	if (arg->flags || arg->reserved || arg->handle || arg->qp_num)
 		return -EINVAL;
-	if ((arg.qp_type != IB_ASYNC_QPT_RC && arg.qp_type != IB_ASYNC_QPT_UD) ||
-	    arg.sq_sig_all > 1)
+	if ((arg->qp_type != IB_UVERBS_QPT_RC && arg->qp_type != IB_UVERBS_QPT_UD) ||
+	    arg->sq_sig_all > 1)
 		return -EINVAL;
-	ret = ib_async_qp_deps(c, &arg, deps);
+	ret = ib_async_qp_deps(c, arg, deps);
 	if (ret)
 		return ret;
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_QP, arg.cookie);
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_QP, arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	init.event_handler = ib_async_uobj_event;
@@ -270,13 +176,13 @@ static int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 	init.send_cq = deps[1]->cq;
 	init.recv_cq = deps[2]->cq;
 	init.srq = deps[3] ? deps[3]->srq : NULL;
-	init.qp_type = arg.qp_type;
-	init.sq_sig_type = arg.sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
-	init.cap.max_send_wr = arg.max_send_wr;
-	init.cap.max_recv_wr = arg.max_recv_wr;
-	init.cap.max_send_sge = arg.max_send_sge;
-	init.cap.max_recv_sge = arg.max_recv_sge;
-	init.cap.max_inline_data = arg.max_inline_data;
+	init.qp_type = arg->qp_type;
+	init.sq_sig_type = arg->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init.cap.max_send_wr = arg->max_send_wr;
+	init.cap.max_recv_wr = arg->max_recv_wr;
+	init.cap.max_send_sge = arg->max_send_sge;
+	init.cap.max_recv_sge = arg->max_recv_sge;
+	init.cap.max_inline_data = arg->max_inline_data;
 	qp = ib_create_qp(deps[0]->pd, &init);
 	if (IS_ERR(qp)) {
 		ib_async_uobj_abort(uobj);
@@ -284,20 +190,20 @@ static int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 	}
 	uobj->qp = qp;
 	uobj->qp_num = qp->qp_num;
-	uobj->sq_sig_all = arg.sq_sig_all;
+	uobj->sq_sig_all = arg->sq_sig_all;
 	uobj->send_cq = deps[1];
 	uobj->recv_cq = deps[2];
 	uobj->qp_srq = deps[3];
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES; i++)
 		ib_async_uobj_use(uobj, deps[i]);
 
-	arg.max_send_wr = init.cap.max_send_wr;
-	arg.max_recv_wr = init.cap.max_recv_wr;
-	arg.max_send_sge = init.cap.max_send_sge;
-	arg.max_recv_sge = init.cap.max_recv_sge;
-	arg.max_inline_data = init.cap.max_inline_data;
-	arg.qp_num = qp->qp_num;
-	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
+	arg->max_send_wr = init.cap.max_send_wr;
+	arg->max_recv_wr = init.cap.max_recv_wr;
+	arg->max_send_sge = init.cap.max_send_sge;
+	arg->max_recv_sge = init.cap.max_recv_sge;
+	arg->max_inline_data = init.cap.max_inline_data;
+	arg->qp_num = qp->qp_num;
+	return ib_async_put_created(c, uobj, &arg->handle);
 }
 
 /* Translate an address vector; RoCE needs the GRH. */
@@ -362,55 +268,52 @@ static int ib_async_resolve_dmac(struct ib_pd *pd, struct rdma_ah_attr *ah)
 	return rdma_destroy_ah_user(tmp, RDMA_DESTROY_AH_SLEEPABLE, NULL);
 }
 
-static int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
+int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 {
-	struct ib_async_qp_attr arg;
+	struct ib_async_qp_attr *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	struct ib_qp_attr attr = {};
 	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.reserved8 || arg.sq_draining ||
-	    arg.av.reserved || !arg.attr_mask || arg.max_send_wr ||
-	    arg.max_recv_wr || arg.max_send_sge || arg.max_recv_sge ||
-	    arg.max_inline_data || arg.reserved2)
+	if (arg->flags || arg->reserved || arg->reserved8 || arg->sq_draining ||
+	    arg->av.reserved || !arg->attr_mask || arg->max_send_wr ||
+	    arg->max_recv_wr || arg->max_send_sge || arg->max_recv_sge ||
+	    arg->max_inline_data || arg->reserved2)
 		return -EINVAL;
-	if (arg.attr_mask & ~IB_ASYNC_QP_ATTR_SUPPORTED)
+	if (arg->attr_mask & ~IB_ASYNC_QP_ATTR_SUPPORTED)
 		return -EOPNOTSUPP;
-	if (arg.qp_state > IB_QPS_ERR || arg.cur_qp_state > IB_QPS_ERR ||
-	    ((arg.attr_mask & IB_ASYNC_QP_PORT) &&
-	     !rdma_is_port_valid(c->ib_dev, arg.port_num)))
+	if (arg->qp_state > IB_QPS_ERR || arg->cur_qp_state > IB_QPS_ERR ||
+	    ((arg->attr_mask & IB_ASYNC_QP_PORT) &&
+	     !rdma_is_port_valid(c->ib_dev, arg->port_num)))
 		return -EINVAL;
-	if (arg.attr_mask & IB_ASYNC_QP_QKEY) {
-		ret = ib_async_check_qkey(arg.qkey);
+	if (arg->attr_mask & IB_ASYNC_QP_QKEY) {
+		ret = ib_async_check_qkey(arg->qkey);
 		if (ret)
 			return ret;
 	}
-	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_QP);
+	uobj = ib_async_uobj_get(c->file, arg->handle, IB_ASYNC_OBJ_QP);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
-	attr.qp_state = arg.qp_state;
-	attr.cur_qp_state = arg.cur_qp_state;
-	attr.path_mtu = arg.path_mtu;
-	attr.qkey = arg.qkey;
-	attr.rq_psn = arg.rq_psn;
-	attr.sq_psn = arg.sq_psn;
-	attr.dest_qp_num = arg.dest_qp_num;
-	attr.qp_access_flags = arg.qp_access_flags;
-	attr.pkey_index = arg.pkey_index;
-	attr.port_num = arg.port_num;
-	attr.en_sqd_async_notify = arg.en_sqd_async_notify;
-	attr.max_rd_atomic = arg.max_rd_atomic;
-	attr.max_dest_rd_atomic = arg.max_dest_rd_atomic;
-	attr.min_rnr_timer = arg.min_rnr_timer;
-	attr.timeout = arg.timeout;
-	attr.retry_cnt = arg.retry_cnt;
-	attr.rnr_retry = arg.rnr_retry;
-	if (arg.attr_mask & IB_ASYNC_QP_AV) {
-		ret = ib_async_av_to_attr(c->ib_dev, &arg.av, &attr.ah_attr);
+	attr.qp_state = arg->qp_state;
+	attr.cur_qp_state = arg->cur_qp_state;
+	attr.path_mtu = arg->path_mtu;
+	attr.qkey = arg->qkey;
+	attr.rq_psn = arg->rq_psn;
+	attr.sq_psn = arg->sq_psn;
+	attr.dest_qp_num = arg->dest_qp_num;
+	attr.qp_access_flags = arg->qp_access_flags;
+	attr.pkey_index = arg->pkey_index;
+	attr.port_num = arg->port_num;
+	attr.en_sqd_async_notify = arg->en_sqd_async_notify;
+	attr.max_rd_atomic = arg->max_rd_atomic;
+	attr.max_dest_rd_atomic = arg->max_dest_rd_atomic;
+	attr.min_rnr_timer = arg->min_rnr_timer;
+	attr.timeout = arg->timeout;
+	attr.retry_cnt = arg->retry_cnt;
+	attr.rnr_retry = arg->rnr_retry;
+	if (arg->attr_mask & IB_ASYNC_QP_AV) {
+		ret = ib_async_av_to_attr(c->ib_dev, &arg->av, &attr.ah_attr);
 		if (!ret)
 			ret = ib_async_resolve_dmac(uobj->qp->pd, &attr.ah_attr);
 		if (ret)
@@ -418,26 +321,23 @@ static int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 	}
 
 	/* The driver validates the transition and the fields it needs. */
-	ret = ib_modify_qp(uobj->qp, &attr, arg.attr_mask);
-	if (!ret && (arg.attr_mask & IB_ASYNC_QP_PORT))
-		WRITE_ONCE(uobj->port, arg.port_num);
+	ret = ib_modify_qp(uobj->qp, &attr, arg->attr_mask);
+	if (!ret && (arg->attr_mask & IB_ASYNC_QP_PORT))
+		WRITE_ONCE(uobj->port, arg->port_num);
 	return ret;
 }
 
-static int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
+int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 {
 	struct ib_qp_init_attr init;
-	struct ib_async_qp_attr arg;
+	struct ib_async_qp_attr *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	struct ib_qp_attr attr;
 	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_QP_ATTR_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.reserved8)
+	if (arg->flags || arg->reserved || arg->reserved8)
 		return -EINVAL;
-	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_QP);
+	uobj = ib_async_uobj_get(c->file, arg->handle, IB_ASYNC_OBJ_QP);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
@@ -445,65 +345,61 @@ static int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 	ret = ib_query_qp(uobj->qp, &attr, IB_ASYNC_QP_ATTR_SUPPORTED, &init);
 	if (ret)
 		return ret;
-	memset(&arg, 0, sizeof(arg));
-	arg.argsz = sizeof(arg);
-	arg.handle = uobj->handle;
-	arg.attr_mask = IB_ASYNC_QP_ATTR_SUPPORTED;
-	arg.qp_state = attr.qp_state;
-	arg.cur_qp_state = attr.cur_qp_state;
-	arg.path_mtu = attr.path_mtu;
-	arg.qkey = attr.qkey;
-	arg.rq_psn = attr.rq_psn;
-	arg.sq_psn = attr.sq_psn;
-	arg.dest_qp_num = attr.dest_qp_num;
-	arg.qp_access_flags = attr.qp_access_flags;
-	arg.pkey_index = attr.pkey_index;
-	arg.port_num = attr.port_num;
-	arg.en_sqd_async_notify = attr.en_sqd_async_notify;
-	arg.sq_draining = attr.sq_draining;
-	arg.max_rd_atomic = attr.max_rd_atomic;
-	arg.max_dest_rd_atomic = attr.max_dest_rd_atomic;
-	arg.min_rnr_timer = attr.min_rnr_timer;
-	arg.timeout = attr.timeout;
-	arg.retry_cnt = attr.retry_cnt;
-	arg.rnr_retry = attr.rnr_retry;
+	memset(arg, 0, sizeof(*arg));
+	arg->argsz = sizeof(*arg);
+	arg->handle = uobj->handle;
+	arg->attr_mask = IB_ASYNC_QP_ATTR_SUPPORTED;
+	arg->qp_state = attr.qp_state;
+	arg->cur_qp_state = attr.cur_qp_state;
+	arg->path_mtu = attr.path_mtu;
+	arg->qkey = attr.qkey;
+	arg->rq_psn = attr.rq_psn;
+	arg->sq_psn = attr.sq_psn;
+	arg->dest_qp_num = attr.dest_qp_num;
+	arg->qp_access_flags = attr.qp_access_flags;
+	arg->pkey_index = attr.pkey_index;
+	arg->port_num = attr.port_num;
+	arg->en_sqd_async_notify = attr.en_sqd_async_notify;
+	arg->sq_draining = attr.sq_draining;
+	arg->max_rd_atomic = attr.max_rd_atomic;
+	arg->max_dest_rd_atomic = attr.max_dest_rd_atomic;
+	arg->min_rnr_timer = attr.min_rnr_timer;
+	arg->timeout = attr.timeout;
+	arg->retry_cnt = attr.retry_cnt;
+	arg->rnr_retry = attr.rnr_retry;
 	if (uobj->qp->qp_type == IB_QPT_RC)
-		ib_async_attr_to_av(&attr.ah_attr, &arg.av);
-	arg.max_send_wr = init.cap.max_send_wr;
-	arg.max_recv_wr = init.cap.max_recv_wr;
-	arg.max_send_sge = init.cap.max_send_sge;
-	arg.max_recv_sge = init.cap.max_recv_sge;
-	arg.max_inline_data = init.cap.max_inline_data;
-	ib_async_ucmd_respond(c, &arg, sizeof(arg));
+		ib_async_attr_to_av(&attr.ah_attr, &arg->av);
+	arg->max_send_wr = init.cap.max_send_wr;
+	arg->max_recv_wr = init.cap.max_recv_wr;
+	arg->max_send_sge = init.cap.max_send_sge;
+	arg->max_recv_sge = init.cap.max_recv_sge;
+	arg->max_inline_data = init.cap.max_inline_data;
+	ib_async_ucmd_respond(c);
 	return 0;
 }
 
-static int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
+int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 {
 	struct ib_srq_init_attr init = {};
-	struct ib_async_create_srq arg;
+	struct ib_async_create_srq *arg = c->cmd;
 	struct ib_async_uobj *uobj, *pd;
 	struct ib_srq *srq;
-	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_SRQ_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.handle)
+	if (arg->flags || arg->reserved || arg->handle)
 		return -EINVAL;
-	pd = ib_async_uobj_get(c->file, arg.pd_handle, IB_ASYNC_OBJ_PD);
+	pd = ib_async_uobj_get(c->file, arg->pd_handle, IB_ASYNC_OBJ_PD);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_SRQ, arg.cookie);
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_SRQ, arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	init.event_handler = ib_async_uobj_event;
 	init.srq_context = uobj;
 	init.srq_type = IB_SRQT_BASIC;
-	init.attr.max_wr = arg.max_wr;
-	init.attr.max_sge = arg.max_sge;
-	init.attr.srq_limit = arg.srq_limit;
+	init.attr.max_wr = arg->max_wr;
+	init.attr.max_sge = arg->max_sge;
+	init.attr.srq_limit = arg->srq_limit;
 	srq = ib_create_srq(pd->pd, &init);
 	if (IS_ERR(srq)) {
 		ib_async_uobj_abort(uobj);
@@ -511,75 +407,68 @@ static int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 	}
 	uobj->srq = srq;
 	ib_async_uobj_use(uobj, pd);
-	arg.max_wr = init.attr.max_wr;
-	arg.max_sge = init.attr.max_sge;
-	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
+	arg->max_wr = init.attr.max_wr;
+	arg->max_sge = init.attr.max_sge;
+	return ib_async_put_created(c, uobj, &arg->handle);
 }
 
 static int ib_async_srq_attr(struct ib_async_ucmd *c, bool modify)
 {
-	struct ib_async_srq_attr arg;
+	struct ib_async_srq_attr *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	struct ib_srq_attr attr = {};
 	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_SRQ_ATTR_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved)
+	if (arg->flags || arg->reserved)
 		return -EINVAL;
-	if (modify && (!arg.attr_mask ||
-		       arg.attr_mask & ~(IB_ASYNC_SRQ_MAX_WR | IB_ASYNC_SRQ_LIMIT)))
+	if (modify && (!arg->attr_mask ||
+		       arg->attr_mask & ~(IB_ASYNC_SRQ_MAX_WR | IB_ASYNC_SRQ_LIMIT)))
 		return -EINVAL;
-	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_SRQ);
+	uobj = ib_async_uobj_get(c->file, arg->handle, IB_ASYNC_OBJ_SRQ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
 	if (modify) {
-		attr.max_wr = arg.max_wr;
-		attr.srq_limit = arg.srq_limit;
-		return ib_modify_srq(uobj->srq, &attr, arg.attr_mask);
+		attr.max_wr = arg->max_wr;
+		attr.srq_limit = arg->srq_limit;
+		return ib_modify_srq(uobj->srq, &attr, arg->attr_mask);
 	}
 	ret = ib_query_srq(uobj->srq, &attr);
 	if (ret)
 		return ret;
-	arg.argsz = sizeof(arg);
-	arg.attr_mask = 0;
-	arg.max_wr = attr.max_wr;
-	arg.max_sge = attr.max_sge;
-	arg.srq_limit = attr.srq_limit;
-	ib_async_ucmd_respond(c, &arg, sizeof(arg));
+	arg->argsz = sizeof(*arg);
+	arg->attr_mask = 0;
+	arg->max_wr = attr.max_wr;
+	arg->max_sge = attr.max_sge;
+	arg->srq_limit = attr.srq_limit;
+	ib_async_ucmd_respond(c);
 	return 0;
 }
 
-static int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
+int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
 {
 	struct ib_async_uobj *uobj, *pd, *cq;
 	struct ib_wq_init_attr init = {};
-	struct ib_async_create_wq arg;
+	struct ib_async_create_wq *arg = c->cmd;
 	struct ib_wq *wq;
-	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_WQ_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.handle)
+	if (arg->flags || arg->reserved || arg->handle)
 		return -EINVAL;
-	pd = ib_async_uobj_get(c->file, arg.pd_handle, IB_ASYNC_OBJ_PD);
+	pd = ib_async_uobj_get(c->file, arg->pd_handle, IB_ASYNC_OBJ_PD);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
-	cq = ib_async_uobj_get(c->file, arg.cq_handle, IB_ASYNC_OBJ_CQ);
+	cq = ib_async_uobj_get(c->file, arg->cq_handle, IB_ASYNC_OBJ_CQ);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_WQ, arg.cookie);
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_WQ, arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	init.wq_context = uobj;
 	init.event_handler = ib_async_uobj_event;
 	init.wq_type = IB_WQT_RQ;
-	init.max_wr = arg.max_wr;
-	init.max_sge = arg.max_sge;
+	init.max_wr = arg->max_wr;
+	init.max_sge = arg->max_sge;
 	init.cq = cq->cq;
 	wq = ib_create_wq(pd->pd, &init);
 	if (IS_ERR(wq)) {
@@ -589,28 +478,25 @@ static int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
 	uobj->wq = wq;
 	ib_async_uobj_use(uobj, pd);
 	ib_async_uobj_use(uobj, cq);
-	arg.max_wr = init.max_wr;
-	arg.max_sge = init.max_sge;
-	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
+	arg->max_wr = init.max_wr;
+	arg->max_sge = init.max_sge;
+	return ib_async_put_created(c, uobj, &arg->handle);
 }
 
-static int ib_async_cmd_create_ah(struct ib_async_ucmd *c)
+int ib_async_cmd_create_ah(struct ib_async_ucmd *c)
 {
-	struct ib_async_create_ah arg;
+	struct ib_async_create_ah *arg = c->cmd;
 	struct ib_async_uobj *uobj, *pd;
 	struct rdma_ah_attr attr;
 	struct ib_ah *ah;
 	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_CREATE_AH_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.handle)
+	if (arg->flags || arg->handle)
 		return -EINVAL;
-	ret = ib_async_av_to_attr(c->ib_dev, &arg.av, &attr);
+	ret = ib_async_av_to_attr(c->ib_dev, &arg->av, &attr);
 	if (ret)
 		return ret;
-	pd = ib_async_uobj_get(c->file, arg.pd_handle, IB_ASYNC_OBJ_PD);
+	pd = ib_async_uobj_get(c->file, arg->pd_handle, IB_ASYNC_OBJ_PD);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 
@@ -624,91 +510,84 @@ static int ib_async_cmd_create_ah(struct ib_async_ucmd *c)
 		return PTR_ERR(ah);
 	}
 	uobj->ah = ah;
-	uobj->port = arg.av.port_num;
+	uobj->port = arg->av.port_num;
 	ib_async_uobj_use(uobj, pd);
-	return ib_async_put_created(c, uobj, &arg, sizeof(arg), &arg.handle);
+	return ib_async_put_created(c, uobj, &arg->handle);
 }
 
 /*
  * The 6.1 core has no ib_modify_wq(); like ib_uverbs, call the driver,
  * filling in the states the caller left out.
  */
-static int ib_async_cmd_modify_wq(struct ib_async_ucmd *c)
+int ib_async_cmd_modify_wq(struct ib_async_ucmd *c)
 {
 	const u32 known = IB_WQ_STATE | IB_WQ_CUR_STATE | IB_WQ_FLAGS;
-	struct ib_async_modify_wq arg;
+	struct ib_async_modify_wq *arg = c->cmd;
 	struct ib_udata empty_udata = {};
 	struct ib_wq_attr attr = {};
 	struct ib_async_uobj *uobj;
-	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_MODIFY_WQ_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || !arg.attr_mask || arg.attr_mask & ~known ||
-	    arg.wq_state > IB_WQS_ERR || arg.curr_wq_state > IB_WQS_ERR)
+	if (arg->flags || !arg->attr_mask || arg->attr_mask & ~known ||
+	    arg->wq_state > IB_WQS_ERR || arg->curr_wq_state > IB_WQS_ERR)
 		return -EINVAL;
-	uobj = ib_async_uobj_get(c->file, arg.handle, IB_ASYNC_OBJ_WQ);
+	uobj = ib_async_uobj_get(c->file, arg->handle, IB_ASYNC_OBJ_WQ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	if (!uobj->wq->device->ops.modify_wq)
 		return -EOPNOTSUPP;
 
-	if (arg.attr_mask & IB_WQ_FLAGS) {
-		attr.flags = arg.wq_flags;
-		attr.flags_mask = arg.wq_flags_mask;
+	if (arg->attr_mask & IB_WQ_FLAGS) {
+		attr.flags = arg->wq_flags;
+		attr.flags_mask = arg->wq_flags_mask;
 	}
-	attr.curr_wq_state = arg.attr_mask & IB_WQ_CUR_STATE ?
-			     arg.curr_wq_state : uobj->wq->state;
-	attr.wq_state = arg.attr_mask & IB_WQ_STATE ? arg.wq_state :
+	attr.curr_wq_state = arg->attr_mask & IB_WQ_CUR_STATE ?
+			     arg->curr_wq_state : uobj->wq->state;
+	attr.wq_state = arg->attr_mask & IB_WQ_STATE ? arg->wq_state :
 						      attr.curr_wq_state;
 	/*
 	 * Drivers' modify_wq (mlx4, mlx5) read a command from udata and
 	 * dereference it: hand them an empty one, which they refuse cleanly
 	 * if they need more, as they would a short command from ib_uverbs.
 	 */
-	return uobj->wq->device->ops.modify_wq(uobj->wq, &attr, arg.attr_mask,
+	return uobj->wq->device->ops.modify_wq(uobj->wq, &attr, arg->attr_mask,
 					       &empty_udata);
 }
 
-static int ib_async_cmd_destroy(struct ib_async_ucmd *c)
+int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 {
-	struct ib_async_destroy arg;
+	struct ib_async_destroy *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	int ret;
 
-	ret = ib_async_ucmd_arg(c, &arg, sizeof(arg), IB_ASYNC_DESTROY_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.events_reported || arg.comp_events_reported)
+	if (arg->flags || arg->events_reported || arg->comp_events_reported)
 		return -EINVAL;
-	uobj = ib_async_uobj_get(c->file, arg.handle, arg.obj_type);
+	uobj = ib_async_uobj_get(c->file, arg->handle, arg->obj_type);
 	/* After device removal a destroy only forgets the handle. */
 	if (IS_ERR(uobj) && PTR_ERR(uobj) == -ENODEV)
-		uobj = xa_load(&c->file->objs, arg.handle);
+		uobj = xa_load(&c->file->objs, arg->handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ret = ib_async_uobj_destroy_begin(uobj);
 	if (ret)
 		return ret;
-	/* ib_async_cmd() purges its records and fills events_reported. */
+	/* The dispatcher purges its records and fills events_reported. */
 	c->destroyed = uobj;
-	ib_async_ucmd_respond(c, &arg, sizeof(arg));
+	ib_async_ucmd_respond(c);
 	return 0;
 }
 
-static int ib_async_cmd_modify_srq(struct ib_async_ucmd *c)
+int ib_async_cmd_modify_srq(struct ib_async_ucmd *c)
 {
 	return ib_async_srq_attr(c, true);
 }
 
-static int ib_async_cmd_query_srq(struct ib_async_ucmd *c)
+int ib_async_cmd_query_srq(struct ib_async_ucmd *c)
 {
 	return ib_async_srq_attr(c, false);
 }
 
 /* The caller cannot learn the new object's handle: destroy it again. */
-static void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
+void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 {
 	struct ib_async_file *file = u->file;
 	struct ib_async_uobj *uobj;
@@ -724,111 +603,4 @@ static void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 	up_read(&file->adev->disassoc_rwsem);
 	if (!ret)
 		ib_async_uobj_destroy_end(uobj);
-}
-
-struct ib_async_cmd_desc {
-	unsigned int cmd;
-	int (*handler)(struct ib_async_ucmd *u);
-	unsigned int flags;
-};
-
-/* Every object, query and data-path command, and how it runs. */
-static const struct ib_async_cmd_desc ib_async_cmds[] = {
-	{ IB_ASYNC_IOC_CREATE_PD, ib_async_cmd_create_pd },
-	{ IB_ASYNC_IOC_CREATE_CQ, ib_async_cmd_create_cq },
-	{ IB_ASYNC_IOC_CREATE_QP, ib_async_cmd_create_qp },
-	{ IB_ASYNC_IOC_MODIFY_QP, ib_async_cmd_modify_qp },
-	{ IB_ASYNC_IOC_QUERY_QP, ib_async_cmd_query_qp },
-	{ IB_ASYNC_IOC_CREATE_SRQ, ib_async_cmd_create_srq },
-	{ IB_ASYNC_IOC_MODIFY_SRQ, ib_async_cmd_modify_srq },
-	{ IB_ASYNC_IOC_QUERY_SRQ, ib_async_cmd_query_srq },
-	{ IB_ASYNC_IOC_CREATE_WQ, ib_async_cmd_create_wq },
-	{ IB_ASYNC_IOC_MODIFY_WQ, ib_async_cmd_modify_wq },
-	{ IB_ASYNC_IOC_CREATE_AH, ib_async_cmd_create_ah },
-	{ IB_ASYNC_IOC_DESTROY, ib_async_cmd_destroy,
-	  IB_ASYNC_CMD_AFTER_REMOVAL },
-	{ IB_ASYNC_IOC_RESIZE_CQ, ib_async_cmd_resize_cq },
-	{ IB_ASYNC_IOC_POST_RECV, ib_async_cmd_post_recv,
-	  IB_ASYNC_CMD_OWN_LOCKS },
-	{ IB_ASYNC_IOC_POST_SEND, ib_async_cmd_post_send,
-	  IB_ASYNC_CMD_OWN_LOCKS },
-	{ IB_ASYNC_IOC_POLL_CQ, ib_async_cmd_poll_cq, IB_ASYNC_CMD_OWN_LOCKS },
-	{ IB_ASYNC_IOC_QUERY_DEVICE, ib_async_cmd_query_device,
-	  IB_ASYNC_CMD_NO_KVERBS },
-	{ IB_ASYNC_IOC_QUERY_PORT, ib_async_cmd_query_port,
-	  IB_ASYNC_CMD_NO_KVERBS },
-	{ IB_ASYNC_IOC_QUERY_GID, ib_async_cmd_query_gid,
-	  IB_ASYNC_CMD_NO_KVERBS },
-	{ IB_ASYNC_IOC_QUERY_PKEY, ib_async_cmd_query_pkey,
-	  IB_ASYNC_CMD_NO_KVERBS },
-};
-
-static const struct ib_async_cmd_desc *ib_async_cmd_find(unsigned int cmd)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(ib_async_cmds); i++)
-		if (ib_async_cmds[i].cmd == cmd)
-			return &ib_async_cmds[i];
-	return NULL;
-}
-
-static long ib_async_cmd_run(struct ib_async_ucmd *u,
-			     const struct ib_async_cmd_desc *desc)
-{
-	long ret;
-
-	if (desc->flags & IB_ASYNC_CMD_OWN_LOCKS)
-		return desc->handler(u);
-	ret = ib_async_ucmd_lock(u);
-	if (ret)
-		return ret;
-	ret = desc->handler(u);
-	ib_async_ucmd_unlock(u);
-	return ret;
-}
-
-/**
- * ib_async_cmd - run an object, query or data-path command
- * @file: the file
- * @cmd: the ioctl number
- * @uarg: the caller's argument, starting with its size (argsz)
- *
- * Return: 0 or a negative errno; -E2BIG for an argsz past a page.
- */
-long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
-		  void __user *uarg)
-{
-	const struct ib_async_cmd_desc *desc = ib_async_cmd_find(cmd);
-	struct ib_async_ucmd u = { .file = file };
-	u32 usize;
-	long ret;
-
-	/* Unknown commands touch nothing, as for any other ioctl. */
-	if (!desc)
-		return -ENOTTY;
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize > IB_ASYNC_MAX_ARGSZ)
-		return -E2BIG;
-	u.buf = memdup_user(uarg, usize);
-	if (IS_ERR(u.buf))
-		return PTR_ERR(u.buf);
-	u.user_size = usize;
-	u.flags = desc->flags;
-	ret = ib_async_cmd_run(&u, desc);
-
-	if (u.destroyed) {
-		struct ib_async_destroy *arg = u.buf;
-
-		/* ib_async_cmd_destroy() answered: argsz covers the field. */
-		arg->events_reported = ib_async_uobj_destroy_end(u.destroyed);
-	}
-	if (!ret && u.out_size && copy_to_user(uarg, u.buf, u.out_size)) {
-		ret = -EFAULT;
-		if (u.created)
-			ib_async_cmd_uncreate(&u);
-	}
-	kfree(u.buf);
-	return ret;
 }

@@ -340,34 +340,30 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 {
 	struct ib_async_file *file = u->file;
 	const struct ib_recv_wr *bad;
-	struct ib_async_post_recv arg;
+	struct ib_async_post_recv *arg = u->cmd;
 	struct ib_async_uobj *owner;
 	struct ib_recv_wr wr = {};
 	struct ib_async_wr *w;
 	struct ib_sge sge;
 	int ret;
 
-	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg),
-				IB_ASYNC_POST_RECV_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved || arg.length > IB_ASYNC_MAX_MSG ||
-	    (arg.obj_type != IB_ASYNC_OBJ_QP &&
-	     arg.obj_type != IB_ASYNC_OBJ_SRQ))
+	if (arg->flags || arg->reserved || arg->length > IB_ASYNC_MAX_MSG ||
+	    (arg->obj_type != IB_ASYNC_OBJ_QP &&
+	     arg->obj_type != IB_ASYNC_OBJ_SRQ))
 		return -EINVAL;
 	if (current->mm != file->mm)
 		return -EPERM;
-	if (!access_ok(u64_to_user_ptr(arg.addr), arg.length))
+	if (!access_ok(u64_to_user_ptr(arg->addr), arg->length))
 		return -EFAULT;
-	w = ib_async_wr_alloc(arg.length, true, arg.wr_id);
+	w = ib_async_wr_alloc(arg->length, true, arg->wr_id);
 	if (!w)
 		return -ENOMEM;
-	w->uaddr = arg.addr;
+	w->uaddr = arg->addr;
 
 	ret = ib_async_ucmd_lock(u);
 	if (ret)
 		goto err_discard;
-	owner = ib_async_uobj_get(file, arg.handle, arg.obj_type);
+	owner = ib_async_uobj_get(file, arg->handle, arg->obj_type);
 	ret = PTR_ERR_OR_ZERO(owner);
 	if (!ret)
 		ret = ib_async_wr_attach(file, w, owner);
@@ -399,8 +395,8 @@ static int ib_async_check_send(const struct ib_async_post_send *arg)
 {
 	if (arg->flags || arg->length > IB_ASYNC_MAX_MSG ||
 	    arg->send_flags & ~IB_ASYNC_SEND_SIGNALED ||
-	    (arg->opcode != IB_ASYNC_WR_SEND &&
-	     arg->opcode != IB_ASYNC_WR_SEND_WITH_IMM))
+	    (arg->opcode != IB_UVERBS_WR_SEND &&
+	     arg->opcode != IB_UVERBS_WR_SEND_WITH_IMM))
 		return -EINVAL;
 	return 0;
 }
@@ -439,7 +435,7 @@ static int ib_async_send_ud(struct ib_async_file *file,
 int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 {
 	struct ib_async_file *file = u->file;
-	struct ib_async_post_send arg;
+	struct ib_async_post_send *arg = u->cmd;
 	const struct ib_send_wr *bad;
 	struct ib_async_uobj *qp;
 	struct ib_ud_wr wr = {};
@@ -447,20 +443,16 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	struct ib_sge sge;
 	int ret;
 
-	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg),
-				IB_ASYNC_POST_SEND_SIZE_V1);
-	if (ret)
-		return ret;
-	ret = ib_async_check_send(&arg);
+	ret = ib_async_check_send(arg);
 	if (ret)
 		return ret;
 	if (current->mm != file->mm)
 		return -EPERM;
-	w = ib_async_wr_alloc(arg.length, false, arg.wr_id);
+	w = ib_async_wr_alloc(arg->length, false, arg->wr_id);
 	if (!w)
 		return -ENOMEM;
 	/* Before any lock: the user's page may take its time to fault in. */
-	if (copy_from_user(w->buf, u64_to_user_ptr(arg.addr), arg.length)) {
+	if (copy_from_user(w->buf, u64_to_user_ptr(arg->addr), arg->length)) {
 		ret = -EFAULT;
 		goto err_discard;
 	}
@@ -468,12 +460,12 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	ret = ib_async_ucmd_lock(u);
 	if (ret)
 		goto err_discard;
-	qp = ib_async_uobj_get(file, arg.handle, IB_ASYNC_OBJ_QP);
+	qp = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_QP);
 	ret = PTR_ERR_OR_ZERO(qp);
 	if (!ret)
-		ret = ib_async_send_ud(file, &arg, qp, &wr);
+		ret = ib_async_send_ud(file, arg, qp, &wr);
 	if (!ret) {
-		w->hidden = !(arg.send_flags & IB_ASYNC_SEND_SIGNALED) &&
+		w->hidden = !(arg->send_flags & IB_ASYNC_SEND_SIGNALED) &&
 			    !qp->sq_sig_all;
 		ret = ib_async_wr_attach(file, w, qp);
 	}
@@ -485,9 +477,9 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	wr.wr.wr_id = w->id;
 	wr.wr.num_sge = 1;
 	wr.wr.sg_list = &sge;
-	wr.wr.opcode = arg.opcode;
+	wr.wr.opcode = arg->opcode;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.ex.imm_data = arg.imm_data;
+	wr.wr.ex.imm_data = arg->imm_data;
 	ret = ib_post_send(qp->qp, &wr.wr, &bad);
 	if (ret)
 		ib_async_wr_release(file, w);
@@ -566,32 +558,28 @@ int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)
 {
 	struct ib_async_file *file = u->file;
 	struct ib_async_wc __user *out;
-	struct ib_async_poll_cq arg;
+	struct ib_async_poll_cq *arg = u->cmd;
 	struct ib_async_uobj *cq;
 	struct ib_async_wr *w;
 	LIST_HEAD(taken);
 	u32 done = 0;
 	int ret;
 
-	ret = ib_async_ucmd_arg(u, &arg, sizeof(arg),
-				IB_ASYNC_POLL_CQ_SIZE_V1);
-	if (ret)
-		return ret;
-	if (arg.flags)
+	if (arg->flags)
 		return -EINVAL;
 	if (current->mm != file->mm)
 		return -EPERM;
-	out = u64_to_user_ptr(arg.wc);
-	if (!access_ok(out, (size_t)arg.count * sizeof(*out)))
+	out = u64_to_user_ptr(arg->wc);
+	if (!access_ok(out, (size_t)arg->count * sizeof(*out)))
 		return -EFAULT;
 
 	ret = ib_async_ucmd_lock(u);
 	if (ret)
 		return ret;
-	cq = ib_async_uobj_get(file, arg.handle, IB_ASYNC_OBJ_CQ);
+	cq = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_CQ);
 	ret = PTR_ERR_OR_ZERO(cq);
 	if (!ret)
-		ret = ib_async_cq_take(file, cq, arg.count, &taken);
+		ret = ib_async_cq_take(file, cq, arg->count, &taken);
 	ib_async_ucmd_unlock(u);
 	if (ret < 0)
 		return ret;
@@ -605,12 +593,12 @@ int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)
 		done++;
 	}
 	if (!list_empty(&taken))
-		ib_async_cq_untake(file, arg.handle, cq, &taken, done);
+		ib_async_cq_untake(file, arg->handle, cq, &taken, done);
 
 	/* What was delivered counts; a fault without delivery is returned. */
 	if (ret && !done)
 		return ret;
-	arg.count = done;
-	ib_async_ucmd_respond(u, &arg, sizeof(arg));
+	arg->count = done;
+	ib_async_ucmd_respond(u);
 	return 0;
 }

@@ -122,111 +122,83 @@ static int ib_async_fasync(int fd, struct file *filp, int on)
 	return fasync_helper(fd, filp, on, &file->evq.fasync);
 }
 
-/*
- * Read an extensible ioctl argument: argsz names the caller's size, which
- * must cover version 1; a larger caller struct must be zero past ours.
- */
-int ib_async_get_arg(void *karg, size_t ksize, size_t min_size,
-		     void __user *uarg)
-{
-	u32 usize;
-
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < min_size)
-		return -EINVAL;
-	return copy_struct_from_user(karg, ksize, uarg, usize);
-}
-
 static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 				   struct ib_async_info *info)
 {
 	info->phys_port_cnt = rdma_end_port(ib_dev);
 	info->node_guid = ib_dev->node_guid;
 	info->ibdev_index = ib_dev->index;
+	info->features = IB_ASYNC_FEATURE_READ_BATCH;
+	if (ib_dev->kverbs_provider)
+		info->features |= IB_ASYNC_FEATURE_VERBS;
 	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
 		sizeof(info->ibdev_name));
 }
 
-static long ib_async_ioctl_get_info(struct ib_async_file *file,
-				    void __user *uarg)
+/* The event core's commands: they take no device lock they do not need. */
+int ib_async_cmd_get_info(struct ib_async_ucmd *u)
 {
-	struct ib_async_device *adev = file->adev;
+	struct ib_async_device *adev = u->file->adev;
+	struct ib_async_info *info = u->cmd;
 	struct ib_async_evq_stat st;
-	struct ib_async_info info;
-	int ret;
+	int ret = 0;
 
-	ret = ib_async_get_arg(&info, sizeof(info), IB_ASYNC_INFO_SIZE_V1,
-			       uarg);
-	if (ret)
-		return ret;
-	if (info.flags || info.reserved)
+	if (info->flags || info->reserved)
 		return -EINVAL;
 
-	memset(&info, 0, sizeof(info));
+	memset(info, 0, sizeof(*info));
 	down_read(&adev->disassoc_rwsem);
 	if (adev->ib_dev)
-		ib_async_fill_dev_info(adev->ib_dev, &info);
+		ib_async_fill_dev_info(adev->ib_dev, info);
 	else
 		ret = -ENODEV;
 	up_read(&adev->disassoc_rwsem);
 	if (ret)
 		return ret;
 
-	ib_async_evq_stat(&file->evq, &st);
-	info.argsz = sizeof(info);
-	info.abi_version = IB_ASYNC_ABI_VERSION;
-	info.record_size = IB_ASYNC_REC_SIZE;
-	info.queue_len = st.cap;
-	info.max_queue_len = ib_async_max_queue_len();
-	info.queued = st.queued;
-	info.lost = st.lost;
-	info.next_seq = st.next_seq;
-
-	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+	ib_async_evq_stat(&u->file->evq, &st);
+	info->argsz = sizeof(*info);
+	info->abi_version = IB_ASYNC_ABI_VERSION;
+	info->record_size = IB_ASYNC_REC_SIZE;
+	info->queue_len = st.cap;
+	info->max_queue_len = ib_async_max_queue_len();
+	info->queued = st.queued;
+	info->lost = st.lost;
+	info->next_seq = st.next_seq;
+	ib_async_ucmd_respond(u);
+	return 0;
 }
 
-static long ib_async_ioctl_set_queue_len(struct ib_async_file *file,
-					 void __user *uarg)
+int ib_async_cmd_set_queue_len(struct ib_async_ucmd *u)
 {
-	struct ib_async_queue_len arg;
-	int ret;
+	struct ib_async_queue_len *arg = u->cmd;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_QUEUE_LEN_SIZE_V1,
-			       uarg);
-	if (ret)
-		return ret;
-	if (arg.flags || arg.reserved)
+	if (arg->flags || arg->reserved)
 		return -EINVAL;
-	if (!arg.queue_len || arg.queue_len > ib_async_max_queue_len())
+	if (!arg->queue_len || arg->queue_len > ib_async_max_queue_len())
 		return -EINVAL;
 
-	return ib_async_evq_resize(&file->evq, arg.queue_len);
+	return ib_async_evq_resize(&u->file->evq, arg->queue_len);
 }
 
-static long ib_async_ioctl_read_batch(struct file *filp, void __user *uarg)
+int ib_async_cmd_read_batch(struct ib_async_ucmd *u)
 {
-	struct ib_async_file *file = filp->private_data;
-	struct ib_async_read_batch __user *uptr = uarg;
-	struct ib_async_read_batch arg;
+	struct ib_async_read_batch *arg = u->cmd;
 	ssize_t n;
-	int ret;
 
-	ret = ib_async_get_arg(&arg, sizeof(arg), IB_ASYNC_READ_BATCH_SIZE_V1,
-			       uarg);
-	if (ret)
-		return ret;
-	if (arg.flags & ~(IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK) ||
-	    arg.reserved)
+	if (arg->flags & ~(IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK) ||
+	    arg->reserved)
 		return -EINVAL;
-	n = ib_async_evq_read_batch(&file->evq, arg.consume_seq,
-				    u64_to_user_ptr(arg.buf), arg.count,
-				    (filp->f_flags & O_NONBLOCK) ||
-				    (arg.flags & IB_ASYNC_READ_NONBLOCK),
-				    arg.flags & IB_ASYNC_READ_PEEK);
+	n = ib_async_evq_read_batch(&u->file->evq, arg->consume_seq,
+				    u64_to_user_ptr(arg->buf), arg->count,
+				    (u->filp->f_flags & O_NONBLOCK) ||
+				    (arg->flags & IB_ASYNC_READ_NONBLOCK),
+				    arg->flags & IB_ASYNC_READ_PEEK);
 	if (n < 0)
 		return n;
-	return put_user((u32)n, &uptr->count);
+	arg->count = n;
+	ib_async_ucmd_respond(u);
+	return 0;
 }
 
 static long ib_async_ioctl_fionread(struct ib_async_file *file,
@@ -247,14 +219,8 @@ static long ib_async_ioctl(struct file *filp, unsigned int cmd,
 	switch (cmd) {
 	case FIONREAD:
 		return ib_async_ioctl_fionread(file, uarg);
-	case IB_ASYNC_IOC_GET_INFO:
-		return ib_async_ioctl_get_info(file, uarg);
-	case IB_ASYNC_IOC_SET_QUEUE_LEN:
-		return ib_async_ioctl_set_queue_len(file, uarg);
-	case IB_ASYNC_IOC_READ_BATCH:
-		return ib_async_ioctl_read_batch(filp, uarg);
 	default:
-		return ib_async_cmd(file, cmd, uarg);
+		return ib_async_uapi_ioctl(filp, cmd, uarg);
 	}
 }
 

@@ -148,7 +148,7 @@ struct ib_async_file {
 
 struct ib_async_uobj {
 	struct ib_async_file *file;
-	u64 cookie;
+	u64 user_handle;
 	u64 events_reported;		/* under file->evq.lock */
 	u32 queued;			/* its records queued, ditto */
 	u32 handle;
@@ -222,7 +222,7 @@ bool ib_async_device_detach_file(struct ib_async_device *adev,
 /* uobj.c */
 void ib_async_file_objs_init(struct ib_async_file *file);
 struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
-					u64 cookie);
+					u64 user_handle);
 void ib_async_uobj_abort(struct ib_async_uobj *uobj);
 void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
@@ -233,31 +233,56 @@ u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj);
 u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
 void ib_async_uobj_event(struct ib_event *event, void *context);
 
+/* How a command runs (struct ib_async_ioctl_op.flags, ib_async_ucmd.flags) */
+enum {
+	/* takes the locks it needs itself, to copy user memory outside them */
+	IB_ASYNC_CMD_OWN_LOCKS		= BIT(0),
+	/* answered by devices without kernel verbs too */
+	IB_ASYNC_CMD_NO_KVERBS		= BIT(1),
+	/* runs after device removal, so that programs can clean up */
+	IB_ASYNC_CMD_AFTER_REMOVAL	= BIT(2),
+};
+
 /**
- * struct ib_async_ucmd - one object or data-path command in flight
+ * struct ib_async_ucmd - one command in flight
  * @flags: how the command runs (IB_ASYNC_CMD_*)
- * @file: the file it came through
+ * @filp: the file it came through
+ * @file: its ib_async file
  * @ib_dev: the device, while ib_async_ucmd_lock() holds it
- * @buf: the caller's argument, copied in before any lock is taken
- * @user_size: its size (argsz)
- * @out_size: bytes of @buf copied back once every lock is dropped
+ * @cmd: the caller's argument, copied in before any lock is taken and
+ *       extended to the kernel's structure; the handler answers in place
+ * @user_size: the caller's size of it (argsz)
+ * @size: the kernel's size of it
+ * @respond: copy @cmd back to the caller once every lock is dropped
  * @created: handle of an object made by the command, destroyed again if
  *           the copy back fails (the caller never learnt the handle)
  * @destroyed: an object the command destroyed, whose queued records are
  *             purged once every device lock is dropped
- * @events_reported: what that purge found the readers had consumed
  */
 struct ib_async_ucmd {
-	unsigned int flags;		/* IB_ASYNC_CMD_* of the command */
+	unsigned int flags;
+	struct file *filp;
 	struct ib_async_file *file;
 	struct ib_device *ib_dev;
-	void *buf;
+	void *cmd;
 	u32 user_size;
-	u32 out_size;
+	u32 size;
+	bool respond;
 	u32 created;
 	struct ib_async_uobj *destroyed;
-	u64 events_reported;
 };
+
+/* uapi.c: the ioctl dispatcher */
+long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
+			 void __user *uarg);
+int ib_async_ucmd_lock(struct ib_async_ucmd *u);
+void ib_async_ucmd_unlock(struct ib_async_ucmd *u);
+
+/* Answer the caller with the handler's struct, after the locks are dropped */
+static inline void ib_async_ucmd_respond(struct ib_async_ucmd *u)
+{
+	u->respond = true;
+}
 
 /* datapath.c */
 void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
@@ -279,21 +304,27 @@ int ib_async_cmd_query_gid(struct ib_async_ucmd *u);
 int ib_async_cmd_query_pkey(struct ib_async_ucmd *u);
 int ib_async_cmd_resize_cq(struct ib_async_ucmd *u);
 
-/* cmd.c */
-long ib_async_cmd(struct ib_async_file *file, unsigned int cmd,
-		  void __user *uarg);
-int ib_async_ucmd_arg(struct ib_async_ucmd *u, void *karg, size_t ksize,
-		      size_t min_size);
-void ib_async_ucmd_respond(struct ib_async_ucmd *u, const void *karg,
-			   size_t ksize);
-int ib_async_ucmd_lock(struct ib_async_ucmd *u);
-void ib_async_ucmd_unlock(struct ib_async_ucmd *u);
+/* cmd.c: object commands, run with the device pinned */
+int ib_async_cmd_create_pd(struct ib_async_ucmd *u);
+int ib_async_cmd_create_cq(struct ib_async_ucmd *u);
+int ib_async_cmd_create_qp(struct ib_async_ucmd *u);
+int ib_async_cmd_modify_qp(struct ib_async_ucmd *u);
+int ib_async_cmd_query_qp(struct ib_async_ucmd *u);
+int ib_async_cmd_create_srq(struct ib_async_ucmd *u);
+int ib_async_cmd_modify_srq(struct ib_async_ucmd *u);
+int ib_async_cmd_query_srq(struct ib_async_ucmd *u);
+int ib_async_cmd_create_wq(struct ib_async_ucmd *u);
+int ib_async_cmd_modify_wq(struct ib_async_ucmd *u);
+int ib_async_cmd_create_ah(struct ib_async_ucmd *u);
+int ib_async_cmd_destroy(struct ib_async_ucmd *u);
+void ib_async_cmd_uncreate(struct ib_async_ucmd *u);
 int ib_async_check_qkey(u32 qkey);
 
 /* file.c */
 extern const struct file_operations ib_async_fops;
 void ib_async_file_free(struct ib_async_file *file);
-int ib_async_get_arg(void *karg, size_t ksize, size_t min_size,
-		     void __user *uarg);
+int ib_async_cmd_get_info(struct ib_async_ucmd *u);
+int ib_async_cmd_set_queue_len(struct ib_async_ucmd *u);
+int ib_async_cmd_read_batch(struct ib_async_ucmd *u);
 
 #endif /* IB_ASYNC_H */

@@ -76,12 +76,6 @@ static int __init ib_async_init(void)
 {
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct ib_async_event) != IB_ASYNC_EVENT_SIZE_V1);
-	BUILD_BUG_ON(sizeof(struct ib_async_info) != IB_ASYNC_INFO_SIZE_V1);
-	BUILD_BUG_ON(sizeof(struct ib_async_queue_len) !=
-		     IB_ASYNC_QUEUE_LEN_SIZE_V1);
-	BUILD_BUG_ON(sizeof(struct ib_async_qp_attr) !=
-		     IB_ASYNC_QP_ATTR_SIZE_V2);
 	/* The uAPI promises the RDMA core's numbering for every type. */
 #define IB_ASYNC_SAME_EVENT(x) \
 	BUILD_BUG_ON((int)IB_ASYNC_EV_##x != (int)IB_EVENT_##x)

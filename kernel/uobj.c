@@ -80,7 +80,7 @@ static int ib_async_handle_alloc(struct ib_async_file *file,
  * the verbs object.
  */
 struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
-					u64 cookie)
+					u64 user_handle)
 {
 	struct ib_async_uobj *uobj;
 	int ret;
@@ -91,7 +91,7 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 		return ERR_PTR(-ENOMEM);
 	uobj->file = file;
 	uobj->type = type;
-	uobj->cookie = cookie;
+	uobj->user_handle = user_handle;
 	INIT_LIST_HEAD(&uobj->wrs);
 	ret = ib_async_uobj_charge(uobj);
 	if (ret)
@@ -387,7 +387,7 @@ void ib_async_uobj_event(struct ib_event *event, void *context)
 {
 	struct ib_async_uobj *uobj = context;
 	struct ib_async_event rec = {
-		.element	= uobj->cookie,
+		.element	= uobj->user_handle,
 		.timestamp_ns	= ktime_get_ns(),
 		.event_type	= event->event,
 		.port_num	= READ_ONCE(uobj->port),

@@ -5,7 +5,7 @@
  * calls each object's event handler from process, softirq (tasklet) or
  * hard-irq (hrtimer) context, as real drivers do.
  *
- * Checked against what the kernel returns: type, element (the cookie this
+ * Checked against what the kernel returns: type, element (the user_handle this
  * file gave), obj_type and obj_handle of every record; events_reported of
  * destroy equals the records this test actually read for that object; no
  * record of a destroyed object is ever read after its destroy returned.
@@ -29,16 +29,16 @@ static int make_objects(int fd, struct objs *o)
 {
 	struct ib_async_create_pd pd = { .argsz = sizeof(pd) };
 	struct ib_async_create_cq cq = { .argsz = sizeof(cq),
-					 .cookie = CQ_COOKIE, .cqe = 8 };
+					 .user_handle = CQ_COOKIE, .cqe = 8 };
 	struct ib_async_create_srq srq = { .argsz = sizeof(srq),
-					   .cookie = SRQ_COOKIE, .max_wr = 8,
+					   .user_handle = SRQ_COOKIE, .max_wr = 8,
 					   .max_sge = 1 };
 	struct ib_async_create_qp qp = { .argsz = sizeof(qp),
-					 .cookie = QP_COOKIE,
-					 .qp_type = IB_ASYNC_QPT_UD,
+					 .user_handle = QP_COOKIE,
+					 .qp_type = IB_UVERBS_QPT_UD,
 					 .max_send_wr = 4, .max_send_sge = 1 };
 	struct ib_async_create_wq wq = { .argsz = sizeof(wq),
-					 .cookie = WQ_COOKIE, .max_wr = 4,
+					 .user_handle = WQ_COOKIE, .max_wr = 4,
 					 .max_sge = 1 };
 	int ret;
 
@@ -102,7 +102,7 @@ FIXTURE_TEARDOWN(aff)
 		close(self->fd);
 }
 
-static uint64_t cookie_of(uint32_t obj)
+static uint64_t user_handle_of(uint32_t obj)
 {
 	switch (obj) {
 	case IB_ASYNC_OBJ_CQ: return CQ_COOKIE;
@@ -152,7 +152,7 @@ TEST_F(aff, every_affiliated_type_from_every_context)
 						   IBA_EVENT_TIMEOUT_MS, &ev))
 				TH_LOG("%s from %s", iba_type_str(affiliated[i].type),
 				       contexts[c]);
-			EXPECT_EQ(cookie_of(obj), ev.element);
+			EXPECT_EQ(user_handle_of(obj), ev.element);
 			EXPECT_EQ(obj, ev.obj_type);
 			EXPECT_EQ(handle_of(&self->o, obj), ev.obj_handle);
 			EXPECT_EQ(1ULL, ev.count);
@@ -289,7 +289,7 @@ TEST_F(aff, ud_send_through_another_ports_ah_is_refused)
 {
 	struct ib_async_create_ah ah = { .argsz = sizeof(ah) };
 	struct ib_async_post_send s = {
-		.argsz = sizeof(s), .opcode = IB_ASYNC_WR_SEND,
+		.argsz = sizeof(s), .opcode = IB_UVERBS_WR_SEND,
 		.send_flags = IB_ASYNC_SEND_SIGNALED, .remote_qpn = 1,
 		.remote_qkey = 0x11111111,
 	};
@@ -298,7 +298,7 @@ TEST_F(aff, ud_send_through_another_ports_ah_is_refused)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_qp(self->fd, 7, self->o.pd, self->o.cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));	/* port 1 */
 	ah.pd_handle = self->o.pd;
 	s.handle = qp.handle;
@@ -336,7 +336,7 @@ static void *churn_thread(void *arg)
 
 		fd = open(c->node, O_RDWR | O_NONBLOCK);
 		if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
-		    create_qp(fd, 9, pd, cq, IB_ASYNC_QPT_UD, &qp)) {
+		    create_qp(fd, 9, pd, cq, IB_UVERBS_QPT_UD, &qp)) {
 			c->errors++;
 			if (fd >= 0)
 				close(fd);
@@ -380,7 +380,7 @@ TEST_F_TIMEOUT(aff, storms_on_many_objects_with_destroys_and_closes, 600)
 	IBA_SKIPPED_IN_SETUP();
 	for (i = 0; i < STORM_QPS; i++) {
 		ASSERT_EQ(0, create_qp(self->fd, 100 + i, self->o.pd, self->o.cq,
-				       IB_ASYNC_QPT_UD, &qp[i]));
+				       IB_UVERBS_QPT_UD, &qp[i]));
 		snprintf(r[i].cmd, sizeof(r[i].cmd), "%u qp:%d %s 1000000",
 			 IB_ASYNC_EV_QP_FATAL, evsrc_find("qp", qp[i].qp_num),
 			 evsrc_hard());

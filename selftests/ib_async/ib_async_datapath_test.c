@@ -57,7 +57,7 @@ TEST_F(dp, flushed_receives_overrun_one_entry_cq_raise_cq_err)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_cq(self->fd, CQ_COOKIE, 1, &cq));
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_ASYNC_QPT_UD,
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_UVERBS_QPT_UD,
 			       &qp));
 	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY,
@@ -82,7 +82,7 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	static char rbuf[4][GRH_BYTES + 64];
 	static const char msg[] = "to the SRQ, through an AH";
 	struct ib_async_create_srq srq = {
-		.argsz = sizeof(srq), .cookie = SRQ_COOKIE, .max_wr = 16,
+		.argsz = sizeof(srq), .user_handle = SRQ_COOKIE, .max_wr = 16,
 		.max_sge = 1,
 	};
 	struct ib_async_srq_attr arm = {
@@ -110,7 +110,7 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	qp.send_cq_handle = cq;
 	qp.recv_cq_handle = cq;
 	qp.srq_handle = srq.handle;
-	qp.qp_type = IB_ASYNC_QPT_UD;
+	qp.qp_type = IB_UVERBS_QPT_UD;
 	qp.max_send_wr = 4;
 	qp.max_send_sge = 1;
 	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &qp));
@@ -128,7 +128,7 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	ah.av.hop_limit = 64;
 	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 	s.handle = qp.handle;
-	s.opcode = IB_ASYNC_WR_SEND;
+	s.opcode = IB_UVERBS_WR_SEND;
 	s.wr_id = 7;
 	s.addr = (uintptr_t)msg;
 	s.length = sizeof(msg);
@@ -177,7 +177,7 @@ TEST_F(dp, rc_send_with_imm_delivers_payload_and_immediate)
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 42, rbuf,
 			       sizeof(rbuf)));
 	s.handle = a.handle;
-	s.opcode = IB_ASYNC_WR_SEND_WITH_IMM;
+	s.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
 	s.wr_id = 41;
 	s.addr = (uintptr_t)msg;
 	s.length = sizeof(msg);
@@ -225,7 +225,7 @@ TEST_F(dp, unsignalled_send_completes_silently)
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
 			       sizeof(rbuf)));
 	s.handle = a.handle;
-	s.opcode = IB_ASYNC_WR_SEND;
+	s.opcode = IB_UVERBS_WR_SEND;
 	s.wr_id = 1;
 	s.addr = (uintptr_t)msg;
 	s.length = sizeof(msg);
@@ -246,14 +246,14 @@ TEST_F(dp, bad_work_requests_change_nothing)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_ASYNC_QPT_UD, &ud));
-	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, cq, IB_ASYNC_QPT_RC, &rc));
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_UVERBS_QPT_UD, &ud));
+	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, cq, IB_UVERBS_QPT_RC, &rc));
 	EXPECT_EQ(-EINVAL, post_recv(self->fd, IB_ASYNC_OBJ_QP, ud.handle, 1,
 				     buf, IB_ASYNC_MAX_MSG + 1));
 	EXPECT_EQ(-EINVAL, post_recv(self->fd, IB_ASYNC_OBJ_CQ, cq, 1, buf, 8));
 	EXPECT_EQ(-ENOENT, post_recv(self->fd, IB_ASYNC_OBJ_SRQ, 999, 1, buf, 8));
 	s.handle = ud.handle;
-	s.opcode = IB_ASYNC_WR_SEND;
+	s.opcode = IB_UVERBS_WR_SEND;
 	s.addr = (uintptr_t)buf;
 	s.length = 8;
 	/* UD needs an AH; RC must not name one. */
@@ -264,7 +264,7 @@ TEST_F(dp, bad_work_requests_change_nothing)
 	s.ah_handle = 0;
 	s.opcode = 0;			/* RDMA WRITE: not offered */
 	EXPECT_EQ(-EINVAL, post_send(self->fd, &s));
-	s.opcode = IB_ASYNC_WR_SEND;
+	s.opcode = IB_UVERBS_WR_SEND;
 	s.addr = 8;			/* unmapped */
 	EXPECT_EQ(-EFAULT, post_send(self->fd, &s));
 	p.handle = cq;

@@ -341,7 +341,7 @@ static int post_msg(struct ctx *c, int from, int to, uint64_t *r)
 	busy(c, e);
 	atomic_store(&e->state, E_POSTED);
 	s.handle = c->inst[from].handle;
-	s.opcode = e->imm ? IB_ASYNC_WR_SEND_WITH_IMM : IB_ASYNC_WR_SEND;
+	s.opcode = e->imm ? IB_UVERBS_WR_SEND_WITH_IMM : IB_UVERBS_WR_SEND;
 	s.wr_id = WR_ID(c->file, seq);
 	s.addr = (uintptr_t)m;
 	s.length = e->len;
@@ -592,12 +592,12 @@ static int make_qp(struct ctx *c, bool srq, struct ib_async_create_qp *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->argsz = sizeof(*q);
-	q->cookie = (uint64_t)c->file;
+	q->user_handle = (uint64_t)c->file;
 	q->pd_handle = c->pd;
 	q->send_cq_handle = c->cq;
 	q->recv_cq_handle = c->cq;
 	q->srq_handle = srq ? c->srq : 0;
-	q->qp_type = IB_ASYNC_QPT_RC;
+	q->qp_type = IB_UVERBS_QPT_RC;
 	q->max_send_wr = QP_WR;
 	q->max_recv_wr = srq ? 0 : QP_WR;
 	q->max_send_sge = 1;
@@ -821,7 +821,7 @@ static void ctx_fini(struct ctx *c)
 static int ctx_open(struct ctx *c, const char *node)
 {
 	struct ib_async_create_srq srq = {
-		.argsz = sizeof(srq), .cookie = 0x5e, .max_wr = SRQ_WR,
+		.argsz = sizeof(srq), .user_handle = 0x5e, .max_wr = SRQ_WR,
 		.max_sge = 1,
 	};
 	int s, ret;

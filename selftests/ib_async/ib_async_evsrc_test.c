@@ -325,7 +325,7 @@ static int evsrc_qp(int fd, uint32_t *qp, uint32_t *qpn)
 	if (!ret)
 		ret = create_cq(fd, 1, 8, &cq);
 	if (!ret)
-		ret = create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_UD, &a);
+		ret = create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &a);
 	*qp = a.handle;
 	*qpn = a.qp_num;
 	return ret;

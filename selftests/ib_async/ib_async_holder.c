@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = create_cq(fd, 0, 4, &cq);
 	if (!ret)
-		ret = create_qp(fd, QP_COOKIE, pd, cq, IB_ASYNC_QPT_UD, &qp);
+		ret = create_qp(fd, QP_COOKIE, pd, cq, IB_UVERBS_QPT_UD, &qp);
 	if (!ret)
 		ret = ud_to_rts(fd, qp.handle);
 	if (!ret)

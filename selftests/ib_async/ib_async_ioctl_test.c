@@ -95,19 +95,155 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	char buf[256] = { 0 };
 
 	IBA_SKIPPED_IN_SETUP();
-	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC, 0x9f)));
+	/* past the last command, and below the first */
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
+					  IB_ASYNC_CMD_POLL_CQ + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(IB_ASYNC_IOC_MAGIC, 0x92,
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
+					  IB_ASYNC_CMD_LAST), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
+					  IB_ASYNC_CMD_BASE - 1), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	/* a command's number under another type */
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC + 1,
+					  IB_ASYNC_CMD_GET_INFO), buf));
+	EXPECT_EQ(ENOTTY, errno);
+	/* the right number with a direction or size: uAPI 1's GET_INFO */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(IB_ASYNC_IOC_MAGIC,
+					    IB_ASYNC_CMD_GET_INFO,
 					    struct ib_async_info), buf));
 	EXPECT_EQ(ENOTTY, errno);
-	/* right number, wrong direction or size: another command */
-	EXPECT_EQ(-1, ioctl(self->fd, _IOR(IB_ASYNC_IOC_MAGIC, 0x90,
+	EXPECT_EQ(-1, ioctl(self->fd, _IOR(IB_ASYNC_IOC_MAGIC,
+					   IB_ASYNC_CMD_GET_INFO,
 					   struct ib_async_info), buf));
 	EXPECT_EQ(ENOTTY, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(IB_ASYNC_IOC_MAGIC, 0x90,
-					    struct ib_async_queue_len), buf));
-	EXPECT_EQ(ENOTTY, errno);
 	unchanged(_metadata, self);
+}
+
+/* Every command, its first size and its current size, from the header. */
+static const struct {
+	unsigned int nr;
+	unsigned int min_size, size;
+} every_cmd[] = {
+#define CMD(name, st, min) { IB_ASYNC_CMD_##name, min, sizeof(struct st) }
+	CMD(GET_INFO, ib_async_info, IB_ASYNC_INFO_SIZE_V1),
+	CMD(SET_QUEUE_LEN, ib_async_queue_len, IB_ASYNC_QUEUE_LEN_SIZE_V1),
+	CMD(READ_BATCH, ib_async_read_batch, IB_ASYNC_READ_BATCH_SIZE_V1),
+	CMD(CREATE_PD, ib_async_create_pd, IB_ASYNC_CREATE_PD_SIZE_V1),
+	CMD(CREATE_CQ, ib_async_create_cq, IB_ASYNC_CREATE_CQ_SIZE_V1),
+	CMD(RESIZE_CQ, ib_async_resize_cq, IB_ASYNC_RESIZE_CQ_SIZE_V1),
+	CMD(CREATE_QP, ib_async_create_qp, IB_ASYNC_CREATE_QP_SIZE_V1),
+	CMD(MODIFY_QP, ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1),
+	CMD(QUERY_QP, ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1),
+	CMD(CREATE_SRQ, ib_async_create_srq, IB_ASYNC_CREATE_SRQ_SIZE_V1),
+	CMD(MODIFY_SRQ, ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1),
+	CMD(QUERY_SRQ, ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1),
+	CMD(CREATE_WQ, ib_async_create_wq, IB_ASYNC_CREATE_WQ_SIZE_V1),
+	CMD(MODIFY_WQ, ib_async_modify_wq, IB_ASYNC_MODIFY_WQ_SIZE_V1),
+	CMD(CREATE_AH, ib_async_create_ah, IB_ASYNC_CREATE_AH_SIZE_V1),
+	CMD(DESTROY, ib_async_destroy, IB_ASYNC_DESTROY_SIZE_V1),
+	CMD(QUERY_DEVICE, ib_async_device_attr, IB_ASYNC_DEVICE_ATTR_SIZE_V1),
+	CMD(QUERY_PORT, ib_async_port_attr, IB_ASYNC_PORT_ATTR_SIZE_V1),
+	CMD(QUERY_GID, ib_async_query_gid, IB_ASYNC_QUERY_GID_SIZE_V1),
+	CMD(QUERY_PKEY, ib_async_query_pkey, IB_ASYNC_QUERY_PKEY_SIZE_V1),
+	CMD(POST_RECV, ib_async_post_recv, IB_ASYNC_POST_RECV_SIZE_V1),
+	CMD(POST_SEND, ib_async_post_send, IB_ASYNC_POST_SEND_SIZE_V1),
+	CMD(POLL_CQ, ib_async_poll_cq, IB_ASYNC_POLL_CQ_SIZE_V1),
+#undef CMD
+};
+
+/* argsz + flags: the head every argument structure starts with */
+struct cmd_head {
+	uint32_t argsz;
+	uint32_t flags;
+};
+
+static int run_cmd(int fd, unsigned int nr, void *arg)
+{
+	return ioctl(fd, _IO(IB_ASYNC_IOC_MAGIC, nr), arg) ? errno : 0;
+}
+
+/*
+ * The dispatcher's rules hold for every command in the table, before the
+ * command looks at its own fields: argsz below the first version is
+ * EINVAL; a larger structure with a non-zero byte past the kernel's end is
+ * E2BIG; an unknown flag bit is EINVAL. Nothing is created or consumed.
+ */
+TEST_F(ioc, every_command_checks_argsz_tail_and_flags)
+{
+	unsigned char buf[512];
+	struct cmd_head *h = (struct cmd_head *)buf;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(IB_ASYNC_CMD_POLL_CQ - IB_ASYNC_CMD_BASE + 1,
+		  (int)ARRAY_SIZE(every_cmd));
+	for (size_t i = 0; i < ARRAY_SIZE(every_cmd); i++) {
+		unsigned int nr = every_cmd[i].nr;
+
+		ASSERT_EQ(IB_ASYNC_CMD_BASE + (unsigned int)i, nr);
+		ASSERT_LE(every_cmd[i].min_size, every_cmd[i].size);
+		memset(buf, 0, sizeof(buf));
+		h->argsz = every_cmd[i].min_size - 1;
+		EXPECT_EQ(EINVAL, run_cmd(self->fd, nr, buf))
+			TH_LOG("command 0x%x, argsz %u", nr, h->argsz);
+		h->argsz = 0;
+		EXPECT_EQ(EINVAL, run_cmd(self->fd, nr, buf))
+			TH_LOG("command 0x%x, argsz 0", nr);
+
+		memset(buf, 0, sizeof(buf));
+		h->argsz = every_cmd[i].size + 8;
+		buf[every_cmd[i].size + 7] = 1;
+		EXPECT_EQ(E2BIG, run_cmd(self->fd, nr, buf))
+			TH_LOG("command 0x%x, non-zero tail", nr);
+
+		memset(buf, 0, sizeof(buf));
+		h->argsz = every_cmd[i].size;
+		h->flags = 1U << 31;
+		EXPECT_EQ(EINVAL, run_cmd(self->fd, nr, buf))
+			TH_LOG("command 0x%x, unknown flag", nr);
+	}
+	unchanged(_metadata, self);
+}
+
+/* A caller built against a larger uAPI, with zeros past our end, works. */
+TEST_F(ioc, larger_zero_tail_works_for_object_and_query_commands)
+{
+	struct {
+		struct ib_async_create_pd pd;
+		uint64_t future[4];
+	} big = { .pd = { .argsz = sizeof(big) } };
+	struct {
+		struct ib_async_device_attr attr;
+		uint64_t future[4];
+	} dev = { .attr = { .argsz = sizeof(dev) } };
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, ioctl(self->fd, IB_ASYNC_IOC_QUERY_DEVICE, &dev));
+	EXPECT_LE(1, dev.attr.phys_port_cnt);
+	/* the kernel reports its own size and writes nothing past it */
+	EXPECT_EQ((uint32_t)IB_ASYNC_DEVICE_ATTR_SIZE_V1, dev.attr.argsz);
+	EXPECT_EQ(0ULL, dev.future[0] | dev.future[3]);
+	if (ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &big) && errno == EOPNOTSUPP)
+		SKIP(return, "device without kernel verbs");
+	EXPECT_NE(0U, big.pd.handle);
+	EXPECT_EQ(0ULL, big.future[0] | big.future[3]);
+}
+
+/* The info command says what the module offers; nobody has to probe. */
+TEST_F(ioc, get_info_reports_features)
+{
+	struct ib_async_create_pd pd = { .argsz = sizeof(pd) };
+	struct ib_async_info info;
+	int ret;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_READ_BATCH);
+	EXPECT_EQ(0ULL, info.features & ~(uint64_t)(IB_ASYNC_FEATURE_READ_BATCH |
+						    IB_ASYNC_FEATURE_VERBS));
+	ret = ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd) ? errno : 0;
+	EXPECT_EQ(info.features & IB_ASYNC_FEATURE_VERBS ? 0 : EOPNOTSUPP, ret);
 }
 
 TEST_F(ioc, get_info_short_argsz_returns_einval)

@@ -2,7 +2,7 @@
 /*
  * Kernel verbs objects made through ib_async on rxe: handles, validation,
  * dependencies, a real affiliated event (SQ_DRAINED on a UD QP moved from
- * RTS to SQD) carrying the caller's cookie, destroy's events_reported and
+ * RTS to SQD) carrying the caller's user_handle, destroy's events_reported and
  * purge of unread events, and cleanup at close checked against the RDMA
  * core's own resource counts (`rdma resource show`).
  */
@@ -60,7 +60,7 @@ FIXTURE_TEARDOWN(obj)
 		close(self->fd);
 }
 
-TEST_F(obj, sq_drained_carries_cookie_handle_and_port)
+TEST_F(obj, sq_drained_carries_user_handle_and_port)
 {
 	struct ib_async_qp_attr sqd = { .en_sqd_async_notify = 1 };
 	struct ib_async_create_qp qp;
@@ -69,7 +69,7 @@ TEST_F(obj, sq_drained_carries_cookie_handle_and_port)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_NE(0U, qp.qp_num);
 	ASSERT_LE(4U, qp.max_send_wr);
 	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
@@ -98,7 +98,7 @@ TEST_F(obj, destroy_purges_unread_events_and_reports_none)
 	IBA_SKIPPED_IN_SETUP();
 	iba_drain(self->fd);
 	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
 	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
 			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));
@@ -117,7 +117,7 @@ TEST_F(obj, destroy_of_used_object_is_ebusy_and_changes_nothing)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_RC, &qp));
+			       IB_UVERBS_QPT_RC, &qp));
 	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
 	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
 	/* Everything still works: the QP moves, then all go in order. */
@@ -140,13 +140,13 @@ TEST_F(obj, bad_handles_give_clear_errors)
 	/* A CQ's handle used as a PD's. */
 	EXPECT_EQ(-EINVAL, destroy(self->fd, IB_ASYNC_OBJ_PD, self->cq, NULL));
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->cq, self->cq,
-				     IB_ASYNC_QPT_UD, &qp));
+				     IB_UVERBS_QPT_UD, &qp));
 	EXPECT_EQ(-ENOENT, create_qp(self->fd, 1, self->pd, 777,
-				     IB_ASYNC_QPT_UD, &qp));
+				     IB_UVERBS_QPT_UD, &qp));
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->pd, self->cq, 3, &qp));
 	/* Stale: destroyed once, then again. */
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
 	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
 	EXPECT_EQ(-ENOENT, query_qp_state(self->fd, qp.handle));
@@ -189,7 +189,7 @@ TEST_F(obj, bad_arguments_change_nothing)
 	EXPECT_EQ(pds, rdma_res_count(self->dev.ibdev, "pd"));
 
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	/* Alternate paths are not offered: a clear EOPNOTSUPP. */
 	EXPECT_EQ(-EOPNOTSUPP, modify_qp(self->fd, qp.handle, 1, 1U << 14, &av));
 	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 9, 0, NULL));
@@ -204,7 +204,7 @@ TEST_F(obj, bad_arguments_change_nothing)
 TEST_F(obj, srq_limit_set_and_read_back)
 {
 	struct ib_async_create_srq srq = {
-		.argsz = sizeof(srq), .cookie = 7, .pd_handle = self->pd,
+		.argsz = sizeof(srq), .user_handle = 7, .pd_handle = self->pd,
 		.max_wr = 16, .max_sge = 1,
 	};
 	struct ib_async_srq_attr a = { .argsz = sizeof(a) };
@@ -267,7 +267,7 @@ TEST_F(obj, close_destroys_every_object)
 	srq.max_sge = 1;
 	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, create_qp(fd, i, pd, cq, IB_ASYNC_QPT_UD, &qp));
+		ASSERT_EQ(0, create_qp(fd, i, pd, cq, IB_UVERBS_QPT_UD, &qp));
 	EXPECT_EQ(qp0 + 3, rdma_res_count(dev.ibdev, "qp"));
 	EXPECT_EQ(srq0 + 1, rdma_res_count(dev.ibdev, "srq"));
 	close(fd);
@@ -334,7 +334,7 @@ TEST_F(obj, address_handles_and_bad_address_vectors)
 
 	/* A QP left in INIT when its vector is refused. */
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_RC, &qp));
+			       IB_UVERBS_QPT_RC, &qp));
 	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
 			       &init));
@@ -438,7 +438,7 @@ TEST_F(obj, sigkill_with_objects_and_unread_events_leaves_nothing)
 		if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq))
 			_exit(1);
 		for (i = 0; i < 4; i++)
-			if (create_qp(fd, i, pd, cq, IB_ASYNC_QPT_UD, &qp))
+			if (create_qp(fd, i, pd, cq, IB_UVERBS_QPT_UD, &qp))
 				_exit(1);
 		if (ud_to_rts(fd, qp.handle) ||
 		    modify_qp(fd, qp.handle, 4,
@@ -608,7 +608,7 @@ TEST_F_TIMEOUT(obj, removal_with_objects_ends_stream_without_waiting, 120)
 	if (strncmp(self->dev.ibdev, "rxe", 3) || geteuid())
 		SKIP(return, "needs root and an rxe device to delete");
 	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
 	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
 			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));

@@ -42,7 +42,7 @@ static int post_send(int fd, uint32_t qp, uint64_t wr_id, const void *buf,
 		     uint32_t len, uint32_t ah, uint32_t qpn, uint32_t qkey)
 {
 	struct ib_async_post_send a = {
-		.argsz = sizeof(a), .handle = qp, .opcode = IB_ASYNC_WR_SEND,
+		.argsz = sizeof(a), .handle = qp, .opcode = IB_UVERBS_WR_SEND,
 		.wr_id = wr_id, .addr = (uintptr_t)buf, .length = len,
 		.send_flags = IB_ASYNC_SEND_SIGNALED, .ah_handle = ah,
 		.remote_qpn = qpn, .remote_qkey = qkey,
@@ -174,7 +174,7 @@ TEST_F(sec, flushed_receives_of_destroyed_qp_keep_their_wr_ids)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &a));
+			       IB_UVERBS_QPT_UD, &a));
 	ASSERT_EQ(0, ud_init(self->fd, a.handle));
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, a.handle,
@@ -184,7 +184,7 @@ TEST_F(sec, flushed_receives_of_destroyed_qp_keep_their_wr_ids)
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
 
 	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &b));
+			       IB_UVERBS_QPT_UD, &b));
 	ASSERT_EQ(0, ud_init(self->fd, b.handle));
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 0xb0,
 			       bbuf, sizeof(bbuf)));
@@ -236,7 +236,7 @@ TEST_F(sec, flushed_sends_of_destroyed_qp_keep_their_wr_ids)
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
 
 	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
-			       IB_ASYNC_QPT_RC, &b));
+			       IB_UVERBS_QPT_RC, &b));
 	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
 			       &(struct ib_async_qp_attr){ .port_num = 1 }));
@@ -269,11 +269,11 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 {
 	static const char m1[] = "for A", m2[] = "for B";
 	struct ib_async_create_srq srq = {
-		.argsz = sizeof(srq), .cookie = 5, .max_wr = 16, .max_sge = 1,
+		.argsz = sizeof(srq), .user_handle = 5, .max_wr = 16, .max_sge = 1,
 	};
 	static char rbuf[4][GRH_BYTES + 64];
 	struct ib_async_create_qp qa = {
-		.argsz = sizeof(qa), .cookie = 1, .qp_type = IB_ASYNC_QPT_UD,
+		.argsz = sizeof(qa), .user_handle = 1, .qp_type = IB_UVERBS_QPT_UD,
 		.max_send_wr = 4, .max_send_sge = 1,
 	};
 	struct ib_async_create_qp a, b, s;
@@ -295,10 +295,10 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 	a = qa;
 	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &a));
 	b = qa;
-	b.cookie = 2;
+	b.user_handle = 2;
 	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &b));
 	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &s));
+			       IB_UVERBS_QPT_UD, &s));
 	ASSERT_EQ(0, ud_to_rts(self->fd, a.handle));
 	ASSERT_EQ(0, ud_to_rts(self->fd, b.handle));
 	ASSERT_EQ(0, ud_to_rts(self->fd, s.handle));
@@ -398,8 +398,8 @@ static int qkey_allowed(void *p)
 	int fd = open(c->node, O_RDWR);
 
 	if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
-	    create_qp(fd, 1, pd, cq, IB_ASYNC_QPT_UD, &qp) ||
-	    create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_UD, &s))
+	    create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
+	    create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &s))
 		return 30;
 	if (modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 		      IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY, &a))
@@ -425,8 +425,8 @@ static int qkey_refused(void *p)
 	int fd = open(c->node, O_RDWR);
 
 	if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
-	    create_qp(fd, 1, pd, cq, IB_ASYNC_QPT_UD, &qp) ||
-	    create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_UD, &s))
+	    create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
+	    create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &s))
 		return 10;
 	if (modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 		      IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY, &a) != -EPERM)
@@ -465,7 +465,7 @@ TEST_F(sec, controlled_qkey_needs_cap_net_raw)
 	EXPECT_EQ(0, as_nobody(qkey_refused, &c, 0));
 	/* The privileged caller may. */
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY,
 			       &(struct ib_async_qp_attr){
@@ -495,7 +495,7 @@ static int memlock_bounded(void *p)
 
 	for (i = 0; i < NFILES; i++) {
 		struct ib_async_create_qp qp = {
-			.argsz = sizeof(qp), .qp_type = IB_ASYNC_QPT_UD,
+			.argsz = sizeof(qp), .qp_type = IB_UVERBS_QPT_UD,
 			.max_send_wr = 1, .max_recv_wr = 64,
 			.max_send_sge = 1, .max_recv_sge = 1,
 		};
@@ -531,7 +531,7 @@ static int memlock_bounded(void *p)
 	/* What the closed file held can be used again. */
 	{
 		struct ib_async_create_qp qp = {
-			.argsz = sizeof(qp), .qp_type = IB_ASYNC_QPT_UD,
+			.argsz = sizeof(qp), .qp_type = IB_UVERBS_QPT_UD,
 			.max_send_wr = 1, .max_recv_wr = 8,
 			.max_send_sge = 1, .max_recv_sge = 1,
 		};
@@ -571,7 +571,7 @@ TEST_F(sec, data_path_serves_only_the_opening_process)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_EQ(0, ud_init(self->fd, qp.handle));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -712,7 +712,7 @@ TEST_F(sec, rdma_resource_show_names_the_owner)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
-			       IB_ASYNC_QPT_UD, &qp));
+			       IB_UVERBS_QPT_UD, &qp));
 	f = popen("rdma resource show qp 2>/dev/null", "r");
 	ASSERT_NE(NULL, f);
 	snprintf(want, sizeof(want), "lqpn %u ", qp.qp_num);

@@ -22,10 +22,10 @@ static inline int create_pd(int fd, uint32_t *handle)
 	return ret;
 }
 
-static inline int create_cq(int fd, uint64_t cookie, uint32_t cqe, uint32_t *handle)
+static inline int create_cq(int fd, uint64_t user_handle, uint32_t cqe, uint32_t *handle)
 {
 	struct ib_async_create_cq a = {
-		.argsz = sizeof(a), .cookie = cookie, .cqe = cqe,
+		.argsz = sizeof(a), .user_handle = user_handle, .cqe = cqe,
 	};
 	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
 
@@ -33,11 +33,11 @@ static inline int create_cq(int fd, uint64_t cookie, uint32_t cqe, uint32_t *han
 	return ret;
 }
 
-static inline int create_qp(int fd, uint64_t cookie, uint32_t pd, uint32_t cq,
+static inline int create_qp(int fd, uint64_t user_handle, uint32_t pd, uint32_t cq,
 		     uint32_t type, struct ib_async_create_qp *out)
 {
 	struct ib_async_create_qp a = {
-		.argsz = sizeof(a), .cookie = cookie, .pd_handle = pd,
+		.argsz = sizeof(a), .user_handle = user_handle, .pd_handle = pd,
 		.send_cq_handle = cq, .recv_cq_handle = cq, .qp_type = type,
 		.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
 		.max_recv_sge = 1,
@@ -205,9 +205,9 @@ static inline int rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
 {
 	int ret;
 
-	ret = create_qp(fd, 1, pd, cq, IB_ASYNC_QPT_RC, a);
+	ret = create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_RC, a);
 	if (!ret)
-		ret = create_qp(fd, 2, pd, cq, IB_ASYNC_QPT_RC, b);
+		ret = create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_RC, b);
 	if (!ret)
 		ret = rc_connect(fd, a->handle, b->qp_num, sgid, gid);
 	if (!ret)

@@ -41,6 +41,17 @@ static int apply_env_queue_len(int fd)
 	return ioctl(fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &q) ? -1 : 0;
 }
 
+/*
+ * What the node offers (enum ib_async_feature). A node that cannot say
+ * (the device is going away) is taken to offer nothing beyond read().
+ */
+static uint64_t node_features(int fd)
+{
+	struct ib_async_info info = { .argsz = sizeof(info) };
+
+	return ioctl(fd, IB_ASYNC_IOC_GET_INFO, &info) ? 0 : info.features;
+}
+
 static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 			 int fd, int cmd_fd)
 {
@@ -60,6 +71,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	/* full size: every extended op is present, and NULL */
 	c->vctx.sz = sizeof(c->vctx);
 	c->dev = dev;
+	c->ev_no_batch = !(node_features(fd) & IB_ASYNC_FEATURE_READ_BATCH);
 	atomic_init(&c->lost_events, 0);
 	pthread_mutex_init(&c->ev_lock, NULL);
 	pthread_mutex_init(&c->dead_lock, NULL);

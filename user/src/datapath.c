@@ -55,10 +55,10 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND:
-		arg.opcode = IB_ASYNC_WR_SEND;
+		arg.opcode = IB_UVERBS_WR_SEND;
 		break;
 	case IBV_WR_SEND_WITH_IMM:
-		arg.opcode = IB_ASYNC_WR_SEND_WITH_IMM;
+		arg.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
 		arg.imm_data = wr->imm_data;
 		break;
 	default:

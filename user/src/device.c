@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,9 +207,37 @@ nomem:
 }
 
 /*
+ * libibasync speaks uAPI IB_ASYNC_ABI_VERSION only. As libibverbs checks
+ * ib_uverbs' abi_version, a module of another version is no kernel
+ * support at all, said once on stderr.
+ */
+static int check_abi_version(void)
+{
+	static atomic_bool warned;
+	unsigned long long v = 0;
+	char path[PATH_MAX], buf[32];
+
+	if (ibasync_path(path, sizeof(path), "%s/abi_version",
+			 IBASYNC_CLASS_DIR))
+		return -1;
+	if (ibasync_read_attr(path, buf, sizeof(buf)) < 0 ||
+	    ibasync_parse_uint(buf, UINT32_MAX, &v) ||
+	    v != IB_ASYNC_ABI_VERSION) {
+		if (!atomic_exchange(&warned, true))
+			fprintf(stderr,
+				"libibasync: kernel ib_async ABI version %llu, library speaks %d\n",
+				v, IB_ASYNC_ABI_VERSION);
+		errno = ENOSYS;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Like rdma-core: without kernel support (here: the ib_async class is
- * absent because the module is not loaded) the result is NULL with errno
- * ENOSYS; a loaded module without devices gives an empty list.
+ * absent because the module is not loaded, or it speaks another uAPI) the
+ * result is NULL with errno ENOSYS; a loaded module without devices gives
+ * an empty list.
  */
 IBASYNC_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -224,6 +254,10 @@ IBASYNC_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	if (!dir) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			errno = ENOSYS;
+		return NULL;
+	}
+	if (check_abi_version()) {
+		closedir(dir);
 		return NULL;
 	}
 	devs = scan_class(dir, &n);

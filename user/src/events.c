@@ -35,8 +35,8 @@ enum ibasync_element_kind ibasync_element_kind(uint32_t event_type)
 }
 
 /*
- * For affiliated events the kernel returns the cookie the object was
- * created with; libibasync will use the object's address as cookie, so
+ * For affiliated events the kernel returns the user_handle the object was
+ * created with; libibasync will use the object's address as user_handle, so
  * the cast gives back the pointer.
  */
 void ibasync_fill_event(const struct ib_async_event *rec,
@@ -65,9 +65,9 @@ void ibasync_fill_event(const struct ib_async_event *rec,
 }
 
 /*
- * One record per read(): the fallback where the kernel has no
- * IB_ASYNC_IOC_READ_BATCH (or the fd is not an ib_async node). The kernel
- * hands each record to exactly one reader, so no lock is needed.
+ * One record per read(): where the node does not offer
+ * IB_ASYNC_FEATURE_READ_BATCH. The kernel hands each record to exactly one
+ * reader, so no lock is needed.
  *
  * Returns 0 with *rec filled, or -1 with errno from read() (EAGAIN on an
  * empty O_NONBLOCK fd, EINTR, ENODEV once the device is gone); a short or
@@ -136,11 +136,7 @@ static int next_record(struct ibasync_context *c, int fd,
 		if (c->ev_next == c->ev_count && !c->ev_no_batch &&
 		    fetch_batch(c, fd)) {
 			err = errno;
-			if (err == ENOTTY)
-				c->ev_no_batch = true;	/* old module */
 			pthread_mutex_unlock(&c->ev_lock);
-			if (err == ENOTTY)
-				continue;
 			if (err != EAGAIN) {
 				errno = err;
 				return -1;
@@ -269,8 +265,7 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 		 * of it was consumed already; anything else is a failure
 		 * worth reporting rather than a destroy with a wrong count.
 		 */
-		if (ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b) && errno != ENODEV &&
-		    errno != ENOTTY)
+		if (ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b) && errno != ENODEV)
 			err = errno;
 	}
 	if (!err && ioctl(fd, IB_ASYNC_IOC_DESTROY, &d))

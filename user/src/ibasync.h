@@ -72,7 +72,8 @@ struct ibasync_context {
 	struct ib_async_event ev_buf[IBASYNC_BATCH];
 	unsigned int ev_next, ev_count;
 	uint64_t ev_handed;	/* last seq handed out, for the next fetch */
-	bool ev_no_batch;	/* no READ_BATCH: one read() per event */
+	/* IB_ASYNC_FEATURE_READ_BATCH not offered: one read() per event */
+	bool ev_no_batch;
 
 	/* memory regions by lkey, see mr.c */
 	pthread_rwlock_t mr_lock;

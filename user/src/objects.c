@@ -2,7 +2,7 @@
 /*
  * Verbs objects. Each is a kernel object ib_async created for the
  * context's file: its handle field holds the file's handle, and its own
- * address is the cookie the kernel returns in the element of its event
+ * address is the user_handle the kernel returns in the element of its event
  * records, so ibv_get_async_event() hands the program its own pointer.
  *
  * Handles only mean something within one file, so an object that names
@@ -186,7 +186,7 @@ IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	arg.cookie = (uintptr_t)cq;
+	arg.user_handle = (uintptr_t)cq;
 	arg.cqe = (uint32_t)cqe;
 	arg.comp_vector = (uint32_t)comp_vector;
 	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, &arg)) {
@@ -283,7 +283,7 @@ IBASYNC_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	if (!q)
 		return NULL;
 	qp = &q->qp;
-	arg.cookie = (uintptr_t)qp;
+	arg.user_handle = (uintptr_t)qp;
 	arg.pd_handle = pd->handle;
 	arg.send_cq_handle = attr->send_cq->handle;
 	arg.recv_cq_handle = attr->recv_cq->handle;
@@ -432,7 +432,7 @@ IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	arg.cookie = (uintptr_t)srq;
+	arg.user_handle = (uintptr_t)srq;
 	arg.pd_handle = pd->handle;
 	arg.max_wr = attr->attr.max_wr;
 	arg.max_sge = attr->attr.max_sge;
@@ -552,7 +552,7 @@ struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 	wq = calloc(1, sizeof(*wq));
 	if (!wq)
 		return NULL;
-	arg.cookie = (uintptr_t)wq;
+	arg.user_handle = (uintptr_t)wq;
 	arg.pd_handle = attr->pd->handle;
 	arg.cq_handle = attr->cq->handle;
 	arg.max_wr = attr->max_wr;

@@ -37,7 +37,7 @@ static int write_file(const char *path, const char *text)
 
 char *ft_create(bool with_class)
 {
-	char tmpl[] = "/tmp/ibasync-test.XXXXXX", path[PATH_MAX];
+	char tmpl[] = "/tmp/ibasync-test.XXXXXX", path[PATH_MAX], text[16];
 	char *root = mkdtemp(tmpl);
 
 	if (!root)
@@ -48,6 +48,10 @@ char *ft_create(bool with_class)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/sys/class/ib_async", root);
 	if (with_class && mkdirs(path))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/sys/class/ib_async/abi_version", root);
+	snprintf(text, sizeof(text), "%d\n", IB_ASYNC_ABI_VERSION);
+	if (with_class && write_file(path, text))
 		return NULL;
 	setenv("IBASYNC_TEST_ROOT", root, 1);
 	return root;

@@ -43,6 +43,26 @@ static void test_empty(void)
 	ft_destroy(root);
 }
 
+/* libibasync speaks uAPI 2 only: another module version is no support. */
+static void test_other_abi(void)
+{
+	char *root = ft_create(true), path[512];
+	struct ibv_device **l;
+	FILE *f;
+	int n = -1;
+
+	ft_add_device(root, 0, "rxe0", "1", NULL);
+	snprintf(path, sizeof(path), "%s/sys/class/ib_async/abi_version", root);
+	f = fopen(path, "w");
+	fputs("1\n", f);
+	fclose(f);
+	errno = 0;
+	l = ibv_get_device_list(&n);
+	OK(!l && errno == ENOSYS && n == 0,
+	   "abi_version 1: NULL, ENOSYS, as libibverbs on an ABI mismatch");
+	ft_destroy(root);
+}
+
 static void check_list(struct ibv_device **l, int n)
 {
 	OK(n == 3 && l[3] == NULL, "3 devices, junk entries skipped (got %d)", n);
@@ -115,6 +135,7 @@ int main(void)
 {
 	test_no_module();
 	test_empty();
+	test_other_abi();
 	test_devices();
 	return tap_done();
 }

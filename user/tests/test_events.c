@@ -105,7 +105,7 @@ static int element_ok(const struct ibv_async_event *ev, int t, uint64_t val)
 	}
 }
 
-/* Objects whose addresses the fake records carry as cookies. */
+/* Objects whose addresses the fake records carry as user_handles. */
 static struct {
 	struct ibv_cq cq;
 	struct ibv_qp qp;

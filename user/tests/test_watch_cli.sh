@@ -20,6 +20,10 @@ ok $? "missing module: exit 1 and says so (rc $rc: $(cat "$TMP/err"))"
 
 C="$IBASYNC_TEST_ROOT/sys/class/ib_async/ib_async0"
 mkdir -p "$C" && echo fake0 > "$C/ibdev"
+# the uAPI version libibasync speaks, as the module's class reports it
+sed -n 's/^#define IB_ASYNC_ABI_VERSION[[:space:]]*//p' \
+	"$(dirname "$0")/../../include/uapi/rdma/ib_async.h" \
+	> "$IBASYNC_TEST_ROOT/sys/class/ib_async/abi_version"
 mkfifo "$IBASYNC_TEST_ROOT/dev/infiniband/ib_async0"
 FIFO="$IBASYNC_TEST_ROOT/dev/infiniband/ib_async0"
 

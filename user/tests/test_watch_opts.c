@@ -108,7 +108,7 @@ static void test_format(void)
 	OK(!strcmp(buf, "100.500000000 2001-09-09T01:46:30.500000Z rxe0 "
 		   "OVERFLOW 17 events lost seq 8-24\n"), "overflow line: %s", buf);
 	watch_format(buf, sizeof(buf), "rxe0", &qp, &now, false);
-	OK(strstr(buf, " rxe0 qp handle 3 cookie 0x1234 IBV_EVENT_QP_FATAL "
+	OK(strstr(buf, " rxe0 qp handle 3 user_handle 0x1234 IBV_EVENT_QP_FATAL "
 		       "(local work queue catastrophic error) seq 9\n") != NULL,
 	   "affiliated line: %s", buf);
 	watch_format(buf, sizeof(buf), "a\"b\\c", &port, &now, true);

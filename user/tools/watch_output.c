@@ -122,7 +122,7 @@ static void format_text(struct out *o, const char *dev,
 	if (r->obj_type == IB_ASYNC_OBJ_PORT)
 		put(o, "port %u ", r->port_num);
 	else
-		put(o, "%s handle %u cookie 0x%llx ",
+		put(o, "%s handle %u user_handle 0x%llx ",
 		    obj_name(r->obj_type), r->obj_handle, ULL(r->element));
 	put_type_text(o, r->event_type);
 	put(o, " seq %llu\n", ULL(r->seq));

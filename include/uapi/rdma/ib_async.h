@@ -9,27 +9,60 @@
  * struct ib_async_event records as fit in the buffer. Memory for the queue
  * is allocated at open() and at IB_ASYNC_IOC_SET_QUEUE_LEN, never when an
  * event arrives, so no event is ever dropped silently: when the queue is
- * full, later events are counted and a single IB_ASYNC_EVENT_OVERFLOW record
+ * full, later events are counted and a single IB_ASYNC_EV_OVERFLOW record
  * stands in the stream where they were lost.
  *
- * All structures are fixed size, 64-bit aligned and carry no kernel
- * pointers. Ioctl arguments begin with argsz (the size of the structure the
- * caller knows) and flags; unknown flags and non-zero reserved fields are
- * rejected with EINVAL, and a caller's structure that is larger than the
- * kernel's must be zero past the kernel's end (else E2BIG).
+ * uAPI 2. Command numbers carry no size: _IO(IB_ASYNC_IOC_MAGIC, nr). Every
+ * argument structure begins with argsz (the size of the structure the
+ * caller knows) and flags, has no implicit padding, and only ever grows.
+ * The kernel reads argsz bytes: fewer than the structure's first version
+ * is EINVAL; more than the kernel knows must be zero past the kernel's end
+ * (else E2BIG); the answer is written back up to the smaller of the two
+ * sizes. Unknown flag bits and non-zero reserved fields are EINVAL. No
+ * kernel pointer ever reaches userspace.
  */
 #ifndef _UAPI_RDMA_IB_ASYNC_H
 #define _UAPI_RDMA_IB_ASYNC_H
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
-#define IB_ASYNC_ABI_VERSION	1
+#define IB_ASYNC_ABI_VERSION	2
 
-/*
- * Event types. Values 0..19 are those of enum ib_event_type (kernel) and
- * enum ibv_event_type (rdma-core); records of types ib_async itself
- * generates start at 0x10000 so the two ranges can never collide.
+/**
+ * enum ib_async_event_type - what a record reports
+ *
+ * Values 0..19 are those of the kernel's enum ib_event_type and rdma-core's
+ * enum ibv_event_type, so ibv_event_type_str() names them. Records that
+ * ib_async itself generates start at 0x10000, where the two can never
+ * collide.
+ *
+ * @IB_ASYNC_EV_CQ_ERR: CQ overrun or error; element is the CQ's user_handle.
+ * @IB_ASYNC_EV_QP_FATAL: the QP is in the error state.
+ * @IB_ASYNC_EV_QP_REQ_ERR: invalid request on the QP.
+ * @IB_ASYNC_EV_QP_ACCESS_ERR: local access violation on the QP.
+ * @IB_ASYNC_EV_COMM_EST: first packet received on a QP in RTR.
+ * @IB_ASYNC_EV_SQ_DRAINED: the QP's send queue drained in SQD.
+ * @IB_ASYNC_EV_PATH_MIG: the QP migrated to its alternate path.
+ * @IB_ASYNC_EV_PATH_MIG_ERR: path migration failed.
+ * @IB_ASYNC_EV_DEVICE_FATAL: the device failed or is being removed; always
+ *	the last record of a stream.
+ * @IB_ASYNC_EV_PORT_ACTIVE: the port became active.
+ * @IB_ASYNC_EV_PORT_ERR: the port left the active state.
+ * @IB_ASYNC_EV_LID_CHANGE: the port's LID changed.
+ * @IB_ASYNC_EV_PKEY_CHANGE: the port's P_Key table changed.
+ * @IB_ASYNC_EV_SM_CHANGE: the port's subnet manager changed.
+ * @IB_ASYNC_EV_SRQ_ERR: the SRQ is in error.
+ * @IB_ASYNC_EV_SRQ_LIMIT_REACHED: the SRQ fell below its limit (which the
+ *	device then disarms).
+ * @IB_ASYNC_EV_QP_LAST_WQE_REACHED: last WQE of a QP on an SRQ consumed.
+ * @IB_ASYNC_EV_CLIENT_REREGISTER: the SM asks clients to re-register.
+ * @IB_ASYNC_EV_GID_CHANGE: the port's GID table changed.
+ * @IB_ASYNC_EV_WQ_FATAL: the WQ is in the error state.
+ * @IB_ASYNC_EV_OVERFLOW: @count events were lost at this point of the
+ *	stream because the queue was full.
  */
 enum ib_async_event_type {
 	IB_ASYNC_EV_CQ_ERR		= 0,
@@ -40,7 +73,7 @@ enum ib_async_event_type {
 	IB_ASYNC_EV_SQ_DRAINED		= 5,
 	IB_ASYNC_EV_PATH_MIG		= 6,
 	IB_ASYNC_EV_PATH_MIG_ERR	= 7,
-	IB_ASYNC_EV_DEVICE_FATAL	= 8,	/* always a stream's last record */
+	IB_ASYNC_EV_DEVICE_FATAL	= 8,
 	IB_ASYNC_EV_PORT_ACTIVE		= 9,
 	IB_ASYNC_EV_PORT_ERR		= 10,
 	IB_ASYNC_EV_LID_CHANGE		= 11,
@@ -52,40 +85,50 @@ enum ib_async_event_type {
 	IB_ASYNC_EV_CLIENT_REREGISTER	= 17,
 	IB_ASYNC_EV_GID_CHANGE		= 18,
 	IB_ASYNC_EV_WQ_FATAL		= 19,
-
-	/* count events were lost here because the queue was full */
 	IB_ASYNC_EV_OVERFLOW		= 0x10000,
 };
 
-/* What element refers to. */
+/**
+ * enum ib_async_obj_type - kinds of objects a file owns
+ *
+ * The values are those of ib_uverbs' enum uverbs_default_objects.
+ *
+ * @IB_ASYNC_OBJ_PORT: no object: an unaffiliated event of the device or
+ *	one of its ports (UVERBS_OBJECT_DEVICE); element is the port number.
+ * @IB_ASYNC_OBJ_PD: a protection domain; never raises events.
+ * @IB_ASYNC_OBJ_CQ: a completion queue.
+ * @IB_ASYNC_OBJ_QP: a queue pair.
+ * @IB_ASYNC_OBJ_SRQ: a shared receive queue.
+ * @IB_ASYNC_OBJ_AH: an address handle; never raises events.
+ * @IB_ASYNC_OBJ_WQ: a receive work queue.
+ * @IB_ASYNC_OBJ_NONE: the record is about no object (IB_ASYNC_EV_OVERFLOW).
+ */
 enum ib_async_obj_type {
-	IB_ASYNC_OBJ_PORT	= 0,	/* unaffiliated: element is port_num */
-	IB_ASYNC_OBJ_CQ		= 1,
-	IB_ASYNC_OBJ_QP		= 2,
-	IB_ASYNC_OBJ_SRQ	= 3,
-	IB_ASYNC_OBJ_WQ		= 4,
-	IB_ASYNC_OBJ_PD		= 5,	/* has handles, never events */
-	IB_ASYNC_OBJ_AH		= 6,	/* has handles, never events */
-	IB_ASYNC_OBJ_NONE	= 0xffff, /* IB_ASYNC_EV_OVERFLOW */
+	IB_ASYNC_OBJ_PORT	= UVERBS_OBJECT_DEVICE,
+	IB_ASYNC_OBJ_PD		= UVERBS_OBJECT_PD,
+	IB_ASYNC_OBJ_CQ		= UVERBS_OBJECT_CQ,
+	IB_ASYNC_OBJ_QP		= UVERBS_OBJECT_QP,
+	IB_ASYNC_OBJ_SRQ	= UVERBS_OBJECT_SRQ,
+	IB_ASYNC_OBJ_AH		= UVERBS_OBJECT_AH,
+	IB_ASYNC_OBJ_WQ		= UVERBS_OBJECT_WQ,
+	IB_ASYNC_OBJ_NONE	= 0xffff,
 };
 
-/*
- * One record, as read() returns it.
- *
- * @element:      unaffiliated events: the port number (0 for the whole
- *                device, as in ib_uverbs); affiliated events: the 64-bit
- *                cookie the file gave the object at creation.
- * @seq:          per-file sequence number. Every event offered to the file
- *                takes the next number, whether it is queued or lost; the
- *                first is 1. The record after this one has seq + count.
+/**
+ * struct ib_async_event - one record, as read() returns it
+ * @element: unaffiliated events: the port number (0 for the whole device,
+ *	as in ib_uverbs); affiliated events: the object's @user_handle.
+ * @seq: per-file sequence number. Every event offered to the file takes
+ *	the next number, whether it is queued or lost; the first is 1. The
+ *	record after this one has @seq + @count.
  * @timestamp_ns: CLOCK_MONOTONIC time at which ib_async received the event
- *                (for an overflow record: when the first one was lost).
- * @count:        1 for an event; for IB_ASYNC_EV_OVERFLOW the exact number
- *                of events lost at this point of the stream.
- * @event_type:   enum ib_async_event_type.
- * @port_num:     the port the event concerns, 0 when none is known.
- * @obj_type:     enum ib_async_obj_type.
- * @obj_handle:   the file's handle of the object, 0 for unaffiliated.
+ *	(for an overflow record: when the first of them was lost).
+ * @count: 1 for an event; for IB_ASYNC_EV_OVERFLOW the exact number of
+ *	events lost at this point of the stream.
+ * @event_type: enum ib_async_event_type.
+ * @port_num: the port the event concerns, 0 when none is known.
+ * @obj_type: enum ib_async_obj_type.
+ * @obj_handle: the file's handle of the object, 0 for unaffiliated events.
  */
 struct ib_async_event {
 	__aligned_u64 element;
@@ -98,38 +141,72 @@ struct ib_async_event {
 	__u32 obj_handle;
 };
 
-/* Size of a record in ABI version 1; later versions only opt in. */
 #define IB_ASYNC_EVENT_SIZE_V1	48
 
 #define IB_ASYNC_DEVICE_NAME_MAX	64
 
-/*
- * IB_ASYNC_IOC_GET_INFO: the device and this file's queue.
- * In: argsz, flags (must be 0), reserved (must be 0). Everything else out.
+/**
+ * enum ib_async_feature - what this module and device offer
+ *
+ * Reported in &struct ib_async_info.features; a program tests a bit rather
+ * than trying a command and catching its error.
+ *
+ * @IB_ASYNC_FEATURE_READ_BATCH: IB_ASYNC_IOC_READ_BATCH is available.
+ * @IB_ASYNC_FEATURE_VERBS: the device has the kernel verbs ib_async builds
+ *	its objects with: the object, query-of-object and data-path commands
+ *	work (without it they fail with EOPNOTSUPP).
+ */
+enum ib_async_feature {
+	IB_ASYNC_FEATURE_READ_BATCH	= 1 << 0,
+	IB_ASYNC_FEATURE_VERBS		= 1 << 1,
+};
+
+/**
+ * struct ib_async_info - argument of IB_ASYNC_IOC_GET_INFO
+ * @argsz: in: the caller's size of the structure; out: the kernel's.
+ * @flags: in: must be 0.
+ * @abi_version: out: IB_ASYNC_ABI_VERSION.
+ * @record_size: out: bytes per record read() returns.
+ * @queue_len: out: capacity of this file's queue, in events.
+ * @max_queue_len: out: ceiling for IB_ASYNC_IOC_SET_QUEUE_LEN.
+ * @queued: out: records ready to read, overflow records included.
+ * @phys_port_cnt: out: number of ports; port numbers start at 1.
+ * @lost: out: events lost on this file since it was opened.
+ * @next_seq: out: the sequence number the next event offered will take.
+ * @node_guid: out: network byte order, as ibv_get_device_guid() returns it.
+ * @features: out: enum ib_async_feature bits.
+ * @ibdev_index: out: the RDMA device's index (``rdma dev show``).
+ * @reserved: must be 0.
+ * @ibdev_name: out: the RDMA device's name, NUL-terminated.
  */
 struct ib_async_info {
 	__u32 argsz;
 	__u32 flags;
-	__u32 abi_version;	/* IB_ASYNC_ABI_VERSION */
-	__u32 record_size;	/* bytes per record read() returns */
-	__u32 queue_len;	/* capacity of this file's queue, in events */
-	__u32 max_queue_len;	/* ceiling for IB_ASYNC_IOC_SET_QUEUE_LEN */
-	__u32 queued;		/* records ready to read, overflow included */
+	__u32 abi_version;
+	__u32 record_size;
+	__u32 queue_len;
+	__u32 max_queue_len;
+	__u32 queued;
 	__u32 phys_port_cnt;
-	__aligned_u64 lost;	/* events lost on this file since open */
-	__aligned_u64 next_seq;	/* seq the next event offered will take */
-	__be64 node_guid;	/* network byte order, as ibv_get_device_guid */
-	__u32 ibdev_index;	/* the RDMA device's index (rdma dev show) */
+	__aligned_u64 lost;
+	__aligned_u64 next_seq;
+	__aligned_be64 node_guid;
+	__aligned_u64 features;
+	__u32 ibdev_index;
 	__u32 reserved;
 	char ibdev_name[IB_ASYNC_DEVICE_NAME_MAX];
 };
 
-#define IB_ASYNC_INFO_SIZE_V1	128
+#define IB_ASYNC_INFO_SIZE_V1	136
 
-/*
- * IB_ASYNC_IOC_SET_QUEUE_LEN: resize this file's queue to queue_len events
- * (1 ..max_queue_len). Queued records are kept in order; EBUSY if more are
- * queued than the new length holds. ENOMEM leaves the old queue in place.
+/**
+ * struct ib_async_queue_len - argument of IB_ASYNC_IOC_SET_QUEUE_LEN
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @queue_len: the new capacity in events, 1..max_queue_len. Queued records
+ *	are kept in order; EBUSY if more are queued than the new length
+ *	holds. ENOMEM leaves the old queue in place.
+ * @reserved: must be 0.
  */
 struct ib_async_queue_len {
 	__u32 argsz;
@@ -140,28 +217,44 @@ struct ib_async_queue_len {
 
 #define IB_ASYNC_QUEUE_LEN_SIZE_V1	16
 
-/*
- * IB_ASYNC_IOC_READ_BATCH: read without giving up poll()'s truth.
- *
- * First every leading record whose sequence numbers end at or before
- * consume_seq is removed (an overflow record straddling it is trimmed);
- * then up to count records are copied to buf. With IB_ASYNC_READ_PEEK
- * they stay queued, so the file stays readable until a later call
- * consumes them: a library can hand records out one at a time from one
- * system call per batch while poll() on the file keeps telling the truth.
- * Consumed records count towards their objects' events_reported. Blocks
- * like read() unless the file is O_NONBLOCK (EAGAIN when nothing is left).
+/**
+ * enum ib_async_read_flags - flags of IB_ASYNC_IOC_READ_BATCH
+ * @IB_ASYNC_READ_PEEK: copy records without consuming them.
+ * @IB_ASYNC_READ_NONBLOCK: never block, whatever the file's O_NONBLOCK:
+ *	for a library that shares the file with its program.
  */
-#define IB_ASYNC_READ_PEEK	(1U << 0)
-/* Never block, whatever the file's O_NONBLOCK: for a library's own use. */
-#define IB_ASYNC_READ_NONBLOCK	(1U << 1)
+enum ib_async_read_flags {
+	IB_ASYNC_READ_PEEK	= 1 << 0,
+	IB_ASYNC_READ_NONBLOCK	= 1 << 1,
+};
 
+/**
+ * struct ib_async_read_batch - argument of IB_ASYNC_IOC_READ_BATCH
+ *
+ * Read without giving up poll()'s truth. First every leading record whose
+ * sequence numbers end at or before @consume_seq is removed (an overflow
+ * record straddling it is trimmed); then up to @count records are copied
+ * to @buf. With IB_ASYNC_READ_PEEK they stay queued, so the file stays
+ * readable until a later call consumes them: a library can hand records
+ * out one at a time from one system call per batch while poll() on the
+ * file keeps telling the truth. Consumed records count towards their
+ * objects' events_reported. Blocks like read() unless the file is
+ * O_NONBLOCK or IB_ASYNC_READ_NONBLOCK is set (then EAGAIN when nothing is
+ * left).
+ *
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_read_flags.
+ * @consume_seq: 0 to consume nothing.
+ * @buf: user pointer to an array of &struct ib_async_event.
+ * @count: in: records that fit at @buf; out: records copied.
+ * @reserved: must be 0.
+ */
 struct ib_async_read_batch {
 	__u32 argsz;
-	__u32 flags;		/* IB_ASYNC_READ_* */
-	__aligned_u64 consume_seq;	/* 0: consume nothing */
-	__aligned_u64 buf;	/* user pointer to struct ib_async_event[] */
-	__u32 count;		/* in: room at buf; out: records copied */
+	__u32 flags;
+	__aligned_u64 consume_seq;
+	__aligned_u64 buf;
+	__u32 count;
 	__u32 reserved;
 };
 
@@ -169,66 +262,109 @@ struct ib_async_read_batch {
 
 /*
  * Kernel verbs objects created on behalf of the file. Each has a per-file
- * handle (never 0) and, for objects that raise events, the caller's 64-bit
- * cookie, returned in @element of the object's event records. Objects live
- * until destroyed with IB_ASYNC_IOC_DESTROY or until the file is closed.
+ * handle (never 0, never reused while the file is open) and, for objects
+ * that raise events, the caller's 64-bit user_handle, returned in the
+ * element of the object's event records. Objects live until destroyed with
+ * IB_ASYNC_IOC_DESTROY or until the file is closed.
  */
 
-/* IB_ASYNC_IOC_CREATE_PD */
+/**
+ * struct ib_async_create_pd - argument of IB_ASYNC_IOC_CREATE_PD
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: out: the PD's handle.
+ * @reserved: must be 0.
+ */
 struct ib_async_create_pd {
 	__u32 argsz;
 	__u32 flags;
-	__u32 handle;		/* out */
+	__u32 handle;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_CREATE_PD_SIZE_V1	16
 
-/* IB_ASYNC_IOC_CREATE_CQ */
+/**
+ * struct ib_async_create_cq - argument of IB_ASYNC_IOC_CREATE_CQ
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @user_handle: returned as the element of the CQ's events.
+ * @cqe: in: entries wanted; out: entries allocated.
+ * @comp_vector: completion vector, below the device's num_comp_vectors.
+ * @handle: out: the CQ's handle.
+ * @reserved: must be 0.
+ */
 struct ib_async_create_cq {
 	__u32 argsz;
 	__u32 flags;
-	__aligned_u64 cookie;
-	__u32 cqe;		/* in: entries wanted; out: entries allocated */
+	__aligned_u64 user_handle;
+	__u32 cqe;
 	__u32 comp_vector;
-	__u32 handle;		/* out */
+	__u32 handle;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_CREATE_CQ_SIZE_V1	32
 
-/* Values of qp_type: those of enum ibv_qp_type / enum ib_qp_type. */
-#define IB_ASYNC_QPT_RC		2
-#define IB_ASYNC_QPT_UD		4
-
-/* IB_ASYNC_IOC_CREATE_QP */
+/**
+ * struct ib_async_create_qp - argument of IB_ASYNC_IOC_CREATE_QP
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @user_handle: returned as the element of the QP's events.
+ * @pd_handle: the PD.
+ * @send_cq_handle: the CQ of send completions.
+ * @recv_cq_handle: the CQ of receive completions.
+ * @srq_handle: the SRQ to receive from, 0 for none.
+ * @qp_type: enum ib_uverbs_qp_type: IB_UVERBS_QPT_RC or IB_UVERBS_QPT_UD.
+ * @sq_sig_all: 1 to signal every send, else 0.
+ * @max_send_wr: in: wanted; out: granted.
+ * @max_recv_wr: in: wanted; out: granted.
+ * @max_send_sge: in: wanted; out: granted.
+ * @max_recv_sge: in: wanted; out: granted.
+ * @max_inline_data: in: wanted; out: granted.
+ * @handle: out: the QP's handle.
+ * @qp_num: out: the QP number.
+ * @reserved: must be 0.
+ */
 struct ib_async_create_qp {
 	__u32 argsz;
 	__u32 flags;
-	__aligned_u64 cookie;
+	__aligned_u64 user_handle;
 	__u32 pd_handle;
 	__u32 send_cq_handle;
 	__u32 recv_cq_handle;
-	__u32 srq_handle;	/* 0: no SRQ */
-	__u32 qp_type;		/* IB_ASYNC_QPT_* */
-	__u32 sq_sig_all;	/* 0 or 1 */
-	/* capabilities: in, wanted; out, granted */
+	__u32 srq_handle;
+	__u32 qp_type;
+	__u32 sq_sig_all;
 	__u32 max_send_wr;
 	__u32 max_recv_wr;
 	__u32 max_send_sge;
 	__u32 max_recv_sge;
 	__u32 max_inline_data;
-	__u32 handle;		/* out */
-	__u32 qp_num;		/* out */
+	__u32 handle;
+	__u32 qp_num;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_CREATE_QP_SIZE_V1	72
 
-/*
- * An address vector: where a connected QP sends, or an AH points. RoCE
- * needs the GRH (is_global = 1); the kernel resolves the destination MAC
- * from dgid and the source GID at sgid_index of port_num.
+/**
+ * struct ib_async_av - an address vector
+ *
+ * Where a connected QP sends, or an AH points. RoCE needs the GRH
+ * (@is_global = 1); the kernel resolves the destination MAC from @dgid and
+ * the source GID at @sgid_index of @port_num.
+ *
+ * @dgid: destination GID.
+ * @flow_label: GRH flow label.
+ * @dlid: destination LID (InfiniBand).
+ * @sgid_index: index of the source GID in the port's table.
+ * @hop_limit: GRH hop limit.
+ * @traffic_class: GRH traffic class.
+ * @sl: service level.
+ * @is_global: 1 if the GRH fields are valid.
+ * @port_num: the port to send from.
+ * @reserved: must be 0.
  */
 struct ib_async_av {
 	__u8 dgid[16];
@@ -243,11 +379,48 @@ struct ib_async_av {
 	__u32 reserved;
 };
 
-/*
- * QP attributes, for IB_ASYNC_IOC_MODIFY_QP (in) and IB_ASYNC_IOC_QUERY_QP
- * (out). attr_mask uses the bits and values of enum ibv_qp_attr_mask /
- * enum ib_qp_attr_mask and states those of enum ibv_qp_state. Supported
+#define IB_ASYNC_AV_SIZE_V1	32
+
+/**
+ * struct ib_async_qp_attr - argument of IB_ASYNC_IOC_MODIFY_QP (in) and
+ *	IB_ASYNC_IOC_QUERY_QP (out)
+ *
+ * @attr_mask uses the bits and values of enum ibv_qp_attr_mask /
+ * enum ib_qp_attr_mask, states are those of enum ibv_qp_state. Supported
  * bits are IB_ASYNC_QP_ATTR_SUPPORTED; others fail with EOPNOTSUPP.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the QP.
+ * @attr_mask: modify: the attributes to set; query: ignored.
+ * @qp_state: the (new) state.
+ * @cur_qp_state: the state the caller believes the QP is in.
+ * @path_mtu: enum ibv_mtu.
+ * @qkey: Q_Key (UD); one with the high bit set needs CAP_NET_RAW.
+ * @rq_psn: receive PSN.
+ * @sq_psn: send PSN.
+ * @dest_qp_num: remote QP number (RC).
+ * @qp_access_flags: enum ib_uverbs_access_flags.
+ * @pkey_index: index in the port's P_Key table.
+ * @port_num: the port.
+ * @en_sqd_async_notify: 1 to raise IB_ASYNC_EV_SQ_DRAINED.
+ * @sq_draining: out (query): 1 while the send queue drains.
+ * @max_rd_atomic: outstanding RDMA reads/atomics as initiator.
+ * @max_dest_rd_atomic: outstanding RDMA reads/atomics as target.
+ * @min_rnr_timer: RNR NAK timer.
+ * @timeout: local ACK timeout.
+ * @retry_cnt: retry count.
+ * @rnr_retry: RNR retry count.
+ * @reserved8: must be 0.
+ * @reserved: must be 0.
+ * @av: the primary path (IB_ASYNC_QP_AV).
+ * @max_send_wr: out (query): the send queue's capacity as the driver
+ *	reports it now, which may exceed what create asked for; 0 for modify.
+ * @max_recv_wr: out (query), as @max_send_wr.
+ * @max_send_sge: out (query), as @max_send_wr.
+ * @max_recv_sge: out (query), as @max_send_wr.
+ * @max_inline_data: out (query), as @max_send_wr.
+ * @reserved2: must be 0.
  */
 struct ib_async_qp_attr {
 	__u32 argsz;
@@ -265,7 +438,7 @@ struct ib_async_qp_attr {
 	__u16 pkey_index;
 	__u8 port_num;
 	__u8 en_sqd_async_notify;
-	__u8 sq_draining;	/* out (query) */
+	__u8 sq_draining;
 	__u8 max_rd_atomic;
 	__u8 max_dest_rd_atomic;
 	__u8 min_rnr_timer;
@@ -274,12 +447,7 @@ struct ib_async_qp_attr {
 	__u8 rnr_retry;
 	__u8 reserved8;
 	__u32 reserved;
-	struct ib_async_av av;	/* IB_ASYNC_QP_AV */
-	/*
-	 * Out (query): the QP's capacities as the driver reports them now,
-	 * which may exceed what create asked for (rxe rounds queues up).
-	 * Must be 0 for modify.
-	 */
+	struct ib_async_av av;
 	__u32 max_send_wr;
 	__u32 max_recv_wr;
 	__u32 max_send_sge;
@@ -288,8 +456,7 @@ struct ib_async_qp_attr {
 	__u32 reserved2;
 };
 
-#define IB_ASYNC_QP_ATTR_SIZE_V1	96
-#define IB_ASYNC_QP_ATTR_SIZE_V2	120
+#define IB_ASYNC_QP_ATTR_SIZE_V1	120
 
 #define IB_ASYNC_QP_STATE		(1U << 0)
 #define IB_ASYNC_QP_CUR_STATE		(1U << 1)
@@ -311,16 +478,27 @@ struct ib_async_qp_attr {
 #define IB_ASYNC_QP_DEST_QPN		(1U << 20)
 #define IB_ASYNC_QP_ATTR_SUPPORTED	0x0013bfff
 
-/* IB_ASYNC_IOC_CREATE_SRQ */
+/**
+ * struct ib_async_create_srq - argument of IB_ASYNC_IOC_CREATE_SRQ
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @user_handle: returned as the element of the SRQ's events.
+ * @pd_handle: the PD.
+ * @max_wr: in: wanted; out: granted.
+ * @max_sge: in: wanted; out: granted.
+ * @srq_limit: arm IB_ASYNC_EV_SRQ_LIMIT_REACHED at this level, 0 for not.
+ * @handle: out: the SRQ's handle.
+ * @reserved: must be 0.
+ */
 struct ib_async_create_srq {
 	__u32 argsz;
 	__u32 flags;
-	__aligned_u64 cookie;
+	__aligned_u64 user_handle;
 	__u32 pd_handle;
-	__u32 max_wr;		/* in/out */
-	__u32 max_sge;		/* in/out */
+	__u32 max_wr;
+	__u32 max_sge;
 	__u32 srq_limit;
-	__u32 handle;		/* out */
+	__u32 handle;
 	__u32 reserved;
 };
 
@@ -330,59 +508,186 @@ struct ib_async_create_srq {
 #define IB_ASYNC_SRQ_MAX_WR	(1U << 0)
 #define IB_ASYNC_SRQ_LIMIT	(1U << 1)
 
-/* IB_ASYNC_IOC_MODIFY_SRQ (in) and IB_ASYNC_IOC_QUERY_SRQ (out) */
+/**
+ * struct ib_async_srq_attr - argument of IB_ASYNC_IOC_MODIFY_SRQ (in) and
+ *	IB_ASYNC_IOC_QUERY_SRQ (out)
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the SRQ.
+ * @attr_mask: modify only: IB_ASYNC_SRQ_* bits.
+ * @max_wr: the SRQ's capacity.
+ * @max_sge: query only: scatter entries per request.
+ * @srq_limit: the armed limit.
+ * @reserved: must be 0.
+ */
 struct ib_async_srq_attr {
 	__u32 argsz;
 	__u32 flags;
 	__u32 handle;
-	__u32 attr_mask;	/* modify only */
+	__u32 attr_mask;
 	__u32 max_wr;
-	__u32 max_sge;		/* query only */
+	__u32 max_sge;
 	__u32 srq_limit;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_SRQ_ATTR_SIZE_V1	32
 
-/* IB_ASYNC_IOC_CREATE_WQ: a receive WQ (IBV_WQT_RQ); EOPNOTSUPP without */
+/**
+ * struct ib_async_create_wq - argument of IB_ASYNC_IOC_CREATE_WQ
+ *
+ * A receive WQ (IB_UVERBS_WQT_RQ); EOPNOTSUPP where the driver has none.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @user_handle: returned as the element of the WQ's events.
+ * @pd_handle: the PD.
+ * @cq_handle: the CQ of its completions.
+ * @max_wr: in: wanted; out: granted.
+ * @max_sge: in: wanted; out: granted.
+ * @handle: out: the WQ's handle.
+ * @reserved: must be 0.
+ */
 struct ib_async_create_wq {
 	__u32 argsz;
 	__u32 flags;
-	__aligned_u64 cookie;
+	__aligned_u64 user_handle;
 	__u32 pd_handle;
 	__u32 cq_handle;
-	__u32 max_wr;		/* in/out */
-	__u32 max_sge;		/* in/out */
-	__u32 handle;		/* out */
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 handle;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_CREATE_WQ_SIZE_V1	40
 
-/* IB_ASYNC_IOC_CREATE_AH: an address handle for UD sends */
+/* attr_mask bits of IB_ASYNC_IOC_MODIFY_WQ (enum ibv_wq_attr_mask) */
+#define IB_ASYNC_WQ_STATE	(1U << 0)
+#define IB_ASYNC_WQ_CUR_STATE	(1U << 1)
+#define IB_ASYNC_WQ_FLAGS	(1U << 2)
+
+/**
+ * struct ib_async_modify_wq - argument of IB_ASYNC_IOC_MODIFY_WQ
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the WQ.
+ * @attr_mask: IB_ASYNC_WQ_* bits.
+ * @wq_state: the new state, enum ibv_wq_state (RESET, RDY, ERR).
+ * @curr_wq_state: the state the caller believes the WQ is in.
+ * @wq_flags: enum ib_uverbs_wq_flags values to set.
+ * @wq_flags_mask: which of @wq_flags to change.
+ */
+struct ib_async_modify_wq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 attr_mask;
+	__u32 wq_state;
+	__u32 curr_wq_state;
+	__u32 wq_flags;
+	__u32 wq_flags_mask;
+};
+
+#define IB_ASYNC_MODIFY_WQ_SIZE_V1	32
+
+/**
+ * struct ib_async_create_ah - argument of IB_ASYNC_IOC_CREATE_AH
+ *
+ * An address handle for UD sends.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @pd_handle: the PD.
+ * @handle: out: the AH's handle.
+ * @av: where it points.
+ */
 struct ib_async_create_ah {
 	__u32 argsz;
 	__u32 flags;
 	__u32 pd_handle;
-	__u32 handle;		/* out */
+	__u32 handle;
 	struct ib_async_av av;
 };
 
 #define IB_ASYNC_CREATE_AH_SIZE_V1	48
 
+/**
+ * struct ib_async_destroy - argument of IB_ASYNC_IOC_DESTROY
+ *
+ * EBUSY while other objects use it (a PD with QPs, a CQ or SRQ with QPs),
+ * nothing changed. Unread events of the object are discarded.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @obj_type: enum ib_async_obj_type; must be the handle's.
+ * @handle: the object.
+ * @events_reported: out: how many of its events this file's read() has
+ *	returned, which is what an acknowledging consumer must wait for
+ *	(ib_uverbs' events_reported).
+ * @comp_events_reported: out: completion events of a CQ; always 0, as
+ *	completion channels are not offered.
+ */
+struct ib_async_destroy {
+	__u32 argsz;
+	__u32 flags;
+	__u32 obj_type;
+	__u32 handle;
+	__aligned_u64 events_reported;
+	__aligned_u64 comp_events_reported;
+};
+
+#define IB_ASYNC_DESTROY_SIZE_V1	32
+
 /*
  * Device and port queries: the fields of struct ibv_device_attr,
  * ibv_port_attr, ibv_query_gid() and ibv_query_pkey(), with rdma-core's
- * values (enum ibv_port_state, ibv_mtu, link layer, gid types...).
+ * values (enum ibv_port_state, ibv_mtu, link layer...).
  */
 
-/* IB_ASYNC_IOC_QUERY_DEVICE: in argsz, flags; everything else out */
+/**
+ * struct ib_async_device_attr - argument of IB_ASYNC_IOC_QUERY_DEVICE
+ *
+ * In: @argsz and @flags; all else out, as struct ibv_device_attr.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @fw_ver: firmware version, as the driver encodes it.
+ * @node_guid: network byte order.
+ * @sys_image_guid: network byte order.
+ * @max_mr_size: largest memory region.
+ * @page_size_cap: supported page sizes, a bit per size.
+ * @device_cap_flags: enum ib_uverbs_device_cap_flags.
+ * @vendor_id: IEEE vendor id.
+ * @vendor_part_id: the vendor's part id.
+ * @hw_ver: hardware version.
+ * @max_qp: QPs.
+ * @max_qp_wr: work requests per queue.
+ * @max_sge: scatter/gather entries per request.
+ * @max_sge_rd: scatter/gather entries per RDMA read.
+ * @max_cq: CQs.
+ * @max_cqe: entries per CQ.
+ * @max_mr: memory regions.
+ * @max_pd: PDs.
+ * @max_qp_rd_atom: outstanding reads/atomics per QP as target.
+ * @max_qp_init_rd_atom: outstanding reads/atomics per QP as initiator.
+ * @max_srq: SRQs.
+ * @max_srq_wr: work requests per SRQ.
+ * @max_srq_sge: scatter entries per SRQ request.
+ * @max_ah: address handles.
+ * @max_mw: memory windows.
+ * @atomic_cap: enum ibv_atomic_cap.
+ * @max_pkeys: P_Key table size.
+ * @local_ca_ack_delay: local CA ACK delay.
+ * @phys_port_cnt: number of ports.
+ * @reserved: must be 0.
+ */
 struct ib_async_device_attr {
 	__u32 argsz;
 	__u32 flags;
 	__aligned_u64 fw_ver;
-	__be64 node_guid;
-	__be64 sys_image_guid;
+	__aligned_be64 node_guid;
+	__aligned_be64 sys_image_guid;
 	__aligned_u64 max_mr_size;
 	__aligned_u64 page_size_cap;
 	__aligned_u64 device_cap_flags;
@@ -408,12 +713,43 @@ struct ib_async_device_attr {
 	__u16 max_pkeys;
 	__u8 local_ca_ack_delay;
 	__u8 phys_port_cnt;
-	__u32 reserved;
+	__u32 reserved[2];
 };
 
 #define IB_ASYNC_DEVICE_ATTR_SIZE_V1	144
 
-/* IB_ASYNC_IOC_QUERY_PORT: in argsz, flags, port_num */
+/**
+ * struct ib_async_port_attr - argument of IB_ASYNC_IOC_QUERY_PORT
+ *
+ * In: @argsz, @flags and @port_num; all else out, as struct ibv_port_attr.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @port_num: the port, 1..phys_port_cnt.
+ * @state: enum ibv_port_state.
+ * @max_mtu: enum ibv_mtu.
+ * @active_mtu: enum ibv_mtu.
+ * @gid_tbl_len: GID table size.
+ * @port_cap_flags: enum ibv_port_cap_flags.
+ * @max_msg_sz: largest message.
+ * @bad_pkey_cntr: bad P_Key counter.
+ * @qkey_viol_cntr: Q_Key violation counter.
+ * @lid: the port's LID.
+ * @sm_lid: the subnet manager's LID.
+ * @pkey_tbl_len: P_Key table size.
+ * @active_speed: as ibv_port_attr.
+ * @lmc: LID mask control.
+ * @max_vl_num: virtual lanes.
+ * @sm_sl: the subnet manager's service level.
+ * @subnet_timeout: subnet propagation delay.
+ * @init_type_reply: init type reply.
+ * @active_width: as ibv_port_attr.
+ * @phys_state: physical port state.
+ * @link_layer: IBV_LINK_LAYER_*.
+ * @port_cap_flags2: enum ibv_port_cap_flags2.
+ * @reserved16: must be 0.
+ * @reserved: must be 0.
+ */
 struct ib_async_port_attr {
 	__u32 argsz;
 	__u32 flags;
@@ -445,38 +781,68 @@ struct ib_async_port_attr {
 
 #define IB_ASYNC_PORT_ATTR_SIZE_V1	72
 
-/* IB_ASYNC_IOC_QUERY_GID: in port_num, index; ENODATA for an empty slot */
+/**
+ * struct ib_async_query_gid - argument of IB_ASYNC_IOC_QUERY_GID
+ *
+ * ENODATA for an empty slot.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @port_num: the port.
+ * @index: the slot in its GID table.
+ * @gid: out: the GID.
+ * @gid_type: out: enum ib_uverbs_gid_type.
+ * @reserved: must be 0.
+ */
 struct ib_async_query_gid {
 	__u32 argsz;
 	__u32 flags;
 	__u32 port_num;
 	__u32 index;
-	__u8 gid[16];		/* out */
-	__u32 gid_type;		/* out: 0 IB, 1 RoCE v1, 2 RoCE v2 */
+	__u8 gid[16];
+	__u32 gid_type;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_QUERY_GID_SIZE_V1	40
 
-/* IB_ASYNC_IOC_QUERY_PKEY: in port_num, index */
+/**
+ * struct ib_async_query_pkey - argument of IB_ASYNC_IOC_QUERY_PKEY
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @port_num: the port.
+ * @index: the slot in its P_Key table.
+ * @pkey: out: the P_Key, host byte order.
+ * @reserved16: must be 0.
+ * @reserved: must be 0.
+ */
 struct ib_async_query_pkey {
 	__u32 argsz;
 	__u32 flags;
 	__u32 port_num;
 	__u32 index;
-	__u16 pkey;		/* out, host byte order */
+	__u16 pkey;
 	__u16 reserved16;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_QUERY_PKEY_SIZE_V1	24
 
-/* IB_ASYNC_IOC_RESIZE_CQ: EOPNOTSUPP where the driver cannot */
+/**
+ * struct ib_async_resize_cq - argument of IB_ASYNC_IOC_RESIZE_CQ
+ *
+ * EOPNOTSUPP where the driver cannot resize.
+ *
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the CQ.
+ * @cqe: in: entries wanted; out: entries allocated.
+ */
 struct ib_async_resize_cq {
 	__u32 argsz;
 	__u32 flags;
 	__u32 handle;
-	__u32 cqe;		/* in: wanted; out: allocated */
+	__u32 cqe;
 };
 
 #define IB_ASYNC_RESIZE_CQ_SIZE_V1	16
@@ -485,47 +851,88 @@ struct ib_async_resize_cq {
  * A minimal data path through kernel buffers: the kernel stages each
  * message in a buffer of its own; user memory is read at POST_SEND and
  * written at POLL_CQ, in the calling process. One work request per call;
- * messages up to IB_ASYNC_MAX_MSG bytes. Send opcodes are
- * IBV_WR_SEND and IBV_WR_SEND_WITH_IMM; work completions use the values of
- * enum ibv_wc_status / ibv_wc_opcode / ibv_wc_flags.
+ * messages up to IB_ASYNC_MAX_MSG bytes. Send opcodes are IB_UVERBS_WR_SEND
+ * and IB_UVERBS_WR_SEND_WITH_IMM (enum ib_uverbs_wr_opcode); work
+ * completions use the values of enum ibv_wc_status, enum ib_uverbs_wc_opcode
+ * and enum ibv_wc_flags.
  */
-#define IB_ASYNC_MAX_MSG	65536
-#define IB_ASYNC_WR_SEND		2
-#define IB_ASYNC_WR_SEND_WITH_IMM	3
+#define IB_ASYNC_MAX_MSG		65536
+/* send_flags: the value of IBV_SEND_SIGNALED */
 #define IB_ASYNC_SEND_SIGNALED		(1U << 1)
 
-/* IB_ASYNC_IOC_POST_RECV: to a QP or an SRQ */
+/**
+ * struct ib_async_post_recv - argument of IB_ASYNC_IOC_POST_RECV
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @obj_type: IB_ASYNC_OBJ_QP or IB_ASYNC_OBJ_SRQ.
+ * @handle: the QP or SRQ.
+ * @wr_id: returned in the completion.
+ * @addr: user pointer where the message lands, at IB_ASYNC_IOC_POLL_CQ.
+ * @length: bytes at @addr, up to IB_ASYNC_MAX_MSG.
+ * @reserved: must be 0.
+ */
 struct ib_async_post_recv {
 	__u32 argsz;
 	__u32 flags;
-	__u32 obj_type;		/* IB_ASYNC_OBJ_QP or IB_ASYNC_OBJ_SRQ */
+	__u32 obj_type;
 	__u32 handle;
 	__aligned_u64 wr_id;
-	__aligned_u64 addr;	/* where the message lands, at POLL_CQ */
+	__aligned_u64 addr;
 	__u32 length;
 	__u32 reserved;
 };
 
 #define IB_ASYNC_POST_RECV_SIZE_V1	40
 
-/* IB_ASYNC_IOC_POST_SEND */
+/**
+ * struct ib_async_post_send - argument of IB_ASYNC_IOC_POST_SEND
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the QP.
+ * @opcode: IB_UVERBS_WR_SEND or IB_UVERBS_WR_SEND_WITH_IMM.
+ * @wr_id: returned in the completion.
+ * @addr: user pointer to the message, read during the call.
+ * @length: bytes at @addr, up to IB_ASYNC_MAX_MSG.
+ * @send_flags: IB_ASYNC_SEND_SIGNALED or 0.
+ * @imm_data: immediate data, network byte order.
+ * @ah_handle: UD only: the AH.
+ * @remote_qpn: UD only: the destination QP number.
+ * @remote_qkey: UD only: the destination Q_Key.
+ */
 struct ib_async_post_send {
 	__u32 argsz;
 	__u32 flags;
-	__u32 handle;		/* QP */
-	__u32 opcode;		/* IB_ASYNC_WR_* */
+	__u32 handle;
+	__u32 opcode;
 	__aligned_u64 wr_id;
-	__aligned_u64 addr;	/* the message, read now */
+	__aligned_u64 addr;
 	__u32 length;
-	__u32 send_flags;	/* IB_ASYNC_SEND_SIGNALED */
+	__u32 send_flags;
 	__be32 imm_data;
-	__u32 ah_handle;	/* UD only */
-	__u32 remote_qpn;	/* UD only */
-	__u32 remote_qkey;	/* UD only */
+	__u32 ah_handle;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
 };
 
 #define IB_ASYNC_POST_SEND_SIZE_V1	56
 
+/**
+ * struct ib_async_wc - a work completion, as IB_ASYNC_IOC_POLL_CQ fills it
+ * @wr_id: the work request's wr_id.
+ * @status: enum ibv_wc_status.
+ * @opcode: enum ib_uverbs_wc_opcode.
+ * @vendor_err: the driver's error code.
+ * @byte_len: bytes received.
+ * @imm_data: immediate data, network byte order.
+ * @qp_num: the local QP number.
+ * @src_qp: the remote QP number (UD).
+ * @wc_flags: enum ibv_wc_flags.
+ * @pkey_index: P_Key index (GSI).
+ * @slid: source LID.
+ * @sl: service level.
+ * @dlid_path_bits: destination LID path bits.
+ * @reserved: 0.
+ */
 struct ib_async_wc {
 	__aligned_u64 wr_id;
 	__u32 status;
@@ -543,100 +950,117 @@ struct ib_async_wc {
 	__u16 reserved;
 };
 
-/* IB_ASYNC_IOC_POLL_CQ */
+#define IB_ASYNC_WC_SIZE_V1	48
+
+/**
+ * struct ib_async_poll_cq - argument of IB_ASYNC_IOC_POLL_CQ
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the CQ.
+ * @count: in: entries at @wc; out: entries filled.
+ * @wc: user pointer to an array of &struct ib_async_wc.
+ */
 struct ib_async_poll_cq {
 	__u32 argsz;
 	__u32 flags;
 	__u32 handle;
-	__u32 count;		/* in: entries at wc; out: entries filled */
-	__aligned_u64 wc;	/* user pointer to struct ib_async_wc[count] */
+	__u32 count;
+	__aligned_u64 wc;
 };
 
 #define IB_ASYNC_POLL_CQ_SIZE_V1	24
 
-/* attr_mask bits of IB_ASYNC_IOC_MODIFY_WQ (enum ibv_wq_attr_mask) */
-#define IB_ASYNC_WQ_STATE	(1U << 0)
-#define IB_ASYNC_WQ_CUR_STATE	(1U << 1)
-#define IB_ASYNC_WQ_FLAGS	(1U << 2)
-
-/* IB_ASYNC_IOC_MODIFY_WQ: states are enum ibv_wq_state (RESET, RDY, ERR) */
-struct ib_async_modify_wq {
-	__u32 argsz;
-	__u32 flags;
-	__u32 handle;
-	__u32 attr_mask;
-	__u32 wq_state;
-	__u32 curr_wq_state;
-	__u32 wq_flags;
-	__u32 wq_flags_mask;
-};
-
-#define IB_ASYNC_MODIFY_WQ_SIZE_V1	32
-
 /*
- * IB_ASYNC_IOC_DESTROY: obj_type must be the handle's. EBUSY while other
- * objects use it (a PD with QPs, a CQ or SRQ with QPs), nothing changed.
- * Unread events of the object are discarded; @events_reported is how many
- * of its events this file's read() returned, which is what an
- * acknowledging consumer must wait for (ib_uverbs' events_reported).
+ * 0x1b is the InfiniBand subsystem's ioctl type ("0x1b all" in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1 and 6.12). In
+ * it, ib_umad and ib_uverbs use numbers 0x01-0x04 and hfi1 0xe0-0xef;
+ * ib_async takes 0x90-0xaf. Numbers carry no direction and no size.
  */
-struct ib_async_destroy {
-	__u32 argsz;
-	__u32 flags;
-	__u32 obj_type;		/* enum ib_async_obj_type */
-	__u32 handle;
-	__aligned_u64 events_reported;		/* out */
-	__aligned_u64 comp_events_reported;	/* out: CQ, always 0 for now */
+#define IB_ASYNC_IOC_MAGIC	0x1b
+#define IB_ASYNC_CMD_BASE	0x90
+#define IB_ASYNC_CMD_LAST	0xaf
+
+/**
+ * enum ib_async_cmd - ioctl numbers, _IO(IB_ASYNC_IOC_MAGIC, nr)
+ * @IB_ASYNC_CMD_GET_INFO: &struct ib_async_info.
+ * @IB_ASYNC_CMD_SET_QUEUE_LEN: &struct ib_async_queue_len.
+ * @IB_ASYNC_CMD_READ_BATCH: &struct ib_async_read_batch.
+ * @IB_ASYNC_CMD_CREATE_PD: &struct ib_async_create_pd.
+ * @IB_ASYNC_CMD_CREATE_CQ: &struct ib_async_create_cq.
+ * @IB_ASYNC_CMD_RESIZE_CQ: &struct ib_async_resize_cq.
+ * @IB_ASYNC_CMD_CREATE_QP: &struct ib_async_create_qp.
+ * @IB_ASYNC_CMD_MODIFY_QP: &struct ib_async_qp_attr.
+ * @IB_ASYNC_CMD_QUERY_QP: &struct ib_async_qp_attr.
+ * @IB_ASYNC_CMD_CREATE_SRQ: &struct ib_async_create_srq.
+ * @IB_ASYNC_CMD_MODIFY_SRQ: &struct ib_async_srq_attr.
+ * @IB_ASYNC_CMD_QUERY_SRQ: &struct ib_async_srq_attr.
+ * @IB_ASYNC_CMD_CREATE_WQ: &struct ib_async_create_wq.
+ * @IB_ASYNC_CMD_MODIFY_WQ: &struct ib_async_modify_wq.
+ * @IB_ASYNC_CMD_CREATE_AH: &struct ib_async_create_ah.
+ * @IB_ASYNC_CMD_DESTROY: &struct ib_async_destroy.
+ * @IB_ASYNC_CMD_QUERY_DEVICE: &struct ib_async_device_attr.
+ * @IB_ASYNC_CMD_QUERY_PORT: &struct ib_async_port_attr.
+ * @IB_ASYNC_CMD_QUERY_GID: &struct ib_async_query_gid.
+ * @IB_ASYNC_CMD_QUERY_PKEY: &struct ib_async_query_pkey.
+ * @IB_ASYNC_CMD_POST_RECV: &struct ib_async_post_recv.
+ * @IB_ASYNC_CMD_POST_SEND: &struct ib_async_post_send.
+ * @IB_ASYNC_CMD_POLL_CQ: &struct ib_async_poll_cq.
+ */
+enum ib_async_cmd {
+	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
+	IB_ASYNC_CMD_SET_QUEUE_LEN,
+	IB_ASYNC_CMD_READ_BATCH,
+	IB_ASYNC_CMD_CREATE_PD,
+	IB_ASYNC_CMD_CREATE_CQ,
+	IB_ASYNC_CMD_RESIZE_CQ,
+	IB_ASYNC_CMD_CREATE_QP,
+	IB_ASYNC_CMD_MODIFY_QP,
+	IB_ASYNC_CMD_QUERY_QP,
+	IB_ASYNC_CMD_CREATE_SRQ,
+	IB_ASYNC_CMD_MODIFY_SRQ,
+	IB_ASYNC_CMD_QUERY_SRQ,
+	IB_ASYNC_CMD_CREATE_WQ,
+	IB_ASYNC_CMD_MODIFY_WQ,
+	IB_ASYNC_CMD_CREATE_AH,
+	IB_ASYNC_CMD_DESTROY,
+	IB_ASYNC_CMD_QUERY_DEVICE,
+	IB_ASYNC_CMD_QUERY_PORT,
+	IB_ASYNC_CMD_QUERY_GID,
+	IB_ASYNC_CMD_QUERY_PKEY,
+	IB_ASYNC_CMD_POST_RECV,
+	IB_ASYNC_CMD_POST_SEND,
+	IB_ASYNC_CMD_POLL_CQ,
 };
 
-#define IB_ASYNC_DESTROY_SIZE_V1	32
-
-/* 0x1b is the InfiniBand subsystem's ioctl magic; ib_async uses 0x90-0xbf. */
-#define IB_ASYNC_IOC_MAGIC	0x1b
-#define IB_ASYNC_IOC_GET_INFO	_IOWR(IB_ASYNC_IOC_MAGIC, 0x90, struct ib_async_info)
+#define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
 #define IB_ASYNC_IOC_SET_QUEUE_LEN \
-	_IOW(IB_ASYNC_IOC_MAGIC, 0x91, struct ib_async_queue_len)
-#define IB_ASYNC_IOC_CREATE_PD \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x92, struct ib_async_create_pd)
-#define IB_ASYNC_IOC_CREATE_CQ \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x93, struct ib_async_create_cq)
-#define IB_ASYNC_IOC_CREATE_QP \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x94, struct ib_async_create_qp)
-#define IB_ASYNC_IOC_MODIFY_QP \
-	_IOW(IB_ASYNC_IOC_MAGIC, 0x95, struct ib_async_qp_attr)
-#define IB_ASYNC_IOC_QUERY_QP \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x96, struct ib_async_qp_attr)
-#define IB_ASYNC_IOC_CREATE_SRQ \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x97, struct ib_async_create_srq)
-#define IB_ASYNC_IOC_MODIFY_SRQ \
-	_IOW(IB_ASYNC_IOC_MAGIC, 0x98, struct ib_async_srq_attr)
-#define IB_ASYNC_IOC_QUERY_SRQ \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x99, struct ib_async_srq_attr)
-#define IB_ASYNC_IOC_CREATE_WQ \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9a, struct ib_async_create_wq)
-#define IB_ASYNC_IOC_DESTROY \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9b, struct ib_async_destroy)
-#define IB_ASYNC_IOC_CREATE_AH \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9c, struct ib_async_create_ah)
-#define IB_ASYNC_IOC_POST_RECV \
-	_IOW(IB_ASYNC_IOC_MAGIC, 0x9d, struct ib_async_post_recv)
-#define IB_ASYNC_IOC_POST_SEND \
-	_IOW(IB_ASYNC_IOC_MAGIC, 0x9e, struct ib_async_post_send)
-#define IB_ASYNC_IOC_POLL_CQ \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0x9f, struct ib_async_poll_cq)
-#define IB_ASYNC_IOC_QUERY_DEVICE \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa0, struct ib_async_device_attr)
-#define IB_ASYNC_IOC_QUERY_PORT \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa1, struct ib_async_port_attr)
-#define IB_ASYNC_IOC_QUERY_GID \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa2, struct ib_async_query_gid)
-#define IB_ASYNC_IOC_QUERY_PKEY \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa3, struct ib_async_query_pkey)
-#define IB_ASYNC_IOC_RESIZE_CQ \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa4, struct ib_async_resize_cq)
-#define IB_ASYNC_IOC_MODIFY_WQ \
-	_IOW(IB_ASYNC_IOC_MAGIC, 0xa5, struct ib_async_modify_wq)
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_SET_QUEUE_LEN)
 #define IB_ASYNC_IOC_READ_BATCH \
-	_IOWR(IB_ASYNC_IOC_MAGIC, 0xa6, struct ib_async_read_batch)
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_READ_BATCH)
+#define IB_ASYNC_IOC_CREATE_PD	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_PD)
+#define IB_ASYNC_IOC_CREATE_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_CQ)
+#define IB_ASYNC_IOC_RESIZE_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_RESIZE_CQ)
+#define IB_ASYNC_IOC_CREATE_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_QP)
+#define IB_ASYNC_IOC_MODIFY_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_QP)
+#define IB_ASYNC_IOC_QUERY_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_QP)
+#define IB_ASYNC_IOC_CREATE_SRQ \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_SRQ)
+#define IB_ASYNC_IOC_MODIFY_SRQ \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_SRQ)
+#define IB_ASYNC_IOC_QUERY_SRQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_SRQ)
+#define IB_ASYNC_IOC_CREATE_WQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_WQ)
+#define IB_ASYNC_IOC_MODIFY_WQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_WQ)
+#define IB_ASYNC_IOC_CREATE_AH	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_AH)
+#define IB_ASYNC_IOC_DESTROY	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_DESTROY)
+#define IB_ASYNC_IOC_QUERY_DEVICE \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_DEVICE)
+#define IB_ASYNC_IOC_QUERY_PORT \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_PORT)
+#define IB_ASYNC_IOC_QUERY_GID	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_GID)
+#define IB_ASYNC_IOC_QUERY_PKEY \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_PKEY)
+#define IB_ASYNC_IOC_POST_RECV	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV)
+#define IB_ASYNC_IOC_POST_SEND	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND)
+#define IB_ASYNC_IOC_POLL_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POLL_CQ)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

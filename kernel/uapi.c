@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The ioctl dispatcher: one table, indexed by the command number, says for
+ * every command which structure it takes and how it runs.
+ *
+ * Arguments are copied in once, here, before any lock is taken, with
+ * copy_struct_from_user() semantics (a caller's structure may be older or
+ * newer than the kernel's); handlers work on that copy and answer in
+ * place; the answer is copied back here, after every lock is dropped, so a
+ * user buffer behind a slow fault (userfaultfd, FUSE) never holds up
+ * device removal or another file.
+ */
+#include <linux/build_bug.h>
+#include <linux/nospec.h>
+#include <linux/uaccess.h>
+
+#include "ib_async.h"
+
+/* No argument structure comes near this; larger ones are refused. */
+#define IB_ASYNC_MAX_ARGSZ	PAGE_SIZE
+
+/* Every argument structure, so the dispatcher holds any of them. */
+union ib_async_ucmd_buffer {
+	struct ib_async_info info;
+	struct ib_async_queue_len queue_len;
+	struct ib_async_read_batch read_batch;
+	struct ib_async_create_pd create_pd;
+	struct ib_async_create_cq create_cq;
+	struct ib_async_resize_cq resize_cq;
+	struct ib_async_create_qp create_qp;
+	struct ib_async_qp_attr qp_attr;
+	struct ib_async_create_srq create_srq;
+	struct ib_async_srq_attr srq_attr;
+	struct ib_async_create_wq create_wq;
+	struct ib_async_modify_wq modify_wq;
+	struct ib_async_create_ah create_ah;
+	struct ib_async_destroy destroy;
+	struct ib_async_device_attr device_attr;
+	struct ib_async_port_attr port_attr;
+	struct ib_async_query_gid query_gid;
+	struct ib_async_query_pkey query_pkey;
+	struct ib_async_post_recv post_recv;
+	struct ib_async_post_send post_send;
+	struct ib_async_poll_cq poll_cq;
+};
+
+/**
+ * struct ib_async_ioctl_op - one command
+ * @execute: the handler
+ * @size: the kernel's size of its structure
+ * @min_size: the size of its first version; argsz must cover it
+ * @flags: IB_ASYNC_CMD_*
+ */
+struct ib_async_ioctl_op {
+	int (*execute)(struct ib_async_ucmd *u);
+	u32 size;
+	u32 min_size;
+	unsigned int flags;
+};
+
+#define IB_ASYNC_OP(_cmd, _fn, _struct, _min, _flags)			\
+	[IB_ASYNC_CMD_##_cmd - IB_ASYNC_CMD_BASE] = {			\
+		.execute = _fn,						\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(_struct) >		\
+				sizeof(union ib_async_ucmd_buffer)) +	\
+			BUILD_BUG_ON_ZERO((_min) > sizeof(_struct)),	\
+		.min_size = _min,					\
+		.flags = _flags,					\
+	}
+
+static const struct ib_async_ioctl_op ib_async_ops[] = {
+	IB_ASYNC_OP(GET_INFO, ib_async_cmd_get_info, struct ib_async_info,
+		    IB_ASYNC_INFO_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(SET_QUEUE_LEN, ib_async_cmd_set_queue_len,
+		    struct ib_async_queue_len, IB_ASYNC_QUEUE_LEN_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(READ_BATCH, ib_async_cmd_read_batch,
+		    struct ib_async_read_batch, IB_ASYNC_READ_BATCH_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(CREATE_PD, ib_async_cmd_create_pd,
+		    struct ib_async_create_pd, IB_ASYNC_CREATE_PD_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_CQ, ib_async_cmd_create_cq,
+		    struct ib_async_create_cq, IB_ASYNC_CREATE_CQ_SIZE_V1, 0),
+	IB_ASYNC_OP(RESIZE_CQ, ib_async_cmd_resize_cq,
+		    struct ib_async_resize_cq, IB_ASYNC_RESIZE_CQ_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_QP, ib_async_cmd_create_qp,
+		    struct ib_async_create_qp, IB_ASYNC_CREATE_QP_SIZE_V1, 0),
+	IB_ASYNC_OP(MODIFY_QP, ib_async_cmd_modify_qp,
+		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(QUERY_QP, ib_async_cmd_query_qp,
+		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_SRQ, ib_async_cmd_create_srq,
+		    struct ib_async_create_srq, IB_ASYNC_CREATE_SRQ_SIZE_V1, 0),
+	IB_ASYNC_OP(MODIFY_SRQ, ib_async_cmd_modify_srq,
+		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(QUERY_SRQ, ib_async_cmd_query_srq,
+		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_WQ, ib_async_cmd_create_wq,
+		    struct ib_async_create_wq, IB_ASYNC_CREATE_WQ_SIZE_V1, 0),
+	IB_ASYNC_OP(MODIFY_WQ, ib_async_cmd_modify_wq,
+		    struct ib_async_modify_wq, IB_ASYNC_MODIFY_WQ_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_AH, ib_async_cmd_create_ah,
+		    struct ib_async_create_ah, IB_ASYNC_CREATE_AH_SIZE_V1, 0),
+	IB_ASYNC_OP(DESTROY, ib_async_cmd_destroy, struct ib_async_destroy,
+		    IB_ASYNC_DESTROY_SIZE_V1, IB_ASYNC_CMD_AFTER_REMOVAL),
+	IB_ASYNC_OP(QUERY_DEVICE, ib_async_cmd_query_device,
+		    struct ib_async_device_attr, IB_ASYNC_DEVICE_ATTR_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(QUERY_PORT, ib_async_cmd_query_port,
+		    struct ib_async_port_attr, IB_ASYNC_PORT_ATTR_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(QUERY_GID, ib_async_cmd_query_gid,
+		    struct ib_async_query_gid, IB_ASYNC_QUERY_GID_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(QUERY_PKEY, ib_async_cmd_query_pkey,
+		    struct ib_async_query_pkey, IB_ASYNC_QUERY_PKEY_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(POST_RECV, ib_async_cmd_post_recv,
+		    struct ib_async_post_recv, IB_ASYNC_POST_RECV_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POST_SEND, ib_async_cmd_post_send,
+		    struct ib_async_post_send, IB_ASYNC_POST_SEND_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POLL_CQ, ib_async_cmd_poll_cq, struct ib_async_poll_cq,
+		    IB_ASYNC_POLL_CQ_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+};
+
+/*
+ * Each uAPI structure has exactly the size its header names: a field added
+ * without a new size (or a hole the compiler filled) fails the build.
+ */
+static_assert(sizeof(struct ib_async_event) == IB_ASYNC_EVENT_SIZE_V1);
+static_assert(sizeof(struct ib_async_info) == IB_ASYNC_INFO_SIZE_V1);
+static_assert(sizeof(struct ib_async_queue_len) == IB_ASYNC_QUEUE_LEN_SIZE_V1);
+static_assert(sizeof(struct ib_async_read_batch) ==
+	      IB_ASYNC_READ_BATCH_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_pd) == IB_ASYNC_CREATE_PD_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_cq) == IB_ASYNC_CREATE_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_resize_cq) == IB_ASYNC_RESIZE_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_qp) == IB_ASYNC_CREATE_QP_SIZE_V1);
+static_assert(sizeof(struct ib_async_av) == IB_ASYNC_AV_SIZE_V1);
+static_assert(sizeof(struct ib_async_qp_attr) == IB_ASYNC_QP_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_srq) ==
+	      IB_ASYNC_CREATE_SRQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_srq_attr) == IB_ASYNC_SRQ_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_wq) == IB_ASYNC_CREATE_WQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_modify_wq) == IB_ASYNC_MODIFY_WQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_ah) == IB_ASYNC_CREATE_AH_SIZE_V1);
+static_assert(sizeof(struct ib_async_destroy) == IB_ASYNC_DESTROY_SIZE_V1);
+static_assert(sizeof(struct ib_async_device_attr) ==
+	      IB_ASYNC_DEVICE_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_port_attr) == IB_ASYNC_PORT_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_query_gid) == IB_ASYNC_QUERY_GID_SIZE_V1);
+static_assert(sizeof(struct ib_async_query_pkey) ==
+	      IB_ASYNC_QUERY_PKEY_SIZE_V1);
+static_assert(sizeof(struct ib_async_post_recv) == IB_ASYNC_POST_RECV_SIZE_V1);
+static_assert(sizeof(struct ib_async_post_send) == IB_ASYNC_POST_SEND_SIZE_V1);
+static_assert(sizeof(struct ib_async_wc) == IB_ASYNC_WC_SIZE_V1);
+static_assert(sizeof(struct ib_async_poll_cq) == IB_ASYNC_POLL_CQ_SIZE_V1);
+/* The numbers fit the range the header reserves. */
+static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_ops) - 1 <=
+	      IB_ASYNC_CMD_LAST);
+
+/**
+ * ib_async_ucmd_lock - pin the device and the file's objects
+ * @u: the command; @u->ib_dev is the device until ib_async_ucmd_unlock()
+ *
+ * Return: 0, or (nothing held) -ENODEV once the device is gone, or
+ * -EOPNOTSUPP for an object command on a device without kernel verbs,
+ * as @u->flags say.
+ */
+int ib_async_ucmd_lock(struct ib_async_ucmd *u)
+{
+	struct ib_async_device *adev = u->file->adev;
+	int ret;
+
+	down_read(&adev->disassoc_rwsem);
+	mutex_lock(&u->file->obj_mutex);
+	u->ib_dev = adev->ib_dev;
+	if (!u->ib_dev)
+		ret = u->flags & IB_ASYNC_CMD_AFTER_REMOVAL ? 0 : -ENODEV;
+	else if (!u->ib_dev->kverbs_provider)
+		ret = u->flags & IB_ASYNC_CMD_NO_KVERBS ? 0 : -EOPNOTSUPP;
+	else
+		ret = 0;
+	if (ret)
+		ib_async_ucmd_unlock(u);
+	return ret;
+}
+
+void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
+{
+	mutex_unlock(&u->file->obj_mutex);
+	up_read(&u->file->adev->disassoc_rwsem);
+}
+
+static const struct ib_async_ioctl_op *ib_async_op_find(unsigned int cmd)
+{
+	unsigned int nr = _IOC_NR(cmd);
+	const struct ib_async_ioctl_op *op;
+
+	/* Our type, no direction, no size: anything else is not ours. */
+	if (cmd != _IO(IB_ASYNC_IOC_MAGIC, nr) || nr < IB_ASYNC_CMD_BASE ||
+	    nr - IB_ASYNC_CMD_BASE >= ARRAY_SIZE(ib_async_ops))
+		return NULL;
+	op = &ib_async_ops[array_index_nospec(nr - IB_ASYNC_CMD_BASE,
+					      ARRAY_SIZE(ib_async_ops))];
+	return op->execute ? op : NULL;
+}
+
+static long ib_async_ucmd_run(struct ib_async_ucmd *u,
+			      const struct ib_async_ioctl_op *op)
+{
+	long ret;
+
+	if (op->flags & IB_ASYNC_CMD_OWN_LOCKS)
+		return op->execute(u);
+	ret = ib_async_ucmd_lock(u);
+	if (ret)
+		return ret;
+	ret = op->execute(u);
+	ib_async_ucmd_unlock(u);
+	return ret;
+}
+
+/**
+ * ib_async_uapi_ioctl - run one of ib_async's commands
+ * @filp: the file
+ * @cmd: the ioctl number
+ * @uarg: the caller's argument, starting with its size (argsz)
+ *
+ * Return: 0 or a negative errno: -ENOTTY for a number that is not one of
+ * ours, -EINVAL for an argsz below the command's first version, -E2BIG
+ * for a larger structure with a non-zero tail or an argsz past a page.
+ */
+long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
+			 void __user *uarg)
+{
+	const struct ib_async_ioctl_op *op = ib_async_op_find(cmd);
+	union ib_async_ucmd_buffer buf;
+	struct ib_async_ucmd u = {
+		.filp = filp,
+		.file = filp->private_data,
+		.cmd = &buf,
+	};
+	u32 usize;
+	long ret;
+
+	/* Unknown commands touch nothing, as for any other ioctl. */
+	if (!op)
+		return -ENOTTY;
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < op->min_size)
+		return -EINVAL;
+	if (usize > IB_ASYNC_MAX_ARGSZ)
+		return -E2BIG;
+	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+	if (ret)
+		return ret;
+	u.user_size = usize;
+	u.size = op->size;
+	u.flags = op->flags;
+
+	ret = ib_async_ucmd_run(&u, op);
+
+	if (u.destroyed)
+		buf.destroy.events_reported =
+			ib_async_uobj_destroy_end(u.destroyed);
+	if (!ret && u.respond &&
+	    copy_to_user(uarg, &buf, min(u.user_size, u.size))) {
+		ret = -EFAULT;
+		if (u.created)
+			ib_async_cmd_uncreate(&u);
+	}
+	return ret;
+}
