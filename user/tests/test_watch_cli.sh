@@ -6,8 +6,27 @@ set -u
 WATCH=${WATCH:-./ib_async_watch}
 MKREC=${MKREC:-build/plain/bin/mkrec}
 LIB=$(pwd)/libibasync.so.1
+OBJDUMP=${OBJDUMP:-objdump}
+NM=${NM:-nm}
 n=0 fail=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+
+# The watcher runs on the tree's libibasync.so.1, never an installed one.
+LD_LIBRARY_PATH="$(pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
+
+# It is the shared object's client: no verbs call of its own, and
+# libibasync.so.1 loaded ahead of libibverbs.so.1, so that the calls both
+# define are bound to ours.
+needed=$("$OBJDUMP" -p "$WATCH" | awk '$1 == "NEEDED" { print $2 }' | tr '\n' ' ')
+case $needed in
+*libibasync.so.1*libibverbs.so.1*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "NEEDED libibasync.so.1 before libibverbs.so.1: $needed"
+defs=$("$NM" --defined-only "$WATCH" | awk '$3 ~ /^ibv_/ { print $3 }' | tr '\n' ' ')
+[ -z "$defs" ]
+ok $? "no ibv_ function linked in${defs:+: $defs}"
 
 TMP=$(mktemp -d /tmp/ibasync-cli.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
