@@ -2,6 +2,8 @@
 /* ib_async_watch option parsing and line formatting. */
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "../tools/watch.h"
 #include "tap.h"
 
@@ -34,6 +36,16 @@ static void test_types(void)
 		OK(watch_parse_type(bad[i], &t), "type \"%s\" rejected", bad[i]);
 	OK(!strcmp(watch_type_name(10), "IBV_EVENT_PORT_ERR") &&
 	   !watch_type_name(20), "type names, NULL past the last");
+	OK(!strcmp(watch_type_name(IB_ASYNC_EV_OVERFLOW), "OVERFLOW") &&
+	   !watch_type_name(IB_ASYNC_EV_OVERFLOW + 1),
+	   "ib_async's own types: OVERFLOW, NULL for others");
+	/* the table has no hole, and its names parse back to their values */
+	for (uint32_t v = 0; v <= IBV_EVENT_WQ_FATAL; v++) {
+		const char *name = watch_type_name(v);
+
+		OK(name && !watch_parse_type(name, &t) && t == v,
+		   "type %u: name %s parses back", v, name ? name : "(null)");
+	}
 }
 
 static void test_args(void)

@@ -48,7 +48,10 @@ void watch_usage_hint(FILE *f);
  */
 int watch_parse_type(const char *s, uint32_t *type);
 
-/* "IBV_EVENT_PORT_ERR"; NULL for a type this tool does not know. */
+/*
+ * "IBV_EVENT_PORT_ERR", or "OVERFLOW" for IB_ASYNC_EV_OVERFLOW; NULL for a
+ * type this tool does not know.
+ */
 const char *watch_type_name(uint32_t type);
 
 /* Whether a record passes the -t filters (overflow records always do). */

@@ -8,34 +8,38 @@
 #include <string.h>
 #include <strings.h>
 
+#include <infiniband/verbs.h>
+
 #include "watch.h"
 
-/* Indexed by ibv_event_type; the suffix after "IBV_EVENT_". */
-static const char *const type_names[] = {
-	"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
-	"SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL",
-	"PORT_ACTIVE", "PORT_ERR", "LID_CHANGE", "PKEY_CHANGE", "SM_CHANGE",
-	"SRQ_ERR", "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED",
-	"CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL",
-};
-#define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
 #define TYPE_PREFIX "IBV_EVENT_"
 #define PROG "ib_async_watch"
 
+/*
+ * rdma-core's names for enum ibv_event_type, which ib_async's types 0..19
+ * equal; what they mean is ibv_event_type_str()'s to say. The only table
+ * of event type names in user/.
+ */
+#define T(x) [IBV_EVENT_##x] = TYPE_PREFIX #x
+static const char *const type_names[] = {
+	T(CQ_ERR), T(QP_FATAL), T(QP_REQ_ERR), T(QP_ACCESS_ERR), T(COMM_EST),
+	T(SQ_DRAINED), T(PATH_MIG), T(PATH_MIG_ERR), T(DEVICE_FATAL),
+	T(PORT_ACTIVE), T(PORT_ERR), T(LID_CHANGE), T(PKEY_CHANGE),
+	T(SM_CHANGE), T(SRQ_ERR), T(SRQ_LIMIT_REACHED), T(QP_LAST_WQE_REACHED),
+	T(CLIENT_REREGISTER), T(GID_CHANGE), T(WQ_FATAL),
+};
+#undef T
+#define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
+
+/* The types ib_async generates itself, from 0x10000 (uAPI header). */
+static const char *own_type_name(uint32_t type)
+{
+	return type == IB_ASYNC_EV_OVERFLOW ? "OVERFLOW" : NULL;
+}
+
 const char *watch_type_name(uint32_t type)
 {
-	static const char *const full[NTYPES] = {
-#define T(x) TYPE_PREFIX #x
-		T(CQ_ERR), T(QP_FATAL), T(QP_REQ_ERR), T(QP_ACCESS_ERR),
-		T(COMM_EST), T(SQ_DRAINED), T(PATH_MIG), T(PATH_MIG_ERR),
-		T(DEVICE_FATAL), T(PORT_ACTIVE), T(PORT_ERR), T(LID_CHANGE),
-		T(PKEY_CHANGE), T(SM_CHANGE), T(SRQ_ERR), T(SRQ_LIMIT_REACHED),
-		T(QP_LAST_WQE_REACHED), T(CLIENT_REREGISTER), T(GID_CHANGE),
-		T(WQ_FATAL),
-#undef T
-	};
-
-	return type < NTYPES ? full[type] : NULL;
+	return type < NTYPES ? type_names[type] : own_type_name(type);
 }
 
 static int parse_number(const char *s, unsigned long long max,
@@ -62,7 +66,7 @@ int watch_parse_type(const char *s, uint32_t *type)
 	if (!strncasecmp(s, TYPE_PREFIX, strlen(TYPE_PREFIX)))
 		s += strlen(TYPE_PREFIX);
 	for (size_t i = 0; i < NTYPES; i++) {
-		if (!strcasecmp(s, type_names[i])) {
+		if (!strcasecmp(s, type_names[i] + strlen(TYPE_PREFIX))) {
 			*type = (uint32_t)i;
 			return 0;
 		}

@@ -115,8 +115,9 @@ static void format_text(struct out *o, const char *dev,
 	put_wall(o, r->timestamp_ns, now);
 	put(o, " %s ", dev);
 	if (r->event_type == IB_ASYNC_EV_OVERFLOW) {
-		put(o, "OVERFLOW %llu events lost seq %llu-%llu\n",
-		    ULL(r->count), ULL(r->seq), ULL(r->seq + r->count - 1));
+		put(o, "%s %llu events lost seq %llu-%llu\n",
+		    watch_type_name(r->event_type), ULL(r->count), ULL(r->seq),
+		    ULL(r->seq + r->count - 1));
 		return;
 	}
 	if (r->obj_type == IB_ASYNC_OBJ_PORT)
@@ -140,9 +141,7 @@ static void format_json(struct out *o, const char *dev,
 	put(o, "\",\"device\":");
 	put_json_str(o, dev);
 	put(o, ",\"seq\":%llu,\"type\":", ULL(r->seq));
-	if (ovf)
-		put(o, "\"OVERFLOW\"");
-	else if (name)
+	if (name)
 		put(o, "\"%s\"", name);
 	else
 		put(o, "null");
