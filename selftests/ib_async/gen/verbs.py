@@ -411,4 +411,6 @@ def exported_symbol_names(verb):
         return verb.symbols
     if verb.group in ("datapath",) or verb.name.endswith("_wq"):
         return ()           # inlines through ctx->ops / verbs_context
+    if verb.group == "string":
+        return ()           # libibverbs' own (user/libibasync.map)
     return (verb.name,)
