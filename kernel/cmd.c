@@ -6,8 +6,9 @@
  * copied into kernel memory and copies the answer back after dropping
  * every lock. Handlers run with the device's disassoc_rwsem held for
  * reading (the ib_device cannot go away underneath) and the file's
- * obj_mutex (the file's handles and dependency counts stay still). Arguments are checked completely before anything is
- * created, so bad input changes nothing.
+ * obj_mutex (the file's handles and dependency counts stay still).
+ * Arguments are checked completely before anything is created, so bad
+ * input changes nothing.
  */
 #include <linux/capability.h>
 #include <linux/slab.h>

@@ -63,8 +63,7 @@ struct ib_async_ioctl_op {
 		.execute = _fn,						\
 		.size = sizeof(_struct) +				\
 			BUILD_BUG_ON_ZERO(sizeof(_struct) >		\
-				sizeof(union ib_async_ucmd_buffer)) +	\
-			BUILD_BUG_ON_ZERO((_min) > sizeof(_struct)),	\
+				sizeof(union ib_async_ucmd_buffer)),	\
 		.min_size = _min,					\
 		.flags = _flags,					\
 	}

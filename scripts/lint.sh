@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Lint as TAP: checkpatch --strict and kernel-doc over the kernel sources,
-# a W=1 + sparse (C=1) rebuild of every module that must print no warning,
-# and shellcheck over every shell script of the tree.
+# the uAPI built with -Wpadded as C and C++, a W=1 + sparse (C=1) rebuild
+# of every module that must print no warning, and shellcheck over every
+# shell script of the tree.
 set -uo pipefail
 
 usage() { echo "usage: $0 --kdir KDIR --linux-tools DIR" >&2; exit 2; }
@@ -69,6 +70,24 @@ perl "$kdoc" -none "$kdoc_all" "${sources[@]}" 2>&1 </dev/null |
 	grep -v ': info: Scanning doc for ' > "$log/kernel-doc.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] && [ ! -s "$log/kernel-doc.log" ]
 tap $? "kernel-doc -none $kdoc_all: ${#sources[@]} files" "$log/kernel-doc.log"
+
+# The uAPI has no implicit padding: every hole and every tail is a named
+# reserved field, whether the header is compiled as C or as C++.
+uapi_unpadded() {
+	local h rc=0
+	for h in include/uapi/rdma/*.h; do
+		printf '#include <rdma/%s>\n' "${h##*/}" |
+			gcc -std=c11 -x c -Wall -Wextra -Wpadded -Werror \
+			-Iinclude/uapi -fsyntax-only - || rc=1
+		printf '#include <rdma/%s>\n' "${h##*/}" |
+			g++ -std=c++17 -x c++ -Wall -Wextra -Wpadded -Werror \
+			-Iinclude/uapi -fsyntax-only - || rc=1
+	done
+	return $rc
+}
+uapi_unpadded > "$log/uapi-padded.log" 2>&1
+tap $? "uAPI headers build with -Wpadded -Werror as C and C++" \
+	"$log/uapi-padded.log"
 
 # Build a fresh copy: every file is compiled (and checked) again, and
 # nothing runs Kbuild's clean on the checkout, which would delete every .ko

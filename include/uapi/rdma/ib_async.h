@@ -33,12 +33,6 @@
 
 /**
  * enum ib_async_event_type - what a record reports
- *
- * Values 0..19 are those of the kernel's enum ib_event_type and rdma-core's
- * enum ibv_event_type, so ibv_event_type_str() names them. Records that
- * ib_async itself generates start at 0x10000, where the two can never
- * collide.
- *
  * @IB_ASYNC_EV_CQ_ERR: CQ overrun or error; element is the CQ's user_handle.
  * @IB_ASYNC_EV_QP_FATAL: the QP is in the error state.
  * @IB_ASYNC_EV_QP_REQ_ERR: invalid request on the QP.
@@ -63,6 +57,11 @@
  * @IB_ASYNC_EV_WQ_FATAL: the WQ is in the error state.
  * @IB_ASYNC_EV_OVERFLOW: @count events were lost at this point of the
  *	stream because the queue was full.
+ *
+ * Values 0..19 are those of the kernel's enum ib_event_type and rdma-core's
+ * enum ibv_event_type, so ibv_event_type_str() names them. Records that
+ * ib_async itself generates start at 0x10000, where the two can never
+ * collide.
  */
 enum ib_async_event_type {
 	IB_ASYNC_EV_CQ_ERR		= 0,
@@ -90,9 +89,6 @@ enum ib_async_event_type {
 
 /**
  * enum ib_async_obj_type - kinds of objects a file owns
- *
- * The values are those of ib_uverbs' enum uverbs_default_objects.
- *
  * @IB_ASYNC_OBJ_PORT: no object: an unaffiliated event of the device or
  *	one of its ports (UVERBS_OBJECT_DEVICE); element is the port number.
  * @IB_ASYNC_OBJ_PD: a protection domain; never raises events.
@@ -102,6 +98,8 @@ enum ib_async_event_type {
  * @IB_ASYNC_OBJ_AH: an address handle; never raises events.
  * @IB_ASYNC_OBJ_WQ: a receive work queue.
  * @IB_ASYNC_OBJ_NONE: the record is about no object (IB_ASYNC_EV_OVERFLOW).
+ *
+ * The values are those of ib_uverbs' enum uverbs_default_objects.
  */
 enum ib_async_obj_type {
 	IB_ASYNC_OBJ_PORT	= UVERBS_OBJECT_DEVICE,
@@ -147,14 +145,13 @@ struct ib_async_event {
 
 /**
  * enum ib_async_feature - what this module and device offer
- *
- * Reported in &struct ib_async_info.features; a program tests a bit rather
- * than trying a command and catching its error.
- *
  * @IB_ASYNC_FEATURE_READ_BATCH: IB_ASYNC_IOC_READ_BATCH is available.
  * @IB_ASYNC_FEATURE_VERBS: the device has the kernel verbs ib_async builds
  *	its objects with: the object, query-of-object and data-path commands
  *	work (without it they fail with EOPNOTSUPP).
+ *
+ * Reported in &struct ib_async_info.features; a program tests a bit rather
+ * than trying a command and catching its error.
  */
 enum ib_async_feature {
 	IB_ASYNC_FEATURE_READ_BATCH	= 1 << 0,
@@ -230,6 +227,12 @@ enum ib_async_read_flags {
 
 /**
  * struct ib_async_read_batch - argument of IB_ASYNC_IOC_READ_BATCH
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_read_flags.
+ * @consume_seq: 0 to consume nothing.
+ * @buf: user pointer to an array of &struct ib_async_event.
+ * @count: in: records that fit at @buf; out: records copied.
+ * @reserved: must be 0.
  *
  * Read without giving up poll()'s truth. First every leading record whose
  * sequence numbers end at or before @consume_seq is removed (an overflow
@@ -241,13 +244,6 @@ enum ib_async_read_flags {
  * objects' events_reported. Blocks like read() unless the file is
  * O_NONBLOCK or IB_ASYNC_READ_NONBLOCK is set (then EAGAIN when nothing is
  * left).
- *
- * @argsz: size of the structure.
- * @flags: enum ib_async_read_flags.
- * @consume_seq: 0 to consume nothing.
- * @buf: user pointer to an array of &struct ib_async_event.
- * @count: in: records that fit at @buf; out: records copied.
- * @reserved: must be 0.
  */
 struct ib_async_read_batch {
 	__u32 argsz;
@@ -350,11 +346,6 @@ struct ib_async_create_qp {
 
 /**
  * struct ib_async_av - an address vector
- *
- * Where a connected QP sends, or an AH points. RoCE needs the GRH
- * (@is_global = 1); the kernel resolves the destination MAC from @dgid and
- * the source GID at @sgid_index of @port_num.
- *
  * @dgid: destination GID.
  * @flow_label: GRH flow label.
  * @dlid: destination LID (InfiniBand).
@@ -365,6 +356,10 @@ struct ib_async_create_qp {
  * @is_global: 1 if the GRH fields are valid.
  * @port_num: the port to send from.
  * @reserved: must be 0.
+ *
+ * Where a connected QP sends, or an AH points. RoCE needs the GRH
+ * (@is_global = 1); the kernel resolves the destination MAC from @dgid and
+ * the source GID at @sgid_index of @port_num.
  */
 struct ib_async_av {
 	__u8 dgid[16];
@@ -384,11 +379,6 @@ struct ib_async_av {
 /**
  * struct ib_async_qp_attr - argument of IB_ASYNC_IOC_MODIFY_QP (in) and
  *	IB_ASYNC_IOC_QUERY_QP (out)
- *
- * @attr_mask uses the bits and values of enum ibv_qp_attr_mask /
- * enum ib_qp_attr_mask, states are those of enum ibv_qp_state. Supported
- * bits are IB_ASYNC_QP_ATTR_SUPPORTED; others fail with EOPNOTSUPP.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @handle: the QP.
@@ -421,6 +411,10 @@ struct ib_async_av {
  * @max_recv_sge: out (query), as @max_send_wr.
  * @max_inline_data: out (query), as @max_send_wr.
  * @reserved2: must be 0.
+ *
+ * The attribute mask uses the bits and values of enum ibv_qp_attr_mask /
+ * enum ib_qp_attr_mask, states are those of enum ibv_qp_state. Supported
+ * bits are IB_ASYNC_QP_ATTR_SUPPORTED; others fail with EOPNOTSUPP.
  */
 struct ib_async_qp_attr {
 	__u32 argsz;
@@ -535,9 +529,6 @@ struct ib_async_srq_attr {
 
 /**
  * struct ib_async_create_wq - argument of IB_ASYNC_IOC_CREATE_WQ
- *
- * A receive WQ (IB_UVERBS_WQT_RQ); EOPNOTSUPP where the driver has none.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @user_handle: returned as the element of the WQ's events.
@@ -547,6 +538,8 @@ struct ib_async_srq_attr {
  * @max_sge: in: wanted; out: granted.
  * @handle: out: the WQ's handle.
  * @reserved: must be 0.
+ *
+ * A receive WQ (IB_UVERBS_WQT_RQ); EOPNOTSUPP where the driver has none.
  */
 struct ib_async_create_wq {
 	__u32 argsz;
@@ -593,14 +586,13 @@ struct ib_async_modify_wq {
 
 /**
  * struct ib_async_create_ah - argument of IB_ASYNC_IOC_CREATE_AH
- *
- * An address handle for UD sends.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @pd_handle: the PD.
  * @handle: out: the AH's handle.
  * @av: where it points.
+ *
+ * An address handle for UD sends.
  */
 struct ib_async_create_ah {
 	__u32 argsz;
@@ -614,10 +606,6 @@ struct ib_async_create_ah {
 
 /**
  * struct ib_async_destroy - argument of IB_ASYNC_IOC_DESTROY
- *
- * EBUSY while other objects use it (a PD with QPs, a CQ or SRQ with QPs),
- * nothing changed. Unread events of the object are discarded.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @obj_type: enum ib_async_obj_type; must be the handle's.
@@ -627,6 +615,9 @@ struct ib_async_create_ah {
  *	(ib_uverbs' events_reported).
  * @comp_events_reported: out: completion events of a CQ; always 0, as
  *	completion channels are not offered.
+ *
+ * EBUSY while other objects use it (a PD with QPs, a CQ or SRQ with QPs),
+ * nothing changed. Unread events of the object are discarded.
  */
 struct ib_async_destroy {
 	__u32 argsz;
@@ -647,9 +638,6 @@ struct ib_async_destroy {
 
 /**
  * struct ib_async_device_attr - argument of IB_ASYNC_IOC_QUERY_DEVICE
- *
- * In: @argsz and @flags; all else out, as struct ibv_device_attr.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @fw_ver: firmware version, as the driver encodes it.
@@ -681,6 +669,8 @@ struct ib_async_destroy {
  * @local_ca_ack_delay: local CA ACK delay.
  * @phys_port_cnt: number of ports.
  * @reserved: must be 0.
+ *
+ * In: @argsz and @flags; all else out, as struct ibv_device_attr.
  */
 struct ib_async_device_attr {
 	__u32 argsz;
@@ -720,9 +710,6 @@ struct ib_async_device_attr {
 
 /**
  * struct ib_async_port_attr - argument of IB_ASYNC_IOC_QUERY_PORT
- *
- * In: @argsz, @flags and @port_num; all else out, as struct ibv_port_attr.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @port_num: the port, 1..phys_port_cnt.
@@ -749,6 +736,8 @@ struct ib_async_device_attr {
  * @port_cap_flags2: enum ibv_port_cap_flags2.
  * @reserved16: must be 0.
  * @reserved: must be 0.
+ *
+ * In: @argsz, @flags and @port_num; all else out, as struct ibv_port_attr.
  */
 struct ib_async_port_attr {
 	__u32 argsz;
@@ -783,9 +772,6 @@ struct ib_async_port_attr {
 
 /**
  * struct ib_async_query_gid - argument of IB_ASYNC_IOC_QUERY_GID
- *
- * ENODATA for an empty slot.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @port_num: the port.
@@ -793,6 +779,8 @@ struct ib_async_port_attr {
  * @gid: out: the GID.
  * @gid_type: out: enum ib_uverbs_gid_type.
  * @reserved: must be 0.
+ *
+ * ENODATA for an empty slot.
  */
 struct ib_async_query_gid {
 	__u32 argsz;
@@ -830,13 +818,12 @@ struct ib_async_query_pkey {
 
 /**
  * struct ib_async_resize_cq - argument of IB_ASYNC_IOC_RESIZE_CQ
- *
- * EOPNOTSUPP where the driver cannot resize.
- *
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @handle: the CQ.
  * @cqe: in: entries wanted; out: entries allocated.
+ *
+ * EOPNOTSUPP where the driver cannot resize.
  */
 struct ib_async_resize_cq {
 	__u32 argsz;
