@@ -334,8 +334,7 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
  * again, in dependency order, for as long as that makes progress; what is
  * still alive then stays with its uobj (its handler may still run, and
  * its requests may still be the device's), to be tried again when the
- * device is removed. Caller holds disassoc_rwsem (for writing at removal)
- * and no obj_mutex.
+ * device is removed. obj_mutex must not be held: it is taken here.
  *
  * Return: how many verbs objects are still alive.
  */
@@ -348,6 +347,9 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
 	bool progress;
 	u32 left;
 	int i;
+
+	/* for writing at removal, for reading at close */
+	lockdep_assert_held(&file->adev->disassoc_rwsem);
 
 	mutex_lock(&file->obj_mutex);
 	left = ib_async_live_objs(file);
