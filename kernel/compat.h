@@ -22,4 +22,18 @@ bool rdma_nl_get_privileged_qkey(void);
 void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller);
 
+/*
+ * What a client's get_nl_info() fills in for rdma netlink's GET_CHARDEV.
+ * ib_core declares it only in its private core_priv.h; this is its layout
+ * since the callback appeared (5.4), unchanged in 6.1 and mainline, and
+ * ib_async writes only @cdev and @abi, as ib_uverbs does. @port is the
+ * port asked about, or U32_MAX for the whole device.
+ */
+struct ib_client_nl_info {
+	struct sk_buff *nl_msg;
+	struct device *cdev;
+	u32 port;
+	u64 abi;
+};
+
 #endif /* IB_ASYNC_COMPAT_H */

@@ -10,6 +10,7 @@
 #include <linux/rcupdate.h>
 
 #include "ib_async.h"
+#include "compat.h"
 
 static unsigned int default_queue_len = 1024;
 static unsigned int max_queue_len = 65536;
@@ -61,6 +62,23 @@ static void ib_async_remove_one(struct ib_device *ib_dev, void *client_data)
 }
 
 /*
+ * rdma netlink's GET_CHARDEV with name "ib_async" (rdma-core's
+ * ibv_get_device_list() finds uverbsN the same way): the node of a device
+ * and the uAPI version it speaks. One node per device, none per port.
+ */
+static int ib_async_get_nl_info(struct ib_device *ib_dev, void *client_data,
+				struct ib_client_nl_info *res)
+{
+	struct ib_async_device *adev = client_data;
+
+	if (res->port != U32_MAX)
+		return -EINVAL;
+	res->abi = IB_ASYNC_ABI_VERSION;
+	res->cdev = &adev->dev;
+	return 0;
+}
+
+/*
  * Events need no kernel verbs, so every device gets a node: devices that
  * lack the mandatory kernel verbs (kverbs_provider false) refuse only the
  * object and data-path commands (EOPNOTSUPP).
@@ -69,6 +87,7 @@ static struct ib_client ib_async_client = {
 	.name		= "ib_async",
 	.add		= ib_async_add_one,
 	.remove		= ib_async_remove_one,
+	.get_nl_info	= ib_async_get_nl_info,
 	.no_kverbs_req	= true,
 };
 
@@ -126,3 +145,4 @@ module_exit(ib_async_exit);
 
 MODULE_DESCRIPTION("RDMA asynchronous events through bounded per-file queues");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_CLIENT("ib_async");

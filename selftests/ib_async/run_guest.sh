@@ -17,6 +17,7 @@ TESTS=${*:-"ib_async_ioctl_test ib_async_queue_test ib_async_overflow_test
 	ib_async_shim_test ib_async_shim_objects_test
 	ib_async_asyncwatch.sh ib_async_pingpong.sh
 	ib_async_affiliated_test ib_async_evsrc_test ib_async_dp_stress
+	ib_async_netlink_test
 	ib_async_watch.sh
 	ib_async_unplug.sh
 	ib_async_lifetime.sh"}
