@@ -5,6 +5,9 @@
  * behaviour and several threads sharing one context.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <stdatomic.h>
 #include <infiniband/verbs.h>
 
@@ -254,6 +257,51 @@ TEST_F_TIMEOUT(shim, batched_records_keep_poll_truthful, 120)
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_FALSE(async_fd_readable(self->ctx));
 	close(probe);
+}
+
+/*
+ * The device list comes from rdma netlink, as libibverbs' does: with the
+ * node's sysfs directory hidden (a private mount namespace), the device
+ * is still listed, under the name netlink gives, and opens.
+ */
+TEST_F(shim, device_list_comes_from_rdma_netlink)
+{
+	char dir[PATH_MAX];
+	pid_t pid;
+	int status;
+
+	IBA_SKIPPED_IN_SETUP();
+	snprintf(dir, sizeof(dir), "/sys/class/ib_async/%s",
+		 strrchr(self->dev.node, '/') + 1);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct ibv_device **l;
+		struct ibv_context *ctx;
+		int n = 0, i, found = -1;
+
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("none", dir, "tmpfs", 0, NULL))
+			_exit(2);	/* no namespaces: cannot tell */
+		if (!access("/sys/class/ib_async/abi_version", R_OK) &&
+		    access(strcat(dir, "/ibdev"), F_OK) == 0)
+			_exit(3);
+		l = ibv_get_device_list(&n);
+		for (i = 0; l && i < n; i++)
+			if (!strcmp(ibv_get_device_name(l[i]), self->dev.ibdev))
+				found = i;
+		if (found < 0)
+			_exit(1);
+		ctx = ibv_open_device(l[found]);
+		_exit(ctx && !ibv_close_device(ctx) ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 2)
+		SKIP(return, "no mount namespace");
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("1: not listed, 3: sysfs not hidden, 4: open failed");
 }
 
 TEST_HARNESS_MAIN

@@ -86,7 +86,9 @@ static long class_index(const char *name)
 	return (long)v;
 }
 
-static int fill_paths(struct ibasync_device *dev, const char *class_name)
+/* ibdev: the RDMA device's name when netlink told it, else NULL (sysfs) */
+static int fill_paths(struct ibasync_device *dev, const char *class_name,
+		      const char *ibdev)
 {
 	struct ibv_device *d = &dev->device;
 	char ibdev_file[PATH_MAX];
@@ -100,9 +102,11 @@ static int fill_paths(struct ibasync_device *dev, const char *class_name)
 			 IBASYNC_CDEV_DIR, class_name))
 		return -1;
 
-	if (snprintf(ibdev_file, sizeof(ibdev_file), "%s/ibdev",
-		     d->dev_path) >= (int)sizeof(ibdev_file) ||
-	    ibasync_read_attr(ibdev_file, d->name, sizeof(d->name)) <= 0)
+	if (ibdev)
+		snprintf(d->name, sizeof(d->name), "%s", ibdev);
+	else if (snprintf(ibdev_file, sizeof(ibdev_file), "%s/ibdev",
+			  d->dev_path) >= (int)sizeof(ibdev_file) ||
+		 ibasync_read_attr(ibdev_file, d->name, sizeof(d->name)) <= 0)
 		return -1;
 
 	/* ibdev_path only when the RDMA class device is really there */
@@ -118,7 +122,8 @@ static int fill_paths(struct ibasync_device *dev, const char *class_name)
  * ib_async device or vanished meanwhile (hot unplug races enumeration);
  * such entries are skipped, not reported as errors.
  */
-static struct ibasync_device *device_alloc(const char *class_name)
+static struct ibasync_device *device_alloc(const char *class_name,
+					   const char *ibdev)
 {
 	struct ibasync_device *dev;
 	long index = class_index(class_name);
@@ -130,7 +135,7 @@ static struct ibasync_device *device_alloc(const char *class_name)
 		return NULL;
 	atomic_init(&dev->refcnt, 1);
 	dev->index = (unsigned int)index;
-	if (fill_paths(dev, class_name)) {
+	if (fill_paths(dev, class_name, ibdev)) {
 		free(dev);
 		return NULL;
 	}
@@ -173,6 +178,52 @@ static int push_device(struct ibasync_device ***devs, size_t *n,
 	return 0;
 }
 
+/*
+ * The devices rdma netlink reports a node of this uAPI for. NULL with
+ * errno when netlink cannot tell; the caller then reads the class.
+ */
+static struct ibasync_device **scan_netlink(size_t *num)
+{
+	struct ibasync_device **devs, *dev;
+	struct ibasync_nl_dev *nl;
+	size_t n = 0, cap = 1, nl_n;
+
+	if (ibasync_test_root()) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (ibasync_nl_devices(&nl, &nl_n))
+		return NULL;
+	devs = calloc(1, sizeof(*devs));
+	if (!devs)
+		goto nomem;
+	for (size_t i = 0; i < nl_n; i++) {
+		if (nl[i].abi != IB_ASYNC_ABI_VERSION)
+			continue;
+		errno = 0;
+		dev = device_alloc(nl[i].node, nl[i].ibdev);
+		if (!dev) {
+			if (errno == ENOMEM)
+				goto nomem;
+			continue;
+		}
+		if (push_device(&devs, &n, &cap, dev)) {
+			ibasync_device_put(dev);
+			goto nomem;
+		}
+	}
+	free(nl);
+	qsort(devs, n, sizeof(*devs), cmp_index);
+	*num = n;
+	return devs;
+nomem:
+	free(nl);
+	if (devs)
+		put_all(devs, n);
+	errno = ENOMEM;
+	return NULL;
+}
+
 static struct ibasync_device **scan_class(DIR *dir, size_t *num)
 {
 	struct ibasync_device **devs = NULL, *dev;
@@ -186,7 +237,7 @@ static struct ibasync_device **scan_class(DIR *dir, size_t *num)
 	cap = 1;
 	while ((de = readdir(dir))) {
 		errno = 0;	/* only ENOMEM from device_alloc() is fatal */
-		dev = device_alloc(de->d_name);
+		dev = device_alloc(de->d_name, NULL);
 		if (!dev) {
 			if (errno == ENOMEM)
 				goto nomem;
@@ -260,7 +311,10 @@ IBASYNC_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 		closedir(dir);
 		return NULL;
 	}
-	devs = scan_class(dir, &n);
+	/* as libibverbs: netlink first, sysfs where it cannot answer */
+	devs = scan_netlink(&n);
+	if (!devs && errno != ENOMEM)
+		devs = scan_class(dir, &n);
 	closedir(dir);
 	if (devs && num_devices)
 		*num_devices = (int)n;

@@ -138,6 +138,16 @@ static inline struct ibasync_device *to_ibasync_dev(struct ibv_device *dev)
 }
 
 /* util.c */
+/* An RDMA device and its ib_async node, as rdma netlink reports them */
+struct ibasync_nl_dev {
+	uint32_t index;
+	char ibdev[IBV_SYSFS_NAME_MAX];
+	char node[IBV_SYSFS_NAME_MAX];
+	uint64_t abi;
+};
+
+int ibasync_nl_devices(struct ibasync_nl_dev **devs, size_t *num);
+bool ibasync_test_root(void);
 int ibasync_path(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int ibasync_read_attr(const char *path, char *buf, size_t len);

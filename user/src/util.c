@@ -20,6 +20,12 @@ static const char *test_root(void)
 	return (root && *root) ? root : "";
 }
 
+/* Paths lead into a fake tree: the kernel's other interfaces do not. */
+bool ibasync_test_root(void)
+{
+	return *test_root() != '\0';
+}
+
 /*
  * Format an absolute path below the (test) root into buf. Returns 0, or -1
  * with errno ENAMETOOLONG when it does not fit: a truncated path could name
