@@ -4,8 +4,8 @@
 set -u
 LIB=${LIB:-./libibasync.so.1}
 OBJDUMP=${OBJDUMP:-objdump}
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
 
 T=$("$OBJDUMP" -T "$LIB") || { echo "not ok 1 - objdump -T $LIB"; echo 1..1; exit 1; }
 # defined, default-version entries: "<version> <name>" (hidden ones show "(v)")
@@ -70,7 +70,7 @@ if [ -n "$V" ]; then
 	ok $? "libibverbs defines the string calls at IBVERBS_1.1${nostr:+; not: $nostr}"
 else
 	for _ in 1 2 3; do
-		n=$((n + 1)); echo "ok $n - # SKIP libibverbs.so.1 not installed"
+		skip "libibverbs.so.1 not installed"
 	done
 fi
 ! printf '%s\n' "$T" | grep -q '(IBVERBS_1.0)'
@@ -87,7 +87,7 @@ ok $? "IBVERBS_1.0 node defined (parent of IBVERBS_1.1)"
 for prog in ibv_asyncwatch ibv_rc_pingpong ibv_ud_pingpong ibv_srq_pingpong; do
 	W=$(command -v $prog)
 	if [ -z "$W" ]; then
-		n=$((n + 1)); echo "ok $n - # SKIP $prog not installed"
+		skip "$prog not installed"
 		continue
 	fi
 	need=$("$OBJDUMP" -T "$W" | awk '/\*UND\*/ && $NF ~ /^ibv_/ { gsub(/[()]/, "", $(NF-1)); print $(NF-1), $NF }')
@@ -100,5 +100,4 @@ for prog in ibv_asyncwatch ibv_rc_pingpong ibv_ud_pingpong ibv_srq_pingpong; do
 	ok $? "$prog's $(echo "$need" | wc -l) ibv_ references all provided$(tr '\n' ' ' < missing.$$)"
 	rm -f missing.$$
 done
-echo "1..$n"
-exit $fail
+tap_done

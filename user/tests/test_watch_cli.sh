@@ -8,8 +8,8 @@ MKREC=${MKREC:-build/plain/bin/mkrec}
 LIB=$(pwd)/libibasync.so.1
 OBJDUMP=${OBJDUMP:-objdump}
 NM=${NM:-nm}
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
 
 # The watcher runs on the tree's libibasync.so.1, never an installed one.
 LD_LIBRARY_PATH="$(pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -94,7 +94,6 @@ if [ -n "$AW" ]; then
 	[ $rc = 1 ]
 	ok $? "LD_PRELOAD ibv_asyncwatch prints our events, exits on error: $(tr '\n' '|' < "$TMP/out")"
 else
-	n=$((n + 1)); echo "ok $n - # SKIP ibv_asyncwatch not installed"
+	skip "ibv_asyncwatch not installed"
 fi
-echo "1..$n"
-exit $fail
+tap_done
