@@ -55,14 +55,14 @@ run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
 run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
 run_suite user make -s -C "$top/user" check
 run_suite verbs python3 "$top/selftests/ib_async/gen/test_verbs.py" --tap
-RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/run_guest.sh' \
+RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh' \
 	run_suite guest "$top/scripts/guest/vm.sh" --kver "$KVER" \
 	--stage "$STAGE" --timeout 1500
-RAW_CMD='cd /usr/lib/ib_async/selftests && sh run_kmemleak.sh env IB_ASYNC_REQUIRE=1 sh run_guest.sh' \
+RAW_CMD='cd /usr/lib/ib_async/selftests/ib_async && sh run_kmemleak.sh env IB_ASYNC_REQUIRE=1 sh run_guest.sh' \
 	run_suite guest-debug "$top/scripts/guest/vm.sh" --kver "$KVER" \
 	--kernel-tree "$DTREE" --stage "$DSTAGE" --timeout 2400 --mem 2048
 if [ -n "$RTKVER" ]; then
-	RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/run_guest.sh' \
+	RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh' \
 		run_suite guest-rt "$top/scripts/guest/vm.sh" --kver "$RTKVER" \
 		--stage "$RTSTAGE" --timeout 1500
 fi
