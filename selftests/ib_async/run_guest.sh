@@ -1,28 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the whole ib_async suite inside the test guest, from the directory
-# `make install INSTALL_PATH=...` filled (plus ib_async_storm.ko, if not
-# installed at /usr/lib/ib_async/test/). Prints TAP; exits non-zero if a
-# test failed. The lifetime test unloads ib_async and runs last.
+# Run the ib_async suite inside the test guest through the kernel's
+# kselftest runner. `make install INSTALL_PATH=<dir>` puts this directory's
+# files in <dir>/ib_async/ and the runner (run_kselftest.sh, kselftest/,
+# kselftest-list.txt) in <dir>, as the kernel's own selftests install does.
+# Before the runner: loads ib_async_storm.ko (from $IB_ASYNC_STORM_KO,
+# /usr/lib/ib_async/test/ or here), and with IB_ASYNC_REQUIRE=1 fails at once
+# unless ib_async, its device and the storm module are there. Prints the
+# runner's TAP and a summary; exits non-zero if a test failed.
 #
-#   sh run_guest.sh [TEST...]      default: every test, in the order below
+#   sh run_guest.sh [TEST...]   default: every test in kselftest-list.txt,
+#                               in its order (the Makefile's)
 cd "$(dirname "$0")" || exit 1
 PATH=$(pwd):$PATH
 export PATH
-
-TESTS=${*:-"ib_async_ioctl_test ib_async_queue_test ib_async_overflow_test
-	ib_async_events_test ib_async_objects_test ib_async_datapath_test
-	ib_async_batch_test ib_async_security_test
-	ib_async_shim_test ib_async_shim_objects_test
-	ib_async_asyncwatch.sh ib_async_pingpong.sh
-	ib_async_affiliated_test ib_async_evsrc_test ib_async_dp_stress
-	ib_async_netlink_test
-	ib_async_watch.sh
-	ib_async_unplug.sh
-	ib_async_lifetime.sh"}
-TIMEOUT=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
-TIMEOUT=${TIMEOUT:-600}
+root=$(cd .. && pwd)
+collection=ib_async
 
 [ -d /sys/kernel/debug/tracing ] || [ -n "$(ls /sys/kernel/debug 2>/dev/null)" ] ||
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -39,41 +33,31 @@ fi
 if [ "${IB_ASYNC_REQUIRE:-0}" = 1 ] &&
    ! { [ -d /sys/module/ib_async ] && [ -d /sys/module/ib_async_storm ] &&
        [ -e /dev/infiniband/ib_async0 ]; }; then
-	echo "not ok 1 selftests: ib_async: modules and device present"
+	echo "not ok 1 selftests: $collection: modules and device present"
+	exit 1
+fi
+if [ ! -r "$root/run_kselftest.sh" ]; then
+	echo "not ok 1 selftests: $collection: no $root/run_kselftest.sh" \
+		"(make install INSTALL_PATH=$root)"
 	exit 1
 fi
 
-n=0
-for t in $TESTS; do n=$((n + 1)); done
-echo "TAP version 13"
-echo "1..$n"
-i=0 pass=0 fail=0 skip=0
-for t in $TESTS; do
-	i=$((i + 1))
-	echo "# selftests: ib_async: $t"
-	if [ ! -e "./$t" ]; then
-		echo "ok $i selftests: ib_async: $t # SKIP not built"
-		skip=$((skip + 1))
-		continue
-	fi
-	case $t in
-	*.sh) cmd="sh ./$t" ;;
-	*) cmd="./$t" ;;
-	esac
-	if command -v timeout >/dev/null; then
-		cmd="timeout $TIMEOUT $cmd"
-	fi
-	# every line of the test's output becomes a TAP comment
-	{ $cmd 2>&1; echo "rc=$?" > /tmp/ib_async_rc.$$; } | sed 's/^/# /'
-	rc=$(sed -n 's/^rc=//p' /tmp/ib_async_rc.$$)
-	rm -f /tmp/ib_async_rc.$$
-	case $rc in
-	0) echo "ok $i selftests: ib_async: $t"; pass=$((pass + 1)) ;;
-	4) echo "ok $i selftests: ib_async: $t # SKIP"; skip=$((skip + 1)) ;;
-	124) echo "not ok $i selftests: ib_async: $t # TIMEOUT $TIMEOUT seconds"
-	     fail=$((fail + 1)) ;;
-	*) echo "not ok $i selftests: ib_async: $t # exit=$rc"; fail=$((fail + 1)) ;;
-	esac
+only=
+for t in "$@"; do
+	only="$only -t $collection:$t"
 done
-echo "# ib_async: pass $pass, fail $fail, skip $skip"
-[ "$fail" -eq 0 ]
+tap=$(mktemp)
+# The runner exits 0 whatever the tests did: the verdict is in its TAP.
+# shellcheck disable=SC2086 # $only: one word per option
+{ sh "$root/run_kselftest.sh" $only; echo "$?" >"$tap.rc"; } | tee "$tap"
+rc=$(cat "$tap.rc")
+awk -v rc="$rc" -v c="$collection" '
+	/^ok / { if (/# SKIP/) skip++; else pass++ }
+	/^not ok / { fail++ }
+	END {
+		printf "# %s: pass %d, fail %d, skip %d\n", c, pass, fail, skip
+		exit !(rc == 0 && fail == 0 && pass + skip > 0)
+	}' "$tap"
+rc=$?
+rm -f "$tap" "$tap.rc"
+exit "$rc"
