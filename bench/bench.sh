@@ -15,6 +15,9 @@
 # Runs in /payload: ibbench-uverbs, ibbench-ibasync, table.awk, host.txt.
 
 set -u
+# load_module, the suite's helper (make stage puts the selftests there)
+# shellcheck source=../selftests/ib_async/ib_async_lib.sh
+. /usr/lib/ib_async/selftests/ib_async/ib_async_lib.sh
 REPS=${BENCH_REPS:-5}
 LAT_K=${BENCH_LAT_K:-1000}
 SIZES=${BENCH_SIZES:-"10000 100000 1000000"}
@@ -23,7 +26,6 @@ FAN_N=${BENCH_FAN_N:-10000}
 FAN_CTX=${BENCH_FAN_CTX:-"1 10 100"}
 DESTROY_N=${BENCH_DESTROY_N:-1048576}
 DEV=${IBASYNC_RXE:-rxe0}
-STORM_KO=/usr/lib/ib_async/test/ib_async_storm.ko
 MAXQ=/sys/module/ib_async/parameters/max_queue_len
 RES=/tmp/bench.results
 UV="./ibbench-uverbs -d $DEV"
@@ -58,7 +60,7 @@ both() {
 }
 
 [ -d /sys/module/ib_async ] || fail "ib_async.ko not loaded"
-[ -d /sys/module/ib_async_storm ] || insmod "$STORM_KO" || fail "insmod $STORM_KO"
+load_module ib_async_storm || fail "cannot load ib_async_storm"
 # queues as large as the drain and fan-out storms
 echo 1048576 >"$MAXQ" || fail "cannot raise $MAXQ"
 : >"$RES"

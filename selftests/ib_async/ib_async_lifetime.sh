@@ -24,7 +24,6 @@ cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 PATH=$PATH:.
 
-KO=${IB_ASYNC_KO:-/usr/lib/ib_async/ib_async.ko}
 CYCLES=${IB_ASYNC_CYCLES:-10000}
 SLAB_TOLERANCE_KB=${IB_ASYNC_SLAB_TOLERANCE_KB:-1024}
 AVAIL_TOLERANCE_KB=${IB_ASYNC_AVAIL_TOLERANCE_KB:-16384}
@@ -88,7 +87,7 @@ snapshot unload
 slab_check slab_after_unload_near_baseline "$slab_base" "$slab_unload"
 
 # Back again, so the test bed is as it was.
-check "insmod_again" insmod "$KO"
+check "insmod_again" load_module ib_async
 check "node_back" wait_for 10 have_node
 node=$(find_node)
 check "usable_after_reload" ib_async_churn 10

@@ -60,7 +60,6 @@ rxe_node() { node_of rxe0; }
 port_active() {
 	[ "$(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null)" = "4: ACTIVE" ]
 }
-EVSRC_KO=/usr/lib/ib_async/test/ib_async_evsrc.ko
 EVSRC=/sys/kernel/debug/ib_async_evsrc
 
 # The device each path removes.
@@ -68,7 +67,7 @@ dev_of() { case $1 in evsrc-*) echo evsrc0 ;; *) echo rxe0 ;; esac; }
 
 add_dev() {
 	case $1 in
-	rmmod) modprobe rdma_rxe || return 1 ;;
+	rmmod) load_module rdma_rxe || return 1 ;;
 	netdev) wait_for 15 add_veth || return 1 ;;
 	evsrc-*)
 		echo evsrc0 > $EVSRC/add &&
@@ -176,11 +175,11 @@ if kasan_quarantine && [ "${IB_ASYNC_REQUIRE:-0}" = 1 ]; then
 	PATHS=$(echo "$PATHS" | sed 's/netdev//')
 	ok "netdev_path # SKIP veth re-add fails with EEXIST on the debug kernel under make check"
 fi
-if [ -d $EVSRC ] || { [ -r $EVSRC_KO ] && insmod $EVSRC_KO; }; then
+if load_module ib_async_evsrc; then
 	[ -e "$(node_of evsrc0)" ] || add_dev evsrc-unregister
 	PATHS="$PATHS evsrc-unregister evsrc-fatal"
 else
-	ok "evsrc_paths # SKIP no $EVSRC_KO"
+	ok "evsrc_paths # SKIP ib_async_evsrc not loaded"
 fi
 for path in $PATHS; do
 	dev=$(dev_of "$path")

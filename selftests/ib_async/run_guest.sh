@@ -5,14 +5,15 @@
 # kselftest runner. `make install INSTALL_PATH=<dir>` puts this directory's
 # files in <dir>/ib_async/ and the runner (run_kselftest.sh, kselftest/,
 # kselftest-list.txt) in <dir>, as the kernel's own selftests install does.
-# Before the runner: loads ib_async_storm.ko (from $IB_ASYNC_STORM_KO,
-# /usr/lib/ib_async/test/ or here), and with IB_ASYNC_REQUIRE=1 fails at once
-# unless ib_async, its device and the storm module are there. Prints the
-# runner's TAP and a summary; exits non-zero if a test failed.
+# Before the runner: loads ib_async_storm.ko (load_module, ib_async_lib.sh),
+# and with IB_ASYNC_REQUIRE=1 fails at once unless ib_async, its device and
+# the storm module are there. Prints the runner's TAP and a summary; exits
+# non-zero if a test failed.
 #
 #   sh run_guest.sh [TEST...]   default: every test in kselftest-list.txt,
 #                               in its order (the Makefile's)
 cd "$(dirname "$0")" || exit 1
+. ./ib_async_lib.sh
 PATH=$(pwd):$PATH
 export PATH
 root=$(cd .. && pwd)
@@ -20,13 +21,8 @@ collection=ib_async
 
 [ -d /sys/kernel/debug/tracing ] || [ -n "$(ls /sys/kernel/debug 2>/dev/null)" ] ||
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-if [ ! -d /sys/module/ib_async_storm ]; then
-	for ko in "${IB_ASYNC_STORM_KO:-}" /usr/lib/ib_async/test/ib_async_storm.ko \
-		  ./ib_async_storm.ko; do
-		[ -n "$ko" ] && [ -r "$ko" ] && insmod "$ko" && break
-	done
-fi
-[ -d /sys/module/ib_async_storm ] || echo "# ib_async_storm not loaded: storm tests will skip"
+load_module ib_async_storm ||
+	echo "# ib_async_storm not loaded: storm tests will skip"
 [ -d /sys/module/ib_async ] || echo "# ib_async not loaded: most tests will skip"
 # make check sets IB_ASYNC_REQUIRE=1: there, a suite that skips for want of
 # the modules proves nothing and must fail.
