@@ -6,13 +6,13 @@
 # Both install missing Debian packages first (scripts/install-deps.sh).
 
 # The guest kernel: Debian's newest installed 6.1 image of the flavour
-# (KFLAVOUR=rt: the PREEMPT_RT one, linux-image-rt-amd64). The module is built
-# against its headers and booted with it, never against the host's kernel.
+# (KFLAVOUR=rt: the PREEMPT_RT one, linux-image-rt-amd64), as
+# scripts/kernel-release.sh picks it. The module is built against its
+# headers and booted with it, never against the host's kernel.
 KFLAVOUR ?=
-KSUFFIX := $(if $(KFLAVOUR),$(KFLAVOUR)-amd64,amd64)
-KVER ?= $(shell ls -1 /boot/vmlinuz-6.1.0-*-$(KSUFFIX) 2>/dev/null | \
-		sed 's|^/boot/vmlinuz-||' | grep -E -- '-[0-9]+-$(KSUFFIX)$$' | \
-		sort -V | tail -n 1)
+KVER ?= $(shell $(CURDIR)/scripts/kernel-release.sh $(KFLAVOUR) 2>/dev/null)
+# once, rather than at every use of $(KVER)
+KVER := $(KVER)
 KDIR ?= /lib/modules/$(KVER)/build
 
 BUILD := $(CURDIR)/build
@@ -95,9 +95,7 @@ check: deps
 # With Debian's PREEMPT_RT kernel installed (install-deps.sh installs it), the
 # guest suite also runs on it, unless KFLAVOUR=rt made it the main one.
 RT_STAGE := $(BUILD)/stage-rt
-RT_KVER := $(if $(KFLAVOUR),,$(shell ls -1 /boot/vmlinuz-6.1.0-*-rt-amd64 \
-		2>/dev/null | sed 's|^/boot/vmlinuz-||' | \
-		grep -E -- '-[0-9]+-rt-amd64$$' | sort -V | tail -n 1))
+RT_KVER := $(if $(KFLAVOUR),,$(shell $(CURDIR)/scripts/kernel-release.sh rt 2>/dev/null))
 RT_KVER := $(if $(wildcard /lib/modules/$(RT_KVER)/build/Makefile),$(RT_KVER))
 
 check-run: stage

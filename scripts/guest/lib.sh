@@ -15,21 +15,11 @@ note() {
 	echo "${0##*/}: $*" >&2
 }
 
-# Newest /lib/modules/6.1.0-N-amd64 (IBASYNC_KFLAVOUR=rt: 6.1.0-N-rt-amd64)
-# that has a matching /boot/vmlinuz.
+# The newest Debian 6.1 kernel of the flavour (IBASYNC_KFLAVOUR=rt: the
+# PREEMPT_RT one), as scripts/kernel-release.sh picks it for the Makefile.
 default_kver() {
-	local d k best='' suffix=amd64
-	[ -z "${IBASYNC_KFLAVOUR:-}" ] || suffix=$IBASYNC_KFLAVOUR-amd64
-	for d in /lib/modules/6.1.0-*-"$suffix"; do
-		k=${d##*/}
-		case ${k%-"$suffix"} in
-		6.1.0-*[!0-9]*) continue ;;	# another flavour
-		esac
-		[ -f "/boot/vmlinuz-$k" ] || continue
-		best=$(printf '%s\n%s\n' "$best" "$k" | sed '/^$/d' | sort -V | tail -n 1)
-	done
-	[ -n "$best" ] || die "no /lib/modules/6.1.0-*-$suffix with a /boot/vmlinuz; run scripts/install-deps.sh"
-	echo "$best"
+	"$REPO_ROOT/scripts/kernel-release.sh" "${IBASYNC_KFLAVOUR:-}" ||
+		die "no guest kernel to boot"
 }
 
 # Write one newc cpio header+name for a node without data (directory or device).
