@@ -58,15 +58,10 @@ linux-tools:
 selftests: linux-tools user
 	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(KSFT_DIR)
 
-# The guest's overlay: what /init finds under / at boot.
+# The guest's overlay: what /init finds under / at boot (scripts/stage.sh,
+# which also stages for the debug and RT kernels).
 stage: all
-	rm -rf $(STAGE)
-	install -D -m 0644 kernel/ib_async.ko $(STAGE)/usr/lib/ib_async/ib_async.ko
-	install -d $(STAGE)/usr/lib/ib_async/test
-	install -m 0644 $(TEST_MODULES)/*.ko $(STAGE)/usr/lib/ib_async/test/
-	$(MAKE) -C user install DESTDIR=$(STAGE)
-	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(KSFT_DIR) \
-		INSTALL_PATH=$(STAGE)/usr/lib/ib_async/selftests install
+	scripts/stage.sh $(STAGE)
 
 # The debug guest kernel (KASAN, lockdep, kmemleak...): built from Debian's
 # linux-source-6.1 by scripts/debug-kernel.sh, cached outside the checkout.
@@ -74,7 +69,7 @@ DEBUG_STAGE := $(BUILD)/stage-debug
 
 # make vm [KERNEL=debug] [CMD='shell command'] [PAYLOAD=dir] [TIMEOUT=seconds]
 vm: stage
-	$(if $(filter debug,$(KERNEL)),tree=$$(scripts/stage-debug.sh $(STAGE) \
+	$(if $(filter debug,$(KERNEL)),tree=$$(scripts/stage.sh --debug \
 		$(DEBUG_STAGE)) &&) \
 	scripts/guest/vm.sh --kver $(KVER) \
 		$(if $(filter debug,$(KERNEL)),--kernel-tree "$$tree" \
@@ -99,9 +94,9 @@ RT_KVER := $(if $(KFLAVOUR),,$(shell $(CURDIR)/scripts/kernel-release.sh rt 2>/d
 RT_KVER := $(if $(wildcard /lib/modules/$(RT_KVER)/build/Makefile),$(RT_KVER))
 
 check-run: stage
-	tree=$$(scripts/stage-debug.sh $(STAGE) $(DEBUG_STAGE)) && \
-	$(if $(RT_KVER),scripts/stage-kernel.sh $(STAGE) $(RT_STAGE) \
-		/lib/modules/$(RT_KVER)/build rt &&) \
+	tree=$$(scripts/stage.sh --debug $(DEBUG_STAGE)) && \
+	$(if $(RT_KVER),scripts/stage.sh --kdir /lib/modules/$(RT_KVER)/build \
+		--name rt $(RT_STAGE) &&) \
 	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
 		--linux-tools $(LINUX_TOOLS) \
 		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE) \
