@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Everything `make check` runs, as one TAP stream: kernel lint, the shim's
-# host tests (plain and sanitized), and the kselftests inside the guest.
+# host tests (plain and sanitized), the guest kernels' configurations
+# against the kselftests' config fragment, and the kselftests inside the
+# guest, through the kernel's kselftest runner (run_guest.sh).
 # The guest suite runs on Debian's kernel, on the debug kernel (KASAN,
 # lockdep, kmemleak...), where a kmemleak scan follows it, and, given
 # --rt-kver, on Debian's PREEMPT_RT kernel.
@@ -55,6 +57,10 @@ run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
 run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
 run_suite user make -s -C "$top/user" check
 run_suite verbs python3 "$top/selftests/ib_async/gen/test_verbs.py" --tap
+# The guest kernels have what the kselftests' config fragment asks for.
+run_suite config "$top/scripts/check-config.sh" \
+	"$top/selftests/ib_async/config" "/boot/config-$KVER" "$DTREE/.config" \
+	${RTKVER:+"/boot/config-$RTKVER"}
 RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh' \
 	run_suite guest "$top/scripts/guest/vm.sh" --kver "$KVER" \
 	--stage "$STAGE" --timeout 1500
