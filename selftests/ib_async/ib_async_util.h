@@ -25,6 +25,8 @@
 
 #include <rdma/ib_async.h>
 
+#include "modules/ib_async_event_names.h"
+
 /*
  * kselftest_harness.h (6.1) has an unused parameter in its own code; keep
  * -Wextra -Werror for ours.
@@ -344,20 +346,9 @@ static inline int iba_storm(const char *ibdev, unsigned int type,
 
 static inline const char *iba_type_str(uint32_t t)
 {
-	static const char *const names[] = {
-		"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR",
-		"COMM_EST", "SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR",
-		"DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE",
-		"PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR", "SRQ_LIMIT_REACHED",
-		"QP_LAST_WQE_REACHED", "CLIENT_REREGISTER", "GID_CHANGE",
-		"WQ_FATAL",
-	};
-
 	if (t == IB_ASYNC_EV_OVERFLOW)
 		return "OVERFLOW";
-	if (t < sizeof(names) / sizeof(names[0]))
-		return names[t];
-	return "?";
+	return ib_async_event_name(t) ?: "?";
 }
 
 /*

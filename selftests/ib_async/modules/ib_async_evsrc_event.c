@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include "ib_async_event_names.h"
 #include "ib_async_evsrc.h"
 
 #define EVSRC_CMD_MAX		128
@@ -41,30 +42,27 @@ enum evsrc_ctx {
  * cache and never passes a dispatched GID_CHANGE on (clients only see the
  * ones the GID table itself generates), so a raise would silently vanish.
  */
-static const struct {
-	const char *name;
-	enum evsrc_kind kind;
-} evsrc_types[] = {
-	[IB_EVENT_CQ_ERR] = { "CQ_ERR", EVSRC_CQ },
-	[IB_EVENT_QP_FATAL] = { "QP_FATAL", EVSRC_QP },
-	[IB_EVENT_QP_REQ_ERR] = { "QP_REQ_ERR", EVSRC_QP },
-	[IB_EVENT_QP_ACCESS_ERR] = { "QP_ACCESS_ERR", EVSRC_QP },
-	[IB_EVENT_COMM_EST] = { "COMM_EST", EVSRC_QP },
-	[IB_EVENT_SQ_DRAINED] = { "SQ_DRAINED", EVSRC_QP },
-	[IB_EVENT_PATH_MIG] = { "PATH_MIG", EVSRC_QP },
-	[IB_EVENT_PATH_MIG_ERR] = { "PATH_MIG_ERR", EVSRC_QP },
-	[IB_EVENT_DEVICE_FATAL] = { "DEVICE_FATAL", EVSRC_PORT },
-	[IB_EVENT_PORT_ACTIVE] = { "PORT_ACTIVE", EVSRC_PORT },
-	[IB_EVENT_PORT_ERR] = { "PORT_ERR", EVSRC_PORT },
-	[IB_EVENT_LID_CHANGE] = { "LID_CHANGE", EVSRC_PORT },
-	[IB_EVENT_PKEY_CHANGE] = { "PKEY_CHANGE", EVSRC_PORT },
-	[IB_EVENT_SM_CHANGE] = { "SM_CHANGE", EVSRC_PORT },
-	[IB_EVENT_SRQ_ERR] = { "SRQ_ERR", EVSRC_SRQ },
-	[IB_EVENT_SRQ_LIMIT_REACHED] = { "SRQ_LIMIT_REACHED", EVSRC_SRQ },
-	[IB_EVENT_QP_LAST_WQE_REACHED] = { "QP_LAST_WQE_REACHED", EVSRC_QP },
-	[IB_EVENT_CLIENT_REREGISTER] = { "CLIENT_REREGISTER", EVSRC_PORT },
-	[IB_EVENT_GID_CHANGE] = { "GID_CHANGE", EVSRC_NONE },
-	[IB_EVENT_WQ_FATAL] = { "WQ_FATAL", EVSRC_WQ },
+static const enum evsrc_kind evsrc_kinds[] = {
+	[IB_EVENT_CQ_ERR] = EVSRC_CQ,
+	[IB_EVENT_QP_FATAL] = EVSRC_QP,
+	[IB_EVENT_QP_REQ_ERR] = EVSRC_QP,
+	[IB_EVENT_QP_ACCESS_ERR] = EVSRC_QP,
+	[IB_EVENT_COMM_EST] = EVSRC_QP,
+	[IB_EVENT_SQ_DRAINED] = EVSRC_QP,
+	[IB_EVENT_PATH_MIG] = EVSRC_QP,
+	[IB_EVENT_PATH_MIG_ERR] = EVSRC_QP,
+	[IB_EVENT_DEVICE_FATAL] = EVSRC_PORT,
+	[IB_EVENT_PORT_ACTIVE] = EVSRC_PORT,
+	[IB_EVENT_PORT_ERR] = EVSRC_PORT,
+	[IB_EVENT_LID_CHANGE] = EVSRC_PORT,
+	[IB_EVENT_PKEY_CHANGE] = EVSRC_PORT,
+	[IB_EVENT_SM_CHANGE] = EVSRC_PORT,
+	[IB_EVENT_SRQ_ERR] = EVSRC_SRQ,
+	[IB_EVENT_SRQ_LIMIT_REACHED] = EVSRC_SRQ,
+	[IB_EVENT_QP_LAST_WQE_REACHED] = EVSRC_QP,
+	[IB_EVENT_CLIENT_REREGISTER] = EVSRC_PORT,
+	[IB_EVENT_GID_CHANGE] = EVSRC_NONE,
+	[IB_EVENT_WQ_FATAL] = EVSRC_WQ,
 };
 
 struct evsrc_burst {
@@ -81,18 +79,15 @@ struct evsrc_burst {
 static int evsrc_parse_type(const char *s, enum ib_event_type *type)
 {
 	unsigned int i;
+	int t;
 
-	if (!kstrtouint(s, 0, &i))
-		goto found;
-	if (!strncmp(s, "IB_EVENT_", 9))
-		s += 9;
-	for (i = 0; i < ARRAY_SIZE(evsrc_types); i++)
-		if (evsrc_types[i].name && !strcmp(s, evsrc_types[i].name))
-			goto found;
-	return -EINVAL;
-found:
-	if (i >= ARRAY_SIZE(evsrc_types) || !evsrc_types[i].name ||
-	    evsrc_types[i].kind == EVSRC_NONE)
+	if (kstrtouint(s, 0, &i)) {
+		t = ib_async_event_by_name(s);
+		if (t < 0)
+			return -EINVAL;
+		i = t;
+	}
+	if (i >= ARRAY_SIZE(evsrc_kinds) || evsrc_kinds[i] == EVSRC_NONE)
 		return -EINVAL;
 	*type = i;
 	return 0;
@@ -241,7 +236,7 @@ static int evsrc_raise(struct evsrc_dev *edev, enum ib_event_type type,
 	struct evsrc_burst *b;
 	int ret;
 
-	if (kind != evsrc_types[type].kind)
+	if (kind != evsrc_kinds[type])
 		return -EINVAL;
 	/* port 0 means the whole device: only for DEVICE_FATAL */
 	if (kind == EVSRC_PORT && (id > EVSRC_NPORTS ||

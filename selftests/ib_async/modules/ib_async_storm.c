@@ -27,6 +27,8 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+#include "ib_async_event_names.h"
+
 #define IB_ASYNC_STORM_MAX_COUNT	10000000UL
 #define IB_ASYNC_STORM_BATCH		4096UL
 #define IB_ASYNC_STORM_CMD_MAX		128
@@ -37,17 +39,11 @@ MODULE_PARM_DESC(allow_fatal, "accept IB_EVENT_DEVICE_FATAL (default: no)");
 
 static struct dentry *storm_dir;
 
-static const struct {
-	const char *name;
-	enum ib_event_type type;
-} storm_types[] = {
-	{ "DEVICE_FATAL", IB_EVENT_DEVICE_FATAL },
-	{ "PORT_ACTIVE", IB_EVENT_PORT_ACTIVE },
-	{ "PORT_ERR", IB_EVENT_PORT_ERR },
-	{ "LID_CHANGE", IB_EVENT_LID_CHANGE },
-	{ "PKEY_CHANGE", IB_EVENT_PKEY_CHANGE },
-	{ "SM_CHANGE", IB_EVENT_SM_CHANGE },
-	{ "CLIENT_REREGISTER", IB_EVENT_CLIENT_REREGISTER },
+/* The unaffiliated types a storm may carry */
+static const enum ib_event_type storm_types[] = {
+	IB_EVENT_DEVICE_FATAL, IB_EVENT_PORT_ACTIVE, IB_EVENT_PORT_ERR,
+	IB_EVENT_LID_CHANGE, IB_EVENT_PKEY_CHANGE, IB_EVENT_SM_CHANGE,
+	IB_EVENT_CLIENT_REREGISTER,
 };
 
 /*
@@ -59,25 +55,22 @@ static int storm_parse_type(const char *s, enum ib_event_type *type)
 {
 	unsigned int val;
 	size_t i;
+	int t;
 
-	if (!kstrtouint(s, 0, &val)) {
-		for (i = 0; i < ARRAY_SIZE(storm_types); i++) {
-			if (storm_types[i].type == val)
-				goto found;
-		}
-		return -EINVAL;
+	if (kstrtouint(s, 0, &val)) {
+		t = ib_async_event_by_name(s);
+		if (t < 0)
+			return -EINVAL;
+		val = t;
 	}
-	if (!strncmp(s, "IB_EVENT_", 9))
-		s += 9;
-	for (i = 0; i < ARRAY_SIZE(storm_types); i++) {
-		if (!strcmp(s, storm_types[i].name))
-			goto found;
-	}
-	return -EINVAL;
-found:
-	if (storm_types[i].type == IB_EVENT_DEVICE_FATAL && !allow_fatal)
+	for (i = 0; i < ARRAY_SIZE(storm_types); i++)
+		if (storm_types[i] == val)
+			break;
+	if (i == ARRAY_SIZE(storm_types))
 		return -EINVAL;
-	*type = storm_types[i].type;
+	if (val == IB_EVENT_DEVICE_FATAL && !allow_fatal)
+		return -EINVAL;
+	*type = val;
 	return 0;
 }
 
