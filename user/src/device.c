@@ -179,12 +179,33 @@ static int push_device(struct ibasync_device ***devs, size_t *n,
 }
 
 /*
+ * Append the device of node @name to *devs. A name that is no ib_async
+ * node, or one that vanished meanwhile (hot unplug races enumeration), is
+ * skipped; -1 only when memory ran out.
+ */
+static int add_device(struct ibasync_device ***devs, size_t *n, size_t *cap,
+		      const char *name, const char *ibdev)
+{
+	struct ibasync_device *dev;
+
+	errno = 0;	/* only ENOMEM from device_alloc() is fatal */
+	dev = device_alloc(name, ibdev);
+	if (!dev)
+		return errno == ENOMEM ? -1 : 0;
+	if (push_device(devs, n, cap, dev)) {
+		ibasync_device_put(dev);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The devices rdma netlink reports a node of this uAPI for. NULL with
  * errno when netlink cannot tell; the caller then reads the class.
  */
 static struct ibasync_device **scan_netlink(size_t *num)
 {
-	struct ibasync_device **devs, *dev;
+	struct ibasync_device **devs;
 	struct ibasync_nl_dev *nl;
 	size_t n = 0, cap = 1, nl_n;
 
@@ -200,17 +221,8 @@ static struct ibasync_device **scan_netlink(size_t *num)
 	for (size_t i = 0; i < nl_n; i++) {
 		if (nl[i].abi != IB_ASYNC_ABI_VERSION)
 			continue;
-		errno = 0;
-		dev = device_alloc(nl[i].node, nl[i].ibdev);
-		if (!dev) {
-			if (errno == ENOMEM)
-				goto nomem;
-			continue;
-		}
-		if (push_device(&devs, &n, &cap, dev)) {
-			ibasync_device_put(dev);
+		if (add_device(&devs, &n, &cap, nl[i].node, nl[i].ibdev))
 			goto nomem;
-		}
 	}
 	free(nl);
 	qsort(devs, n, sizeof(*devs), cmp_index);
@@ -226,7 +238,7 @@ nomem:
 
 static struct ibasync_device **scan_class(DIR *dir, size_t *num)
 {
-	struct ibasync_device **devs = NULL, *dev;
+	struct ibasync_device **devs = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 
@@ -236,17 +248,8 @@ static struct ibasync_device **scan_class(DIR *dir, size_t *num)
 		return NULL;
 	cap = 1;
 	while ((de = readdir(dir))) {
-		errno = 0;	/* only ENOMEM from device_alloc() is fatal */
-		dev = device_alloc(de->d_name, NULL);
-		if (!dev) {
-			if (errno == ENOMEM)
-				goto nomem;
-			continue;
-		}
-		if (push_device(&devs, &n, &cap, dev)) {
-			ibasync_device_put(dev);
+		if (add_device(&devs, &n, &cap, de->d_name, NULL))
 			goto nomem;
-		}
 	}
 	qsort(devs, n, sizeof(*devs), cmp_index);
 	*num = n;
