@@ -79,9 +79,7 @@ FIXTURE(aff) {
 FIXTURE_SETUP(aff)
 {
 	self->fd = -1;
-	if (access(EVSRC_DIR, F_OK) && access(EVSRC_KO, F_OK) == 0)
-		iba_sh("insmod %s >/dev/null 2>&1", EVSRC_KO);
-	if (access(EVSRC_DIR, F_OK))
+	if (!evsrc_present())
 		SKIP(return, "no evsrc0 test device (%s)", EVSRC_KO);
 	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
 	if (iba_find_dev(&self->dev) || strcmp(self->dev.ibdev, "evsrc0"))

@@ -135,8 +135,8 @@ static inline int evsrc_wq_state(int id)
 /* Load the module if it is not, and say whether evsrc0 exists. */
 static inline int evsrc_present(void)
 {
-	if (access(EVSRC_DIR, F_OK) && access(EVSRC_KO, F_OK) == 0)
-		iba_sh("insmod %s >/dev/null 2>&1", EVSRC_KO);
+	if (access(EVSRC_DIR, F_OK))
+		iba_load_module("ib_async_evsrc");
 	return access(EVSRC_DIR, F_OK) == 0;
 }
 

@@ -12,7 +12,6 @@
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
-#define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
 #define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
 #define EVSRC_DEV	"evsrc0"
 
@@ -101,21 +100,10 @@ static int evsrc_wait_node(const char *ibdev, struct iba_dev *dev, int present,
 /* Load the module if needed and make sure evsrc0 exists. */
 static int evsrc_available(void)
 {
-	const char *ko = getenv("IB_ASYNC_EVSRC_KO");
-
 	if (access(EVSRC_DBG, F_OK))
 		iba_sh("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null");
-	if (access("/sys/module/ib_async_evsrc", F_OK)) {
-		if (!ko || access(ko, R_OK))
-			ko = EVSRC_KO;
-		if (access(ko, R_OK))
-			ko = "./ib_async_evsrc.ko";
-		if (access(ko, R_OK))
-			return -1;
-		if (iba_sh("insmod %s 2>/dev/null", ko) &&
-		    access("/sys/module/ib_async_evsrc", F_OK))
-			return -1;
-	}
+	if (iba_load_module("ib_async_evsrc"))
+		return -1;
 	if (access(EVSRC_DIR, F_OK) && evsrc_put(EVSRC_DBG "/add", EVSRC_DEV))
 		return -1;
 	return access(EVSRC_DIR "/raise", W_OK) ? -1 : 0;
@@ -444,10 +432,17 @@ TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
 	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
 	/* queued: it must not wait for the open file */
 	EXPECT_GT(5000ULL, iba_now_ms() - t0);
-	/* the removal runs in the core's workqueue: wait for the hangup */
+	/*
+	 * The removal runs in the core's workqueue and ends the files' streams
+	 * one after the other: wait for the hangup of both.
+	 */
 	p.events = 0;
 	ASSERT_EQ(1, poll(&p, 1, IBA_EVENT_TIMEOUT_MS));
 	EXPECT_EQ(POLLHUP, p.revents & POLLHUP);
+	p.fd = fd2;
+	ASSERT_EQ(1, poll(&p, 1, IBA_EVENT_TIMEOUT_MS));
+	EXPECT_EQ(POLLHUP, p.revents & POLLHUP);
+	p.fd = self->fd;
 	p.events = POLLIN;
 
 	/* first file: 3 events, the driver's fatal, no second one */

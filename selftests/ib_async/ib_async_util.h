@@ -43,7 +43,6 @@
 #define IBA_PARAM_DIR		"/sys/module/ib_async/parameters"
 #define IBA_STORM_DIR		"/sys/kernel/debug/ib_async_storm"
 #define IBA_STORM_FILE		IBA_STORM_DIR "/dispatch"
-#define IBA_STORM_KO		"/usr/lib/ib_async/test/ib_async_storm.ko"
 /* TCG emulation is slow: one awaited event may take seconds. */
 #define IBA_EVENT_TIMEOUT_MS	10000
 
@@ -303,24 +302,38 @@ static inline int iba_sh(const char *fmt, ...)
 }
 
 /*
- * Make the storm module's debugfs file available: mount debugfs and insmod
- * the module ($IB_ASYNC_STORM_KO, the installed copy, or one next to the
- * tests) if it is not loaded yet. Returns 0 when the file exists.
+ * Load a module as every script does: load_module of ib_async_lib.sh, which
+ * is installed next to the test programs (it finds the test modules through
+ * $IB_ASYNC_STORM_KO, $IB_ASYNC_EVSRC_KO, the installed copies or ./).
+ * Returns 0 once the module is loaded.
+ */
+static inline int iba_load_module(const char *name)
+{
+	char dir[PATH_MAX], sys[PATH_MAX];
+	ssize_t n;
+
+	snprintf(sys, sizeof(sys), "/sys/module/%s", name);
+	if (!access(sys, F_OK))
+		return 0;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0)
+		return -1;
+	dir[n] = '\0';
+	*strrchr(dir, '/') = '\0';
+	iba_sh(". '%s/ib_async_lib.sh' && load_module %s >/dev/null 2>&1",
+	       dir, name);
+	return access(sys, F_OK) ? -1 : 0;
+}
+
+/*
+ * Make the storm module's debugfs file available: mount debugfs and load
+ * the module if it is not loaded yet. Returns 0 when the file exists.
  */
 static inline int iba_storm_available(void)
 {
-	const char *ko = getenv("IB_ASYNC_STORM_KO");
-
 	if (!access(IBA_STORM_FILE, W_OK))
 		return 0;
-	if (access("/sys/module/ib_async_storm", F_OK)) {
-		if (!ko || access(ko, R_OK))
-			ko = IBA_STORM_KO;
-		if (access(ko, R_OK))
-			ko = "./ib_async_storm.ko";
-		if (!access(ko, R_OK))
-			iba_sh("insmod %s 2>/dev/null", ko);
-	}
+	iba_load_module("ib_async_storm");
 	if (access(IBA_STORM_FILE, F_OK))
 		iba_sh("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null");
 	return access(IBA_STORM_FILE, W_OK) ? -1 : 0;
