@@ -1,0 +1,1180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Valid arguments: one builder per command fills the structure as a
+ * careful program would, from the objects the workers made (so calls reach
+ * deep states: QPs walked through INIT, RTR and RTS, traffic between the
+ * workers' own QPs, small CQs and SRQ limits), and one handler per command
+ * learns from a success (new handles, QP states) and checks what the
+ * kernel answered. Mutations are worker.c's business.
+ *
+ * A builder that needs an object nobody made yet builds the command that
+ * makes it instead; one that should not run here (a data-path call in a
+ * process that cannot use the data path, most WQ calls on rxe) returns
+ * false and the worker picks another command.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rdma/ib_user_verbs.h>
+
+#include "fuzz.h"
+
+/* The Q_Key every UD QP gets, so any UD QP can send to any other. */
+#define FZ_QKEY		0x11111111u
+
+/* enum ibv_qp_state */
+enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };
+
+/* Robust: a worker process that died holding the lock hands it on. */
+void fz_lock(struct fz_shared *sh)
+{
+	if (pthread_mutex_lock(&sh->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&sh->lock);
+}
+
+void fz_unlock(struct fz_shared *sh)
+{
+	pthread_mutex_unlock(&sh->lock);
+}
+
+uint32_t fz_dev_of(struct fz_ctx *ctx, uint32_t slot)
+{
+	return ctx->sh->file[slot].dev;
+}
+
+static const struct fz_dev *dev_of(struct fz_ctx *ctx, uint32_t slot)
+{
+	return &ctx->sh->dev[fz_dev_of(ctx, slot)];
+}
+
+static bool on_rxe(struct fz_ctx *ctx, uint32_t slot)
+{
+	return dev_of(ctx, slot)->kind == FZ_DEV_RXE;
+}
+
+/* A new file in the slot: handles start again at 1. */
+void fz_file_reset(struct fz_file *f)
+{
+	f->nobj = 0;
+	f->seen_seq = 0;
+	memset(f->stale, 0, sizeof(f->stale));
+	f->stale_next = 0;
+}
+
+/*
+ * Whether the call in flight went to the file the table describes: its
+ * descriptor was the current file when the call was set up (ctx->gen,
+ * see worker.c) and no worker has reopened the slot since. Checked under
+ * the lock, which reopening holds.
+ */
+static bool current_gen(struct fz_ctx *ctx, uint32_t slot)
+{
+	return ctx->gen && ctx->gen == ctx->sh->file[slot].gen;
+}
+
+bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
+		 struct fz_obj *out)
+{
+	struct fz_file *f = &ctx->sh->file[slot];
+	uint32_t i, n = 0, want;
+	bool found = false;
+
+	fz_lock(ctx->sh);
+	for (i = 0; i < f->nobj; i++)
+		n += !type || f->obj[i].type == type;
+	if (n) {
+		want = fz_below(&ctx->rng, n);
+		for (i = 0; i < f->nobj; i++) {
+			if (type && f->obj[i].type != type)
+				continue;
+			if (!want--) {
+				*out = f->obj[i];
+				found = true;
+				break;
+			}
+		}
+	}
+	fz_unlock(ctx->sh);
+	return found;
+}
+
+/*
+ * A QP, preferring one of @qp_type (-1: any) in @state (-1: any); any QP
+ * will do when none matches, one time in four even when one does.
+ */
+bool fz_pick_qp(struct fz_ctx *ctx, uint32_t slot, int qp_type, int state,
+		struct fz_obj *out)
+{
+	struct fz_file *f = &ctx->sh->file[slot];
+	uint32_t i, n = 0, want;
+	bool found = false;
+
+	if (fz_chance(&ctx->rng, 25))
+		return fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
+	fz_lock(ctx->sh);
+	for (i = 0; i < f->nobj; i++) {
+		const struct fz_obj *o = &f->obj[i];
+
+		n += o->type == IB_ASYNC_OBJ_QP &&
+		     (qp_type < 0 || o->qp_type == qp_type) &&
+		     (state < 0 || o->state == state);
+	}
+	want = fz_below(&ctx->rng, n);
+	for (i = 0; n && i < f->nobj; i++) {
+		const struct fz_obj *o = &f->obj[i];
+
+		if (o->type != IB_ASYNC_OBJ_QP ||
+		    (qp_type >= 0 && o->qp_type != qp_type) ||
+		    (state >= 0 && o->state != state))
+			continue;
+		if (!want--) {
+			*out = *o;
+			found = true;
+			break;
+		}
+	}
+	fz_unlock(ctx->sh);
+	return found || fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
+}
+
+void fz_obj_add(struct fz_ctx *ctx, uint32_t slot, const struct fz_obj *o)
+{
+	struct fz_file *f = &ctx->sh->file[slot];
+	uint32_t i;
+
+	if (!o->handle) {
+		fz_report(ctx, "handle-zero", "a create returned handle 0");
+		return;
+	}
+	fz_lock(ctx->sh);
+	if (!current_gen(ctx, slot)) {
+		fz_unlock(ctx->sh);
+		return;
+	}
+	for (i = 0; i < f->nobj; i++)
+		if (f->obj[i].handle == o->handle)
+			break;
+	if (i < f->nobj) {
+		fz_unlock(ctx->sh);
+		fz_report(ctx, "handle-reused",
+			  "a create returned handle %u, which is live", o->handle);
+		return;
+	}
+	for (i = 0; i < FZ_MAX_STALE; i++)
+		if (f->stale[i] == o->handle)
+			break;
+	if (i < FZ_MAX_STALE) {
+		fz_unlock(ctx->sh);
+		fz_report(ctx, "handle-reused",
+			  "a create returned handle %u, which was destroyed",
+			  o->handle);
+		return;
+	}
+	if (f->nobj < FZ_MAX_OBJS)
+		f->obj[f->nobj++] = *o;
+	fz_trace(ctx, "add slot %u gen %u handle %u type %u", slot, f->gen,
+		 o->handle, o->type);
+	fz_unlock(ctx->sh);
+}
+
+void fz_obj_del(struct fz_ctx *ctx, uint32_t slot, uint32_t handle)
+{
+	struct fz_file *f = &ctx->sh->file[slot];
+	uint32_t i;
+
+	fz_lock(ctx->sh);
+	if (!current_gen(ctx, slot)) {
+		fz_unlock(ctx->sh);
+		return;
+	}
+	for (i = 0; i < f->nobj; i++) {
+		if (f->obj[i].handle != handle)
+			continue;
+		f->obj[i] = f->obj[--f->nobj];
+		break;
+	}
+	f->stale[f->stale_next++ % FZ_MAX_STALE] = handle;
+	fz_trace(ctx, "del slot %u gen %u handle %u", slot, f->gen, handle);
+	fz_unlock(ctx->sh);
+}
+
+void fz_obj_set_state(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
+		      uint8_t state, uint32_t port)
+{
+	struct fz_file *f = &ctx->sh->file[slot];
+	uint32_t i;
+
+	fz_lock(ctx->sh);
+	if (!current_gen(ctx, slot)) {
+		fz_unlock(ctx->sh);
+		return;
+	}
+	for (i = 0; i < f->nobj; i++) {
+		if (f->obj[i].handle != handle)
+			continue;
+		f->obj[i].state = state;
+		if (port)
+			f->obj[i].port = port;
+	}
+	fz_unlock(ctx->sh);
+}
+
+/* A handle of another file: a handle there may be anything here. */
+uint32_t fz_foreign_handle(struct fz_ctx *ctx, uint32_t slot)
+{
+	uint32_t other = fz_below(&ctx->rng, ctx->sh->nfiles);
+	struct fz_obj o;
+
+	if (other == slot || !fz_pick_obj(ctx, other, 0, &o))
+		return fz_range(&ctx->rng, 1, 64);
+	return o.handle;
+}
+
+uint32_t fz_stale_handle(struct fz_ctx *ctx, uint32_t slot)
+{
+	struct fz_file *f = &ctx->sh->file[slot];
+	uint32_t h;
+
+	fz_lock(ctx->sh);
+	h = f->stale[fz_below(&ctx->rng, FZ_MAX_STALE)];
+	fz_unlock(ctx->sh);
+	return h ? h : fz_range(&ctx->rng, 1, 1000);
+}
+
+/* A QP number on the device: another QP of the workers' (any file). */
+static uint32_t pick_qpn(struct fz_ctx *ctx, uint32_t slot, int qp_type)
+{
+	uint32_t dev = fz_dev_of(ctx, slot), i, other;
+	struct fz_obj o;
+
+	for (i = 0; i < 3; i++) {
+		other = fz_below(&ctx->rng, ctx->sh->nfiles);
+		if (fz_dev_of(ctx, other) != dev)
+			continue;
+		if (fz_pick_qp(ctx, other, qp_type, -1, &o))
+			return o.qpn;
+	}
+	return fz_chance(&ctx->rng, 50) ? 1 : fz_range(&ctx->rng, 2, 0xffffff);
+}
+
+void fz_build_av(struct fz_ctx *ctx, uint32_t slot, struct ib_async_av *av)
+{
+	const struct fz_dev *d = dev_of(ctx, slot);
+	struct fz_rng *r = &ctx->rng;
+
+	memset(av, 0, sizeof(*av));
+	av->port_num = fz_range(r, 1, d->ports);
+	av->sl = fz_chance(r, 90) ? 0 : fz_below(r, 16);
+	if (d->kind == FZ_DEV_RXE) {
+		/* RoCE: the GRH, to our own GID, so rxe loops it back */
+		av->is_global = 1;
+		av->sgid_index = d->gid_index >= 0 && fz_chance(r, 90) ?
+				 (uint32_t)d->gid_index : fz_below(r, 4);
+		memcpy(av->dgid, d->gid, sizeof(av->dgid));
+		av->hop_limit = fz_chance(r, 90) ? 64 : fz_below(r, 256);
+		if (fz_chance(r, 10))
+			av->traffic_class = fz_below(r, 256);
+		if (fz_chance(r, 10))
+			av->flow_label = fz_below(r, 1 << 20);
+		return;
+	}
+	av->dlid = fz_range(r, 1, 0xbfff);
+	if (fz_chance(r, 30)) {
+		av->is_global = 1;
+		av->dgid[0] = 0xfe;
+		av->dgid[1] = 0x80;
+		av->dgid[15] = fz_below(r, 256);
+		av->hop_limit = 64;
+	}
+}
+
+/*
+ * An address in the worker's data area with room for @len bytes; one
+ * time in ten misaligned. An @len larger than the area runs into the
+ * guard page behind it.
+ */
+uint64_t fz_valid_uptr(struct fz_ctx *ctx, uint64_t len)
+{
+	uint64_t room = len < FZ_DATA_LEN ? FZ_DATA_LEN - len : 0;
+	uint64_t off = fz_below(&ctx->rng, (uint32_t)(room / 8 + 1)) * 8;
+
+	if (off && fz_chance(&ctx->rng, 10))
+		off -= fz_range(&ctx->rng, 1, 7);
+	return (uint64_t)(uintptr_t)(ctx->data + off);
+}
+
+/*
+ * An address the kernel must refuse, or that faults part-way through
+ * @len bytes. With @later the kernel writes it at another worker's call
+ * (a receive's buffer, written at POLL_CQ), so it must not be memory a
+ * worker reads: the data areas are left out then.
+ */
+uint64_t fz_bad_uptr(struct fz_ctx *ctx, uint64_t len, bool later)
+{
+	uint32_t tail = fz_range(&ctx->rng, 1, len < FZ_PAGE && len ?
+				 (uint32_t)len : FZ_PAGE);
+
+	switch (fz_below(&ctx->rng, 9)) {
+	case 0:
+		return 0;
+	case 1:
+		return (uintptr_t)fz_mem.hole;
+	case 2:
+		return (uintptr_t)fz_mem.guard;
+	case 3:	/* the last bytes before a guard page */
+		if (later)
+			return (uintptr_t)fz_mem.volat + fz_mem.volat_len - tail;
+		return (uintptr_t)(ctx->data + FZ_DATA_LEN - tail);
+	case 4:
+		return 0xffffffff81000000ULL;	/* kernel text */
+	case 5:
+		return 0x0000800000000000ULL;	/* not canonical */
+	case 6:
+		return ~0ULL - fz_below(&ctx->rng, 64);
+	case 7:	/* read-only: fine to read, faults when written */
+		return (uintptr_t)ctx->arg_ro;
+	default:
+		return (uintptr_t)fz_mem.volat +
+		       fz_below(&ctx->rng, (uint32_t)fz_mem.volat_len);
+	}
+}
+
+/* Build the command that makes an object of @type instead. */
+static bool make_instead(struct fz_ctx *ctx, struct fz_call *c, uint32_t type)
+{
+	static const unsigned int creator[] = {
+		[IB_ASYNC_OBJ_PD] = IB_ASYNC_CMD_CREATE_PD,
+		[IB_ASYNC_OBJ_CQ] = IB_ASYNC_CMD_CREATE_CQ,
+		[IB_ASYNC_OBJ_QP] = IB_ASYNC_CMD_CREATE_QP,
+		[IB_ASYNC_OBJ_SRQ] = IB_ASYNC_CMD_CREATE_SRQ,
+		[IB_ASYNC_OBJ_AH] = IB_ASYNC_CMD_CREATE_AH,
+		[IB_ASYNC_OBJ_WQ] = IB_ASYNC_CMD_CREATE_WQ,
+	};
+
+	c->cmd = fz_cmd_by_nr(creator[type]);
+	memset(&c->a, 0, sizeof(c->a));
+	return c->cmd->build(ctx, c);
+}
+
+/* Get an object of @type into *o, or turn @c into the call making one. */
+#define NEED(ctx, c, type, o)						\
+	do {								\
+		if (!fz_pick_obj(ctx, (c)->slot, type, o))		\
+			return make_instead(ctx, c, type);		\
+	} while (0)
+
+/* Data-path calls only work in the opener's process and on rxe. */
+static bool datapath_here(struct fz_ctx *ctx, uint32_t slot)
+{
+	if (!ctx->opener && !fz_chance(&ctx->rng, 10))
+		return false;
+	return on_rxe(ctx, slot) || fz_chance(&ctx->rng, 15);
+}
+
+/* Small mostly, sometimes large, now and then absurd. */
+static uint32_t some_count(struct fz_rng *r, uint32_t small, uint32_t large)
+{
+	uint32_t p = fz_below(r, 100);
+
+	if (p < 80)
+		return fz_range(r, 1, small);
+	if (p < 95)
+		return fz_range(r, small, large);
+	if (p < 97)
+		return 0;
+	return fz_chance(r, 50) ? ~0u : fz_range(r, large, 1u << 24);
+}
+
+static bool check(struct fz_ctx *ctx, bool ok, const char *key,
+		  const char *what)
+{
+	if (!ok)
+		fz_report(ctx, key, "%s", what);
+	return ok;
+}
+
+/* ---- the event core ---- */
+
+bool fz_build_get_info(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+	return true;
+}
+
+void fz_done_get_info(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_info *i = &c->a.info;
+
+	check(ctx, i->argsz == sizeof(*i), "info-argsz",
+	      "GET_INFO answered with an argsz other than its size");
+	check(ctx, i->abi_version == IB_ASYNC_ABI_VERSION, "info-abi",
+	      "GET_INFO: wrong abi_version");
+	check(ctx, i->record_size == sizeof(struct ib_async_event),
+	      "info-record", "GET_INFO: wrong record_size");
+	check(ctx, i->queued <= i->queue_len + 2, "info-queued",
+	      "GET_INFO: more records queued than the queue holds");
+	check(ctx, i->features & IB_ASYNC_FEATURE_READ_BATCH, "info-features",
+	      "GET_INFO: READ_BATCH not among the features");
+	check(ctx, i->next_seq >= 1, "info-seq", "GET_INFO: next_seq 0");
+}
+
+bool fz_build_set_queue_len(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_rng *r = &ctx->rng;
+	uint32_t max = ctx->sh->max_queue_len, p = fz_below(r, 100);
+
+	if (p < 60)
+		c->a.queue_len.queue_len = fz_range(r, 1, 16);
+	else if (p < 90)
+		c->a.queue_len.queue_len = fz_range(r, 17, 4096);
+	else if (p < 95)
+		c->a.queue_len.queue_len = max;
+	else
+		c->a.queue_len.queue_len = fz_chance(r, 50) ? max + 1 : 0;
+	return true;
+}
+
+void fz_done_set_queue_len(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+/*
+ * What read() and READ_BATCH return: whole records, in order, each one
+ * consistent in itself. Records of one call must not overlap in seq.
+ */
+void fz_check_records(struct fz_ctx *ctx, uint32_t slot,
+		      const struct ib_async_event *ev, uint32_t n)
+{
+	uint64_t next = 0, top = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ib_async_event *e = &ev[i];
+		bool overflow = e->event_type == IB_ASYNC_EV_OVERFLOW;
+
+		if (e->event_type > IB_ASYNC_EV_WQ_FATAL && !overflow)
+			fz_report(ctx, "record-type", "record type %u",
+				  e->event_type);
+		if (!e->count || (!overflow && e->count != 1))
+			fz_report(ctx, "record-count",
+				  "record type %u with count %llu",
+				  e->event_type, (unsigned long long)e->count);
+		if (!e->seq || e->seq < next)
+			fz_report(ctx, "record-seq",
+				  "record seq %llu after one ending at %llu",
+				  (unsigned long long)e->seq,
+				  (unsigned long long)next);
+		if (overflow != (e->obj_type == IB_ASYNC_OBJ_NONE))
+			fz_report(ctx, "record-obj",
+				  "record type %u with obj_type %u",
+				  e->event_type, e->obj_type);
+		if ((e->obj_type == IB_ASYNC_OBJ_PORT ||
+		     e->obj_type == IB_ASYNC_OBJ_NONE) != !e->obj_handle)
+			fz_report(ctx, "record-handle",
+				  "record obj_type %u with obj_handle %u",
+				  e->obj_type, e->obj_handle);
+		next = e->seq + e->count;
+		if (next - 1 > top)
+			top = next - 1;
+		atomic_fetch_add(&ctx->sh->stats.events[overflow ? 20 :
+				 e->event_type % 20], 1);
+	}
+	if (top) {
+		fz_lock(ctx->sh);
+		if (top > ctx->sh->file[slot].seen_seq)
+			ctx->sh->file[slot].seen_seq = top;
+		fz_unlock(ctx->sh);
+	}
+}
+
+bool fz_build_read_batch(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_read_batch *a = &c->a.read_batch;
+	struct fz_rng *r = &ctx->rng;
+	uint64_t seen = ctx->sh->file[c->slot].seen_seq;
+	uint32_t p = fz_below(r, 100);
+
+	/* Blocking is the watchdog's business; mostly do not. */
+	a->flags = fz_chance(r, 90) ? IB_ASYNC_READ_NONBLOCK : 0;
+	if (fz_chance(r, 35))
+		a->flags |= IB_ASYNC_READ_PEEK;
+	if (p < 40)
+		a->consume_seq = 0;
+	else if (p < 70)
+		a->consume_seq = seen;
+	else if (p < 90)
+		a->consume_seq = seen + fz_below(r, 100);
+	else
+		a->consume_seq = fz_chance(r, 50) ? ~0ULL : fz_next(r);
+	a->count = fz_chance(r, 10) ? 0 : some_count(r, 64, 4096);
+	a->buf = fz_valid_uptr(ctx, a->count * sizeof(struct ib_async_event));
+	return true;
+}
+
+void fz_done_read_batch(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_read_batch *a = &c->a.read_batch;
+	const struct ib_async_read_batch *in = (const void *)c->sent;
+
+	if (!check(ctx, a->count <= in->count, "batch-count",
+		   "READ_BATCH returned more records than asked"))
+		return;
+	/* The records went to our own buffer. */
+	if (a->buf >= (uintptr_t)ctx->data &&
+	    a->buf + (uint64_t)a->count * sizeof(struct ib_async_event) <=
+	    (uintptr_t)ctx->data + FZ_DATA_LEN)
+		fz_check_records(ctx, c->slot,
+				 (const void *)(uintptr_t)a->buf, a->count);
+}
+
+/* ---- objects ---- */
+
+bool fz_build_create_pd(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+	return true;
+}
+
+void fz_done_create_pd(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj o = { .handle = c->a.create_pd.handle,
+			    .type = IB_ASYNC_OBJ_PD };
+
+	fz_obj_add(ctx, c->slot, &o);
+}
+
+bool fz_build_create_cq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_create_cq *a = &c->a.create_cq;
+	struct fz_rng *r = &ctx->rng;
+
+	a->user_handle = fz_next(r);
+	/* small CQs overrun: CQ_ERR */
+	a->cqe = fz_chance(r, 40) ? fz_range(r, 1, 4) :
+		 some_count(r, 256, 70000);
+	a->comp_vector = fz_chance(r, 95) ? 0 : fz_below(r, 4);
+	return true;
+}
+
+void fz_done_create_cq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj o = { .handle = c->a.create_cq.handle,
+			    .type = IB_ASYNC_OBJ_CQ,
+			    .cqe = c->a.create_cq.cqe };
+
+	fz_obj_add(ctx, c->slot, &o);
+}
+
+bool fz_build_resize_cq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj cq;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_CQ, &cq);
+	c->a.resize_cq.handle = cq.handle;
+	c->a.resize_cq.cqe = some_count(&ctx->rng, 300, 70000);
+	return true;
+}
+
+void fz_done_resize_cq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_create_qp(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_create_qp *a = &c->a.create_qp;
+	struct fz_obj pd, scq, rcq, srq;
+	struct fz_rng *r = &ctx->rng;
+	uint32_t p;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_PD, &pd);
+	NEED(ctx, c, IB_ASYNC_OBJ_CQ, &scq);
+	if (fz_chance(r, 50) || !fz_pick_obj(ctx, c->slot, IB_ASYNC_OBJ_CQ, &rcq))
+		rcq = scq;
+	a->user_handle = fz_next(r);
+	a->pd_handle = pd.handle;
+	a->send_cq_handle = scq.handle;
+	a->recv_cq_handle = rcq.handle;
+	if (fz_chance(r, 25) && fz_pick_obj(ctx, c->slot, IB_ASYNC_OBJ_SRQ, &srq))
+		a->srq_handle = srq.handle;
+	p = fz_below(r, 100);
+	if (p < 55)
+		a->qp_type = IB_UVERBS_QPT_UD;
+	else if (p < 95)
+		a->qp_type = IB_UVERBS_QPT_RC;
+	else
+		a->qp_type = fz_below(r, 12);
+	a->sq_sig_all = fz_chance(r, 30);
+	a->max_send_wr = some_count(r, 32, 2048);
+	a->max_recv_wr = some_count(r, 32, 2048);
+	a->max_send_sge = fz_chance(r, 95) ? fz_range(r, 1, 2) : fz_below(r, 64);
+	a->max_recv_sge = fz_chance(r, 95) ? fz_range(r, 1, 2) : fz_below(r, 64);
+	a->max_inline_data = fz_chance(r, 70) ? 0 : some_count(r, 64, 2048);
+	return true;
+}
+
+void fz_done_create_qp(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_create_qp *a = &c->a.create_qp;
+	struct fz_obj o = {
+		.handle = a->handle, .type = IB_ASYNC_OBJ_QP,
+		.qp_type = a->qp_type, .state = QPS_RESET,
+		.qpn = a->qp_num, .srq = a->srq_handle,
+	};
+
+	check(ctx, a->qp_num, "qp-num", "CREATE_QP returned QP number 0");
+	fz_obj_add(ctx, c->slot, &o);
+}
+
+/* From RESET: what INIT needs. */
+static void qp_to_init(struct fz_ctx *ctx, struct fz_call *c,
+		       const struct fz_obj *qp)
+{
+	struct ib_async_qp_attr *a = &c->a.qp_attr;
+	struct fz_rng *r = &ctx->rng;
+
+	a->attr_mask |= IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT;
+	a->port_num = fz_range(r, 1, dev_of(ctx, c->slot)->ports);
+	a->pkey_index = fz_chance(r, 95) ? 0 : fz_below(r, 4);
+	if (qp->qp_type == IB_UVERBS_QPT_UD) {
+		a->attr_mask |= IB_ASYNC_QP_QKEY;
+		a->qkey = fz_chance(r, 95) ? FZ_QKEY : (uint32_t)fz_next(r);
+	} else {
+		a->attr_mask |= IB_ASYNC_QP_ACCESS_FLAGS;
+		a->qp_access_flags = fz_below(r, 16);
+	}
+}
+
+/* From INIT: an RC QP connects to another RC QP (or itself). */
+static void qp_to_rtr(struct fz_ctx *ctx, struct fz_call *c,
+		      const struct fz_obj *qp)
+{
+	struct ib_async_qp_attr *a = &c->a.qp_attr;
+	struct fz_rng *r = &ctx->rng;
+
+	if (qp->qp_type != IB_UVERBS_QPT_RC)
+		return;
+	a->attr_mask |= IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
+			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
+			IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
+			IB_ASYNC_QP_MIN_RNR_TIMER;
+	a->path_mtu = fz_chance(r, 90) ? 3 : fz_below(r, 7);
+	a->dest_qp_num = fz_chance(r, 15) ? qp->qpn :
+			 pick_qpn(ctx, c->slot, IB_UVERBS_QPT_RC);
+	a->rq_psn = fz_below(r, 1 << 24);
+	a->max_dest_rd_atomic = fz_below(r, 4);
+	a->min_rnr_timer = fz_chance(r, 80) ? 1 : fz_below(r, 32);
+	fz_build_av(ctx, c->slot, &a->av);
+	a->av.port_num = qp->port ? qp->port : a->av.port_num;
+}
+
+static void qp_to_rts(struct fz_ctx *ctx, struct fz_call *c,
+		      const struct fz_obj *qp)
+{
+	struct ib_async_qp_attr *a = &c->a.qp_attr;
+	struct fz_rng *r = &ctx->rng;
+
+	a->attr_mask |= IB_ASYNC_QP_SQ_PSN;
+	a->sq_psn = fz_below(r, 1 << 24);
+	if (qp->qp_type != IB_UVERBS_QPT_RC)
+		return;
+	a->attr_mask |= IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
+			IB_ASYNC_QP_RNR_RETRY | IB_ASYNC_QP_MAX_QP_RD_ATOMIC;
+	/* short timeouts and few retries: failed sends end quickly */
+	a->timeout = fz_chance(r, 80) ? fz_range(r, 8, 12) : fz_below(r, 32);
+	a->retry_cnt = fz_below(r, 8);
+	a->rnr_retry = fz_chance(r, 90) ? fz_below(r, 4) : fz_below(r, 8);
+	a->max_rd_atomic = fz_below(r, 4);
+}
+
+/* Anything at all, as a confused program would. */
+static void qp_random(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_qp_attr *a = &c->a.qp_attr;
+	struct fz_rng *r = &ctx->rng;
+
+	a->attr_mask = (uint32_t)fz_next(r) &
+		       (fz_chance(r, 90) ? IB_ASYNC_QP_ATTR_SUPPORTED : ~0u);
+	a->qp_state = fz_below(r, 8);
+	a->cur_qp_state = fz_below(r, 8);
+	a->path_mtu = fz_below(r, 8);
+	a->qkey = fz_chance(r, 50) ? FZ_QKEY : (uint32_t)fz_next(r);
+	a->rq_psn = (uint32_t)fz_next(r);
+	a->sq_psn = (uint32_t)fz_next(r);
+	a->dest_qp_num = pick_qpn(ctx, c->slot, -1);
+	a->qp_access_flags = fz_below(r, 64);
+	a->pkey_index = fz_below(r, 4);
+	a->port_num = fz_below(r, 4);
+	a->en_sqd_async_notify = fz_below(r, 2);
+	a->max_rd_atomic = fz_below(r, 256);
+	a->max_dest_rd_atomic = fz_below(r, 256);
+	a->min_rnr_timer = fz_below(r, 256);
+	a->timeout = fz_below(r, 256);
+	a->retry_cnt = fz_below(r, 256);
+	a->rnr_retry = fz_below(r, 256);
+	fz_build_av(ctx, c->slot, &a->av);
+}
+
+bool fz_build_modify_qp(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_qp_attr *a = &c->a.qp_attr;
+	struct fz_rng *r = &ctx->rng;
+	uint32_t p = fz_below(r, 100);
+	struct fz_obj qp;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_QP, &qp);
+	a->handle = qp.handle;
+	if (p < 8) {
+		a->qp_state = QPS_ERR;
+	} else if (p < 14) {
+		a->qp_state = QPS_RESET;
+	} else if (p < 22) {
+		qp_random(ctx, c);
+	} else {
+		switch (qp.state) {
+		case QPS_RESET:
+			a->qp_state = QPS_INIT;
+			qp_to_init(ctx, c, &qp);
+			break;
+		case QPS_INIT:
+			a->qp_state = QPS_RTR;
+			qp_to_rtr(ctx, c, &qp);
+			break;
+		case QPS_RTR:
+			a->qp_state = QPS_RTS;
+			qp_to_rts(ctx, c, &qp);
+			break;
+		case QPS_RTS:
+			/* UD to SQD drains the send queue: SQ_DRAINED */
+			a->qp_state = fz_chance(r, 50) ? QPS_SQD : QPS_RTS;
+			if (fz_chance(r, 50)) {
+				a->attr_mask |= IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY;
+				a->en_sqd_async_notify = 1;
+			}
+			break;
+		case QPS_SQD:
+		case QPS_SQE:
+			a->qp_state = QPS_RTS;
+			break;
+		default:
+			a->qp_state = QPS_RESET;
+			break;
+		}
+	}
+	a->attr_mask |= IB_ASYNC_QP_STATE;
+	if (fz_chance(r, 15)) {
+		a->attr_mask |= IB_ASYNC_QP_CUR_STATE;
+		a->cur_qp_state = qp.state;
+	}
+	return true;
+}
+
+void fz_done_modify_qp(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_qp_attr *a = &c->a.qp_attr;
+
+	if (a->attr_mask & IB_ASYNC_QP_STATE)
+		fz_obj_set_state(ctx, c->slot, a->handle, a->qp_state,
+				 a->attr_mask & IB_ASYNC_QP_PORT ?
+				 a->port_num : 0);
+}
+
+bool fz_build_query_qp(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj qp;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_QP, &qp);
+	c->a.qp_attr.handle = qp.handle;
+	return true;
+}
+
+void fz_done_query_qp(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_qp_attr *a = &c->a.qp_attr;
+
+	check(ctx, a->argsz == sizeof(*a), "query-qp-argsz",
+	      "QUERY_QP answered with an argsz other than its size");
+	if (check(ctx, a->qp_state <= QPS_ERR, "query-qp-state",
+		  "QUERY_QP: state beyond ERR"))
+		fz_obj_set_state(ctx, c->slot, a->handle, a->qp_state, 0);
+}
+
+bool fz_build_create_srq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_create_srq *a = &c->a.create_srq;
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj pd;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_PD, &pd);
+	a->user_handle = fz_next(r);
+	a->pd_handle = pd.handle;
+	a->max_wr = some_count(r, 64, 4096);
+	a->max_sge = fz_chance(r, 95) ? fz_range(r, 1, 2) : fz_below(r, 64);
+	if (fz_chance(r, 40))
+		a->srq_limit = fz_below(r, a->max_wr ? a->max_wr : 1);
+	return true;
+}
+
+void fz_done_create_srq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj o = { .handle = c->a.create_srq.handle,
+			    .type = IB_ASYNC_OBJ_SRQ,
+			    .cqe = c->a.create_srq.max_wr };
+
+	fz_obj_add(ctx, c->slot, &o);
+}
+
+bool fz_build_modify_srq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_srq_attr *a = &c->a.srq_attr;
+	struct fz_rng *r = &ctx->rng;
+	uint32_t p = fz_below(r, 100);
+	struct fz_obj srq;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_SRQ, &srq);
+	a->handle = srq.handle;
+	if (p < 70)
+		a->attr_mask = IB_ASYNC_SRQ_LIMIT;
+	else if (p < 85)
+		a->attr_mask = IB_ASYNC_SRQ_MAX_WR;
+	else if (p < 95)
+		a->attr_mask = IB_ASYNC_SRQ_LIMIT | IB_ASYNC_SRQ_MAX_WR;
+	else
+		a->attr_mask = (uint32_t)fz_next(r);
+	a->srq_limit = fz_below(r, srq.cqe ? srq.cqe + 1 : 8);
+	a->max_wr = some_count(r, 128, 8192);
+	return true;
+}
+
+void fz_done_modify_srq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_query_srq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj srq;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_SRQ, &srq);
+	c->a.srq_attr.handle = srq.handle;
+	return true;
+}
+
+void fz_done_query_srq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	check(ctx, c->a.srq_attr.argsz == sizeof(c->a.srq_attr),
+	      "query-srq-argsz",
+	      "QUERY_SRQ answered with an argsz other than its size");
+}
+
+bool fz_build_create_wq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_create_wq *a = &c->a.create_wq;
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj pd, cq;
+
+	/* rxe has no WQs: an occasional EOPNOTSUPP is enough there */
+	if (on_rxe(ctx, c->slot) && !fz_chance(r, 10))
+		return false;
+	NEED(ctx, c, IB_ASYNC_OBJ_PD, &pd);
+	NEED(ctx, c, IB_ASYNC_OBJ_CQ, &cq);
+	a->user_handle = fz_next(r);
+	a->pd_handle = pd.handle;
+	a->cq_handle = cq.handle;
+	a->max_wr = some_count(r, 64, 4096);
+	a->max_sge = fz_chance(r, 95) ? fz_range(r, 1, 2) : fz_below(r, 64);
+	return true;
+}
+
+void fz_done_create_wq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj o = { .handle = c->a.create_wq.handle,
+			    .type = IB_ASYNC_OBJ_WQ };
+
+	fz_obj_add(ctx, c->slot, &o);
+}
+
+bool fz_build_modify_wq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_modify_wq *a = &c->a.modify_wq;
+	struct fz_rng *r = &ctx->rng;
+	uint32_t p = fz_below(r, 100);
+	struct fz_obj wq;
+
+	if (on_rxe(ctx, c->slot) && !fz_chance(r, 10))
+		return false;
+	NEED(ctx, c, IB_ASYNC_OBJ_WQ, &wq);
+	a->handle = wq.handle;
+	if (p < 50)
+		a->attr_mask = IB_ASYNC_WQ_STATE;
+	else if (p < 80)
+		a->attr_mask = IB_ASYNC_WQ_STATE | IB_ASYNC_WQ_CUR_STATE;
+	else if (p < 90)
+		a->attr_mask = IB_ASYNC_WQ_FLAGS;
+	else
+		a->attr_mask = (uint32_t)fz_next(r) & (fz_chance(r, 50) ? 7 : ~0u);
+	a->wq_state = fz_chance(r, 95) ? fz_below(r, 3) : fz_below(r, 8);
+	a->curr_wq_state = fz_chance(r, 95) ? fz_below(r, 3) : fz_below(r, 8);
+	a->wq_flags = fz_below(r, 16);
+	a->wq_flags_mask = fz_below(r, 16);
+	return true;
+}
+
+void fz_done_modify_wq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_create_ah(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj pd;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_PD, &pd);
+	c->a.create_ah.pd_handle = pd.handle;
+	fz_build_av(ctx, c->slot, &c->a.create_ah.av);
+	return true;
+}
+
+void fz_done_create_ah(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj o = { .handle = c->a.create_ah.handle,
+			    .type = IB_ASYNC_OBJ_AH,
+			    .port = c->a.create_ah.av.port_num };
+
+	fz_obj_add(ctx, c->slot, &o);
+}
+
+bool fz_build_destroy(struct fz_ctx *ctx, struct fz_call *c)
+{
+	static const uint16_t types[] = {
+		IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_QP,
+		IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_AH,
+		IB_ASYNC_OBJ_PD, IB_ASYNC_OBJ_WQ, 0,
+	};
+	struct fz_obj o;
+
+	/* destroys in any order: one in use fails with EBUSY */
+	if (!fz_pick_obj(ctx, c->slot, types[fz_below(&ctx->rng, 9)], &o) &&
+	    !fz_pick_obj(ctx, c->slot, 0, &o))
+		return false;
+	c->a.destroy.obj_type = o.type;
+	c->a.destroy.handle = o.handle;
+	return true;
+}
+
+void fz_done_destroy(struct fz_ctx *ctx, struct fz_call *c)
+{
+	fz_obj_del(ctx, c->slot, c->a.destroy.handle);
+	check(ctx, !c->a.destroy.comp_events_reported, "destroy-comp",
+	      "DESTROY: comp_events_reported not 0");
+}
+
+/* ---- queries ---- */
+
+static uint32_t some_port(struct fz_ctx *ctx, uint32_t slot)
+{
+	uint32_t ports = dev_of(ctx, slot)->ports;
+
+	if (fz_chance(&ctx->rng, 92))
+		return fz_range(&ctx->rng, 1, ports);
+	return fz_chance(&ctx->rng, 50) ? 0 : ports + fz_below(&ctx->rng, 300);
+}
+
+bool fz_build_query_device(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+	return true;
+}
+
+void fz_done_query_device(struct fz_ctx *ctx, struct fz_call *c)
+{
+	check(ctx, c->a.device_attr.phys_port_cnt ==
+	      dev_of(ctx, c->slot)->ports || !current_gen(ctx, c->slot),
+	      "device-ports", "QUERY_DEVICE: unexpected phys_port_cnt");
+}
+
+bool fz_build_query_port(struct fz_ctx *ctx, struct fz_call *c)
+{
+	c->a.port_attr.port_num = some_port(ctx, c->slot);
+	return true;
+}
+
+void fz_done_query_port(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_query_gid(struct fz_ctx *ctx, struct fz_call *c)
+{
+	c->a.query_gid.port_num = some_port(ctx, c->slot);
+	c->a.query_gid.index = fz_chance(&ctx->rng, 90) ?
+			       fz_below(&ctx->rng, 20) :
+			       (uint32_t)fz_next(&ctx->rng);
+	return true;
+}
+
+void fz_done_query_gid(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_query_pkey(struct fz_ctx *ctx, struct fz_call *c)
+{
+	c->a.query_pkey.port_num = some_port(ctx, c->slot);
+	c->a.query_pkey.index = fz_chance(&ctx->rng, 90) ?
+				fz_below(&ctx->rng, 4) :
+				(uint32_t)fz_next(&ctx->rng);
+	return true;
+}
+
+void fz_done_query_pkey(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+/* ---- the data path ---- */
+
+/*
+ * Where a receive's data goes when its completion is polled, by whichever
+ * worker polls: memory only the kernel writes (never a worker's data
+ * area, which it reads records from), sometimes the region another
+ * worker makes unreadable at times.
+ */
+uint64_t fz_recv_uptr(struct fz_ctx *ctx, uint32_t len)
+{
+	if (fz_chance(&ctx->rng, 20) && len <= fz_mem.volat_len)
+		return (uintptr_t)fz_mem.volat +
+		       fz_below(&ctx->rng, (uint32_t)(fz_mem.volat_len - len + 1));
+	if (len > FZ_RECV_LEN)
+		return (uintptr_t)fz_mem.recv;
+	return (uintptr_t)fz_mem.recv +
+	       fz_below(&ctx->rng, FZ_RECV_LEN - len + 1);
+}
+
+static uint32_t msg_len(struct fz_rng *r)
+{
+	uint32_t p = fz_below(r, 100);
+
+	if (p < 75)
+		return fz_below(r, 257);
+	if (p < 95)
+		return fz_below(r, 4097);
+	if (p < 98)
+		return fz_range(r, 4097, IB_ASYNC_MAX_MSG);
+	return IB_ASYNC_MAX_MSG + fz_below(r, 2);
+}
+
+bool fz_build_post_recv(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_post_recv *a = &c->a.post_recv;
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj o;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (fz_chance(r, 30) && fz_pick_obj(ctx, c->slot, IB_ASYNC_OBJ_SRQ, &o)) {
+		a->obj_type = IB_ASYNC_OBJ_SRQ;
+	} else {
+		NEED(ctx, c, IB_ASYNC_OBJ_QP, &o);
+		a->obj_type = IB_ASYNC_OBJ_QP;
+	}
+	a->handle = o.handle;
+	a->wr_id = fz_next(r);
+	/* UD receives start with the 40-byte GRH */
+	a->length = msg_len(r) + (fz_chance(r, 80) ? 40 : 0);
+	if (a->length > IB_ASYNC_MAX_MSG + 1)
+		a->length = IB_ASYNC_MAX_MSG;
+	a->addr = fz_recv_uptr(ctx, a->length);
+	return true;
+}
+
+void fz_done_post_recv(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_post_send(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_post_send *a = &c->a.post_send;
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj qp, ah;
+	uint32_t p;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (!fz_pick_qp(ctx, c->slot, -1, QPS_RTS, &qp))
+		return make_instead(ctx, c, IB_ASYNC_OBJ_QP);
+	a->handle = qp.handle;
+	p = fz_below(r, 100);
+	a->opcode = p < 60 ? IB_UVERBS_WR_SEND :
+		    p < 98 ? IB_UVERBS_WR_SEND_WITH_IMM : fz_below(r, 16);
+	a->wr_id = fz_next(r);
+	a->length = msg_len(r);
+	a->addr = (uintptr_t)fz_mem.send +
+		  fz_below(r, IB_ASYNC_MAX_MSG + 2 - a->length);
+	a->send_flags = fz_chance(r, 70) ? IB_ASYNC_SEND_SIGNALED : 0;
+	a->imm_data = (uint32_t)fz_next(r);
+	if (qp.qp_type != IB_UVERBS_QPT_UD)
+		return true;
+	NEED(ctx, c, IB_ASYNC_OBJ_AH, &ah);
+	a->ah_handle = ah.handle;
+	a->remote_qpn = pick_qpn(ctx, c->slot, IB_UVERBS_QPT_UD);
+	a->remote_qkey = fz_chance(r, 95) ? FZ_QKEY : (uint32_t)fz_next(r);
+	return true;
+}
+
+void fz_done_post_send(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_poll_cq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_poll_cq *a = &c->a.poll_cq;
+	struct fz_obj cq;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	NEED(ctx, c, IB_ASYNC_OBJ_CQ, &cq);
+	a->handle = cq.handle;
+	a->count = fz_chance(&ctx->rng, 5) ? 0 : some_count(&ctx->rng, 16, 512);
+	a->wc = fz_valid_uptr(ctx, a->count * sizeof(struct ib_async_wc));
+	return true;
+}
+
+void fz_done_poll_cq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_poll_cq *a = &c->a.poll_cq;
+	const struct ib_async_poll_cq *in = (const void *)c->sent;
+	const struct ib_async_wc *wc = (const void *)(uintptr_t)a->wc;
+	uint32_t i;
+
+	if (!check(ctx, a->count <= in->count, "poll-count",
+		   "POLL_CQ returned more completions than asked"))
+		return;
+	if (a->wc < (uintptr_t)ctx->data ||
+	    a->wc + (uint64_t)a->count * sizeof(*wc) >
+	    (uintptr_t)ctx->data + FZ_DATA_LEN)
+		return;
+	for (i = 0; i < a->count; i++) {
+		atomic_fetch_add(wc[i].status ? &ctx->sh->stats.wc_err :
+				 &ctx->sh->stats.wc_ok, 1);
+		check(ctx, wc[i].status < 32, "wc-status",
+		      "POLL_CQ: completion status out of range");
+		check(ctx, !wc[i].reserved, "wc-reserved",
+		      "POLL_CQ: completion's reserved field not 0");
+	}
+}
