@@ -31,7 +31,7 @@ need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel build tree \
 export RAW_CMD := $(value CMD)
 
 .PHONY: all module test-modules user selftests linux-tools stage vm demo \
-	check check-run lint deps clean distclean help bench difftest
+	check check-run lint deps clean distclean help bench difftest fuzz
 
 all: module test-modules user selftests
 
@@ -123,6 +123,18 @@ difftest: deps
 	$(MAKE) stage
 	$(MAKE) -C $(SELFTESTS)/gen KVER=$(KVER) STAGE=$(STAGE)
 
+# make fuzz [CALLS=N] [SEED=S] [KERNEL=debug|stock|rt]: the structure-aware
+# fuzzer of the char device (selftests/ib_async/fuzz) in one guest boot, on
+# the debug kernel unless KERNEL says otherwise. Ends with exactly
+# "fuzz: N calls, R reports" and fails if R > 0; each report names the seed
+# that replays it (make fuzz SEED=<seed> CALLS=2000).
+fuzz: deps
+	$(MAKE) stage
+	@selftests/ib_async/fuzz/fuzz.sh --kernel $(or $(KERNEL),debug) \
+		--kver $(KVER) --rt-kver '$(RT_KVER)' --stage $(STAGE) \
+		--calls $(or $(CALLS),100000) --seed $(or $(SEED),1) \
+		$(if $(TIMEOUT),--timeout $(TIMEOUT))
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean
@@ -131,6 +143,7 @@ clean:
 	-$(MAKE) -C bench clean
 	-$(MAKE) -C $(SELFTESTS)/gen clean
 	rm -rf $(STAGE) $(DEBUG_STAGE) $(RT_STAGE) $(BUILD)/check $(BUILD)/lint \
+		$(BUILD)/fuzz \
 		$(BUILD)/debug-modules $(BUILD)/rt-modules
 
 # Also drop the cached guest images and the extracted kernel tools.
