@@ -336,7 +336,9 @@ int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 	struct ib_qp_attr attr;
 	int ret;
 
-	if (arg->flags || arg->reserved || arg->reserved8)
+	/* Out fields may hold anything; reserved words must be 0. */
+	if (arg->flags || arg->reserved || arg->reserved8 ||
+	    arg->av.reserved || arg->reserved2)
 		return -EINVAL;
 	uobj = ib_async_uobj_get(c->file, arg->handle, IB_ASYNC_OBJ_QP);
 	if (IS_ERR(uobj))

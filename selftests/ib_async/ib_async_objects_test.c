@@ -201,6 +201,35 @@ TEST_F(obj, bad_arguments_change_nothing)
 	EXPECT_EQ(0, query_qp_state(self->fd, qp.handle));
 }
 
+/*
+ * QUERY_QP's structure is in-out like any other: its reserved words (the
+ * address vector's included) are input too, and non-zero is EINVAL, so
+ * that a later uAPI can give them a meaning. Found by ib_async_fuzz.
+ */
+TEST_F(obj, query_qp_refuses_nonzero_reserved_fields)
+{
+	struct ib_async_qp_attr q;
+	struct ib_async_create_qp qp;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_UVERBS_QPT_UD, &qp));
+	memset(&q, 0, sizeof(q));
+	q.argsz = sizeof(q);
+	q.handle = qp.handle;
+	q.reserved2 = 1;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	q.reserved2 = 0;
+	q.av.reserved = 0x80000000;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	q.av.reserved = 0;
+	q.reserved = 1;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	q.reserved = 0;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(0U, q.qp_state);
+}
+
 TEST_F(obj, srq_limit_set_and_read_back)
 {
 	struct ib_async_create_srq srq = {
