@@ -5,7 +5,7 @@
 #         [--calls N] [--seed S] [--timeout SECS] [--mem MB]
 #
 # The host side of `make fuzz`: stages the module for the chosen kernel
-# (debug: the cached debug build, scripts/stage-debug.sh; rt: Debian's
+# (debug: the cached debug build, scripts/stage.sh --debug; rt: Debian's
 # PREEMPT_RT kernel; stock: STAGE as it is), boots the guest once
 # (vm.sh), runs `ib_async_fuzz --env` there (changing the test bed between
 # and during batches), then prints the fuzzer's reports and, last, exactly
@@ -43,7 +43,7 @@ mkdir -p "$out"
 args=(--kver "$KVER")
 case $KERNEL in
 debug)
-	tree=$("$top/scripts/stage-debug.sh" "$STAGE" "$top/build/stage-debug") ||
+	tree=$("$top/scripts/stage.sh" --debug "$top/build/stage-debug") ||
 		exit 1
 	args+=(--kernel-tree "$tree" --stage "$top/build/stage-debug") ;;
 rt)
@@ -51,8 +51,8 @@ rt)
 		echo "fuzz.sh: no PREEMPT_RT kernel installed (make deps)" >&2
 		exit 2
 	fi
-	"$top/scripts/stage-kernel.sh" "$STAGE" "$top/build/stage-rt" \
-		"/lib/modules/$RTKVER/build" rt || exit 1
+	"$top/scripts/stage.sh" --kdir "/lib/modules/$RTKVER/build" --name rt \
+		"$top/build/stage-rt" || exit 1
 	args=(--kver "$RTKVER" --stage "$top/build/stage-rt") ;;
 stock) args+=(--stage "$STAGE") ;;
 *) usage ;;
