@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <rdma/ib_async.h>
 
@@ -94,6 +95,8 @@ struct fz_obj {
 	uint16_t type;		/* IB_ASYNC_OBJ_* */
 	uint8_t qp_type;	/* IB_UVERBS_QPT_* */
 	uint8_t state;		/* QP: the state last set or seen */
+	uint8_t rx;		/* QP: in a state that takes packets */
+	uint32_t quiet_ms;	/* QP: when it last stopped taking them */
 	uint32_t qpn;
 	uint32_t port;		/* QP: port set at INIT; AH: its port */
 	uint32_t srq;		/* QP: its SRQ's handle, or 0 */
@@ -135,6 +138,7 @@ struct fz_shared {
 		atomic_ullong cmd_calls[32], cmd_ok[32];
 		atomic_ullong events[21];	/* by type; [20]: overflow */
 		atomic_ullong wc_ok, wc_err;
+		atomic_ullong slow_faults;	/* answered late */
 	} stats;
 	uint32_t nreports;	/* reports raised (may exceed the slots) */
 	struct fz_report report[FZ_MAX_REPORTS];
@@ -174,9 +178,12 @@ struct fz_mem {
 	size_t volat_len;
 	uint8_t *send;		/* message bytes, never written after setup */
 	uint8_t *recv;		/* FZ_RECV_LEN: receives land here */
+	uint8_t *slow;		/* FZ_SLOW_LEN whose faults are answered
+				 * late (userfaultfd); NULL without it */
 };
 
 #define FZ_RECV_LEN	(256 * 1024)
+#define FZ_SLOW_LEN	(64 * 1024)
 
 extern struct fz_mem fz_mem;
 
@@ -291,6 +298,18 @@ struct fz_cmd {
 	X(POST_RECV, post_recv) X(POST_SEND, post_send)			\
 	X(POLL_CQ, poll_cq)
 
+/* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
+enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static inline uint64_t fz_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* gen.c: one builder and one answer handler per command */
 #define FZ_DECLARE(NR, name)						\
 	bool fz_build_##name(struct fz_ctx *ctx, struct fz_call *c);	\
@@ -322,10 +341,12 @@ void fz_check_records(struct fz_ctx *ctx, uint32_t slot,
 		      const struct ib_async_event *ev, uint32_t n);
 uint64_t fz_bad_uptr(struct fz_ctx *ctx, uint64_t len, bool later);
 uint64_t fz_recv_uptr(struct fz_ctx *ctx, uint32_t len);
+uint64_t fz_out_uptr(struct fz_ctx *ctx, uint64_t len);
 void fz_file_reset(struct fz_file *f);
 
 /* worker.c */
 void fz_mem_init(void);
+void fz_slow_init(struct fz_shared *sh);
 int fz_ctx_init(struct fz_ctx *ctx, struct fz_shared *sh, uint32_t worker,
 		uint64_t budget, bool opener, uint32_t *my_gen);
 void fz_worker_run(struct fz_ctx *ctx);

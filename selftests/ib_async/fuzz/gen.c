@@ -22,9 +22,6 @@
 /* The Q_Key every UD QP gets, so any UD QP can send to any other. */
 #define FZ_QKEY		0x11111111u
 
-/* enum ibv_qp_state */
-enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };
-
 /* Robust: a worker process that died holding the lock hands it on. */
 void fz_lock(struct fz_shared *sh)
 {
@@ -210,11 +207,17 @@ void fz_obj_set_state(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
 		return;
 	}
 	for (i = 0; i < f->nobj; i++) {
-		if (f->obj[i].handle != handle)
+		struct fz_obj *o = &f->obj[i];
+		bool rx = state >= QPS_RTR && state <= QPS_SQE;
+
+		if (o->handle != handle)
 			continue;
-		f->obj[i].state = state;
+		if (o->rx && !rx)
+			o->quiet_ms = (uint32_t)fz_now_ms();
+		o->rx = rx;
+		o->state = state;
 		if (port)
-			f->obj[i].port = port;
+			o->port = port;
 	}
 	fz_unlock(ctx->sh);
 }
@@ -301,6 +304,20 @@ uint64_t fz_valid_uptr(struct fz_ctx *ctx, uint64_t len)
 	if (off && fz_chance(&ctx->rng, 10))
 		off -= fz_range(&ctx->rng, 1, 7);
 	return (uint64_t)(uintptr_t)(ctx->data + off);
+}
+
+/*
+ * Where the kernel copies a call's answer (records, completions) or a
+ * message from: mostly the worker's data area, sometimes memory whose
+ * every fault the process answers late, so the copy stalls for a while
+ * (the kernel makes it with no lock held).
+ */
+uint64_t fz_out_uptr(struct fz_ctx *ctx, uint64_t len)
+{
+	if (fz_mem.slow && len <= FZ_SLOW_LEN && fz_chance(&ctx->rng, 5))
+		return (uintptr_t)fz_mem.slow +
+		       fz_below(&ctx->rng, (uint32_t)(FZ_SLOW_LEN - len + 1));
+	return fz_valid_uptr(ctx, len);
 }
 
 /*
@@ -510,7 +527,7 @@ bool fz_build_read_batch(struct fz_ctx *ctx, struct fz_call *c)
 	else
 		a->consume_seq = fz_chance(r, 50) ? ~0ULL : fz_next(r);
 	a->count = fz_chance(r, 10) ? 0 : some_count(r, 64, 4096);
-	a->buf = fz_valid_uptr(ctx, a->count * sizeof(struct ib_async_event));
+	a->buf = fz_out_uptr(ctx, a->count * sizeof(struct ib_async_event));
 	return true;
 }
 
@@ -720,6 +737,27 @@ static void qp_random(struct fz_ctx *ctx, struct fz_call *c)
 	fz_build_av(ctx, c->slot, &a->av);
 }
 
+/*
+ * rxe in Debian's 6.1 kernels (generic, rt and debug alike) corrupts a
+ * QP's reference count, or dereferences NULL, when the QP goes to RESET
+ * while its responder still runs on another CPU for a packet that
+ * arrived in RTR or RTS: rxe_qp_reset() drains the packet queue without
+ * the task's lock while rxe_xmit_packet() runs the responder inline.
+ * ib_uverbs reaches it the same way (ibv_modify_qp to RESET under UD
+ * traffic crashes the guest within seconds); it is the driver's, and the
+ * fuzzer would otherwise find it again instead of our bugs. So a QP the
+ * fuzzer believes took packets goes to ERR instead (which stops packets
+ * from being queued), and to RESET only once it has been quiet for a
+ * while. Documentation/ib_async.rst, "Known driver bugs".
+ */
+#define FZ_RESET_QUIET_MS	50
+
+static bool reset_is_safe(const struct fz_obj *qp)
+{
+	return !qp->rx &&
+	       (uint32_t)fz_now_ms() - qp->quiet_ms >= FZ_RESET_QUIET_MS;
+}
+
 bool fz_build_modify_qp(struct fz_ctx *ctx, struct fz_call *c)
 {
 	struct ib_async_qp_attr *a = &c->a.qp_attr;
@@ -767,6 +805,8 @@ bool fz_build_modify_qp(struct fz_ctx *ctx, struct fz_call *c)
 		}
 	}
 	a->attr_mask |= IB_ASYNC_QP_STATE;
+	if (a->qp_state == QPS_RESET && !reset_is_safe(&qp))
+		a->qp_state = QPS_ERR;
 	if (fz_chance(r, 15)) {
 		a->attr_mask |= IB_ASYNC_QP_CUR_STATE;
 		a->cur_qp_state = qp.state;
@@ -1124,6 +1164,8 @@ bool fz_build_post_send(struct fz_ctx *ctx, struct fz_call *c)
 	a->length = msg_len(r);
 	a->addr = (uintptr_t)fz_mem.send +
 		  fz_below(r, IB_ASYNC_MAX_MSG + 2 - a->length);
+	if (fz_mem.slow && a->length <= FZ_SLOW_LEN && fz_chance(r, 5))
+		a->addr = (uintptr_t)fz_mem.slow;
 	a->send_flags = fz_chance(r, 70) ? IB_ASYNC_SEND_SIGNALED : 0;
 	a->imm_data = (uint32_t)fz_next(r);
 	if (qp.qp_type != IB_UVERBS_QPT_UD)
@@ -1151,7 +1193,7 @@ bool fz_build_poll_cq(struct fz_ctx *ctx, struct fz_call *c)
 	NEED(ctx, c, IB_ASYNC_OBJ_CQ, &cq);
 	a->handle = cq.handle;
 	a->count = fz_chance(&ctx->rng, 5) ? 0 : some_count(&ctx->rng, 16, 512);
-	a->wc = fz_valid_uptr(ctx, a->count * sizeof(struct ib_async_wc));
+	a->wc = fz_out_uptr(ctx, a->count * sizeof(struct ib_async_wc));
 	return true;
 }
 

@@ -89,17 +89,10 @@ static struct opts opt = {
 static struct fz_shared *sh;
 static uint64_t total_calls;
 /* the batches' statistics, added up */
-static uint64_t st_calls[32], st_ok[32], st_events[21], st_wc_ok, st_wc_err;
+static uint64_t st_calls[32], st_ok[32], st_events[21], st_wc_ok, st_wc_err,
+		st_slow;
 static uint32_t total_reports;
 static bool loaded_evsrc, loaded_storm;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void sleep_ms(unsigned int ms)
 {
@@ -135,6 +128,13 @@ struct seen {
 
 static struct seen *seen;
 static uint32_t nseen;
+
+/*
+ * Each report's first line, said again at the end of the run: the tail of
+ * a long log (all a CI summary may keep) then still tells what broke.
+ */
+#define HEADLINES_KEEP	32
+static char *headlines[HEADLINES_KEEP];
 
 /*
  * True the first time @key is seen in this run; afterwards only counted
@@ -179,8 +179,9 @@ static void say_stats(void)
 		o += snprintf(line + o, sizeof(line) - o, " %s%llu",
 			      i == 20 ? "overflow:" : "", (unsigned long long)st_events[i]);
 	say("fuzz: records read by type 0..19:%s", line);
-	say("fuzz: completions polled: %llu ok, %llu with an error status",
-	    (unsigned long long)st_wc_ok, (unsigned long long)st_wc_err);
+	say("fuzz: completions polled: %llu ok, %llu with an error status; "
+	    "%llu faults answered late", (unsigned long long)st_wc_ok,
+	    (unsigned long long)st_wc_err, (unsigned long long)st_slow);
 }
 
 static void say_repeats(void)
@@ -191,6 +192,24 @@ static void say_repeats(void)
 		if (seen[i].times > 1)
 			say("fuzz: report %u seen %u times", seen[i].report,
 			    seen[i].times);
+	for (i = 0; i < total_reports && i < HEADLINES_KEEP; i++)
+		say("fuzz: report %u was: %s", i + 1, headlines[i]);
+}
+
+/* Count a new report and say it; its line is kept for the end. */
+static __attribute__((format(printf, 1, 2)))
+void new_report(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (total_reports < HEADLINES_KEEP)
+		headlines[total_reports] = strdup(buf);
+	total_reports++;
+	say("fuzz: REPORT %u: %s", total_reports, buf);
 }
 
 /* A report of the supervisor's own, for the batch of @seed. */
@@ -205,8 +224,7 @@ void report(uint64_t seed, const char *key, const char *fmt, ...)
 	va_end(ap);
 	if (!first_time(key, seed))
 		return;
-	total_reports++;
-	say("fuzz: REPORT %u: seed %" PRIu64 ": %s", total_reports, seed, buf);
+	new_report("seed %" PRIu64 ": %s", seed, buf);
 }
 
 static void collect_worker_reports(uint64_t seed)
@@ -337,9 +355,8 @@ static void kmsg_check(uint64_t seed)
 		signature(klines[i], key, sizeof(key));
 		if (!first_time(key, seed))
 			continue;
-		total_reports++;
-		say("fuzz: REPORT %u: seed %" PRIu64 ": kernel log: %s",
-		    total_reports, seed, klines[i]);
+		new_report("seed %" PRIu64 ": kernel log: %s", seed,
+			   klines[i]);
 		j = i > 3 ? i - 3 : 0;
 		last = i + 40 < nklines ? i + 40 : nklines;
 		for (; j < last; j++)
@@ -391,7 +408,7 @@ static int write_file(const char *path, const char *s)
 static __attribute__((format(printf, 3, 4)))
 int run(uint64_t seed, unsigned int secs, const char *fmt, ...)
 {
-	uint64_t end = now_ms() + secs * 1000ULL;
+	uint64_t end = fz_now_ms() + secs * 1000ULL;
 	char cmd[512];
 	int status;
 	va_list ap;
@@ -413,7 +430,7 @@ int run(uint64_t seed, unsigned int secs, const char *fmt, ...)
 	}
 	if (pid < 0)
 		return -1;
-	while (now_ms() < end) {
+	while (fz_now_ms() < end) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 		sleep_ms(20);
@@ -425,10 +442,10 @@ int run(uint64_t seed, unsigned int secs, const char *fmt, ...)
 
 static bool wait_until(bool (*cond)(void), unsigned int secs)
 {
-	uint64_t end = now_ms() + secs * 1000ULL;
+	uint64_t end = fz_now_ms() + secs * 1000ULL;
 
 	while (!cond()) {
-		if (now_ms() > end)
+		if (fz_now_ms() > end)
 			return false;
 		sleep_ms(100);
 	}
@@ -673,7 +690,7 @@ static enum mid pick_mid(struct fz_rng *r)
 /* While the workers run: the device goes away under their files. */
 static void do_mid(enum mid m, uint64_t seed, struct fz_rng *r)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = fz_now_ms();
 
 	switch (m) {
 	case MID_RXE_DELETE:
@@ -706,9 +723,9 @@ static void do_mid(enum mid m, uint64_t seed, struct fz_rng *r)
 		break;
 	}
 	if (m != MID_NONE && m != MID_LINK_FLAP && m != MID_GID_CHANGE &&
-	    now_ms() - t0 > 30000)
+	    fz_now_ms() - t0 > 30000)
 		report(seed, mid_names[m], "%s took %" PRIu64 " ms",
-		       mid_names[m], now_ms() - t0);
+		       mid_names[m], fz_now_ms() - t0);
 }
 
 /* ---- a batch ---- */
@@ -763,6 +780,7 @@ static void run_workers(uint32_t proc, bool opener, uint64_t budget0,
 	pid_t pid;
 
 	fz_unstick_init();
+	fz_slow_init(sh);
 	for (t = 0; t < n; t++) {
 		uint32_t w = proc * n + t;
 
@@ -776,7 +794,7 @@ static void run_workers(uint32_t proc, bool opener, uint64_t budget0,
 	/* interrupt calls that block (read, READ_BATCH) for too long */
 	do {
 		sleep_ms(20);
-		now = now_ms();
+		now = fz_now_ms();
 		alive = 0;
 		for (t = 0; t < n; t++) {
 			if (!ctx[t].thread)
@@ -903,7 +921,7 @@ static void dump_stacks(pid_t pgid)
 
 static void run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
 {
-	uint64_t seed = opt.seed + (uint64_t)b * SEED_STRIDE, t0 = now_ms();
+	uint64_t seed = opt.seed + (uint64_t)b * SEED_STRIDE, t0 = fz_now_ms();
 	uint32_t workers = opt.procs * opt.threads;
 	uint64_t per = calls / workers, mid_at = 0;
 	const char *pre = "none";
@@ -943,7 +961,7 @@ static void run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
 			do_mid(mid, seed, &r);
 			mid_done = true;
 		}
-		if (now_ms() - t0 > opt.batch_timeout * 1000ULL) {
+		if (fz_now_ms() - t0 > opt.batch_timeout * 1000ULL) {
 			report(seed, "batch-hung",
 			       "the batch did not end within %u s; kernel stacks follow",
 			       opt.batch_timeout);
@@ -975,11 +993,12 @@ static void run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
 		st_events[i] += atomic_load(&sh->stats.events[i]);
 	st_wc_ok += atomic_load(&sh->stats.wc_ok);
 	st_wc_err += atomic_load(&sh->stats.wc_err);
+	st_slow += atomic_load(&sh->stats.slow_faults);
 	say("fuzz: batch %u/%u seed %" PRIu64 ": %llu calls (%" PRIu64
 	    " in all), %u reports so far, env %s/%s@%" PRIu64 ", %.1f s",
 	    b + 1, nbatches, seed, (unsigned long long)atomic_load(&sh->calls),
 	    total_calls, total_reports, pre, mid_names[mid], mid_at,
-	    (now_ms() - t0) / 1000.0);
+	    (fz_now_ms() - t0) / 1000.0);
 }
 
 /* ---- setup and the run ---- */
@@ -1112,7 +1131,7 @@ static void parse(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	uint64_t left, t0 = now_ms();
+	uint64_t left, t0 = fz_now_ms();
 	uint32_t b, nbatches;
 	char node[64];
 
@@ -1153,7 +1172,7 @@ int main(int argc, char **argv)
 	teardown();
 	say_stats();
 	say_repeats();
-	say("fuzz: %.1f s", (now_ms() - t0) / 1000.0);
+	say("fuzz: %.1f s", (fz_now_ms() - t0) / 1000.0);
 	if (opt.tap) {
 		printf("# fuzz: %" PRIu64 " calls, %u reports\n", total_calls,
 		       total_reports);

@@ -6,9 +6,11 @@
  * tail, beyond a page), unknown flag bits, non-zero reserved words, stale,
  * foreign or wrongly typed handles, faulting and misaligned pointers, huge
  * counts, the argument itself misplaced (unmapped, read-only, against a
- * guard page). Between them come read(), poll(), epoll, FIONREAD, fcntl,
- * dup, reopen, fork, short-lived files, event storms, unknown commands and
- * other syscalls the node must refuse.
+ * guard page). Buffers the kernel copies to or from are now and then
+ * behind faults answered late (userfaultfd). Between the ioctls come
+ * read(), poll(), epoll, FIONREAD, fcntl, dup, reopen, fork, short-lived
+ * files, event storms, unknown commands and other syscalls the node must
+ * refuse.
  *
  * Every answer is checked against what the uAPI promises: a mutated
  * argument the kernel must refuse is refused, no kernel-internal errno
@@ -31,6 +33,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
+#include <linux/userfaultfd.h>
 #include <rdma/ib_user_verbs.h>
 
 #include "fuzz.h"
@@ -60,14 +63,6 @@ void fz_trace(struct fz_ctx *ctx, const char *fmt, ...)
 }
 
 #define VOLAT_LEN	(64 * 1024)
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void *map(size_t len, int prot)
 {
@@ -361,6 +356,10 @@ static void mutate_field(struct fz_ctx *ctx, struct fz_call *c)
 		if (!f)
 			break;
 		put_field(c, f, bad_handle(ctx, c, f));
+		/* it may name a QP taking packets: see reset_is_safe() */
+		if (cmd->nr == IB_ASYNC_CMD_MODIFY_QP &&
+		    c->a.qp_attr.qp_state == QPS_RESET)
+			c->a.qp_attr.qp_state = QPS_ERR;
 		note(c, "handle", f->name);
 		return;
 	case 3:
@@ -528,7 +527,7 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 	snprintf(ctx->desc, sizeof(ctx->desc),
 		 "%s slot %u argsz %u%s%s", cmd->name, c->slot, c->argsz,
 		 c->mdesc[0] ? " mutated " : "", c->mdesc);
-	atomic_store(&ctx->busy_since, now_ms());
+	atomic_store(&ctx->busy_since, fz_now_ms());
 	ret = ioctl(c->fd, _IO(IB_ASYNC_IOC_MAGIC, cmd->nr), where);
 	err = ret < 0 ? errno : 0;
 	atomic_store(&ctx->busy_since, 0);
@@ -643,11 +642,11 @@ static void act_read(struct fz_ctx *ctx)
 		len = rec * fz_range(r, 1, 64) + fz_range(r, 1, rec - 1);
 	else
 		len = (size_t)1 << fz_range(r, 16, 40);
-	buf = fz_chance(r, 85) ? fz_valid_uptr(ctx, len) :
+	buf = fz_chance(r, 85) ? fz_out_uptr(ctx, len) :
 				 fz_bad_uptr(ctx, len, false);
 	snprintf(ctx->desc, sizeof(ctx->desc), "read slot %u len %zu", slot,
 		 len);
-	atomic_store(&ctx->busy_since, now_ms());
+	atomic_store(&ctx->busy_since, fz_now_ms());
 	n = read(slot_fd(ctx, slot), (void *)(uintptr_t)buf, len);
 	err = n < 0 ? errno : 0;
 	atomic_store(&ctx->busy_since, 0);
@@ -674,7 +673,7 @@ static void act_poll(struct fz_ctx *ctx)
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLPRI | POLLOUT };
 
 	snprintf(ctx->desc, sizeof(ctx->desc), "poll slot %u", slot);
-	atomic_store(&ctx->busy_since, now_ms());
+	atomic_store(&ctx->busy_since, fz_now_ms());
 	if (fz_chance(r, 60)) {
 		poll(&p, 1, fz_below(r, 5));
 	} else {
@@ -1042,7 +1041,81 @@ static void act_volatile(struct fz_ctx *ctx)
 	else
 		mprotect(fz_mem.volat, fz_mem.volat_len,
 			 prot[fz_below(&ctx->rng, 3)]);
+	/* the slow region's pages fault (late) again */
+	if (fz_mem.slow && fz_chance(&ctx->rng, 50))
+		madvise(fz_mem.slow, FZ_SLOW_LEN, MADV_DONTNEED);
 	count_call(ctx);
+}
+
+/*
+ * The slow region: registered with userfaultfd in each worker process; a
+ * thread answers every missing-page fault after a random pause of up to
+ * 30 ms. Only the kernel touches the region (copying records,
+ * completions and messages), and a worker makes its pages missing again
+ * now and then (act_volatile). Fork children lose the registration
+ * (no UFFD_FEATURE_EVENT_FORK) and see plain memory.
+ */
+static int slow_uffd = -1;
+
+static void *slow_handler(void *arg)
+{
+	struct fz_shared *sh = arg;
+	int uffd = slow_uffd;
+	unsigned int seed = (unsigned int)getpid();
+	struct uffdio_copy copy = { .len = FZ_PAGE };
+	static uint8_t page[FZ_PAGE] __attribute__((aligned(4096)));
+	struct uffd_msg msg;
+	struct pollfd p = { .fd = uffd, .events = POLLIN };
+
+	for (;;) {
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		usleep(rand_r(&seed) % 30000);
+		copy.dst = msg.arg.pagefault.address & ~(FZ_PAGE - 1);
+		copy.src = (uintptr_t)page;
+		copy.mode = 0;
+		ioctl(uffd, UFFDIO_COPY, &copy);	/* EEXIST: answered */
+		atomic_fetch_add(&sh->stats.slow_faults, 1);
+	}
+}
+
+void fz_slow_init(struct fz_shared *sh)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	sigset_t all, old;
+	pthread_t t;
+	void *p;
+	int ret;
+
+	fz_mem.slow = NULL;
+	if (getenv("FZ_NO_SLOW"))
+		return;
+	slow_uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (slow_uffd < 0)
+		return;
+	p = mmap(NULL, FZ_SLOW_LEN, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (uintptr_t)p;
+	reg.range.len = FZ_SLOW_LEN;
+	if (p == MAP_FAILED || ioctl(slow_uffd, UFFDIO_API, &api) ||
+	    ioctl(slow_uffd, UFFDIO_REGISTER, &reg))
+		goto fail;
+	/* the handler takes no signal: the watchdog's are for workers */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(&t, NULL, slow_handler, sh);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto fail;
+	fz_mem.slow = p;
+	return;
+fail:
+	close(slow_uffd);
+	slow_uffd = -1;
 }
 
 static void run_loop(struct fz_ctx *ctx, bool child);
