@@ -1,12 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Kernel interfaces ib_async relies on that no public header declares.
+ * What differs between the kernels ib_async builds for, decided by
+ * compiling (kernel/conftest.sh, never by version numbers), and kernel
+ * interfaces ib_async relies on that no public header declares. The rest
+ * of the module reads as in-tree code.
  */
 #ifndef IB_ASYNC_COMPAT_H
 #define IB_ASYNC_COMPAT_H
 
 #include <linux/types.h>
 #include <rdma/restrack.h>
+
+/* HAVE_* of the target kernel, from kernel/conftest.sh's probes */
+#include "conftest.h"
+
+/* 6.2 made struct class's devnode() take a const device. */
+#ifdef HAVE_CLASS_DEVNODE_CONST
+#define IB_ASYNC_DEVNODE_CONST const
+#else
+#define IB_ASYNC_DEVNODE_CONST
+#endif
+
+/* 6.4 made a class attribute's show() take a const class and attribute. */
+#ifdef HAVE_CLASS_ATTR_CONST
+#define IB_ASYNC_CLASS_ATTR_CONST const
+#else
+#define IB_ASYNC_CLASS_ATTR_CONST
+#endif
 
 /*
  * Exported by ib_core (nldev.c) for ib_uverbs but declared only in the

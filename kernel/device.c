@@ -16,13 +16,13 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
+#include "compat.h"
 #include "ib_async.h"
 
 #define IB_ASYNC_MAX_DEVICES	256
 
 static dev_t ib_async_devt;
 static DEFINE_IDA(ib_async_ida);
-static struct class *ib_async_class;
 
 static ssize_t ibdev_show(struct device *device, struct device_attribute *attr,
 			  char *buf)
@@ -46,12 +46,35 @@ static struct attribute *ib_async_dev_attrs[] = {
 };
 ATTRIBUTE_GROUPS(ib_async_dev);
 
-static ssize_t abi_version_show(struct class *class,
-				struct class_attribute *attr, char *buf)
+static ssize_t abi_version_show(IB_ASYNC_CLASS_ATTR_CONST struct class *class,
+				IB_ASYNC_CLASS_ATTR_CONST struct class_attribute *attr,
+				char *buf)
 {
 	return sysfs_emit(buf, "%d\n", IB_ASYNC_ABI_VERSION);
 }
 static CLASS_ATTR_RO(abi_version);
+
+static struct attribute *ib_async_class_attrs[] = {
+	&class_attr_abi_version.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ib_async_class);
+
+static char *ib_async_devnode(IB_ASYNC_DEVNODE_CONST struct device *dev,
+			      umode_t *mode)
+{
+	/* Like uverbs: access is governed by what the file may create. */
+	if (mode)
+		*mode = 0666;
+	return kasprintf(GFP_KERNEL, "infiniband/%s", dev_name(dev));
+}
+
+/* Static, as the driver core prefers since class_create() lost its owner. */
+static struct class ib_async_class = {
+	.name		= "ib_async",
+	.class_groups	= ib_async_class_groups,
+	.devnode	= ib_async_devnode,
+};
 
 static bool ib_async_is_unaffiliated(enum ib_event_type type)
 {
@@ -171,7 +194,7 @@ struct ib_async_device *ib_async_device_add(struct ib_device *ib_dev)
 	adev->ib_dev = ib_dev;
 
 	device_initialize(&adev->dev);
-	adev->dev.class = ib_async_class;
+	adev->dev.class = &ib_async_class;
 	adev->dev.parent = ib_dev->dev.parent;
 	adev->dev.groups = ib_async_dev_groups;
 	adev->dev.release = ib_async_device_release;
@@ -249,14 +272,6 @@ void ib_async_device_remove(struct ib_async_device *adev)
 	put_device(&adev->dev);
 }
 
-static char *ib_async_devnode(struct device *dev, umode_t *mode)
-{
-	/* Like uverbs: access is governed by what the file may create. */
-	if (mode)
-		*mode = 0666;
-	return kasprintf(GFP_KERNEL, "infiniband/%s", dev_name(dev));
-}
-
 int ib_async_device_init(void)
 {
 	int ret;
@@ -266,20 +281,11 @@ int ib_async_device_init(void)
 	if (ret)
 		return ret;
 
-	ib_async_class = class_create(THIS_MODULE, "ib_async");
-	if (IS_ERR(ib_async_class)) {
-		ret = PTR_ERR(ib_async_class);
-		goto err_region;
-	}
-	ib_async_class->devnode = ib_async_devnode;
-
-	ret = class_create_file(ib_async_class, &class_attr_abi_version);
+	ret = class_register(&ib_async_class);
 	if (ret)
-		goto err_class;
+		goto err_region;
 	return 0;
 
-err_class:
-	class_destroy(ib_async_class);
 err_region:
 	unregister_chrdev_region(ib_async_devt, IB_ASYNC_MAX_DEVICES);
 	return ret;
@@ -287,8 +293,7 @@ err_region:
 
 void ib_async_device_exit(void)
 {
-	class_remove_file(ib_async_class, &class_attr_abi_version);
-	class_destroy(ib_async_class);
+	class_unregister(&ib_async_class);
 	unregister_chrdev_region(ib_async_devt, IB_ASYNC_MAX_DEVICES);
 	ida_destroy(&ib_async_ida);
 }

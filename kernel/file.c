@@ -259,6 +259,5 @@ const struct file_operations ib_async_fops = {
 	.fasync		= ib_async_fasync,
 	.unlocked_ioctl	= ib_async_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
 	.show_fdinfo	= ib_async_show_fdinfo,
 };
