@@ -401,21 +401,18 @@ static const struct file_operations evsrc_raise_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = evsrc_raise_write,
-	.llseek = no_llseek,
 };
 
 static const struct file_operations evsrc_fatal_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = evsrc_fatal_write,
-	.llseek = no_llseek,
 };
 
 static const struct file_operations evsrc_unregister_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = evsrc_unregister_write,
-	.llseek = no_llseek,
 };
 
 void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent)

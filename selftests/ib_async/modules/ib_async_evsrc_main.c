@@ -274,7 +274,6 @@ static const struct file_operations evsrc_add_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = evsrc_add_write,
-	.llseek = no_llseek,
 };
 
 static void evsrc_remove_all(void)

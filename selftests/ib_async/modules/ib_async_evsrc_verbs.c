@@ -9,6 +9,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "evsrc_compat.h"
 #include "ib_async_evsrc.h"
 
 static const char *const evsrc_kind_names[] = {
@@ -226,7 +227,7 @@ static int evsrc_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 }
 
 static int evsrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			   struct ib_udata *udata)
+			   struct EVSRC_CREATE_CQ_ARG *unused)
 {
 	struct evsrc_cq *cq = container_of(ibcq, struct evsrc_cq, ibcq);
 	int ret = evsrc_alive(ibcq->device);

@@ -146,7 +146,6 @@ static const struct file_operations storm_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = storm_write,
-	.llseek = no_llseek,
 };
 
 static int __init ib_async_storm_init(void)
