@@ -93,14 +93,31 @@ RT_STAGE := $(BUILD)/stage-rt
 RT_KVER := $(if $(KFLAVOUR),,$(shell $(CURDIR)/scripts/kernel-release.sh rt 2>/dev/null))
 RT_KVER := $(if $(wildcard /lib/modules/$(RT_KVER)/build/Makefile),$(RT_KVER))
 
+# Debian 12's 6.12 from the security suite (install-deps.sh installs the
+# newest): the guest suite runs on it, and the module is built against its
+# PREEMPT_RT headers. Unless KFLAVOUR or KVER picked another main kernel.
+K612_STAGE := $(BUILD)/stage-6.12
+K612_KVER := $(if $(KFLAVOUR),,$(shell $(CURDIR)/scripts/kernel-release.sh stock 6.12 2>/dev/null))
+K612_KVER := $(if $(wildcard /lib/modules/$(K612_KVER)/build/Makefile),$(K612_KVER))
+K612RT_KVER := $(shell $(CURDIR)/scripts/kernel-release.sh --headers rt 6.12 2>/dev/null)
+
+# make check KERNELS='6.1 6.12': the guest kernels to run the suite on, of
+# 6.1 6.1-rt debug 6.12 (all that are installed by default).
+KERNELS ?= 6.1 6.1-rt debug 6.12
+
 check-run: stage
 	tree=$$(scripts/stage.sh --debug $(DEBUG_STAGE)) && \
 	$(if $(RT_KVER),scripts/stage.sh --kdir /lib/modules/$(RT_KVER)/build \
 		--name rt $(RT_STAGE) &&) \
+	$(if $(K612_KVER),scripts/stage.sh --kdir /lib/modules/$(K612_KVER)/build \
+		--name k612 $(K612_STAGE) &&) \
 	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
 		--linux-tools $(LINUX_TOOLS) \
 		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE) \
-		$(if $(RT_KVER),--rt-kver $(RT_KVER) --rt-stage $(RT_STAGE))
+		$(if $(RT_KVER),--rt-kver $(RT_KVER) --rt-stage $(RT_STAGE)) \
+		$(if $(K612_KVER),--k612-kver $(K612_KVER) --k612-stage $(K612_STAGE)) \
+		$(if $(K612RT_KVER),--build-only /lib/modules/$(K612RT_KVER)/build) \
+		--kernels '$(KERNELS)'
 
 lint: linux-tools
 	$(need-kdir)
@@ -142,9 +159,10 @@ clean:
 	-$(MAKE) -C $(SELFTESTS) clean
 	-$(MAKE) -C bench clean
 	-$(MAKE) -C $(SELFTESTS)/gen clean
-	rm -rf $(STAGE) $(DEBUG_STAGE) $(RT_STAGE) $(BUILD)/check $(BUILD)/lint \
+	rm -rf $(STAGE) $(DEBUG_STAGE) $(RT_STAGE) $(K612_STAGE) $(BUILD)/check \
+		$(BUILD)/check-build $(BUILD)/lint \
 		$(BUILD)/fuzz \
-		$(BUILD)/debug-modules $(BUILD)/rt-modules
+		$(BUILD)/debug-modules $(BUILD)/rt-modules $(BUILD)/k612-modules
 
 # Also drop the cached guest images and the extracted kernel tools.
 distclean: clean

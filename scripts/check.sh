@@ -2,21 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Everything `make check` runs, as one TAP stream: kernel lint, the shim's
 # host tests (plain and sanitized), the guest kernels' configurations
-# against the kselftests' config fragment, and the kselftests inside the
+# against the kselftests' config fragment, the module built against the
+# kernels no guest boots (--build-only), and the kselftests inside the
 # guest, through the kernel's kselftest runner (run_guest.sh).
-# The guest suite runs on Debian's kernel, on the debug kernel (KASAN,
-# lockdep, kmemleak...), where a kmemleak scan follows it, and, given
-# --rt-kver, on Debian's PREEMPT_RT kernel.
+# The guest suite runs on each kernel of --kernels (default: all of them)
+# that is installed: Debian 12's 6.1 ("6.1"), the debug kernel built from
+# it (KASAN, lockdep, kmemleak...; "debug"), where a kmemleak scan follows
+# it, 6.1's PREEMPT_RT flavour ("6.1-rt", given --rt-kver) and Debian 12's
+# 6.12 ("6.12", given --k612-kver).
 # Each suite writes its own TAP; this script renumbers the results into one
-# plan and prints "N passed, N failed, N skipped" last.
+# plan, prints "kernel RELEASE: N passed, M failed" for each guest kernel,
+# and "N passed, N failed, N skipped" last.
 set -uo pipefail
 
 usage() {
 	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" \
-		"--debug-tree DIR --debug-stage DIR [--rt-kver KVER --rt-stage DIR]" >&2
+		"--debug-tree DIR --debug-stage DIR [--rt-kver KVER --rt-stage DIR]" \
+		"[--k612-kver KVER --k612-stage DIR] [--build-only KDIR]..." \
+		"[--kernels 'NAME...']" >&2
 	exit 2
 }
 KVER='' KDIR='' STAGE='' TOOLS='' DTREE='' DSTAGE='' RTKVER='' RTSTAGE=''
+K612KVER='' K612STAGE='' KERNELS='6.1 6.1-rt debug 6.12'
+BUILD_ONLY=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) KVER=$2; shift 2 ;;
@@ -27,6 +35,10 @@ while [ $# -gt 0 ]; do
 	--debug-stage) DSTAGE=$2; shift 2 ;;
 	--rt-kver) RTKVER=$2; shift 2 ;;
 	--rt-stage) RTSTAGE=$2; shift 2 ;;
+	--k612-kver) K612KVER=$2; shift 2 ;;
+	--k612-stage) K612STAGE=$2; shift 2 ;;
+	--build-only) BUILD_ONLY+=("$2"); shift 2 ;;
+	--kernels) KERNELS=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -42,6 +54,12 @@ mkdir -p "$logdir"
 
 suites=()
 status=()
+declare -A release	# guest suite -> the kernel release it booted
+
+wanted() {	# wanted NAME: is the kernel NAME in --kernels?
+	case " $KERNELS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
 	local name=$1
@@ -60,17 +78,51 @@ run_suite verbs python3 "$top/selftests/ib_async/gen/test_verbs.py" --tap
 # The guest kernels have what the kselftests' config fragment asks for.
 run_suite config "$top/scripts/check-config.sh" \
 	"$top/selftests/ib_async/config" "/boot/config-$KVER" "$DTREE/.config" \
-	${RTKVER:+"/boot/config-$RTKVER"}
-RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh' \
-	run_suite guest "$top/scripts/guest/vm.sh" --kver "$KVER" \
-	--stage "$STAGE" --timeout 1500
-RAW_CMD='cd /usr/lib/ib_async/selftests/ib_async && sh run_kmemleak.sh env IB_ASYNC_REQUIRE=1 sh run_guest.sh' \
-	run_suite guest-debug "$top/scripts/guest/vm.sh" --kver "$KVER" \
-	--kernel-tree "$DTREE" --stage "$DSTAGE" --timeout 2400 --mem 2048
-if [ -n "$RTKVER" ]; then
-	RAW_CMD='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh' \
-		run_suite guest-rt "$top/scripts/guest/vm.sh" --kver "$RTKVER" \
-		--stage "$RTSTAGE" --timeout 1500
+	${RTKVER:+"/boot/config-$RTKVER"} ${K612KVER:+"/boot/config-$K612KVER"}
+# The kernels make check does not boot: ib_async and the test modules must
+# still build there, W=1 without a warning, one TAP line per kernel.
+build_only() {
+	local k n=0 fail=0 rel
+	echo "TAP version 13"
+	for k in "${BUILD_ONLY[@]}"; do
+		n=$((n + 1))
+		rel=$(basename "$(dirname "$(realpath -m "$k/Makefile")")")
+		if "$top/scripts/build-modules.sh" "$k" "$top/build/check-build/$n" \
+			>"$logdir/build-$n.log" 2>&1 &&
+			! grep -qE 'warning:|error:' "$logdir/build-$n.log"; then
+			echo "ok $n W=1 build against $rel without warnings"
+		else
+			sed 's/^/# /' "$logdir/build-$n.log" | tail -n 30
+			echo "not ok $n W=1 build against $rel without warnings"
+			fail=1
+		fi
+	done
+	echo "1..$n"
+	return $fail
+}
+[ ${#BUILD_ONLY[@]} -eq 0 ] || run_suite build build_only
+
+guest_cmd='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh'
+if wanted 6.1; then
+	release[guest]=$KVER
+	RAW_CMD=$guest_cmd run_suite guest "$top/scripts/guest/vm.sh" \
+		--kver "$KVER" --stage "$STAGE" --timeout 1500
+fi
+if wanted debug; then
+	release[guest-debug]=$(cat "$DTREE/include/config/kernel.release")
+	RAW_CMD='cd /usr/lib/ib_async/selftests/ib_async && sh run_kmemleak.sh env IB_ASYNC_REQUIRE=1 sh run_guest.sh' \
+		run_suite guest-debug "$top/scripts/guest/vm.sh" --kver "$KVER" \
+		--kernel-tree "$DTREE" --stage "$DSTAGE" --timeout 2400 --mem 2048
+fi
+if [ -n "$RTKVER" ] && wanted 6.1-rt; then
+	release[guest-rt]=$RTKVER
+	RAW_CMD=$guest_cmd run_suite guest-rt "$top/scripts/guest/vm.sh" \
+		--kver "$RTKVER" --stage "$RTSTAGE" --timeout 1500
+fi
+if [ -n "$K612KVER" ] && wanted 6.12; then
+	release[guest-6.12]=$K612KVER
+	RAW_CMD=$guest_cmd run_suite guest-6.12 "$top/scripts/guest/vm.sh" \
+		--kver "$K612KVER" --stage "$K612STAGE" --timeout 1500
 fi
 
 # One TAP stream. A result is "ok"/"not ok" at the start of a line (the
@@ -81,6 +133,7 @@ fi
 echo "TAP version 13"
 n=0 pass=0 fail=0 skip=0 pass0=0 fail0=0 skip0=0
 summary=()
+kernels=()
 emit() {	# emit SUITE LINE
 	local desc=${2#ok }
 	desc=${desc#not ok }
@@ -114,9 +167,24 @@ for i in "${!suites[@]}"; do
 		echo "not ok $n - $name: suite exited ${status[$i]} (log: build/check/$name.log)"
 	fi
 	summary+=("# $name: $((pass - pass0)) passed, $((fail - fail0)) failed, $((skip - skip0)) skipped")
+	if [ -n "${release[$name]:-}" ]; then
+		kernels+=("kernel ${release[$name]}: $((pass - pass0)) passed, $((fail - fail0)) failed")
+	fi
 	pass0=$pass fail0=$fail skip0=$skip
 done
 printf '%s\n' "${summary[@]}"
+# One line per guest kernel, in the order they ran.
+[ ${#kernels[@]} -eq 0 ] || printf '%s\n' "${kernels[@]}"
+# What broke, again at the end, where a truncated log still shows it: the
+# kernel trouble vm.sh found and the fuzzer's reports of each failed suite.
+for i in "${!suites[@]}"; do
+	[ "${status[$i]}" = 0 ] && continue
+	log=$logdir/${suites[$i]}.log
+	{
+		"$top/scripts/guest/check-log.sh" "$log" 2>/dev/null
+		tr -d '\r' <"$log" | grep -a -E '^(# )*fuzz: report [0-9]+ was: '
+	} | head -n 20 | sed "s|^|# ${suites[$i]}: |"
+done
 echo "1..$n"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$n" -gt 0 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh [EXTRA_PACKAGE...]
 #
-# Installs the Debian (bookworm) packages that ib_async's build, lint and QEMU test bed need.
+# Installs the Debian (bookworm) packages that ib_async's build, lint and QEMU test bed need,
+# with the newest of Debian 12's 6.12 kernels (kernel_612_packages).
 # Idempotent: when everything is present it only runs one dpkg-query and exits 0.
 # As root it installs what is missing; otherwise it prints the missing packages and exits 1.
 set -euo pipefail
@@ -56,9 +57,36 @@ missing_packages() {
 	done
 }
 
+# Debian 12's 6.12 kernels (the security suite) come only as versioned
+# packages: linux-image-6.12.N+deb12-amd64 and the headers of it and of its
+# rt flavour. Print the packages of the newest N, or nothing when a 6.12
+# image and both headers are installed already (N is never hard-coded).
+kernel_612_packages() {
+	local rk top n
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	rk=$top/scripts/kernel-release.sh
+	if "$rk" stock 6.12 >/dev/null 2>&1 &&
+		"$rk" --headers stock 6.12 >/dev/null 2>&1 &&
+		"$rk" --headers rt 6.12 >/dev/null 2>&1; then
+		return 0
+	fi
+	[ "$(id -u)" -ne 0 ] || apt-get update -q >&2
+	n=$(apt-cache search --names-only '^linux-headers-6\.12\..*\+deb12-amd64$' |
+		sed -n 's/^linux-headers-\(6\.12\.[0-9]*\)+deb12-amd64 .*/\1/p' |
+		sort -V | tail -n 1)
+	if [ -z "$n" ]; then
+		echo "install-deps: no linux-headers-6.12.N+deb12-amd64 in the" \
+			"package lists (is bookworm-security in the sources?)" >&2
+		return 1
+	fi
+	printf '%s\n' "linux-image-$n+deb12-amd64" \
+		"linux-headers-$n+deb12-amd64" "linux-headers-$n+deb12-rt-amd64"
+}
+
 main() {
-	local -a wanted missing
-	mapfile -t wanted < <(wanted_packages "$@")
+	local -a wanted missing k612
+	mapfile -t k612 < <(kernel_612_packages)
+	mapfile -t wanted < <(wanted_packages "$@" "${k612[@]}")
 	mapfile -t missing < <(missing_packages "${wanted[@]}")
 	[ "${#missing[@]}" -eq 0 ] && return 0
 

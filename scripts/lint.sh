@@ -89,26 +89,19 @@ uapi_unpadded > "$log/uapi-padded.log" 2>&1
 tap $? "uAPI headers build with -Wpadded -Werror as C and C++" \
 	"$log/uapi-padded.log"
 
-# Build a fresh copy: every file is compiled (and checked) again, and
-# nothing runs Kbuild's clean on the checkout, which would delete every .ko
-# below it, staged ones included.
-build_copy() {	# build_copy NAME FILE...: warning-free W=1 C=1 build
-	local name=$1 dir=$log/src-$1
-	shift
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	cp -r --parents "$@" "$dir/"
-	make -C "$KDIR" M="$dir" W=1 C=1 modules > "$log/$name.log" 2>&1 ||
-		return 1
-	! grep -qE 'warning:|error:|: sparse: ' "$log/$name.log"
+# Build a fresh copy (scripts/build-modules.sh): every file is compiled
+# (and checked) again, and nothing runs Kbuild's clean on the checkout,
+# which would delete every .ko below it, staged ones included.
+build_copy() {	# build_copy ib_async|test: warning-free W=1 C=1 build
+	"$top/scripts/build-modules.sh" --only "$1" "$KDIR" "$log/src" C=1 \
+		> "$log/$1.log" 2>&1 || return 1
+	! grep -qE 'warning:|error:|: sparse: ' "$log/$1.log"
 }
 
-build_copy ib_async Kbuild kernel include
+build_copy ib_async
 tap $? "W=1 C=1 build of ib_async without warnings" "$log/ib_async.log"
-(shopt -s nullglob; cd selftests/ib_async/modules &&
-	build_copy test-modules Kbuild ./*.c ./*.h)
-tap $? "W=1 C=1 build of the test modules without warnings" \
-	"$log/test-modules.log"
+build_copy test
+tap $? "W=1 C=1 build of the test modules without warnings" "$log/test.log"
 
 # Shell scripts: *.sh, and the others by their sh/bash shebang (the guest's
 # /init, .ci/run). .shellcheckrc says how to follow sourced helpers.

@@ -49,20 +49,9 @@ ko=$top/kernel/ib_async.ko
 test_ko=$top/selftests/ib_async/modules
 if [ -n "$kdir" ]; then
 	work=$top/build/$name-modules
-	build_copy() {	# build_copy NAME SRCDIR FILE...
-		local dir=$work/$1 src=$2
-		shift 2
-		rm -rf "$dir"
-		mkdir -p "$dir"
-		(cd "$src" && cp -r --parents "$@" "$dir/")
-		make -s -C "$kdir" M="$dir" modules
-	}
-	build_copy ib_async "$top" Kbuild kernel include
-	shopt -s nullglob
-	(cd "$test_ko" && build_copy test "$PWD" Kbuild ./*.c ./*.h)
-	shopt -u nullglob
+	"$top/scripts/build-modules.sh" "$kdir" "$work"
 	ko=$work/ib_async/kernel/ib_async.ko
-	test_ko=$work/test
+	test_ko=$work/test/selftests/ib_async/modules
 fi
 
 rm -rf "$out"
