@@ -16,7 +16,6 @@
 #include <rdma/ib_mad.h>
 
 #include "ib_async.h"
-#include "compat.h"
 
 static void ib_async_comp_handler(struct ib_cq *cq, void *context)
 {

@@ -9,6 +9,7 @@
 #define IB_ASYNC_COMPAT_H
 
 #include <linux/types.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
 
 /* HAVE_* of the target kernel, from kernel/conftest.sh's probes */
@@ -26,6 +27,18 @@
 #define IB_ASYNC_CLASS_ATTR_CONST const
 #else
 #define IB_ASYNC_CLASS_ATTR_CONST
+#endif
+
+/*
+ * 7.1 removed ib_resize_cq(), which had no in-tree caller left: kernel
+ * verbs cannot resize a CQ there, and IB_ASYNC_IOC_RESIZE_CQ fails with
+ * EOPNOTSUPP, as it does for a driver without resize_cq.
+ */
+#ifndef HAVE_IB_RESIZE_CQ
+static inline int ib_resize_cq(struct ib_cq *cq, int cqe)
+{
+	return -EOPNOTSUPP;
+}
 #endif
 
 /*

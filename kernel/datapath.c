@@ -39,7 +39,6 @@
 #include <rdma/ib_mad.h>
 
 #include "ib_async.h"
-#include "compat.h"
 
 /* Outstanding work requests a file may have, and their bytes. */
 #define IB_ASYNC_MAX_WRS	16384

@@ -16,7 +16,6 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
-#include "compat.h"
 #include "ib_async.h"
 
 #define IB_ASYNC_MAX_DEVICES	256

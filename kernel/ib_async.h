@@ -51,6 +51,8 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+
+#include "compat.h"
 #include <rdma/ib_async.h>
 
 #define IB_ASYNC_REC_SIZE	sizeof(struct ib_async_event)

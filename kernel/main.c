@@ -10,7 +10,6 @@
 #include <linux/rcupdate.h>
 
 #include "ib_async.h"
-#include "compat.h"
 
 static unsigned int default_queue_len = 1024;
 static unsigned int max_queue_len = 65536;
