@@ -20,6 +20,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "evsrc_compat.h"
+
 #define EVSRC_NPORTS		2
 /* QP and WQ numbers are the registry id plus this: 0 and 1 are special. */
 #define EVSRC_QPN_BASE		16

@@ -249,8 +249,8 @@ static int evsrc_raise(struct evsrc_dev *edev, enum ib_event_type type,
 	b->type = type;
 	init_completion(&b->done);
 	tasklet_setup(&b->tasklet, evsrc_tasklet);
-	hrtimer_init(&b->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	b->timer.function = evsrc_hrtimer;
+	hrtimer_setup(&b->timer, evsrc_hrtimer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
 	if (kind == EVSRC_PORT) {
 		b->port = id;
 	} else {

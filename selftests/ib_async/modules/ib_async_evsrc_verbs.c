@@ -9,7 +9,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "evsrc_compat.h"
 #include "ib_async_evsrc.h"
 
 static const char *const evsrc_kind_names[] = {
@@ -215,6 +214,7 @@ static struct ib_mr *evsrc_get_dma_mr(struct ib_pd *ibpd, int access)
 /* Mandatory for a kernel verbs provider; there is no user access. */
 static struct ib_mr *evsrc_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				       u64 length, u64 iova, int access,
+				       EVSRC_REG_USER_MR_DMAH
 				       struct ib_udata *udata)
 {
 	return ERR_PTR(-EOPNOTSUPP);
@@ -248,7 +248,8 @@ static int evsrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-static int evsrc_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+static int __maybe_unused evsrc_resize_cq(struct ib_cq *ibcq, int cqe,
+					  struct ib_udata *udata)
 {
 	if (cqe < 1 || cqe > EVSRC_MAX_CQE)
 		return -EINVAL;
@@ -555,7 +556,7 @@ const struct ib_device_ops evsrc_verbs_ops = {
 	.dereg_mr = evsrc_dereg_mr,
 	.create_cq = evsrc_create_cq,
 	.destroy_cq = evsrc_destroy_cq,
-	.resize_cq = evsrc_resize_cq,
+	EVSRC_OPS_RESIZE_CQ(evsrc_resize_cq)
 	.poll_cq = evsrc_poll_cq,
 	.req_notify_cq = evsrc_req_notify_cq,
 	.create_qp = evsrc_create_qp,

@@ -20,7 +20,9 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -38,6 +40,72 @@ module_param(allow_fatal, bool, 0644);
 MODULE_PARM_DESC(allow_fatal, "accept IB_EVENT_DEVICE_FATAL (default: no)");
 
 static struct dentry *storm_dir;
+
+/*
+ * The RDMA devices, as this module's own client sees them come and go:
+ * ib_device_get_by_name() is not exported to modules since 7.0.
+ */
+struct storm_dev {
+	struct list_head list;
+	struct ib_device *ibdev;
+};
+
+static LIST_HEAD(storm_devs);
+static DEFINE_MUTEX(storm_devs_lock);
+
+static int storm_add_one(struct ib_device *ibdev)
+{
+	struct storm_dev *sd = kzalloc(sizeof(*sd), GFP_KERNEL);
+
+	if (!sd)
+		return -ENOMEM;
+	sd->ibdev = ibdev;
+	mutex_lock(&storm_devs_lock);
+	list_add_tail(&sd->list, &storm_devs);
+	mutex_unlock(&storm_devs_lock);
+	return 0;
+}
+
+static void storm_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct storm_dev *sd, *tmp;
+
+	mutex_lock(&storm_devs_lock);
+	list_for_each_entry_safe(sd, tmp, &storm_devs, list) {
+		if (sd->ibdev != ibdev)
+			continue;
+		list_del(&sd->list);
+		kfree(sd);
+	}
+	mutex_unlock(&storm_devs_lock);
+}
+
+static struct ib_client storm_client = {
+	.name	= "ib_async_storm",
+	.add	= storm_add_one,
+	.remove	= storm_remove_one,
+};
+
+/*
+ * The registered device called @name, with a reference that keeps its
+ * unregistration waiting until ib_device_put(); NULL if there is none.
+ */
+static struct ib_device *storm_get_device(const char *name)
+{
+	struct ib_device *found = NULL;
+	struct storm_dev *sd;
+
+	mutex_lock(&storm_devs_lock);
+	list_for_each_entry(sd, &storm_devs, list) {
+		if (strcmp(dev_name(&sd->ibdev->dev), name))
+			continue;
+		if (ib_device_try_get(sd->ibdev))
+			found = sd->ibdev;
+		break;
+	}
+	mutex_unlock(&storm_devs_lock);
+	return found;
+}
 
 /* The unaffiliated types a storm may carry */
 static const enum ib_event_type storm_types[] = {
@@ -130,7 +198,7 @@ static ssize_t storm_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	ibdev = storm_get_device(name);
 	if (!ibdev)
 		return -ENODEV;
 	if (port < rdma_start_port(ibdev) || port > rdma_end_port(ibdev))
@@ -150,6 +218,10 @@ static const struct file_operations storm_fops = {
 
 static int __init ib_async_storm_init(void)
 {
+	int ret = ib_register_client(&storm_client);
+
+	if (ret)
+		return ret;
 	storm_dir = debugfs_create_dir("ib_async_storm", NULL);
 	debugfs_create_file("dispatch", 0200, storm_dir, NULL, &storm_fops);
 	return 0;
@@ -157,7 +229,9 @@ static int __init ib_async_storm_init(void)
 
 static void __exit ib_async_storm_exit(void)
 {
+	/* no write is running once the file is gone */
 	debugfs_remove_recursive(storm_dir);
+	ib_unregister_client(&storm_client);
 }
 
 module_init(ib_async_storm_init);
