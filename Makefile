@@ -104,6 +104,9 @@ K612RT_KVER := $(shell $(CURDIR)/scripts/kernel-release.sh --headers rt 6.12 2>/
 # make check KERNELS='6.1 6.12': the guest kernels to run the suite on, of
 # 6.1 6.1-rt debug 6.12 (all that are installed by default).
 KERNELS ?= 6.1 6.1-rt debug 6.12
+# Debian suites whose newest backports kernel (7.x from trixie-backports)
+# the module is built against in a cached chroot (scripts/chroot.sh).
+CHROOTS ?= trixie
 
 check-run: stage
 	tree=$$(scripts/stage.sh --debug $(DEBUG_STAGE)) && \
@@ -117,6 +120,7 @@ check-run: stage
 		$(if $(RT_KVER),--rt-kver $(RT_KVER) --rt-stage $(RT_STAGE)) \
 		$(if $(K612_KVER),--k612-kver $(K612_KVER) --k612-stage $(K612_STAGE)) \
 		$(if $(K612RT_KVER),--build-only /lib/modules/$(K612RT_KVER)/build) \
+		$(foreach c,$(CHROOTS),--chroot $(c)) \
 		--kernels '$(KERNELS)'
 
 lint: linux-tools

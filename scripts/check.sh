@@ -3,7 +3,8 @@
 # Everything `make check` runs, as one TAP stream: kernel lint, the shim's
 # host tests (plain and sanitized), the guest kernels' configurations
 # against the kselftests' config fragment, the module built against the
-# kernels no guest boots (--build-only), and the kselftests inside the
+# kernels no guest boots (--build-only, and in Debian chroots for newer
+# kernels, --chroot), and the kselftests inside the
 # guest, through the kernel's kselftest runner (run_guest.sh).
 # The guest suite runs on each kernel of --kernels (default: all of them)
 # that is installed: Debian 12's 6.1 ("6.1"), the debug kernel built from
@@ -19,12 +20,13 @@ usage() {
 	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" \
 		"--debug-tree DIR --debug-stage DIR [--rt-kver KVER --rt-stage DIR]" \
 		"[--k612-kver KVER --k612-stage DIR] [--build-only KDIR]..." \
+		"[--chroot SUITE]..." \
 		"[--kernels 'NAME...']" >&2
 	exit 2
 }
 KVER='' KDIR='' STAGE='' TOOLS='' DTREE='' DSTAGE='' RTKVER='' RTSTAGE=''
 K612KVER='' K612STAGE='' KERNELS='6.1 6.1-rt debug 6.12'
-BUILD_ONLY=()
+BUILD_ONLY=() CHROOTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) KVER=$2; shift 2 ;;
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--k612-kver) K612KVER=$2; shift 2 ;;
 	--k612-stage) K612STAGE=$2; shift 2 ;;
 	--build-only) BUILD_ONLY+=("$2"); shift 2 ;;
+	--chroot) CHROOTS+=("$2"); shift 2 ;;
 	--kernels) KERNELS=$2; shift 2 ;;
 	*) usage ;;
 	esac
@@ -81,14 +84,17 @@ run_suite config "$top/scripts/check-config.sh" \
 	${RTKVER:+"/boot/config-$RTKVER"} ${K612KVER:+"/boot/config-$K612KVER"}
 # The kernels make check does not boot: ib_async and the test modules must
 # still build there, W=1 without a warning, one TAP line per kernel.
+# Kernels newer than Debian 12's userspace build in a cached Debian chroot
+# (scripts/chroot.sh, --chroot SUITE): every kbuild tree installed there.
 build_only() {
-	local k n=0 fail=0 rel
+	local k n=0 fail=0 suite
+	local -a cmd
 	echo "TAP version 13"
-	for k in "${BUILD_ONLY[@]}"; do
+	build_one() {	# build_one RELEASE COMMAND...
+		local rel=$1
+		shift
 		n=$((n + 1))
-		rel=$(basename "$(dirname "$(realpath -m "$k/Makefile")")")
-		if "$top/scripts/build-modules.sh" "$k" "$top/build/check-build/$n" \
-			>"$logdir/build-$n.log" 2>&1 &&
+		if "$@" >"$logdir/build-$n.log" 2>&1 &&
 			! grep -qE 'warning:|error:' "$logdir/build-$n.log"; then
 			echo "ok $n W=1 build against $rel without warnings"
 		else
@@ -96,11 +102,30 @@ build_only() {
 			echo "not ok $n W=1 build against $rel without warnings"
 			fail=1
 		fi
+	}
+	for k in "${BUILD_ONLY[@]}"; do
+		build_one "$(basename "$(dirname "$k")")" \
+			"$top/scripts/build-modules.sh" "$k" "$top/build/check-build/$n"
+	done
+	for suite in "${CHROOTS[@]}"; do
+		cmd=("$top/scripts/chroot.sh" "$suite" --)
+		if ! "${cmd[@]}" true >"$logdir/chroot-$suite.log" 2>&1; then
+			n=$((n + 1))
+			sed 's/^/# /' "$logdir/chroot-$suite.log" | tail -n 30
+			echo "not ok $n the Debian $suite chroot"
+			fail=1
+			continue
+		fi
+		for k in $("${cmd[@]}" sh -c 'ls -d /lib/modules/*/build'); do
+			build_one "$(basename "$(dirname "$k")") (Debian $suite)" \
+				"${cmd[@]}" /src/scripts/build-modules.sh "$k" \
+				"/tmp/ib_async-check-build"
+		done
 	done
 	echo "1..$n"
 	return $fail
 }
-[ ${#BUILD_ONLY[@]} -eq 0 ] || run_suite build build_only
+[ $((${#BUILD_ONLY[@]} + ${#CHROOTS[@]})) -eq 0 ] || run_suite build build_only
 
 guest_cmd='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh'
 if wanted 6.1; then

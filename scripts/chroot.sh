@@ -28,7 +28,7 @@ fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=/var/cache/ib_async/chroot-$suite
 mirror=http://deb.debian.org/debian
-packages=build-essential,kmod,ca-certificates,xz-utils,bc,flex,bison,libelf-dev,libssl-dev
+packages=build-essential,kmod,ca-certificates,xz-utils,bc,flex,bison,libelf-dev,libssl-dev,git
 
 mounted=()
 cleanup() {
@@ -67,13 +67,15 @@ bind /proc proc
 bind /dev dev
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
-# The newest backports kernel headers, looked for at most once a day.
+# The newest backports kernel headers, looked for at most once a day
+# (git too: chroots made before it was in $packages lack it).
 stamp=$root/.ib_async-headers
 if [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
 	echo "chroot.sh: updating $suite-backports kernel headers" >&2
 	chroot "$root" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends \
-		-t $suite-backports linux-headers-amd64" >&2
+		git && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends -t $suite-backports linux-headers-amd64" >&2
 	touch "$stamp"
 fi
 
