@@ -156,6 +156,21 @@ fuzz: deps
 		--calls $(or $(CALLS),100000) --seed $(or $(SEED),1) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
+# make deb: the Debian packages of debian/ (ib-async-dkms, libibasync1,
+# libibasync-dev, ib-async-tools) in build/deb/, built with
+# dpkg-buildpackage from a clean copy of HEAD (commit first: uncommitted
+# changes are not in them) and failing on any lintian error or warning.
+.PHONY: deb
+DEB_DIR := $(BUILD)/deb
+
+deb: deps
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/src
+	git archive -o $(DEB_DIR)/src.tar HEAD
+	tar -xf $(DEB_DIR)/src.tar -C $(DEB_DIR)/src && rm $(DEB_DIR)/src.tar
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc -j2
+	lintian --fail-on error,warning $(DEB_DIR)/*.changes
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean

@@ -36,6 +36,10 @@ bison                # debug guest kernel build
 bc                   # debug guest kernel build (timeconst)
 libelf-dev           # debug guest kernel build (objtool, ORC unwinder)
 libssl-dev           # debug guest kernel build (certificate tools)
+debhelper            # make deb: dh and debhelper-compat 13 of debian/rules
+dh-dkms              # make deb: dh_dkms, the dkms sequence of ib-async-dkms
+lintian              # make deb: the packages must pass it without warnings
+debootstrap          # scripts/chroot.sh: Debian chroots (make deb-test)
 '
 
 # Print the package names of PACKAGES_SPEC plus the extra arguments.
