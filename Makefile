@@ -160,7 +160,9 @@ fuzz: deps
 # libibasync-dev, ib-async-tools) in build/deb/, built with
 # dpkg-buildpackage from a clean copy of HEAD (commit first: uncommitted
 # changes are not in them) and failing on any lintian error or warning.
-.PHONY: deb
+# make deb-test: installs them in a cached Debian 12 chroot and checks
+# that DKMS builds the module for each kernel there (scripts/deb-test.sh).
+.PHONY: deb deb-test
 DEB_DIR := $(BUILD)/deb
 
 deb: deps
@@ -170,6 +172,9 @@ deb: deps
 	tar -xf $(DEB_DIR)/src.tar -C $(DEB_DIR)/src && rm $(DEB_DIR)/src.tar
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc -j2
 	lintian --fail-on error,warning $(DEB_DIR)/*.changes
+
+deb-test: deb
+	scripts/deb-test.sh $(DEB_DIR)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -1,0 +1,295 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# deb-test.sh [DEB_DIR]
+#
+# The packages of `make deb` (DEB_DIR, default build/deb) installed as a
+# test engineer installs them, in the cached Debian 12 chroot of
+# scripts/chroot.sh rather than on this host, whose /lib/modules stays as
+# it is. In the chroot, which has the newest bookworm-backports kernel
+# headers already:
+#   1. apt-get installs the four .debs, with dkms and what else they need
+#      from the archive: DKMS builds ib_async.ko at once for the kernel
+#      whose headers are there;
+#   2. apt-get installs Debian 12's newest 6.1 headers: the kernel hook
+#      of DKMS builds it for that kernel too (AUTOINSTALL);
+#   3. for every kernel with headers: dkms status says installed, the
+#      module is in /lib/modules/RELEASE/updates/dkms with that kernel's
+#      vermagic and the alias rdma-client-ib_async, and depmod found it;
+#   4. ib_async_watch --help runs and ldd resolves libibasync and
+#      libibverbs; a program builds against libibasync-dev;
+#   5. apt-get purge ib-async-dkms removes every module again.
+# TAP on stdout, apt and DKMS output only when a test fails (as "#"
+# lines: for a kernel DKMS cannot build for, the compiler's errors from
+# its make.log); exit status 1 if any test failed. Needs root, as
+# chroot.sh does; one run at a time (the chroot's dpkg lock).
+#
+# The chroot keeps dkms and the 6.1 headers (a cache, as the chroot is);
+# the ib_async packages are purged, and the 6.1 headers removed at the
+# start of the next run, so that step 2 always tests the hook.
+set -euo pipefail
+
+suite=bookworm
+packages=(ib-async-dkms libibasync1 libibasync-dev ib-async-tools)
+work=/tmp/ib_async-deb-test	# in the chroot
+
+# ---- TAP ---------------------------------------------------------------
+n=0
+failed=0
+passed_last=1	# whether the last check passed
+log=/dev/null
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+diag() { sed 's/^/# /'; }
+# check DESCRIPTION COMMAND...: one test, COMMAND's output to the log
+# and, when it fails, the log's end as diagnostics.
+check() {
+	local desc=$1
+	shift
+	: >"$log"
+	passed_last=1
+	if "$@" >>"$log" 2>&1; then
+		ok "$desc"
+	else
+		passed_last=0
+		not_ok "$desc"
+		tail -n 25 "$log" | diag
+	fi
+}
+
+# ---- inside the chroot --------------------------------------------------
+apt_get() {
+	apt-get -q -y -o Dpkg::Use-Pty=0 "$@"
+}
+
+installed_packages() {	# of the arguments, those dpkg has installed
+	dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "$@" 2>/dev/null |
+		awk '$2 ~ /^[ih]/ { print $1 }' || true
+}
+
+# The headers package of Debian 12's newest 6.1 kernel: what
+# linux-headers-amd64 depends on in bookworm (or bookworm-security),
+# while the chroot has the metapackage of bookworm-backports.
+headers_61_package() {
+	local v
+	v=$(apt-cache madison linux-headers-amd64 | awk '$3 ~ /^6\.1\./ { print $3 }' |
+		sort -V | tail -n 1)
+	[ -n "$v" ] || return 1
+	apt-cache show "linux-headers-amd64=$v" |
+		sed -n 's/^Depends: \(linux-headers-[^ ,]*\).*/\1/p' | head -n 1
+}
+
+kernels_with_headers() {
+	local d
+	for d in /lib/modules/*/build; do
+		[ -e "$d/Makefile" ] && basename "$(dirname "$d")"
+	done
+	return 0
+}
+
+# The build log of each kernel DKMS failed for, as diagnostics.
+dkms_failures() {
+	local f
+	for f in /var/lib/dkms/ib_async/*/build/make.log \
+		/var/lib/dkms/ib_async/*/*/*/log/make.log; do
+		[ -f "$f" ] || continue
+		echo "$f:"
+		grep -E -m 20 'error|Error' "$f" || tail -n 20 "$f"
+	done 2>/dev/null | diag
+}
+
+in_list() {	# in_list WORD LIST...
+	local w
+	for w in "${@:2}"; do [ "$w" = "$1" ] && return 0; done
+	return 1
+}
+
+dkms_installed() {	# dkms_installed VERSION RELEASE
+	dkms status -m ib_async -v "$1" -k "$2" | tee /dev/stderr |
+		grep -q ': installed'
+}
+
+module_file() {	# module_file RELEASE: the installed ib_async.ko*, if any
+	find "/lib/modules/$1/updates/dkms" -maxdepth 1 -name 'ib_async.ko*' \
+		2>/dev/null | head -n 1 || true
+}
+
+check_module() {	# check_module RELEASE
+	local k=$1 f vermagic
+	f=$(module_file "$k")
+	if [ -z "$f" ]; then
+		not_ok "$k: ib_async.ko in /lib/modules/$k/updates/dkms"
+		ok "$k: modinfo # SKIP no module"
+		ok "$k: modinfo -k $k ib_async # SKIP no module"
+		return
+	fi
+	ok "$k: $f"
+	vermagic=$(modinfo -F vermagic "$f" | sed 's/[[:space:]]*$//')
+	if [ "${vermagic%% *}" = "$k" ] &&
+		modinfo -F alias "$f" | grep -qx 'rdma-client-ib_async'; then
+		ok "$k: modinfo: vermagic '$vermagic', alias rdma-client-ib_async"
+	else
+		not_ok "$k: modinfo: vermagic '$vermagic' is $k's, alias rdma-client-ib_async"
+		modinfo "$f" | diag
+	fi
+	# what modprobe ib_async would load on that kernel (depmod ran)
+	check "$k: modinfo -k $k ib_async finds it" \
+		test "$(modinfo -k "$k" -n ib_async 2>/dev/null)" = "$f"
+}
+
+# A program of libibasync-dev's: the shim's own call and a verbs one.
+shim_program() {
+	cat <<'EOF'
+#include <stdio.h>
+#include <infiniband/ib_async_shim.h>
+
+int main(void)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+
+	if (list && n > 0) {
+		struct ibv_context *ctx = ibv_open_device(list[0]);
+
+		if (ctx) {
+			printf("lost %llu\n",
+			       (unsigned long long)ibasync_lost_events(ctx));
+			ibv_close_device(ctx);
+		}
+	}
+	if (list)
+		ibv_free_device_list(list);
+	return 0;
+}
+EOF
+}
+
+build_shim_program() {
+	shim_program >"$work/prog.c"
+	cc -Wall -Werror -o "$work/prog" "$work/prog.c" -libasync -libverbs &&
+		ldd "$work/prog" | grep -q 'libibasync\.so\.1 => /'
+}
+
+watch_libs_resolve() {
+	local out
+	out=$(ldd /usr/bin/ib_async_watch)
+	echo "$out"
+	! grep -q 'not found' <<<"$out" &&
+		grep -q 'libibasync\.so\.1 => /usr/lib/' <<<"$out" &&
+		grep -q 'libibverbs\.so\.1 => /usr/lib/' <<<"$out"
+}
+
+watch_help() {
+	ib_async_watch --help | tee /dev/stderr | grep -q '^Usage: ib_async_watch'
+}
+
+purge_ours() {	# purge_ours PACKAGE...: those of them installed
+	local -a inst
+	mapfile -t inst < <(installed_packages "$@")
+	[ "${#inst[@]}" -eq 0 ] || apt_get purge "${inst[@]}"
+}
+
+no_module_left() {
+	local k f rc=0
+	for k in "$@"; do
+		f=$(module_file "$k")
+		if [ -n "$f" ]; then echo "left: $f"; rc=1; fi
+	done
+	return "$rc"
+}
+
+no_dkms_ib_async() {
+	dkms status -m ib_async
+	[ -z "$(dkms status -m ib_async 2>/dev/null)" ] &&
+		[ ! -e /var/lib/dkms/ib_async ] &&
+		! compgen -G '/usr/src/ib_async-*' >/dev/null
+}
+
+in_chroot() {
+	local dir=$1 h61 k61 version k
+	local -a debs kernels
+	export DEBIAN_FRONTEND=noninteractive
+	log=$dir/log
+	work=$dir
+	echo 'TAP version 13'
+
+	mapfile -t debs < <(find "$dir" -maxdepth 1 -name '*.deb' | sort)
+	version=$(dpkg-deb -f "$dir"/ib-async-dkms_*.deb Version)
+	version=${version%-*}
+
+	# What an interrupted run left, and the 6.1 headers of the last one.
+	h61=$(headers_61_package) || h61=
+	check "found Debian 12's newest 6.1 headers package (${h61:-none})" \
+		test -n "$h61"
+	k61=${h61#linux-headers-}
+	check "clean start: no ib_async package, no 6.1 headers" \
+		purge_ours "${packages[@]}" ${h61:+"$h61"}
+
+	mapfile -t kernels < <(kernels_with_headers)
+	check "headers of $suite-backports' kernel installed (${kernels[*]:-none})" \
+		test "${#kernels[@]}" -ge 1
+	check "apt-get install the packages (${debs[*]##*/})" \
+		apt_get install "${debs[@]}"
+	[ "$passed_last" = 1 ] || dkms_failures
+	if [ -n "$h61" ]; then
+		check "apt-get install $h61 (DKMS builds for it)" \
+			apt_get install --no-install-recommends "$h61"
+		[ "$passed_last" = 1 ] || dkms_failures
+	fi
+
+	mapfile -t kernels < <(kernels_with_headers)
+	check "kernels with headers: ${kernels[*]} (6.1: $k61)" \
+		in_list "$k61" "${kernels[@]}"
+	dkms status -m ib_async 2>/dev/null | diag
+	for k in "${kernels[@]}"; do
+		check "$k: dkms status: ib_async/$version installed" \
+			dkms_installed "$version" "$k"
+		check_module "$k"
+	done
+
+	check "ib_async_watch --help prints its usage" watch_help
+	check "ldd ib_async_watch resolves libibasync.so.1 and libibverbs.so.1" \
+		watch_libs_resolve
+	check "a program builds against libibasync-dev (-libasync -libverbs)" \
+		build_shim_program
+
+	check "apt-get purge ib-async-dkms" apt_get purge ib-async-dkms
+	check "no ib_async.ko left in /lib/modules/*/updates/dkms" \
+		no_module_left "${kernels[@]}"
+	check "dkms status and /usr/src have no ib_async left" no_dkms_ib_async
+	check "apt-get purge ib-async-tools libibasync-dev libibasync1" \
+		purge_ours "${packages[@]}"
+
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
+
+if [ "${1:-}" = --in-chroot ]; then
+	in_chroot "$2"
+	exit
+fi
+
+# ---- on the host --------------------------------------------------------
+top=$(cd "$(dirname "$0")/.." && pwd)
+debdir=${1:-$top/build/deb}
+for p in "${packages[@]}"; do
+	if ! compgen -G "$debdir/${p}_*.deb" >/dev/null; then
+		echo "deb-test.sh: no $p package in $debdir: run 'make deb'" >&2
+		exit 1
+	fi
+done
+
+root=$("$top/scripts/chroot.sh" "$suite")
+rm -rf "${root:?}$work"
+trap 'rm -rf "${root:?}$work"' EXIT
+mkdir -p "$root$work"
+for p in "${packages[@]}"; do
+	cp "$debdir/${p}"_*.deb "$root$work/"
+done
+# apt reads local .debs as its unprivileged _apt user
+chmod 0755 "$root$work"
+chmod 0644 "$root$work"/*.deb
+
+"$top/scripts/chroot.sh" "$suite" -- env -i \
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+	bash /src/scripts/deb-test.sh --in-chroot "$work"
