@@ -160,6 +160,7 @@ fuzz: deps
 # libibasync-dev, ib-async-tools) in build/deb/, built with
 # dpkg-buildpackage from a clean copy of HEAD (commit first: uncommitted
 # changes are not in them) and failing on any lintian error or warning.
+# The build's output, with the shim's unit tests, is in build/deb/build.log.
 # make deb-test: installs them in a cached Debian 12 chroot and checks
 # that DKMS builds the module for each kernel there (scripts/deb-test.sh).
 .PHONY: deb deb-test
@@ -170,7 +171,10 @@ deb: deps
 	mkdir -p $(DEB_DIR)/src
 	git archive -o $(DEB_DIR)/src.tar HEAD
 	tar -xf $(DEB_DIR)/src.tar -C $(DEB_DIR)/src && rm $(DEB_DIR)/src.tar
-	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc -j2
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc -j2 \
+		>$(DEB_DIR)/build.log 2>&1 || { tail -n 30 $(DEB_DIR)/build.log; \
+		echo "make deb: failed, see $(DEB_DIR)/build.log" >&2; exit 1; }
+	ls $(DEB_DIR)/*.deb
 	lintian --fail-on error,warning $(DEB_DIR)/*.changes
 
 deb-test: deb
