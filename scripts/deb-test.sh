@@ -1,17 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# deb-test.sh [DEB_DIR]
+# deb-test.sh [--suite SUITE] [DEB_DIR]
 #
 # The packages of `make deb` (DEB_DIR, default build/deb) installed as a
-# test engineer installs them, in the cached Debian 12 chroot of
-# scripts/chroot.sh rather than on this host, whose /lib/modules stays as
-# it is. In the chroot, which has the newest bookworm-backports kernel
-# headers already:
+# test engineer installs them, in the cached Debian SUITE chroot (bookworm,
+# Debian 12, by default; trixie is Debian 13) of scripts/chroot.sh rather
+# than on this host, whose /lib/modules stays as it is. In the chroot,
+# which has the newest SUITE-backports kernel headers already:
 #   1. apt-get installs the four .debs, with dkms and what else they need
 #      from the archive: DKMS builds ib_async.ko at once for the kernel
 #      whose headers are there;
-#   2. apt-get installs Debian 12's newest 6.1 headers: the kernel hook
-#      of DKMS builds it for that kernel too (AUTOINSTALL);
+#   2. apt-get installs the headers of SUITE's own kernel (6.1 in
+#      bookworm, 6.12 in trixie): the kernel hook of DKMS builds it for
+#      that kernel too (AUTOINSTALL);
 #   3. for every kernel with headers: dkms status says installed, the
 #      module is in /lib/modules/RELEASE/updates/dkms with that kernel's
 #      vermagic and the alias rdma-client-ib_async, and depmod found it;
@@ -23,12 +24,11 @@
 # its make.log); exit status 1 if any test failed. Needs root, as
 # chroot.sh does; one run at a time (the chroot's dpkg lock).
 #
-# The chroot keeps dkms and the 6.1 headers (a cache, as the chroot is);
-# the ib_async packages are purged, and the 6.1 headers removed at the
+# The chroot keeps dkms and SUITE's own headers (a cache, as the chroot
+# is); the ib_async packages are purged, and those headers removed at the
 # start of the next run, so that step 2 always tests the hook.
 set -euo pipefail
 
-suite=bookworm
 packages=(ib-async-dkms libibasync1 libibasync-dev ib-async-tools)
 work=/tmp/ib_async-deb-test	# in the chroot
 
@@ -67,13 +67,13 @@ installed_packages() {	# of the arguments, those dpkg has installed
 		awk '$2 ~ /^[ih]/ { print $1 }' || true
 }
 
-# The headers package of Debian 12's newest 6.1 kernel: what
-# linux-headers-amd64 depends on in bookworm (or bookworm-security),
-# while the chroot has the metapackage of bookworm-backports.
-headers_61_package() {
+# The headers package of SUITE's own newest kernel: what
+# linux-headers-amd64 depends on in SUITE (or SUITE-security), while the
+# chroot has the metapackage of SUITE-backports.
+headers_suite_package() {
 	local v
-	v=$(apt-cache madison linux-headers-amd64 | awk '$3 ~ /^6\.1\./ { print $3 }' |
-		sort -V | tail -n 1)
+	v=$(apt-cache madison linux-headers-amd64 |
+		awk -F' [|] ' '$3 !~ /-backports/ { print $2 }' | sort -V | tail -n 1)
 	[ -n "$v" ] || return 1
 	apt-cache show "linux-headers-amd64=$v" |
 		sed -n 's/^Depends: \(linux-headers-[^ ,]*\).*/\1/p' | head -n 1
@@ -174,9 +174,10 @@ watch_libs_resolve() {
 	local out
 	out=$(ldd /usr/bin/ib_async_watch)
 	echo "$out"
+	# /lib is /usr/lib on merged-/usr systems (Debian 13): either will do
 	! grep -q 'not found' <<<"$out" &&
-		grep -q 'libibasync\.so\.1 => /usr/lib/' <<<"$out" &&
-		grep -q 'libibverbs\.so\.1 => /usr/lib/' <<<"$out"
+		grep -qE 'libibasync\.so\.1 => /(usr/)?lib/' <<<"$out" &&
+		grep -qE 'libibverbs\.so\.1 => /(usr/)?lib/' <<<"$out"
 }
 
 watch_help() {
@@ -206,7 +207,7 @@ no_dkms_ib_async() {
 }
 
 in_chroot() {
-	local dir=$1 h61 k61 version k
+	local dir=$1 suite=$2 h61 k61 version k
 	local -a debs kernels
 	export DEBIAN_FRONTEND=noninteractive
 	log=$dir/log
@@ -218,11 +219,11 @@ in_chroot() {
 	version=${version%-*}
 
 	# What an interrupted run left, and the 6.1 headers of the last one.
-	h61=$(headers_61_package) || h61=
-	check "found Debian 12's newest 6.1 headers package (${h61:-none})" \
+	h61=$(headers_suite_package) || h61=
+	check "found $suite's own newest headers package (${h61:-none})" \
 		test -n "$h61"
 	k61=${h61#linux-headers-}
-	check "clean start: no ib_async package, no 6.1 headers" \
+	check "clean start: no ib_async package, no $suite headers" \
 		purge_ours "${packages[@]}" ${h61:+"$h61"}
 
 	mapfile -t kernels < <(kernels_with_headers)
@@ -238,7 +239,7 @@ in_chroot() {
 	fi
 
 	mapfile -t kernels < <(kernels_with_headers)
-	check "kernels with headers: ${kernels[*]} (6.1: $k61)" \
+	check "kernels with headers: ${kernels[*]} ($suite's: $k61)" \
 		in_list "$k61" "${kernels[@]}"
 	dkms status -m ib_async 2>/dev/null | diag
 	for k in "${kernels[@]}"; do
@@ -265,8 +266,13 @@ in_chroot() {
 }
 
 if [ "${1:-}" = --in-chroot ]; then
-	in_chroot "$2"
+	in_chroot "$2" "$3"
 	exit
+fi
+suite=bookworm
+if [ "${1:-}" = --suite ]; then
+	suite=${2:?}
+	shift 2
 fi
 
 # ---- on the host --------------------------------------------------------
@@ -292,4 +298,4 @@ chmod 0644 "$root$work"/*.deb
 
 "$top/scripts/chroot.sh" "$suite" -- env -i \
 	PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
-	bash /src/scripts/deb-test.sh --in-chroot "$work"
+	bash /src/scripts/deb-test.sh --in-chroot "$work" "$suite"
