@@ -107,6 +107,9 @@ KERNELS ?= 6.1 6.1-rt debug 6.12
 # Debian suites whose newest backports kernel (7.x from trixie-backports)
 # the module is built against in a cached chroot (scripts/chroot.sh).
 CHROOTS ?= trixie
+# The Debian suite whose chroot make check installs the packages in (make
+# deb-test's, there with Debian 13 and its newest kernel too); empty: none.
+DEB_TEST_SUITE ?= trixie
 
 check-run: stage
 	tree=$$(scripts/stage.sh --debug $(DEBUG_STAGE)) && \
@@ -121,6 +124,7 @@ check-run: stage
 		$(if $(K612_KVER),--k612-kver $(K612_KVER) --k612-stage $(K612_STAGE)) \
 		$(if $(K612RT_KVER),--build-only /lib/modules/$(K612RT_KVER)/build) \
 		$(foreach c,$(CHROOTS),--chroot $(c)) \
+		$(if $(DEB_TEST_SUITE),--deb-test $(DEB_TEST_SUITE)) \
 		--kernels '$(KERNELS)'
 
 lint: linux-tools
@@ -161,8 +165,9 @@ fuzz: deps
 # dpkg-buildpackage from a clean copy of HEAD (commit first: uncommitted
 # changes are not in them) and failing on any lintian error or warning.
 # The build's output, with the shim's unit tests, is in build/deb/build.log.
-# make deb-test: installs them in a cached Debian 12 chroot and checks
-# that DKMS builds the module for each kernel there (scripts/deb-test.sh).
+# make deb-test [SUITE=trixie]: installs them in a cached Debian 12 (or
+# SUITE) chroot and checks that DKMS builds the module for each kernel
+# there (scripts/deb-test.sh).
 .PHONY: deb deb-test
 DEB_DIR := $(BUILD)/deb
 
@@ -178,7 +183,7 @@ deb: deps
 	lintian --fail-on error,warning $(DEB_DIR)/*.changes
 
 deb-test: deb
-	scripts/deb-test.sh $(DEB_DIR)
+	scripts/deb-test.sh $(if $(SUITE),--suite $(SUITE)) $(DEB_DIR)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

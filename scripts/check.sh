@@ -4,7 +4,8 @@
 # host tests (plain and sanitized), the guest kernels' configurations
 # against the kselftests' config fragment, the module built against the
 # kernels no guest boots (--build-only, and in Debian chroots for newer
-# kernels, --chroot), and the kselftests inside the
+# kernels, --chroot), the Debian packages installed in a Debian chroot
+# (--deb-test), and the kselftests inside the
 # guest, through the kernel's kselftest runner (run_guest.sh).
 # The guest suite runs on each kernel of --kernels (default: all of them)
 # that is installed: Debian 12's 6.1 ("6.1"), the debug kernel built from
@@ -20,13 +21,13 @@ usage() {
 	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" \
 		"--debug-tree DIR --debug-stage DIR [--rt-kver KVER --rt-stage DIR]" \
 		"[--k612-kver KVER --k612-stage DIR] [--build-only KDIR]..." \
-		"[--chroot SUITE]..." \
+		"[--chroot SUITE]... [--deb-test SUITE]" \
 		"[--kernels 'NAME...']" >&2
 	exit 2
 }
 KVER='' KDIR='' STAGE='' TOOLS='' DTREE='' DSTAGE='' RTKVER='' RTSTAGE=''
 K612KVER='' K612STAGE='' KERNELS='6.1 6.1-rt debug 6.12'
-BUILD_ONLY=() CHROOTS=()
+BUILD_ONLY=() CHROOTS=() DEB_SUITE=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) KVER=$2; shift 2 ;;
@@ -41,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--k612-stage) K612STAGE=$2; shift 2 ;;
 	--build-only) BUILD_ONLY+=("$2"); shift 2 ;;
 	--chroot) CHROOTS+=("$2"); shift 2 ;;
+	--deb-test) DEB_SUITE=$2; shift 2 ;;
 	--kernels) KERNELS=$2; shift 2 ;;
 	*) usage ;;
 	esac
@@ -126,6 +128,21 @@ build_only() {
 	return $fail
 }
 [ $((${#BUILD_ONLY[@]} + ${#CHROOTS[@]})) -eq 0 ] || run_suite build build_only
+
+# The Debian packages (make deb: built from HEAD, lintian-clean), installed
+# in the Debian DEB_SUITE chroot, where DKMS builds the module for every
+# kernel with headers (scripts/deb-test.sh).
+package() {
+	if make -s -C "$top" deb >"$logdir/deb.log" 2>&1; then
+		echo "ok 1 make deb: the packages build and are lintian-clean"
+	else
+		echo "not ok 1 make deb: the packages build and are lintian-clean"
+		tail -n 30 "$logdir/deb.log" | sed 's/^/# /'
+		return 1
+	fi
+	"$top/scripts/deb-test.sh" --suite "$DEB_SUITE" "$top/build/deb"
+}
+[ -z "$DEB_SUITE" ] || run_suite package package
 
 guest_cmd='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh'
 if wanted 6.1; then

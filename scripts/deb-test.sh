@@ -132,7 +132,12 @@ check_module() {	# check_module RELEASE
 		not_ok "$k: modinfo: vermagic '$vermagic' is $k's, alias rdma-client-ib_async"
 		modinfo "$f" | diag
 	fi
-	# what modprobe ib_async would load on that kernel (depmod ran)
+	# what modprobe ib_async would load on that kernel (depmod ran); a
+	# kernel with headers but no image has nothing for depmod to index
+	if [ ! -d "/lib/modules/$k/kernel" ]; then
+		ok "$k: modinfo -k $k ib_async # SKIP headers only, no image of $k"
+		return
+	fi
 	check "$k: modinfo -k $k ib_async finds it" \
 		test "$(modinfo -k "$k" -n ib_async 2>/dev/null)" = "$f"
 }
