@@ -161,7 +161,7 @@ fuzz: deps
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # make deb: the Debian packages of debian/ (ib-async-dkms, libibasync1,
-# libibasync-dev, ib-async-tools) in build/deb/, built with
+# libibasync-dev, ib-async-utils) in build/deb/, built with
 # dpkg-buildpackage from a clean copy of HEAD (commit first: uncommitted
 # changes are not in them) and failing on any lintian error or warning.
 # The build's output, with the shim's unit tests, is in build/deb/build.log.

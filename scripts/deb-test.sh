@@ -29,7 +29,7 @@
 # start of the next run, so that step 2 always tests the hook.
 set -euo pipefail
 
-packages=(ib-async-dkms libibasync1 libibasync-dev ib-async-tools)
+packages=(ib-async-dkms libibasync1 libibasync-dev ib-async-utils)
 work=/tmp/ib_async-deb-test	# in the chroot
 
 # ---- TAP ---------------------------------------------------------------
@@ -263,7 +263,7 @@ in_chroot() {
 	check "no ib_async.ko left in /lib/modules/*/updates/dkms" \
 		no_module_left "${kernels[@]}"
 	check "dkms status and /usr/src have no ib_async left" no_dkms_ib_async
-	check "apt-get purge ib-async-tools libibasync-dev libibasync1" \
+	check "apt-get purge ib-async-utils libibasync-dev libibasync1" \
 		purge_ours "${packages[@]}"
 
 	echo "1..$n"
