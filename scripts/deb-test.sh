@@ -28,6 +28,8 @@
 # is); the ib_async packages are purged, and those headers removed at the
 # start of the next run, so that step 2 always tests the hook.
 set -euo pipefail
+# With pipefail, "... | grep -q" fails when grep's early exit kills the
+# writer with SIGPIPE: the checks below let grep read everything.
 
 packages=(ib-async-dkms libibasync1 libibasync-dev ib-async-utils)
 work=/tmp/ib_async-deb-test	# in the chroot
@@ -106,7 +108,7 @@ in_list() {	# in_list WORD LIST...
 
 dkms_installed() {	# dkms_installed VERSION RELEASE
 	dkms status -m ib_async -v "$1" -k "$2" | tee /dev/stderr |
-		grep -q ': installed'
+		grep ': installed' >/dev/null
 }
 
 module_file() {	# module_file RELEASE: the installed ib_async.ko*, if any
@@ -126,7 +128,7 @@ check_module() {	# check_module RELEASE
 	ok "$k: $f"
 	vermagic=$(modinfo -F vermagic "$f" | sed 's/[[:space:]]*$//')
 	if [ "${vermagic%% *}" = "$k" ] &&
-		modinfo -F alias "$f" | grep -qx 'rdma-client-ib_async'; then
+		modinfo -F alias "$f" | grep -x 'rdma-client-ib_async' >/dev/null; then
 		ok "$k: modinfo: vermagic '$vermagic', alias rdma-client-ib_async"
 	else
 		not_ok "$k: modinfo: vermagic '$vermagic' is $k's, alias rdma-client-ib_async"
@@ -172,7 +174,7 @@ EOF
 build_shim_program() {
 	shim_program >"$work/prog.c"
 	cc -Wall -Werror -o "$work/prog" "$work/prog.c" -libasync -libverbs &&
-		ldd "$work/prog" | grep -q 'libibasync\.so\.1 => /'
+		ldd "$work/prog" | grep 'libibasync\.so\.1 => /' >/dev/null
 }
 
 watch_libs_resolve() {
@@ -186,7 +188,8 @@ watch_libs_resolve() {
 }
 
 watch_help() {
-	ib_async_watch --help | tee /dev/stderr | grep -q '^Usage: ib_async_watch'
+	ib_async_watch --help | tee /dev/stderr |
+		grep '^Usage: ib_async_watch' >/dev/null
 }
 
 purge_ours() {	# purge_ours PACKAGE...: those of them installed
