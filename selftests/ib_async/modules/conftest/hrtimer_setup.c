@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* HAVE_HRTIMER_SETUP: hrtimer_setup() sets up a timer with its function (6.13; hrtimer_init() gone in 6.16) */
+/* HAVE_HRTIMER_SETUP: hrtimer_setup() exists (6.13; hrtimer_init() is gone in 6.16) */
 #include <linux/hrtimer.h>
 
 static enum hrtimer_restart probe_fn(struct hrtimer *t)
