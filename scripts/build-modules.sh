@@ -44,7 +44,8 @@ if [ "$only" != test ]; then
 	build_copy ib_async . Kbuild kernel include
 fi
 if [ "$only" != ib_async ]; then
-	# the test modules' Kbuild runs ../../../kernel/conftest.sh
+	# the test modules' Kbuild probes with ../../../kernel's conftest
 	tm=selftests/ib_async/modules
-	build_copy test $tm kernel/conftest.sh $tm
+	build_copy test $tm kernel/conftest.sh kernel/conftest.mk \
+		kernel/conftest $tm
 fi
