@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
+#include <rdma/ib_async.h>
 
 /* HAVE_* of the target kernel, from kernel/conftest.sh's probes */
 #include "conftest.h"
@@ -30,16 +31,42 @@
 #endif
 
 /*
- * 7.1 removed ib_resize_cq(), which had no in-tree caller left: kernel
- * verbs cannot resize a CQ there, and IB_ASYNC_IOC_RESIZE_CQ fails with
- * EOPNOTSUPP, as it does for a driver without resize_cq.
+ * 7.1 removed ib_resize_cq(), which had no in-tree caller left, and
+ * renamed the driver op: kernel verbs cannot resize a CQ there, and
+ * IB_ASYNC_IOC_RESIZE_CQ fails with EOPNOTSUPP, as it does for a driver
+ * without resize_cq. GET_INFO says which (IB_ASYNC_FEATURE_RESIZE_CQ).
  */
-#ifndef HAVE_IB_RESIZE_CQ
+#ifdef HAVE_IB_RESIZE_CQ
+static inline bool ib_async_can_resize_cq(struct ib_device *ib_dev)
+{
+	return ib_dev->ops.resize_cq;
+}
+#else
+static inline bool ib_async_can_resize_cq(struct ib_device *ib_dev)
+{
+	return false;
+}
+
 static inline int ib_resize_cq(struct ib_cq *cq, int cqe)
 {
 	return -EOPNOTSUPP;
 }
 #endif
+
+/*
+ * IB_EVENT_DEVICE_SPEED_CHANGE (7.x) is unaffiliated, about a port, as
+ * PORT_ACTIVE is; before it existed no driver could raise it.
+ */
+static inline bool ib_async_is_speed_change(enum ib_event_type type)
+{
+#ifdef HAVE_IB_EVENT_DEVICE_SPEED_CHANGE
+	BUILD_BUG_ON((int)IB_EVENT_DEVICE_SPEED_CHANGE !=
+		     (int)IB_ASYNC_EV_DEVICE_SPEED_CHANGE);
+	return type == IB_EVENT_DEVICE_SPEED_CHANGE;
+#else
+	return false;
+#endif
+}
 
 /*
  * Exported by ib_core (nldev.c) for ib_uverbs but declared only in the

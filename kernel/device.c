@@ -88,7 +88,7 @@ static bool ib_async_is_unaffiliated(enum ib_event_type type)
 	case IB_EVENT_GID_CHANGE:
 		return true;
 	default:
-		return false;
+		return ib_async_is_speed_change(type);
 	}
 }
 

@@ -131,6 +131,8 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 	info->features = IB_ASYNC_FEATURE_READ_BATCH;
 	if (ib_dev->kverbs_provider)
 		info->features |= IB_ASYNC_FEATURE_VERBS;
+	if (ib_dev->kverbs_provider && ib_async_can_resize_cq(ib_dev))
+		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
 	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
 		sizeof(info->ibdev_name));
 }

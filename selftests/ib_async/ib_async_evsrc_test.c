@@ -183,6 +183,41 @@ TEST_F_TIMEOUT(evsrc, unaffiliated_every_context, 300)
 	EXPECT_EQ(0, iba_fionread(self->fd));
 }
 
+TEST_F_TIMEOUT(evsrc, device_speed_change_where_the_kernel_has_it, 120)
+{
+	int has = iba_btf_has("ib_core", "IB_EVENT_DEVICE_SPEED_CHANGE");
+	struct ib_async_event ev;
+	uint32_t port;
+	size_t c;
+	int ret;
+
+	IBA_SKIPPED_IN_SETUP();
+	ret = evsrc_raise("DEVICE_SPEED_CHANGE port:1");
+	if (has == 0 || (has < 0 && ret == -EINVAL)) {
+		/* no driver can raise it here: the event source agrees */
+		EXPECT_EQ(-EINVAL, ret);
+		TH_LOG("this kernel has no DEVICE_SPEED_CHANGE%s",
+		       has < 0 ? " (no BTF: the event source's word)" : "");
+		return;
+	}
+	ASSERT_EQ(0, ret) TH_LOG("the kernel has the type, the event source not");
+	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
+	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_SPEED_CHANGE, 1);
+	for (c = 0; c < evsrc_ncontexts(); c++)
+		for (port = 1; port <= 2; port++) {
+			ASSERT_EQ(0, evsrc_raise("%u port:%u %s",
+						 IB_ASYNC_EV_DEVICE_SPEED_CHANGE,
+						 port, contexts[c]));
+			ASSERT_EQ(0, iba_read_one(self->fd, &ev,
+						  IBA_EVENT_TIMEOUT_MS))
+				TH_LOG("port %u %s: nothing arrived", port,
+				       contexts[c]);
+			check_port_rec(_metadata, &ev,
+				       IB_ASYNC_EV_DEVICE_SPEED_CHANGE, port);
+		}
+	EXPECT_EQ(0, iba_fionread(self->fd));
+}
+
 TEST_F_TIMEOUT(evsrc, hardirq_burst_10000, 300)
 {
 	const int total = 10000;

@@ -241,9 +241,13 @@ TEST_F(ioc, get_info_reports_features)
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_READ_BATCH);
 	EXPECT_EQ(0ULL, info.features & ~(uint64_t)(IB_ASYNC_FEATURE_READ_BATCH |
-						    IB_ASYNC_FEATURE_VERBS));
+						    IB_ASYNC_FEATURE_VERBS |
+						    IB_ASYNC_FEATURE_RESIZE_CQ));
 	ret = ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd) ? errno : 0;
 	EXPECT_EQ(info.features & IB_ASYNC_FEATURE_VERBS ? 0 : EOPNOTSUPP, ret);
+	/* resizing needs kernel verbs */
+	if (!(info.features & IB_ASYNC_FEATURE_VERBS))
+		EXPECT_EQ(0ULL, info.features & IB_ASYNC_FEATURE_RESIZE_CQ);
 }
 
 TEST_F(ioc, get_info_short_argsz_returns_einval)

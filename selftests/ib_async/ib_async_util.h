@@ -139,6 +139,55 @@ static inline int iba_get_info(int fd, struct ib_async_info *info)
 	return ioctl(fd, IB_ASYNC_IOC_GET_INFO, info);
 }
 
+/* GET_INFO's feature bits, or all bits set if GET_INFO fails. */
+static inline uint64_t iba_features(int fd)
+{
+	struct ib_async_info info;
+
+	return iba_get_info(fd, &info) ? ~0ULL : info.features;
+}
+
+/*
+ * Whether kernel module @mod (ib_core...) knows the identifier @name (a
+ * function, type or enumerator), from its BTF, whose string section holds
+ * every such name, each NUL-terminated after an empty first string: 1 or
+ * 0, or -1 when the kernel has no BTF for @mod (the debug kernel). The
+ * running kernel's own answer, not that of the probes ib_async and the
+ * test modules were built with.
+ */
+static inline int iba_btf_has(const char *mod, const char *name)
+{
+	size_t len = 0, cap = 1 << 20, nlen = strlen(name) + 2;
+	char path[128], needle[128], *buf = malloc(cap);
+	int fd, found = -1;
+	ssize_t n = -1;
+
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || !buf || nlen > sizeof(needle))
+		goto out;
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			char *more = realloc(buf, cap *= 2);
+
+			if (!more)
+				goto out;
+			buf = more;
+		}
+	}
+	/* "\0name\0": neither a longer name nor a shorter one matches */
+	needle[0] = '\0';
+	memcpy(needle + 1, name, nlen - 1);
+	if (n == 0)
+		found = memmem(buf, len, needle, nlen) != NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return found;
+}
+
 static inline int iba_set_queue_len(int fd, unsigned int len)
 {
 	struct ib_async_queue_len q = {

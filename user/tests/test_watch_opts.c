@@ -23,7 +23,7 @@ static void test_types(void)
 		{ "PORT_ERR", 10 }, { "IBV_EVENT_PORT_ERR", 10 },
 		{ "ibv_event_port_err", 10 }, { "port_err", 10 },
 		{ "Gid_Change", 18 }, { "CQ_ERR", 0 }, { "WQ_FATAL", 19 },
-		{ "3", 3 }, { "0x10", 16 }, { "65536", 65536 },
+		{ "device_speed_change", 20 }, { "3", 3 }, { "0x10", 16 }, { "65536", 65536 },
 	};
 	static const char *const bad[] = { "", "PORT", "IBV_EVENT_", "bogus",
 		"-1", " 3", "3x", "4294967296", "IBV_EVENT_PORT_ERRX" };
@@ -35,12 +35,13 @@ static void test_types(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		OK(watch_parse_type(bad[i], &t), "type \"%s\" rejected", bad[i]);
 	OK(!strcmp(watch_type_name(10), "IBV_EVENT_PORT_ERR") &&
-	   !watch_type_name(20), "type names, NULL past the last");
+	   !strcmp(watch_type_name(20), "IBV_EVENT_DEVICE_SPEED_CHANGE") &&
+	   !watch_type_name(21), "type names, NULL past the last");
 	OK(!strcmp(watch_type_name(IB_ASYNC_EV_OVERFLOW), "OVERFLOW") &&
 	   !watch_type_name(IB_ASYNC_EV_OVERFLOW + 1),
 	   "ib_async's own types: OVERFLOW, NULL for others");
 	/* the table has no hole, and its names parse back to their values */
-	for (uint32_t v = 0; v <= IBV_EVENT_WQ_FATAL; v++) {
+	for (uint32_t v = 0; v <= IB_ASYNC_EV_DEVICE_SPEED_CHANGE; v++) {
 		const char *name = watch_type_name(v);
 
 		OK(name && !watch_parse_type(name, &t) && t == v,

@@ -16,17 +16,19 @@
 #define PROG "ib_async_watch"
 
 /*
- * rdma-core's names for enum ibv_event_type, which ib_async's types 0..19
+ * rdma-core's names for enum ibv_event_type, which ib_async's types 0..20
  * equal; what they mean is ibv_event_type_str()'s to say. The only table
- * of event type names in user/.
+ * of event type names in user/. Indexed by the uAPI's values: the
+ * rdma-core headers this builds against may predate type 20.
  */
-#define T(x) [IBV_EVENT_##x] = TYPE_PREFIX #x
+#define T(x) [IB_ASYNC_EV_##x] = TYPE_PREFIX #x
 static const char *const type_names[] = {
 	T(CQ_ERR), T(QP_FATAL), T(QP_REQ_ERR), T(QP_ACCESS_ERR), T(COMM_EST),
 	T(SQ_DRAINED), T(PATH_MIG), T(PATH_MIG_ERR), T(DEVICE_FATAL),
 	T(PORT_ACTIVE), T(PORT_ERR), T(LID_CHANGE), T(PKEY_CHANGE),
 	T(SM_CHANGE), T(SRQ_ERR), T(SRQ_LIMIT_REACHED), T(QP_LAST_WQE_REACHED),
 	T(CLIENT_REREGISTER), T(GID_CHANGE), T(WQ_FATAL),
+	T(DEVICE_SPEED_CHANGE),
 };
 #undef T
 #define NTYPES (sizeof(type_names) / sizeof(type_names[0]))

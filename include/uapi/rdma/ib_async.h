@@ -55,11 +55,15 @@
  * @IB_ASYNC_EV_CLIENT_REREGISTER: the SM asks clients to re-register.
  * @IB_ASYNC_EV_GID_CHANGE: the port's GID table changed.
  * @IB_ASYNC_EV_WQ_FATAL: the WQ is in the error state.
+ * @IB_ASYNC_EV_DEVICE_SPEED_CHANGE: the port's effective bandwidth may
+ *	have changed (a bonded link went up or down, say): query the port
+ *	again. Only kernels whose enum ib_event_type has it (7.x) raise it.
  * @IB_ASYNC_EV_OVERFLOW: @count events were lost at this point of the
  *	stream because the queue was full.
  *
- * Values 0..19 are those of the kernel's enum ib_event_type and rdma-core's
- * enum ibv_event_type, so ibv_event_type_str() names them. Records that
+ * Values 0..20 are those of the kernel's enum ib_event_type and rdma-core's
+ * enum ibv_event_type, so ibv_event_type_str() names them (rdma-core
+ * releases older than the kernel's type 20 call it unknown). Records that
  * ib_async itself generates start at 0x10000, where the two can never
  * collide.
  */
@@ -84,6 +88,7 @@ enum ib_async_event_type {
 	IB_ASYNC_EV_CLIENT_REREGISTER	= 17,
 	IB_ASYNC_EV_GID_CHANGE		= 18,
 	IB_ASYNC_EV_WQ_FATAL		= 19,
+	IB_ASYNC_EV_DEVICE_SPEED_CHANGE	= 20,
 	IB_ASYNC_EV_OVERFLOW		= 0x10000,
 };
 
@@ -149,6 +154,10 @@ struct ib_async_event {
  * @IB_ASYNC_FEATURE_VERBS: the device has the kernel verbs ib_async builds
  *	its objects with: the object, query-of-object and data-path commands
  *	work (without it they fail with EOPNOTSUPP).
+ * @IB_ASYNC_FEATURE_RESIZE_CQ: IB_ASYNC_IOC_RESIZE_CQ can resize this
+ *	device's CQs. Without it the command fails with EOPNOTSUPP: the
+ *	driver cannot resize, or the kernel (7.1 on) lets only userspace
+ *	providers resize CQs.
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -156,6 +165,7 @@ struct ib_async_event {
 enum ib_async_feature {
 	IB_ASYNC_FEATURE_READ_BATCH	= 1 << 0,
 	IB_ASYNC_FEATURE_VERBS		= 1 << 1,
+	IB_ASYNC_FEATURE_RESIZE_CQ	= 1 << 2,
 };
 
 /**

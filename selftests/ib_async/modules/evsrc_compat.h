@@ -37,6 +37,13 @@
 #define EVSRC_OPS_RESIZE_CQ(fn)
 #endif
 
+/* 7.x: IB_EVENT_DEVICE_SPEED_CHANGE, an event about a port, exists. */
+#ifdef HAVE_IB_EVENT_DEVICE_SPEED_CHANGE
+#define EVSRC_KIND_SPEED_CHANGE(kind)	[IB_EVENT_DEVICE_SPEED_CHANGE] = (kind),
+#else
+#define EVSRC_KIND_SPEED_CHANGE(kind)
+#endif
+
 /* 6.13 added hrtimer_setup(); 6.16 removed hrtimer_init(). */
 #ifndef HAVE_HRTIMER_SETUP
 static inline void

@@ -45,6 +45,8 @@ static inline const char *ib_async_event_name(unsigned int type)
 		[IBA_EV(CLIENT_REREGISTER)] = "CLIENT_REREGISTER",
 		[IBA_EV(GID_CHANGE)] = "GID_CHANGE",
 		[IBA_EV(WQ_FATAL)] = "WQ_FATAL",
+		/* 20: only the uAPI and 7.x kernels have a name for it */
+		[IBA_EV(WQ_FATAL) + 1] = "DEVICE_SPEED_CHANGE",
 	};
 
 	return type < ARRAY_SIZE(names) ? names[type] : NULL;

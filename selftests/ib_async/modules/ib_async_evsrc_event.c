@@ -63,6 +63,7 @@ static const enum evsrc_kind evsrc_kinds[] = {
 	[IB_EVENT_CLIENT_REREGISTER] = EVSRC_PORT,
 	[IB_EVENT_GID_CHANGE] = EVSRC_NONE,
 	[IB_EVENT_WQ_FATAL] = EVSRC_WQ,
+	EVSRC_KIND_SPEED_CHANGE(EVSRC_PORT)
 };
 
 struct evsrc_burst {
