@@ -200,3 +200,6 @@ clean:
 # Also drop the cached guest images and the extracted kernel tools.
 distclean: clean
 	rm -rf $(BUILD)
+
+# make install / make uninstall [DESTDIR=...] [PREFIX=/usr/local]
+include mk/install.mk
