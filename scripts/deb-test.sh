@@ -35,29 +35,8 @@ packages=(ib-async-dkms libibasync1 libibasync-dev ib-async-utils)
 work=/tmp/ib_async-deb-test	# in the chroot
 
 # ---- TAP ---------------------------------------------------------------
-n=0
-failed=0
-passed_last=1	# whether the last check passed
-log=/dev/null
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
-# check DESCRIPTION COMMAND...: one test, COMMAND's output to the log
-# and, when it fails, the log's end as diagnostics.
-check() {
-	local desc=$1
-	shift
-	: >"$log"
-	passed_last=1
-	if "$@" >>"$log" 2>&1; then
-		ok "$desc"
-	else
-		passed_last=0
-		not_ok "$desc"
-		tail -n 25 "$log" | diag
-	fi
-}
+# shellcheck source=scripts/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 # ---- inside the chroot --------------------------------------------------
 apt_get() {
