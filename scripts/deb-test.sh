@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # deb-test.sh [--suite SUITE] [DEB_DIR]
+# deb-test.sh --host [DEB_DIR]
 #
 # The packages of `make deb` (DEB_DIR, default build/deb) installed as a
 # test engineer installs them, in the cached Debian SUITE chroot (bookworm,
@@ -27,6 +28,29 @@
 # The chroot keeps dkms and SUITE's own headers (a cache, as the chroot
 # is); the ib_async packages are purged, and those headers removed at the
 # start of the next run, so that step 2 always tests the hook.
+#
+# --host: the same on this host, against every kernel whose headers are
+# in /lib/modules/*/build (on the test bed Debian 12's 6.1, 6.1-rt, 6.12
+# and 6.12-rt). It stops before changing anything when an ib_async
+# package, a DKMS ib_async or a /usr/src/ib_async-* is there already
+# (someone's install, which it must not remove). Then:
+#   1. apt-get installs the four .debs without Recommends (dkms would
+#      bring linux-headers-amd64): dkms and what else they need come from
+#      the archive; DKMS's postinst builds for the running and the newest
+#      kernel, `dkms autoinstall -k RELEASE` for every other one with
+#      headers (as Documentation/ib_async.rst tells a user to);
+#   2. for every kernel with headers, the checks of step 3 above;
+#   3. the udev rule, the .pc and the modules-load.d example are where the
+#      packages put them (the example not active); ib_async_watch --help
+#      and ldd; a program builds with pkg-config --cflags --libs libibasync;
+#   4. apt-get purge of the four: dpkg knows none of them, none of their
+#      files is left, no /var/lib/dkms/ib_async, /usr/src/ib_async-* or
+#      updates/dkms/ib_async.ko of any kernel;
+#   5. the packages the install added (dkms...) are purged again, so the
+#      host has the packages it had. Packages it upgraded stay upgraded.
+# A trap does 4 and 5 (and removes DKMS's leftovers of ib_async) however
+# the run ends. It writes to the host's /lib/modules while it runs: not
+# while a guest is staged from it.
 set -euo pipefail
 # With pipefail, "... | grep -q" fails when grep's early exit kills the
 # writer with SIGPIPE: the checks below let grep read everything.
@@ -252,8 +276,225 @@ in_chroot() {
 	[ "$failed" -eq 0 ]
 }
 
+# ---- on this host (--host) --------------------------------------------
+host_work=
+host_added=	# file: the packages apt-get install added, once known
+
+# "PACKAGE:ARCH" of every installed package
+all_installed() {
+	dpkg-query -W -f='${binary:Package} ${db:Status-Abbrev}\n' |
+		awk '$2 ~ /^ii/ { print $1 }' | sort
+}
+
+# Someone's ib_async on this host, which the run must leave alone.
+host_has_ib_async() {
+	[ -n "$(installed_packages "${packages[@]}")" ] ||
+		[ -e /var/lib/dkms/ib_async ] ||
+		compgen -G '/usr/src/ib_async-*' >/dev/null ||
+		compgen -G '/lib/modules/*/updates/dkms/ib_async.ko*' >/dev/null
+}
+
+# Kernels DKMS has not installed ib_async VERSION for yet.
+kernels_not_built() {	# VERSION RELEASE...
+	local v=$1 k
+	shift
+	for k in "$@"; do
+		dkms status -m ib_async -v "$v" -k "$k" 2>/dev/null |
+			grep ': installed' >/dev/null || echo "$k"
+	done
+	return 0
+}
+
+dkms_autoinstall() {	# RELEASE
+	dkms autoinstall -k "$1" && dkms_installed "$version" "$1"
+}
+
+# The files dpkg -L lists for the packages, directories left out.
+package_files() {
+	local f
+	dpkg -L "$@" | while IFS= read -r f; do
+		[ -d "$f" ] && [ ! -L "$f" ] || echo "$f"
+	done
+}
+
+no_file_left() {	# LIST
+	local f rc=0
+	while IFS= read -r f; do
+		if [ -e "$f" ] || [ -L "$f" ]; then echo "left: $f"; rc=1; fi
+	done <"$1"
+	return "$rc"
+}
+
+dpkg_knows_none() {	# no package of ours installed or with config left
+	local st
+	st=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' \
+		"${packages[@]}" 2>/dev/null || true)
+	echo "$st"
+	! awk '{ print $2 }' <<<"$st" | grep -E '^[a-z][icUFHWT]' >/dev/null
+}
+
+owned_by() {	# FILE PACKAGE: dpkg -S names PACKAGE for FILE
+	dpkg -S "$1" | tee /dev/stderr | grep "^$2: " >/dev/null
+}
+
+example_not_active() {
+	local ex=/usr/share/doc/ib-async-dkms/examples/modules-load.d/ib_async.conf
+	owned_by "$ex" ib-async-dkms && grep -x 'ib_async' "$ex" >/dev/null &&
+		! grep -rlx 'ib_async' /etc/modules-load.d /usr/lib/modules-load.d \
+			/etc/modules 2>/dev/null
+}
+
+build_pc_program() {
+	local flags
+	flags=$(pkg-config --cflags --libs libibasync)
+	echo "cc $flags"
+	shim_program >"$work/prog.c"
+	# shellcheck disable=SC2086 # pkg-config's words
+	cc -Wall -Werror -o "$work/prog" "$work/prog.c" $flags &&
+		ldd "$work/prog" | grep -E 'libibasync\.so\.1 => /(usr/)?lib/' >/dev/null &&
+		"$work/prog"
+}
+
+purge_added() {	# the packages apt-get install added, of those still there
+	local -a left
+	[ -n "$host_added" ] && [ -s "$host_added" ] || return 0
+	mapfile -t left < <(comm -12 "$host_added" <(all_installed))
+	[ "${#left[@]}" -eq 0 ] || apt_get purge "${left[@]}"
+}
+
+# Of the packages before the run, none gone; of those it added, none left
+# (others an administrator installs meanwhile do not count).
+same_packages() {	# BEFORE
+	local gone left
+	gone=$(comm -23 "$1" <(all_installed))
+	left=$(comm -12 "$host_added" <(all_installed))
+	echo "removed: ${gone:-none}; added and left: ${left:-none}"
+	[ -z "$gone" ] && [ -z "$left" ]
+}
+
+# However the run ends: our packages and what they brought purged, DKMS's
+# ib_async gone from every kernel, the work directory removed.
+host_cleanup() {
+	local f k
+	set +e
+	{
+		purge_ours "${packages[@]}"
+		purge_added
+		for f in /lib/modules/*/updates/dkms/ib_async.ko*; do
+			[ -e "$f" ] || continue
+			k=${f#/lib/modules/}
+			k=${k%%/*}
+			rm -f "$f"
+			depmod -a "$k"
+		done
+		rm -rf /var/lib/dkms/ib_async /usr/src/ib_async-*
+	} >>"$host_work/cleanup.log" 2>&1
+	rm -rf "$host_work"
+}
+
+on_host() {
+	local debdir=$1 start k
+	local -a debs kernels built missing added
+	start=$(date +%s)
+	[ "$(id -u)" = 0 ] || { echo "deb-test.sh --host: needs root" >&2; exit 1; }
+	export DEBIAN_FRONTEND=noninteractive
+	echo 'TAP version 13'
+	if host_has_ib_async; then
+		echo "Bail out! ib_async is installed on this host already" \
+			"(a package, DKMS or /usr/src): not touching it"
+		exit 1
+	fi
+
+	host_work=$(mktemp -d /tmp/ib_async-deb-test.XXXXXX)
+	work=$host_work
+	log=$work/log
+	trap host_cleanup EXIT
+	trap 'exit 130' INT TERM
+	for p in "${packages[@]}"; do
+		cp "$debdir/${p}"_*.deb "$work/"
+	done
+	# apt reads local .debs as its unprivileged _apt user
+	chmod 0755 "$work"
+	chmod 0644 "$work"/*.deb
+	mapfile -t debs < <(find "$work" -maxdepth 1 -name '*.deb' | sort)
+	version=$(dpkg-deb -f "$work"/ib-async-dkms_*.deb Version)
+	version=${version%-*}
+
+	mapfile -t kernels < <(kernels_with_headers)
+	check "kernels with headers: ${kernels[*]:-none}" test "${#kernels[@]}" -ge 1
+	all_installed >"$work/before"
+	check "apt-get install --no-install-recommends the packages (${debs[*]##*/})" \
+		apt_get -o DPkg::Lock::Timeout=600 install --no-install-recommends "${debs[@]}"
+	[ "$passed_last" = 1 ] || dkms_failures
+	# no other apt-get can run within ours: the difference is ours
+	host_added=$work/added
+	comm -13 "$work/before" <(all_installed) >"$host_added"
+	mapfile -t added < <(sed 's/:.*//' "$host_added")
+	echo "# apt-get install added: ${added[*]}"
+
+	mapfile -t missing < <(kernels_not_built "$version" "${kernels[@]}")
+	mapfile -t built < <(comm -23 <(printf '%s\n' "${kernels[@]}" | sort) \
+		<(printf '%s\n' "${missing[@]}" | sort))
+	echo "# built by the postinst: ${built[*]:-none}"
+	for k in "${missing[@]}"; do
+		[ -n "$k" ] || continue
+		check "$k: dkms autoinstall -k $k" dkms_autoinstall "$k"
+		[ "$passed_last" = 1 ] || dkms_failures
+	done
+	dkms status -m ib_async 2>/dev/null | diag
+	for k in "${kernels[@]}"; do
+		check "$k: dkms status: ib_async/$version installed" \
+			dkms_installed "$version" "$k"
+		check_module "$k"
+	done
+
+	check "udev rule /lib/udev/rules.d/60-ib-async.rules of ib-async-dkms" \
+		owned_by /lib/udev/rules.d/60-ib-async.rules ib-async-dkms
+	check "modules-load.d example in ib-async-dkms's doc, not active" \
+		example_not_active
+	check "libibasync.pc of libibasync-dev" owned_by \
+		"/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig/libibasync.pc" \
+		libibasync-dev
+	check "ib_async_watch --help prints its usage" watch_help
+	check "ldd ib_async_watch resolves libibasync.so.1 and libibverbs.so.1" \
+		watch_libs_resolve
+	check "a program builds with pkg-config --cflags --libs libibasync and runs" \
+		build_pc_program
+
+	package_files "${packages[@]}" >"$work/files"
+	check "apt-get purge the four packages" purge_ours "${packages[@]}"
+	check "dpkg knows none of them (not installed, no config files)" \
+		dpkg_knows_none
+	check "none of their $(wc -l <"$work/files") files left" \
+		no_file_left "$work/files"
+	check "no ib_async.ko left in /lib/modules/*/updates/dkms" \
+		no_module_left "${kernels[@]}"
+	check "dkms status, /var/lib/dkms and /usr/src have no ib_async left" \
+		no_dkms_ib_async
+	check "apt-get purge what the install added (${added[*]:-nothing})" \
+		purge_added
+	check "the host has the packages it had (none added left, none removed)" \
+		same_packages "$work/before"
+
+	echo "# host run: $(($(date +%s) - start)) s"
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
+
 if [ "${1:-}" = --in-chroot ]; then
 	in_chroot "$2" "$3"
+	exit
+fi
+if [ "${1:-}" = --host ]; then
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	debdir=${2:-$top/build/deb}
+	for p in "${packages[@]}"; do
+		if ! compgen -G "$debdir/${p}_*.deb" >/dev/null; then
+			echo "deb-test.sh: no $p package in $debdir: run 'make deb'" >&2
+			exit 1
+		fi
+	done
+	on_host "$debdir"
 	exit
 fi
 suite=bookworm
