@@ -36,9 +36,9 @@
 # (someone's install, which it must not remove). Then:
 #   1. apt-get installs the four .debs without Recommends (dkms would
 #      bring linux-headers-amd64): dkms and what else they need come from
-#      the archive; DKMS's postinst builds for the running and the newest
-#      kernel, `dkms autoinstall -k RELEASE` for every other one with
-#      headers (as Documentation/ib_async.rst tells a user to);
+#      the archive; DKMS's postinst builds for the kernels with headers
+#      (dkms 3.0.10: all of them), `dkms autoinstall -k RELEASE` for any
+#      it left out (as Documentation/ib_async.rst tells a user to);
 #   2. for every kernel with headers, the checks of step 3 above;
 #   3. the udev rule, the .pc and the modules-load.d example are where the
 #      packages put them (the example not active); ib_async_watch --help
@@ -47,7 +47,9 @@
 #      files is left, no /var/lib/dkms/ib_async, /usr/src/ib_async-* or
 #      updates/dkms/ib_async.ko of any kernel;
 #   5. the packages the install added (dkms...) are purged again, so the
-#      host has the packages it had. Packages it upgraded stay upgraded.
+#      host has the packages it had, and /var/lib/dkms goes if it was not
+#      there before (dkms's purge leaves the MOK key pair it made for
+#      signing). Packages the install upgraded stay upgraded.
 # A trap does 4 and 5 (and removes DKMS's leftovers of ib_async) however
 # the run ends. It writes to the host's /lib/modules while it runs: not
 # while a guest is staged from it.
@@ -279,6 +281,7 @@ in_chroot() {
 # ---- on this host (--host) --------------------------------------------
 host_work=
 host_added=	# file: the packages apt-get install added, once known
+host_had_dkms_dir=1	# whether /var/lib/dkms was there before the run
 
 # "PACKAGE:ARCH" of every installed package
 all_installed() {
@@ -313,7 +316,7 @@ dkms_autoinstall() {	# RELEASE
 package_files() {
 	local f
 	dpkg -L "$@" | while IFS= read -r f; do
-		[ -d "$f" ] && [ ! -L "$f" ] || echo "$f"
+		[ -d "$f" ] || echo "$f"	# /lib: a link to usr/lib, merged /usr
 	done
 }
 
@@ -334,7 +337,7 @@ dpkg_knows_none() {	# no package of ours installed or with config left
 }
 
 owned_by() {	# FILE PACKAGE: dpkg -S names PACKAGE for FILE
-	dpkg -S "$1" | tee /dev/stderr | grep "^$2: " >/dev/null
+	dpkg -S "$1" | tee /dev/stderr | grep -E "^$2(:[a-z0-9]+)?: " >/dev/null
 }
 
 example_not_active() {
@@ -355,11 +358,18 @@ build_pc_program() {
 		"$work/prog"
 }
 
-purge_added() {	# the packages apt-get install added, of those still there
+# The packages apt-get install added, of those still there; then DKMS's
+# state directory if the run made it (dkms's purge leaves its MOK keys).
+purge_added() {
 	local -a left
 	[ -n "$host_added" ] && [ -s "$host_added" ] || return 0
 	mapfile -t left < <(comm -12 "$host_added" <(all_installed))
 	[ "${#left[@]}" -eq 0 ] || apt_get purge "${left[@]}"
+	if [ "$host_had_dkms_dir" = 0 ] && [ -d /var/lib/dkms ] &&
+		! command -v dkms >/dev/null; then
+		echo "removing /var/lib/dkms:" /var/lib/dkms/*
+		rm -rf /var/lib/dkms
+	fi
 }
 
 # Of the packages before the run, none gone; of those it added, none left
@@ -369,7 +379,8 @@ same_packages() {	# BEFORE
 	gone=$(comm -23 "$1" <(all_installed))
 	left=$(comm -12 "$host_added" <(all_installed))
 	echo "removed: ${gone:-none}; added and left: ${left:-none}"
-	[ -z "$gone" ] && [ -z "$left" ]
+	[ -z "$gone" ] && [ -z "$left" ] &&
+		{ [ "$host_had_dkms_dir" = 1 ] || [ ! -e /var/lib/dkms ]; }
 }
 
 # However the run ends: our packages and what they brought purged, DKMS's
@@ -423,6 +434,7 @@ on_host() {
 	mapfile -t kernels < <(kernels_with_headers)
 	check "kernels with headers: ${kernels[*]:-none}" test "${#kernels[@]}" -ge 1
 	all_installed >"$work/before"
+	[ -e /var/lib/dkms ] || host_had_dkms_dir=0
 	check "apt-get install --no-install-recommends the packages (${debs[*]##*/})" \
 		apt_get -o DPkg::Lock::Timeout=600 install --no-install-recommends "${debs[@]}"
 	[ "$passed_last" = 1 ] || dkms_failures
@@ -473,7 +485,7 @@ on_host() {
 		no_dkms_ib_async
 	check "apt-get purge what the install added (${added[*]:-nothing})" \
 		purge_added
-	check "the host has the packages it had (none added left, none removed)" \
+	check "the host has the packages it had (none added left, none removed), /var/lib/dkms as it was" \
 		same_packages "$work/before"
 
 	echo "# host run: $(($(date +%s) - start)) s"
