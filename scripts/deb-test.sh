@@ -365,8 +365,9 @@ purge_added() {
 	[ -n "$host_added" ] && [ -s "$host_added" ] || return 0
 	mapfile -t left < <(comm -12 "$host_added" <(all_installed))
 	[ "${#left[@]}" -eq 0 ] || apt_get purge "${left[@]}"
+	# (dpkg's word: command -v would answer bash's hash of a removed dkms)
 	if [ "$host_had_dkms_dir" = 0 ] && [ -d /var/lib/dkms ] &&
-		! command -v dkms >/dev/null; then
+		[ -z "$(installed_packages dkms)" ]; then
 		echo "removing /var/lib/dkms:" /var/lib/dkms/*
 		rm -rf /var/lib/dkms
 	fi
