@@ -389,6 +389,12 @@ same_packages() {	# BEFORE
 host_cleanup() {
 	local f k
 	set +e
+	# stopped before the difference was taken (a signal waits for the
+	# apt-get install it came in): it is what is new since the start
+	if [ -z "$host_added" ] && [ -s "$host_work/before" ]; then
+		host_added=$host_work/added
+		comm -13 "$host_work/before" <(all_installed) >"$host_added"
+	fi
 	{
 		purge_ours "${packages[@]}"
 		purge_added
