@@ -34,7 +34,8 @@ static void ib_async_comp_handler(struct ib_cq *cq, void *context)
  */
 int ib_async_check_qkey(u32 qkey)
 {
-	if ((qkey & IB_QP_SET_QKEY) && !rdma_nl_get_privileged_qkey())
+	if ((qkey & IB_QP_SET_QKEY) && !rdma_nl_get_privileged_qkey() &&
+	    !capable(CAP_NET_RAW))
 		return -EPERM;
 	return 0;
 }

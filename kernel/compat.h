@@ -71,7 +71,10 @@ static inline bool ib_async_is_speed_change(enum ib_event_type type)
 /*
  * Exported by ib_core (nldev.c) for ib_uverbs but declared only in the
  * core's private header: true when the rdma netlink "privileged-qkey"
- * setting is on or the caller has CAP_NET_RAW.
+ * setting is on. Until 7.x it also said true when the caller had
+ * CAP_NET_RAW; since then callers ask for the capability themselves
+ * (ib_uverbs in the device's network namespace, ib_async in the initial
+ * one, which is as strict or stricter).
  */
 bool rdma_nl_get_privileged_qkey(void);
 
