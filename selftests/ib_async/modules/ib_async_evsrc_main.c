@@ -42,7 +42,8 @@ static int evsrc_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)
 {
-	if (udata->inlen || udata->outlen)
+	/* ib_register_device() passes no udata from 7.x on */
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
