@@ -257,7 +257,7 @@ TEST_F(evsrc, raise_rejects_bad_input)
 	static const char *const einval[] = {
 		"\n", "SM_CHANGE", "SM_CHANGE port", "SM_CHANGE port:",
 		"SM_CHANGE port:x", "SM_CHANGE port:0", "SM_CHANGE port:3",
-		"SM_CHANGE port:-1", "NO_SUCH port:1", "20 port:1",
+		"SM_CHANGE port:-1", "NO_SUCH port:1", "21 port:1",
 		"99 port:1", "-1 port:1", "SM_CHANGE port:1 bogus",
 		"SM_CHANGE port:1 hardirq 0", "SM_CHANGE port:1 1000001",
 		"SM_CHANGE port:1 process 1 extra",

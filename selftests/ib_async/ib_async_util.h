@@ -147,24 +147,17 @@ static inline uint64_t iba_features(int fd)
 	return iba_get_info(fd, &info) ? ~0ULL : info.features;
 }
 
-/*
- * Whether kernel module @mod (ib_core...) knows the identifier @name (a
- * function, type or enumerator), from its BTF, whose string section holds
- * every such name, each NUL-terminated after an empty first string: 1 or
- * 0, or -1 when the kernel has no BTF for @mod (the debug kernel). The
- * running kernel's own answer, not that of the probes ib_async and the
- * test modules were built with.
- */
-static inline int iba_btf_has(const char *mod, const char *name)
+/* iba_btf_has()'s search of one BTF file: 1, 0, or -1 if unreadable */
+static inline int iba_btf_file_has(const char *path, const char *needle,
+				   size_t nlen)
 {
-	size_t len = 0, cap = 1 << 20, nlen = strlen(name) + 2;
-	char path[128], needle[128], *buf = malloc(cap);
+	size_t len = 0, cap = 8 << 20;
+	char *buf = malloc(cap);
 	int fd, found = -1;
 	ssize_t n = -1;
 
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
 	fd = open(path, O_RDONLY);
-	if (fd < 0 || !buf || nlen > sizeof(needle))
+	if (fd < 0 || !buf)
 		goto out;
 	while ((n = read(fd, buf + len, cap - len)) > 0) {
 		len += (size_t)n;
@@ -176,9 +169,6 @@ static inline int iba_btf_has(const char *mod, const char *name)
 			buf = more;
 		}
 	}
-	/* "\0name\0": neither a longer name nor a shorter one matches */
-	needle[0] = '\0';
-	memcpy(needle + 1, name, nlen - 1);
 	if (n == 0)
 		found = memmem(buf, len, needle, nlen) != NULL;
 out:
@@ -186,6 +176,34 @@ out:
 		close(fd);
 	free(buf);
 	return found;
+}
+
+/*
+ * Whether the running kernel knows the identifier @name (a function, type
+ * or enumerator) in module @mod (ib_core...) or in vmlinux, which holds
+ * the types a module's BTF shares with it: from their BTF, whose string
+ * section has every such name, each NUL-terminated after an empty first
+ * string. 1 or 0, or -1 when the kernel has no BTF (the debug kernel).
+ * The running kernel's own answer, not that of the probes ib_async and
+ * the test modules were built with.
+ */
+static inline int iba_btf_has(const char *mod, const char *name)
+{
+	char path[128], needle[128];
+	size_t nlen = strlen(name) + 2;
+	int in_mod, in_vmlinux;
+
+	if (nlen > sizeof(needle))
+		return -1;
+	/* "\0name\0": neither a longer name nor a shorter one matches */
+	needle[0] = '\0';
+	memcpy(needle + 1, name, nlen - 1);
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
+	in_mod = iba_btf_file_has(path, needle, nlen);
+	in_vmlinux = iba_btf_file_has("/sys/kernel/btf/vmlinux", needle, nlen);
+	if (in_mod < 0 || in_vmlinux < 0)
+		return -1;
+	return in_mod || in_vmlinux;
 }
 
 static inline int iba_set_queue_len(int fd, unsigned int len)
