@@ -5,8 +5,9 @@
 # A Debian SUITE (trixie...) chroot made with debootstrap and cached
 # outside the checkout in /var/cache/ib_async/chroot-SUITE, like the debug
 # kernel: made once (a few minutes), with build-essential, kmod and the
-# newest kernel headers of SUITE-backports (linux-headers-amd64), which
-# are refreshed at most once a day. Without COMMAND it prints the
+# newest kernel of SUITE-backports, headers and image (linux-headers-amd64,
+# linux-image-amd64: the guest boots the chroot's /boot and /lib/modules,
+# scripts/guest/vm.sh --kernel-root), refreshed at most once a day. Without COMMAND it prints the
 # chroot's path; with one, it runs COMMAND inside (as root, /proc and
 # /dev bound for the duration, the checkout visible at /src read-only).
 #
@@ -67,15 +68,17 @@ bind /proc proc
 bind /dev dev
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
-# The newest backports kernel headers, looked for at most once a day
-# (git too: chroots made before it was in $packages lack it).
-stamp=$root/.ib_async-headers
+# The newest backports kernel, looked for at most once a day (git too:
+# chroots made before it was in $packages lack it). The stamp's name
+# changed when the image joined the headers, so older chroots get it.
+stamp=$root/.ib_async-kernel
 if [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
-	echo "chroot.sh: updating $suite-backports kernel headers" >&2
+	echo "chroot.sh: updating $suite-backports kernel headers and image" >&2
 	chroot "$root" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends \
 		git && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		--no-install-recommends -t $suite-backports linux-headers-amd64" >&2
+		--no-install-recommends -t $suite-backports linux-headers-amd64 \
+		linux-image-amd64" >&2
 	touch "$stamp"
 fi
 

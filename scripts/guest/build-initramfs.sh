@@ -6,6 +6,7 @@
 # rxe kernel modules of KVER, and scripts/guest/init as /init. Prints the archive's path.
 # Default OUT: build/guest/base-KVER.cpio; OUT.list gets the list of files in it.
 # Rebuilt only when KVER, the Debian package versions used or these scripts change.
+# The kernel's files come from $IBASYNC_KROOT (a chroot's root) when set, see lib.sh.
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -14,21 +15,25 @@ set -euo pipefail
 SOURCE_PACKAGES="busybox-static dash iproute2 kmod bash coreutils libc-bin libc6 rdma-core
 ibverbs-utils ibverbs-providers libibverbs1 libnl-3-200 libnl-route-3-200"
 
-# Modules rxe needs (REFERENCE.md 1; crc32_generic is not a declared dependency but rxe fails
-# without it), plus the rest of the RDMA core so test modules can modprobe what they use.
-GUEST_MODULES="crc32_generic ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth
+# Modules rxe needs (REFERENCE.md 1), plus the rest of the RDMA core so test modules can
+# modprobe what they use.
+GUEST_MODULES="ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth
 rdma_cm rdma_ucm ib_umad ${IBASYNC_GUEST_MODULES:-}"
+# Taken where KVER has them: crc32_generic is not a declared dependency, but 6.1's and 6.12's
+# rxe fail without it; 7.x computes CRC32 in the kernel's library and has no such module.
+OPTIONAL_MODULES="crc32_generic"
 
 # Everything that determines the image's content.
 cache_key() {
 	local kver=$1 p
 	echo "kver $kver"
-	stat -c 'vmlinuz %s %Y' "/boot/vmlinuz-$kver"
-	stat -c 'modules.dep %s %Y' "/lib/modules/$kver/modules.dep"
+	echo "kernel root ${KROOT:-/}"
+	stat -c 'vmlinuz %s %Y' "$KROOT/boot/vmlinuz-$kver"
+	stat -c 'modules.dep %s %Y' "$KROOT/lib/modules/$kver/modules.dep"
 	for p in $SOURCE_PACKAGES; do
 		dpkg-query -W -f='${Package} ${Version}\n' "$p" 2>/dev/null || echo "$p absent"
 	done
-	echo "modules $GUEST_MODULES"
+	echo "modules $GUEST_MODULES optional $OPTIONAL_MODULES"
 	sha256sum "$GUEST_DIR/build-initramfs.sh" "$GUEST_DIR/lib.sh" "$GUEST_DIR/init" | cut -d' ' -f1
 }
 
@@ -102,11 +107,17 @@ install_etc() {
 # The RDMA modules of KVER and their dependencies, with a modules.dep made for this subset.
 install_modules() {
 	local root=$1 kver=$2 m f
-	local src=/lib/modules/$kver dst=$root/usr/lib/modules/$kver
+	local src=$KROOT/lib/modules/$kver dst=$root/usr/lib/modules/$kver
 	mkdir -p "$dst"
-	for m in $GUEST_MODULES; do
-		modprobe -S "$kver" --show-depends "$m" || die "module $m not found for $kver"
-	done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do
+	{
+		for m in $OPTIONAL_MODULES; do
+			modprobe -d "${KROOT:-/}" -S "$kver" --show-depends "$m" 2>/dev/null || true
+		done
+		for m in $GUEST_MODULES; do
+			modprobe -d "${KROOT:-/}" -S "$kver" --show-depends "$m" ||
+				die "module $m not found for $kver"
+		done
+	} | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do
 		mkdir -p "$dst$(dirname "${f#"$src"}")"
 		cp "$f" "$dst${f#"$src"}"
 	done
@@ -149,8 +160,8 @@ main() {
 	local kver=$1
 	mkdir -p "$BUILD_GUEST_DIR"
 	local out=${2:-$BUILD_GUEST_DIR/base-$kver.cpio} key
-	[ -f "/boot/vmlinuz-$kver" ] || die "/boot/vmlinuz-$kver not found"
-	[ -d "/lib/modules/$kver" ] || die "/lib/modules/$kver not found"
+	[ -f "$KROOT/boot/vmlinuz-$kver" ] || die "$KROOT/boot/vmlinuz-$kver not found"
+	[ -d "$KROOT/lib/modules/$kver" ] || die "$KROOT/lib/modules/$kver not found"
 	key=$(cache_key "$kver")
 	if [ -f "$out" ] && [ -f "$out.list" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
 		echo "$out"

@@ -5,6 +5,11 @@ GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$GUEST_DIR/../.." && pwd)
 # Cached artefacts (base initramfs, KVM probe result, last console log).
 BUILD_GUEST_DIR=${IBASYNC_GUEST_BUILD:-$REPO_ROOT/build/guest}
+# Where the guest kernel's files are: empty for the host's own kernels, or
+# the root of a Debian chroot (scripts/chroot.sh) for a kernel installed
+# only there: $KROOT/boot/vmlinuz-KVER, $KROOT/lib/modules/KVER. The
+# userspace always comes from the host. vm.sh --kernel-root sets it.
+KROOT=${IBASYNC_KROOT:-}
 
 die() {
 	echo "${0##*/}: $*" >&2
@@ -79,12 +84,13 @@ usr_merged_path() {
 }
 
 # Print the kernel image to boot for KVER. Preferred: the uncompressed vmlinux ELF, extracted
-# once from /boot/vmlinuz-KVER into BUILD_GUEST_DIR; QEMU boots it through the PVH entry point
+# once from $KROOT/boot/vmlinuz-KVER into BUILD_GUEST_DIR; QEMU boots it through the PVH entry point
 # (CONFIG_PVH), skipping SeaBIOS's loader and the in-guest xz decompression, which under TCG
 # saves ~5 s per boot. Falls back to the bzImage if that is not possible or IBASYNC_PVH=0.
 guest_kernel() {
-	local kver=$1 bz=/boot/vmlinuz-$1 out=$BUILD_GUEST_DIR/vmlinux-$1 key
-	if [ "${IBASYNC_PVH:-1}" = 0 ] || ! grep -qx 'CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null; then
+	local kver=$1 bz=$KROOT/boot/vmlinuz-$1 out=$BUILD_GUEST_DIR/vmlinux-$1 key
+	if [ "${IBASYNC_PVH:-1}" = 0 ] ||
+		! grep -qx 'CONFIG_PVH=y' "$KROOT/boot/config-$kver" 2>/dev/null; then
 		echo "$bz"
 		return 0
 	fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# vm.sh [--kver KVER] [--kernel-tree DIR] [--stage STAGEDIR] [--payload DIR] [--timeout SECS]
-#       [--mem MB]
+# vm.sh [--kver KVER] [--kernel-tree DIR | --kernel-root DIR] [--stage STAGEDIR] [--payload DIR]
+#       [--timeout SECS] [--mem MB]
 #
 # Boots /boot/vmlinuz-KVER under QEMU with a busybox/rdma-core initramfs, brings up rxe0 on a
 # veth pair, loads STAGEDIR's ib_async.ko and runs the shell command in $RAW_CMD (verbatim:
@@ -13,6 +13,9 @@
 #             debug kernel of scripts/debug-kernel.sh) instead of /boot/vmlinuz-KVER; the
 #             userspace is still KVER's. Its modules.builtin is installed so that modprobe of
 #             built-in drivers succeeds.
+#   --kernel-root boot DIR/boot/vmlinuz-KVER with the modules of DIR/lib/modules/KVER: a
+#             kernel installed only in a Debian chroot (scripts/chroot.sh), as the newest
+#             Debian kernels are; the userspace is still the host's.
 #   --timeout whole-run limit in seconds (default 600); --mem guest RAM in MB (default 1024).
 #
 # Exit status: the command's status; 124 timeout; 125 kernel log shows WARN/BUG/Oops/...
@@ -33,7 +36,7 @@ WORK=
 START_NS=$(date +%s%N)
 
 usage() {
-	sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,24s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -42,6 +45,7 @@ parse_args() {
 		case $1 in
 		--kver) KVER=${2:?}; shift 2 ;;
 		--kernel-tree) KTREE=${2:?}; shift 2 ;;
+		--kernel-root) KROOT=${2:?}; export IBASYNC_KROOT=$KROOT; shift 2 ;;
 		--stage) STAGE=${2:?}; shift 2 ;;
 		--payload) PAYLOAD=${2:?}; shift 2 ;;
 		--timeout) TIMEOUT=${2:?}; shift 2 ;;
@@ -51,7 +55,7 @@ parse_args() {
 		esac
 	done
 	[ -n "$KVER" ] || KVER=$(default_kver)
-	[ -f "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER not found"
+	[ -f "$KROOT/boot/vmlinuz-$KVER" ] || die "$KROOT/boot/vmlinuz-$KVER not found"
 	[ -z "$KTREE" ] || [ -f "$KTREE/arch/x86/boot/bzImage" ] ||
 		die "$KTREE/arch/x86/boot/bzImage not found (run scripts/debug-kernel.sh)"
 	[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
