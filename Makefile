@@ -101,9 +101,15 @@ K612_KVER := $(if $(KFLAVOUR),,$(shell $(CURDIR)/scripts/kernel-release.sh stock
 K612_KVER := $(if $(wildcard /lib/modules/$(K612_KVER)/build/Makefile),$(K612_KVER))
 K612RT_KVER := $(shell $(CURDIR)/scripts/kernel-release.sh --headers rt 6.12 2>/dev/null)
 
+# The newest Debian kernel (7.x from trixie-backports) lives in the cached
+# Debian NEWEST_SUITE chroot (scripts/chroot.sh), newer than this host's
+# toolchain: the modules are built there and the guest boots its image.
+NEWEST_SUITE ?= trixie
+NEWEST_STAGE := $(BUILD)/stage-newest
+
 # make check KERNELS='6.1 6.12': the guest kernels to run the suite on, of
-# 6.1 6.1-rt debug 6.12 (all that are installed by default).
-KERNELS ?= 6.1 6.1-rt debug 6.12
+# 6.1 6.1-rt debug 6.12 newest (all that are installed by default).
+KERNELS ?= 6.1 6.1-rt debug 6.12 newest
 # Debian suites whose newest backports kernel (7.x from trixie-backports)
 # the module is built against in a cached chroot (scripts/chroot.sh).
 CHROOTS ?= trixie
@@ -117,14 +123,22 @@ check-run: stage
 		--name rt $(RT_STAGE) &&) \
 	$(if $(K612_KVER),scripts/stage.sh --kdir /lib/modules/$(K612_KVER)/build \
 		--name k612 $(K612_STAGE) &&) \
+	$(if $(filter newest,$(KERNELS)),$(if $(NEWEST_SUITE), \
+		root=$$(scripts/chroot.sh $(NEWEST_SUITE)) && \
+		newest=$$(scripts/kernel-release.sh --root "$$root" stock newest) && \
+		scripts/stage.sh --kdir /lib/modules/$$newest/build --name newest \
+			--chroot $(NEWEST_SUITE) $(NEWEST_STAGE) &&)) \
 	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
 		--linux-tools $(LINUX_TOOLS) \
 		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE) \
-		$(if $(RT_KVER),--rt-kver $(RT_KVER) --rt-stage $(RT_STAGE)) \
-		$(if $(K612_KVER),--k612-kver $(K612_KVER) --k612-stage $(K612_STAGE)) \
+		$(if $(RT_KVER),--guest 6.1-rt:$(RT_KVER):$(RT_STAGE)) \
+		$(if $(K612_KVER),--guest 6.12:$(K612_KVER):$(K612_STAGE)) \
+		$(if $(filter newest,$(KERNELS)),$(if $(NEWEST_SUITE), \
+			--guest "newest:$$newest:$(NEWEST_STAGE):$$root")) \
 		$(if $(K612RT_KVER),--build-only /lib/modules/$(K612RT_KVER)/build) \
 		$(foreach c,$(CHROOTS),--chroot $(c)) \
 		$(if $(DEB_TEST_SUITE),--deb-test $(DEB_TEST_SUITE)) \
+		--deb-host --install \
 		--kernels '$(KERNELS)'
 
 lint: linux-tools

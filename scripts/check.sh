@@ -10,8 +10,10 @@
 # The guest suite runs on each kernel of --kernels (default: all of them)
 # that is installed: Debian 12's 6.1 ("6.1"), the debug kernel built from
 # it (KASAN, lockdep, kmemleak...; "debug"), where a kmemleak scan follows
-# it, 6.1's PREEMPT_RT flavour ("6.1-rt", given --rt-kver) and Debian 12's
-# 6.12 ("6.12", given --k612-kver).
+# it, and each --guest NAME:KVER:STAGE[:KROOT]: 6.1's PREEMPT_RT flavour
+# ("6.1-rt"), Debian 12's 6.12 ("6.12") and the newest Debian kernel
+# ("newest", 7.x from a Debian 13 chroot, KROOT its root). --install adds
+# make install's test, --deb-host the packages installed on this host.
 # Each suite writes its own TAP; this script renumbers the results into one
 # plan, prints "kernel RELEASE: N passed, M failed" for each guest kernel,
 # and "N passed, N failed, N skipped" last.
@@ -19,15 +21,15 @@ set -uo pipefail
 
 usage() {
 	echo "usage: $0 --kver KVER --kdir KDIR --stage DIR --linux-tools DIR" \
-		"--debug-tree DIR --debug-stage DIR [--rt-kver KVER --rt-stage DIR]" \
-		"[--k612-kver KVER --k612-stage DIR] [--build-only KDIR]..." \
-		"[--chroot SUITE]... [--deb-test SUITE]" \
+		"--debug-tree DIR --debug-stage DIR" \
+		"[--guest NAME:KVER:STAGE[:KROOT]]... [--build-only KDIR]..." \
+		"[--chroot SUITE]... [--deb-test SUITE] [--deb-host] [--install]" \
 		"[--kernels 'NAME...']" >&2
 	exit 2
 }
-KVER='' KDIR='' STAGE='' TOOLS='' DTREE='' DSTAGE='' RTKVER='' RTSTAGE=''
-K612KVER='' K612STAGE='' KERNELS='6.1 6.1-rt debug 6.12'
-BUILD_ONLY=() CHROOTS=() DEB_SUITE=''
+KVER='' KDIR='' STAGE='' TOOLS='' DTREE='' DSTAGE=''
+KERNELS='6.1 6.1-rt debug 6.12 newest'
+GUESTS=() BUILD_ONLY=() CHROOTS=() DEB_SUITE='' DEB_HOST=0 INSTALL=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) KVER=$2; shift 2 ;;
@@ -36,10 +38,9 @@ while [ $# -gt 0 ]; do
 	--linux-tools) TOOLS=$2; shift 2 ;;
 	--debug-tree) DTREE=$2; shift 2 ;;
 	--debug-stage) DSTAGE=$2; shift 2 ;;
-	--rt-kver) RTKVER=$2; shift 2 ;;
-	--rt-stage) RTSTAGE=$2; shift 2 ;;
-	--k612-kver) K612KVER=$2; shift 2 ;;
-	--k612-stage) K612STAGE=$2; shift 2 ;;
+	--guest) GUESTS+=("$2"); shift 2 ;;
+	--deb-host) DEB_HOST=1; shift ;;
+	--install) INSTALL=1; shift ;;
 	--build-only) BUILD_ONLY+=("$2"); shift 2 ;;
 	--chroot) CHROOTS+=("$2"); shift 2 ;;
 	--deb-test) DEB_SUITE=$2; shift 2 ;;
@@ -81,9 +82,14 @@ run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
 run_suite user make -s -C "$top/user" check
 run_suite verbs python3 "$top/selftests/ib_async/gen/test_verbs.py" --tap
 # The guest kernels have what the kselftests' config fragment asks for.
+guest_configs=()
+for g in "${GUESTS[@]}"; do
+	IFS=: read -r _ gkver _ gkroot <<<"$g"
+	guest_configs+=("$gkroot/boot/config-$gkver")
+done
 run_suite config "$top/scripts/check-config.sh" \
 	"$top/selftests/ib_async/config" "/boot/config-$KVER" "$DTREE/.config" \
-	${RTKVER:+"/boot/config-$RTKVER"} ${K612KVER:+"/boot/config-$K612KVER"}
+	"${guest_configs[@]}"
 # The kernels make check does not boot: ib_async and the test modules must
 # still build there, W=1 without a warning, one TAP line per kernel.
 # Kernels newer than Debian 12's userspace build in a cached Debian chroot
@@ -143,6 +149,17 @@ package() {
 	"$top/scripts/deb-test.sh" --suite "$DEB_SUITE" "$top/build/deb"
 }
 [ -z "$DEB_SUITE" ] || run_suite package package
+# The same packages on this host (make deb's build/deb, built above or
+# here): DKMS builds for every kernel whose headers are installed, and a
+# purge leaves nothing (scripts/deb-test.sh --host).
+deb_host() {
+	[ -n "$DEB_SUITE" ] || make -s -C "$top" deb >"$logdir/deb.log" 2>&1 ||
+		{ tail -n 30 "$logdir/deb.log"; return 1; }
+	"$top/scripts/deb-test.sh" --host "$top/build/deb"
+}
+[ "$DEB_HOST" = 0 ] || run_suite deb-host deb_host
+# make install and make uninstall in a DESTDIR (scripts/install-test.sh).
+[ "$INSTALL" = 0 ] || run_suite install "$top/scripts/install-test.sh"
 
 guest_cmd='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh'
 if wanted 6.1; then
@@ -156,16 +173,14 @@ if wanted debug; then
 		run_suite guest-debug "$top/scripts/guest/vm.sh" --kver "$KVER" \
 		--kernel-tree "$DTREE" --stage "$DSTAGE" --timeout 2400 --mem 2048
 fi
-if [ -n "$RTKVER" ] && wanted 6.1-rt; then
-	release[guest-rt]=$RTKVER
-	RAW_CMD=$guest_cmd run_suite guest-rt "$top/scripts/guest/vm.sh" \
-		--kver "$RTKVER" --stage "$RTSTAGE" --timeout 1500
-fi
-if [ -n "$K612KVER" ] && wanted 6.12; then
-	release[guest-6.12]=$K612KVER
-	RAW_CMD=$guest_cmd run_suite guest-6.12 "$top/scripts/guest/vm.sh" \
-		--kver "$K612KVER" --stage "$K612STAGE" --timeout 1500
-fi
+for g in "${GUESTS[@]}"; do
+	IFS=: read -r gname gkver gstage gkroot <<<"$g"
+	wanted "$gname" || continue
+	release[guest-$gname]=$gkver
+	RAW_CMD=$guest_cmd run_suite "guest-$gname" "$top/scripts/guest/vm.sh" \
+		--kver "$gkver" --stage "$gstage" \
+		${gkroot:+--kernel-root "$gkroot"} --timeout 1500
+done
 
 # One TAP stream. A result is "ok"/"not ok" at the start of a line (the
 # guest console may add a carriage return). kselftest programs nest their
