@@ -37,11 +37,15 @@
 #define EVSRC_OPS_RESIZE_CQ(fn)
 #endif
 
-/* 7.x: IB_EVENT_DEVICE_SPEED_CHANGE, an event about a port, exists. */
+/*
+ * 7.x: IB_EVENT_DEVICE_SPEED_CHANGE, an event about a port. Before, its
+ * value names no kind, so a raise of it is refused.
+ */
 #ifdef HAVE_IB_EVENT_DEVICE_SPEED_CHANGE
-#define EVSRC_KIND_SPEED_CHANGE(kind)	[IB_EVENT_DEVICE_SPEED_CHANGE] = (kind),
+#define EVSRC_SPEED_CHANGE_KIND		EVSRC_PORT
 #else
-#define EVSRC_KIND_SPEED_CHANGE(kind)
+#define IB_EVENT_DEVICE_SPEED_CHANGE	(IB_EVENT_WQ_FATAL + 1)
+#define EVSRC_SPEED_CHANGE_KIND		EVSRC_NONE
 #endif
 
 /* 6.13 added hrtimer_setup(); 6.16 removed hrtimer_init(). */
