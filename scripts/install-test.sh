@@ -261,24 +261,13 @@ kernel_tree() {
 	return 0
 }
 
-# dkms.conf's MAKE on a copy of the installed source, laid out as DKMS
-# lays it out ($dkms_tree/NAME/VERSION/build): ib_async.ko with the tree's
-# vermagic.
+# dkms.conf's MAKE on the installed source, as DKMS runs it
+# (scripts/dkms-make.sh): ib_async.ko with the tree's vermagic.
 build_module() {	# SRCDIR /lib/modules/RELEASE/build
-	# shellcheck disable=SC2034 # dkms_tree: dkms.conf's MAKE reads it
-	local src=$1 kernel_source_dir=$2 dkms_tree=$tmp/dkms release vermagic
-	local build=$tmp/dkms/ib_async/$version/build
-	mkdir -p "$build"
-	cp -a "$src/." "$build/"
-	(
-		set +u
-		# shellcheck disable=SC1091 # the installed file
-		. "$build/dkms.conf"
-		# shellcheck disable=SC2086 # dkms runs MAKE as a command line
-		eval $MAKE
-	) || return 1
-	release=$(basename "$(dirname "$kernel_source_dir")")	# /lib/modules/REL/build
-	vermagic=$(modinfo -F vermagic "$build/kernel/ib_async.ko")
+	local release vermagic ko
+	ko=$("$top/scripts/dkms-make.sh" "$1" "$2" "$tmp/dkms") || return 1
+	release=$(basename "$(dirname "$2")")	# /lib/modules/REL/build
+	vermagic=$(modinfo -F vermagic "$ko")
 	echo "vermagic $vermagic, kernel $release"
 	[ "${vermagic%% *}" = "$release" ]
 }
