@@ -138,13 +138,23 @@ build_only() {
 # The Debian packages (make deb: built from HEAD, lintian-clean), installed
 # in the Debian DEB_SUITE chroot, where DKMS builds the module for every
 # kernel with headers (scripts/deb-test.sh).
+# The 6.1 guest then runs the suite from them (scripts/stage.sh --debs).
+deb_stage=$top/build/stage-debs
 package() {
+	rm -rf "$deb_stage"
 	if make -s -C "$top" deb >"$logdir/deb.log" 2>&1; then
 		echo "ok 1 make deb: the packages build and are lintian-clean"
 	else
 		echo "not ok 1 make deb: the packages build and are lintian-clean"
 		tail -n 30 "$logdir/deb.log" | sed 's/^/# /'
 		return 1
+	fi
+	if "$top/scripts/stage.sh" --debs "$top/build/deb" --kdir "$KDIR" "$deb_stage" \
+		>"$logdir/stage-debs.log" 2>&1; then
+		echo "ok 2 the 6.1 guest's stage from the packages (module by dkms.conf)"
+	else
+		echo "not ok 2 the 6.1 guest's stage from the packages (module by dkms.conf)"
+		tail -n 30 "$logdir/stage-debs.log" | sed 's/^/# /'
 	fi
 	"$top/scripts/deb-test.sh" --suite "$DEB_SUITE" "$top/build/deb"
 }
@@ -162,10 +172,13 @@ deb_host() {
 [ "$INSTALL" = 0 ] || run_suite install "$top/scripts/install-test.sh"
 
 guest_cmd='IB_ASYNC_REQUIRE=1 sh /usr/lib/ib_async/selftests/ib_async/run_guest.sh'
+# From the packages, where the package suite ran: what users install.
+guest_stage=$STAGE
+[ -z "$DEB_SUITE" ] || guest_stage=$deb_stage
 if wanted 6.1; then
 	release[guest]=$KVER
 	RAW_CMD=$guest_cmd run_suite guest "$top/scripts/guest/vm.sh" \
-		--kver "$KVER" --stage "$STAGE" --timeout 1500
+		--kver "$KVER" --stage "$guest_stage" --timeout 1500
 fi
 if wanted debug; then
 	release[guest-debug]=$(cat "$DTREE/include/config/kernel.release")

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# stage.sh [--kdir KDIR --name NAME [--chroot SUITE] | --debug] OUT: the guest overlay, what
+# stage.sh [--kdir KDIR --name NAME [--chroot SUITE] | --debug | --debs DIR [--kdir KDIR]] OUT:
+# the guest overlay, what
 # the guest's /init finds under / at boot (scripts/guest/vm.sh --stage OUT):
 #   usr/lib/ib_async/ib_async.ko    the module
 #   usr/lib/ib_async/test/*.ko      the test modules (storm, evsrc)
@@ -15,27 +16,38 @@
 # its tree, NAME debug) and prints that tree's path on stdout. With
 # --chroot, KDIR is a kbuild tree inside the Debian SUITE chroot of
 # scripts/chroot.sh (kernels newer than the host's toolchain), where the
-# modules are built; only they come from there.
+# modules are built; only they come from there. With --debs, the shim and
+# the watcher are those of the packages of make deb in DIR (libibasync1,
+# ib-async-utils, unpacked), and ib_async.ko is built from ib-async-dkms's
+# source by its dkms.conf (scripts/dkms-make.sh) for the guest kernel
+# (KDIR, by default the 6.1 one's headers), as
+# DKMS builds it on a test host: what users install is what the guest
+# tests. The test modules and the kselftests, which no package ships,
+# still come from the checkout.
 # Progress and build output go to stderr.
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [--kdir KDIR --name NAME [--chroot SUITE] | --debug] OUT" >&2
+	echo "usage: $0 [--kdir KDIR --name NAME [--chroot SUITE] | --debug |" \
+		"--debs DIR] OUT" >&2
 	exit 2
 }
-kdir='' name='' debug=0 suite=
+kdir='' name='' debug=0 suite='' debs=
 while [ $# -gt 1 ]; do
 	case $1 in
 	--kdir) kdir=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--chroot) suite=$2; shift 2 ;;
 	--debug) debug=1; shift ;;
+	--debs) debs=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
 [ $# -eq 1 ] || usage
 out=$(realpath -m "$1")
-if [ "$debug" = 1 ]; then
+if [ -n "$debs" ]; then
+	[ "$debug$name$suite" = 0 ] || usage
+elif [ "$debug" = 1 ]; then
 	[ -z "$kdir$name$suite" ] || usage
 	name=debug
 elif { [ -n "$kdir" ] && [ -z "$name" ]; } ||
@@ -60,18 +72,38 @@ if [ -n "$suite" ]; then
 	work=$("$top/scripts/chroot.sh" "$suite")$work
 	ko=$work/ib_async/kernel/ib_async.ko
 	test_ko=$work/test/selftests/ib_async/modules
-elif [ -n "$kdir" ]; then
+elif [ -n "$kdir" ] && [ -z "$debs" ]; then
 	work=$top/build/$name-modules
 	"$top/scripts/build-modules.sh" "$kdir" "$work"
 	ko=$work/ib_async/kernel/ib_async.ko
 	test_ko=$work/test/selftests/ib_async/modules
 fi
 
+# --debs: unpacks the packages, builds the module from the DKMS source
+# (sets ko) and leaves the shim and the watcher in OUT.
+from_debs() {
+	local p deb unpacked=$out.debs
+	rm -rf "$unpacked"
+	for p in ib-async-dkms libibasync1 ib-async-utils; do
+		deb=$(find "$debs" -maxdepth 1 -name "${p}_*.deb" | sort -V | tail -n 1)
+		[ -n "$deb" ] || { echo "stage.sh: no $p package in $debs" >&2; exit 1; }
+		dpkg-deb -x "$deb" "$([ "$p" = ib-async-dkms ] && echo "$unpacked" || echo "$out")"
+	done
+	ko=$("$top/scripts/dkms-make.sh" "$(echo "$unpacked"/usr/src/ib_async-*)" \
+		"${kdir:-/lib/modules/$("$top/scripts/kernel-release.sh")/build}" \
+		"$unpacked/dkms")
+}
+
 rm -rf "$out"
+mkdir -p "$out"
+if [ -n "$debs" ]; then
+	from_debs
+else
+	make -C "$top/user" install DESTDIR="$out"
+fi
 install -D -m 0644 "$ko" "$out/usr/lib/ib_async/ib_async.ko"
 install -d "$out/usr/lib/ib_async/test"
 install -m 0644 "$test_ko"/*.ko "$out/usr/lib/ib_async/test/"
-make -C "$top/user" install DESTDIR="$out"
 make -C "$top/selftests/ib_async" \
 	INSTALL_PATH="$out/usr/lib/ib_async/selftests" install
 
