@@ -149,36 +149,12 @@ check_module() {	# check_module RELEASE
 		test "$(modinfo -k "$k" -n ib_async 2>/dev/null)" = "$f"
 }
 
-# A program of libibasync-dev's: the shim's own call and a verbs one.
-shim_program() {
-	cat <<'EOF'
-#include <stdio.h>
-#include <infiniband/ib_async_shim.h>
-
-int main(void)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-
-	if (list && n > 0) {
-		struct ibv_context *ctx = ibv_open_device(list[0]);
-
-		if (ctx) {
-			printf("lost %llu\n",
-			       (unsigned long long)ibasync_lost_events(ctx));
-			ibv_close_device(ctx);
-		}
-	}
-	if (list)
-		ibv_free_device_list(list);
-	return 0;
-}
-EOF
-}
+# A program of libibasync-dev's: scripts/installed-program.c, beside this
+# script (in the chroot too, where the checkout is /src).
+program=$(cd "$(dirname "$0")" && pwd)/installed-program.c
 
 build_shim_program() {
-	shim_program >"$work/prog.c"
-	cc -Wall -Werror -o "$work/prog" "$work/prog.c" -libasync -libverbs &&
+	cc -Wall -Werror -o "$work/prog" "$program" -libasync -libverbs &&
 		ldd "$work/prog" | grep 'libibasync\.so\.1 => /' >/dev/null
 }
 
@@ -254,12 +230,7 @@ in_chroot() {
 	mapfile -t kernels < <(kernels_with_headers)
 	check "kernels with headers: ${kernels[*]} ($suite's: $k61)" \
 		in_list "$k61" "${kernels[@]}"
-	dkms status -m ib_async 2>/dev/null | diag
-	for k in "${kernels[@]}"; do
-		check "$k: dkms status: ib_async/$version installed" \
-			dkms_installed "$version" "$k"
-		check_module "$k"
-	done
+	check_kernels "$version" "${kernels[@]}"
 
 	check "ib_async_watch --help prints its usage" watch_help
 	check "ldd ib_async_watch resolves libibasync.so.1 and libibverbs.so.1" \
@@ -351,9 +322,8 @@ build_pc_program() {
 	local flags
 	flags=$(pkg-config --cflags --libs libibasync)
 	echo "cc $flags"
-	shim_program >"$work/prog.c"
 	# shellcheck disable=SC2086 # pkg-config's words
-	cc -Wall -Werror -o "$work/prog" "$work/prog.c" $flags &&
+	cc -Wall -Werror -o "$work/prog" "$program" $flags &&
 		ldd "$work/prog" | grep -E 'libibasync\.so\.1 => /(usr/)?lib/' >/dev/null &&
 		"$work/prog"
 }
@@ -460,12 +430,7 @@ on_host() {
 		check "$k: dkms autoinstall -k $k" dkms_autoinstall "$k"
 		[ "$passed_last" = 1 ] || dkms_failures
 	done
-	dkms status -m ib_async 2>/dev/null | diag
-	for k in "${kernels[@]}"; do
-		check "$k: dkms status: ib_async/$version installed" \
-			dkms_installed "$version" "$k"
-		check_module "$k"
-	done
+	check_kernels "$version" "${kernels[@]}"
 
 	check "udev rule /lib/udev/rules.d/60-ib-async.rules of ib-async-dkms" \
 		owned_by /lib/udev/rules.d/60-ib-async.rules ib-async-dkms
@@ -500,6 +465,29 @@ on_host() {
 	[ "$failed" -eq 0 ]
 }
 
+# check_kernels VERSION RELEASE...: DKMS installed ib_async VERSION for
+# each kernel, and its module is there as it should be.
+check_kernels() {
+	local version=$1 k
+	shift
+	dkms status -m ib_async 2>/dev/null | diag
+	for k in "$@"; do
+		check "$k: dkms status: ib_async/$version installed" \
+			dkms_installed "$version" "$k"
+		check_module "$k"
+	done
+}
+
+need_debs() {	# need_debs DIR: the four packages are there, or exit
+	local p
+	for p in "${packages[@]}"; do
+		if ! compgen -G "$1/${p}_*.deb" >/dev/null; then
+			echo "deb-test.sh: no $p package in $1: run 'make deb'" >&2
+			exit 1
+		fi
+	done
+}
+
 if [ "${1:-}" = --in-chroot ]; then
 	in_chroot "$2" "$3"
 	exit
@@ -507,12 +495,7 @@ fi
 if [ "${1:-}" = --host ]; then
 	top=$(cd "$(dirname "$0")/.." && pwd)
 	debdir=${2:-$top/build/deb}
-	for p in "${packages[@]}"; do
-		if ! compgen -G "$debdir/${p}_*.deb" >/dev/null; then
-			echo "deb-test.sh: no $p package in $debdir: run 'make deb'" >&2
-			exit 1
-		fi
-	done
+	need_debs "$debdir"
 	on_host "$debdir"
 	exit
 fi
@@ -525,12 +508,7 @@ fi
 # ---- on the host --------------------------------------------------------
 top=$(cd "$(dirname "$0")/.." && pwd)
 debdir=${1:-$top/build/deb}
-for p in "${packages[@]}"; do
-	if ! compgen -G "$debdir/${p}_*.deb" >/dev/null; then
-		echo "deb-test.sh: no $p package in $debdir: run 'make deb'" >&2
-		exit 1
-	fi
-done
+need_debs "$debdir"
 
 root=$("$top/scripts/chroot.sh" "$suite")
 rm -rf "${root:?}$work"

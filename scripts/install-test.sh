@@ -139,32 +139,7 @@ check_watch() {	# DEST PREFIX
 }
 
 # ---- a program built against the installed tree ------------------------
-program() {
-	cat <<'EOF'
-#include <stdio.h>
-#include <infiniband/ib_async_shim.h>
-
-int main(void)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-
-	if (list && n > 0) {
-		struct ibv_context *ctx = ibv_open_device(list[0]);
-
-		if (ctx) {
-			printf("lost %llu\n",
-			       (unsigned long long)ibasync_lost_events(ctx));
-			ibv_close_device(ctx);
-		}
-	}
-	if (list)
-		ibv_free_device_list(list);
-	printf("%s\n", ibv_event_type_str(IBV_EVENT_PORT_ACTIVE));
-	return 0;
-}
-EOF
-}
+# scripts/installed-program.c
 
 # pkg-config of the DESTDIR tree; libibverbs.pc stays the system's
 pc() {	# DEST PREFIX pkg-config-args...
@@ -194,9 +169,9 @@ build_program() {	# DEST PREFIX
 	local dest=$1 prefix=$2 flags prog=$tmp/prog
 	flags=$(pc "$dest" "$prefix" --cflags --libs libibasync)
 	echo "cc $flags"
-	program >"$prog.c"
 	# shellcheck disable=SC2086 # pkg-config's words
-	cc -Wall -Wextra -Werror -MMD -MF "$prog.d" -o "$prog" "$prog.c" $flags &&
+	cc -Wall -Wextra -Werror -MMD -MF "$prog.d" -o "$prog" \
+		"$top/scripts/installed-program.c" $flags &&
 		grep -F "$dest$prefix/include/infiniband/ib_async_shim.h" "$prog.d" >/dev/null &&
 		grep -F "$dest$prefix/include/rdma/ib_async.h" "$prog.d" >/dev/null &&
 		objdump -T "$prog" | grep -E '\(?IBASYNC_1\.0\)?[[:space:]]+ibasync_lost_events$' >/dev/null &&
