@@ -106,6 +106,8 @@ K612RT_KVER := $(shell $(CURDIR)/scripts/kernel-release.sh --headers rt 6.12 2>/
 # toolchain: the modules are built there and the guest boots its image.
 NEWEST_SUITE ?= trixie
 NEWEST_STAGE := $(BUILD)/stage-newest
+# the suite to take it from when KERNELS asks for it, else empty
+newest-suite = $(if $(filter newest,$(KERNELS)),$(NEWEST_SUITE))
 
 # make check KERNELS='6.1 6.12': the guest kernels to run the suite on, of
 # 6.1 6.1-rt debug 6.12 newest (all that are installed by default).
@@ -123,18 +125,17 @@ check-run: stage
 		--name rt $(RT_STAGE) &&) \
 	$(if $(K612_KVER),scripts/stage.sh --kdir /lib/modules/$(K612_KVER)/build \
 		--name k612 $(K612_STAGE) &&) \
-	$(if $(filter newest,$(KERNELS)),$(if $(NEWEST_SUITE), \
-		root=$$(scripts/chroot.sh $(NEWEST_SUITE)) && \
+	$(if $(newest-suite), \
+		root=$$(scripts/chroot.sh $(newest-suite)) && \
 		newest=$$(scripts/kernel-release.sh --root "$$root" stock newest) && \
 		scripts/stage.sh --kdir /lib/modules/$$newest/build --name newest \
-			--chroot $(NEWEST_SUITE) $(NEWEST_STAGE) &&)) \
+			--chroot $(newest-suite) $(NEWEST_STAGE) &&) \
 	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
 		--linux-tools $(LINUX_TOOLS) \
 		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE) \
 		$(if $(RT_KVER),--guest 6.1-rt:$(RT_KVER):$(RT_STAGE)) \
 		$(if $(K612_KVER),--guest 6.12:$(K612_KVER):$(K612_STAGE)) \
-		$(if $(filter newest,$(KERNELS)),$(if $(NEWEST_SUITE), \
-			--guest "newest:$$newest:$(NEWEST_STAGE):$$root")) \
+		$(if $(newest-suite),--guest "newest:$$newest:$(NEWEST_STAGE):$$root") \
 		$(if $(K612RT_KVER),--build-only /lib/modules/$(K612RT_KVER)/build) \
 		$(foreach c,$(CHROOTS),--chroot $(c)) \
 		$(if $(DEB_TEST_SUITE),--deb-test $(DEB_TEST_SUITE)) \

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# stage.sh [--kdir KDIR --name NAME [--chroot SUITE] | --debug | --debs DIR [--kdir KDIR]] OUT:
-# the guest overlay, what
-# the guest's /init finds under / at boot (scripts/guest/vm.sh --stage OUT):
+# stage.sh [--kdir KDIR --name NAME [--chroot SUITE] | --debug |
+#          --debs DIR [--kdir KDIR]] OUT
+# The guest overlay, what the guest's /init finds under / at boot
+# (scripts/guest/vm.sh --stage OUT):
 #   usr/lib/ib_async/ib_async.ko    the module
 #   usr/lib/ib_async/test/*.ko      the test modules (storm, evsrc)
 #   usr/lib/<multiarch>/, usr/bin/  the shim and ib_async_watch
@@ -29,7 +30,7 @@ set -euo pipefail
 
 usage() {
 	echo "usage: $0 [--kdir KDIR --name NAME [--chroot SUITE] | --debug |" \
-		"--debs DIR] OUT" >&2
+		"--debs DIR [--kdir KDIR]] OUT" >&2
 	exit 2
 }
 kdir='' name='' debug=0 suite='' debs=

@@ -386,7 +386,7 @@ TEST_F(obj, queries_match_the_rdma_core_sysfs)
 	char path[256], text[64], guid[32];
 	const uint8_t *b;
 	uint8_t gid[16];
-	int sgid, resize;
+	int sgid, resize, can_resize;
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_DEVICE, &d));
@@ -433,13 +433,13 @@ TEST_F(obj, queries_match_the_rdma_core_sysfs)
 	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
 
 	/* the kernel's own word: rxe resizes where kernel verbs can */
+	can_resize = !!(iba_features(self->fd) & IB_ASYNC_FEATURE_RESIZE_CQ);
 	resize = iba_btf_has("ib_core", "ib_resize_cq");
 	if (resize >= 0)
-		EXPECT_EQ(resize, !!(iba_features(self->fd) &
-				     IB_ASYNC_FEATURE_RESIZE_CQ));
+		EXPECT_EQ(resize, can_resize);
 	r.handle = self->cq;
 	r.cqe = 64;
-	if (iba_features(self->fd) & IB_ASYNC_FEATURE_RESIZE_CQ) {
+	if (can_resize) {
 		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
 		EXPECT_LE(64U, r.cqe);
 	} else {
