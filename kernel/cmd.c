@@ -17,11 +17,6 @@
 
 #include "ib_async.h"
 
-static void ib_async_comp_handler(struct ib_cq *cq, void *context)
-{
-	/* Completion channels are not offered: nothing arms the CQ. */
-}
-
 /**
  * ib_async_check_qkey - may the caller use this Q_Key?
  * @qkey: a Q_Key for a QP or a UD send
@@ -105,18 +100,31 @@ int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 {
 	struct ib_cq_init_attr attr = {};
 	struct ib_async_create_cq *arg = c->cmd;
+	struct ib_async_channel *chan = NULL;
 	struct ib_async_uobj *uobj;
 	struct ib_cq *cq;
 
-	if (arg->flags || arg->reserved || arg->handle)
+	if (arg->flags & ~IB_ASYNC_CREATE_CQ_CHANNEL || arg->handle)
+		return -EINVAL;
+	if (!(arg->flags & IB_ASYNC_CREATE_CQ_CHANNEL) && arg->comp_channel)
 		return -EINVAL;
 	if (!arg->cqe || arg->cqe > c->ib_dev->attrs.max_cqe ||
 	    arg->comp_vector >= c->ib_dev->num_comp_vectors)
 		return -EINVAL;
 
+	if (arg->flags & IB_ASYNC_CREATE_CQ_CHANNEL) {
+		chan = ib_async_channel_get_for_cq(c->file, arg->comp_channel);
+		if (IS_ERR(chan))
+			return PTR_ERR(chan);
+	}
 	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_CQ, arg->user_handle);
-	if (IS_ERR(uobj))
+	if (IS_ERR(uobj)) {
+		if (chan)
+			ib_async_channel_put_cq(chan);
 		return PTR_ERR(uobj);
+	}
+	/* Before the CQ exists, so its completion handler always sees it. */
+	uobj->comp_chan = chan;
 	attr.cqe = arg->cqe;
 	attr.comp_vector = arg->comp_vector;
 	cq = ib_create_cq(c->ib_dev, ib_async_comp_handler,
@@ -595,6 +603,7 @@ void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 	struct ib_async_file *file = u->file;
 	struct ib_async_uobj *uobj;
 	int ret = -ENOENT;
+	u64 comp;
 
 	down_read(&file->adev->disassoc_rwsem);
 	mutex_lock(&file->obj_mutex);
@@ -605,5 +614,5 @@ void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 	mutex_unlock(&file->obj_mutex);
 	up_read(&file->adev->disassoc_rwsem);
 	if (!ret)
-		ib_async_uobj_destroy_end(uobj);
+		ib_async_uobj_destroy_end(uobj, &comp);
 }

@@ -393,7 +393,8 @@ err_discard:
 static int ib_async_check_send(const struct ib_async_post_send *arg)
 {
 	if (arg->flags || arg->length > IB_ASYNC_MAX_MSG ||
-	    arg->send_flags & ~IB_ASYNC_SEND_SIGNALED ||
+	    arg->send_flags & ~(IB_ASYNC_SEND_SIGNALED |
+				IB_ASYNC_SEND_SOLICITED) ||
 	    (arg->opcode != IB_UVERBS_WR_SEND &&
 	     arg->opcode != IB_UVERBS_WR_SEND_WITH_IMM))
 		return -EINVAL;
@@ -478,6 +479,8 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	wr.wr.sg_list = &sge;
 	wr.wr.opcode = arg->opcode;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
+	if (arg->send_flags & IB_ASYNC_SEND_SOLICITED)
+		wr.wr.send_flags |= IB_SEND_SOLICITED;
 	wr.wr.ex.imm_data = arg->imm_data;
 	ret = ib_post_send(qp->qp, &wr.wr, &bad);
 	if (ret)

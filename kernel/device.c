@@ -188,6 +188,7 @@ struct ib_async_device *ib_async_device_add(struct ib_device *ib_dev)
 		return ERR_PTR(-ENOMEM);
 
 	init_rwsem(&adev->disassoc_rwsem);
+	mutex_init(&adev->chan_lock);
 	spin_lock_init(&adev->files_lock);
 	INIT_LIST_HEAD(&adev->files);
 	adev->ib_dev = ib_dev;
@@ -249,6 +250,7 @@ void ib_async_device_remove(struct ib_async_device *adev)
 	 */
 	down_write(&adev->disassoc_rwsem);
 	list_for_each_entry_safe(file, next, &adev->files, list) {
+		ib_async_channels_close(file, -ENODEV);
 		if (ib_async_file_destroy_objs(file, true) || !file->orphaned)
 			continue;
 		/* A closed file kept for this retry: now it can go. */

@@ -16,9 +16,10 @@
  * append or grow the count of a trailing overflow record; consume() takes
  * that into account.
  *
- * A record of an affiliated event remembers its object (the slot's owner)
- * so that consuming it counts towards the object's events_reported and
- * destroying the object can purge what was not read. Destroy runs after
+ * A record of an affiliated event remembers its object's counters (the
+ * slot's owner: a CQ has one set for its async events and one for its
+ * completion events) so that consuming it counts towards the object's
+ * events_reported and destroying the object can purge what was not read. Destroy runs after
  * the verbs object is gone, so no new record can name it by then.
  */
 #include <linux/fs.h>
@@ -66,8 +67,10 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap)
 	q->holes = 0;
 	q->next_seq = 1;
 	q->lost = 0;
+	q->coalesced = 0;
 	q->ended = false;
 	q->dead = false;
+	q->dead_err = 0;
 
 	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, IB_ASYNC_REC_SIZE,
 			    GFP_KERNEL_ACCOUNT);
@@ -139,36 +142,19 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
 	q->ended = true;
 }
 
-/**
- * ib_async_evq_push - queue one event, or account for its loss
- * @q: the queue
- * @ev: the record; seq and count are filled in here
- * @owner: the object of an affiliated event, else NULL
- *
- * A DEVICE_FATAL is the last record a stream ever gets: the device has
- * declared itself unusable, so a consumer may treat it as end of file,
- * and device removal does not add a second one. It is never lost to a
- * full queue. Events after it are not queued (nor counted as lost).
- *
- * Safe from any context, including hard irq.
- */
-void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
-		       struct ib_async_uobj *owner)
+/* Queue @ev or count its loss. Return: whether readers need waking. */
+static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
+		    struct ib_async_evcount *owner)
 {
 	struct ib_async_slot *slot;
-	unsigned long flags;
 	u64 seq;
 
-	spin_lock_irqsave(&q->lock, flags);
-	if (q->ended) {
-		spin_unlock_irqrestore(&q->lock, flags);
-		return;
-	}
+	lockdep_assert_held(&q->lock);
+	if (q->ended)
+		return false;
 	if (ev->event_type == IB_ASYNC_EV_DEVICE_FATAL) {
 		evq_end(q, ev);
-		spin_unlock_irqrestore(&q->lock, flags);
-		evq_wake(q);
-		return;
+		return true;
 	}
 	seq = q->next_seq++;
 	if (q->len < q->cap) {
@@ -182,9 +168,65 @@ void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 	} else {
 		evq_note_loss(q, seq, ev->timestamp_ns);
 	}
+	return true;
+}
+
+/**
+ * ib_async_evq_push - queue one event, or account for its loss
+ * @q: the queue
+ * @ev: the record; seq and count are filled in here
+ * @owner: the counters of an affiliated event's object, else NULL
+ *
+ * A DEVICE_FATAL is the last record a stream ever gets: the device has
+ * declared itself unusable, so a consumer may treat it as end of file,
+ * and device removal does not add a second one. It is never lost to a
+ * full queue. Events after it are not queued (nor counted as lost).
+ *
+ * Safe from any context, including hard irq.
+ */
+void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
+		       struct ib_async_evcount *owner)
+{
+	unsigned long flags;
+	bool wake;
+
+	spin_lock_irqsave(&q->lock, flags);
+	wake = evq_add(q, ev, owner);
 	spin_unlock_irqrestore(&q->lock, flags);
 
-	evq_wake(q);
+	if (wake)
+		evq_wake(q);
+}
+
+/**
+ * ib_async_evq_push_once - queue an event unless its object has one queued
+ * @q: the queue
+ * @ev: the record
+ * @owner: the object's counters
+ *
+ * For events that only say "look at this object" (completion events): a
+ * second one while the first is unread tells the reader nothing new, so
+ * it is merged into the first and counted in @q's coalesced. A queue with
+ * a slot for each such object then never loses one.
+ *
+ * Safe from any context, including hard irq.
+ */
+void ib_async_evq_push_once(struct ib_async_evq *q,
+			    const struct ib_async_event *ev,
+			    struct ib_async_evcount *owner)
+{
+	unsigned long flags;
+	bool wake = false;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (owner->queued)
+		q->coalesced++;
+	else
+		wake = evq_add(q, ev, owner);
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	if (wake)
+		evq_wake(q);
 }
 
 /**
@@ -209,6 +251,32 @@ void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns)
 	if (!q->ended)
 		evq_end(q, &rec);
 	q->dead = true;
+	q->dead_err = -ENODEV;
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
+	kill_fasync(&q->fasync, SIGIO, POLL_HUP);
+}
+
+/**
+ * ib_async_evq_close - end a stream without a record
+ * @q: the queue
+ * @err: what read() reports once the queued records are consumed
+ *
+ * For channels, whose readers expect only their own records: what is
+ * queued stays readable, then read() fails with @err and poll() reports
+ * EPOLLHUP. Nothing is queued afterwards.
+ */
+void ib_async_evq_close(struct ib_async_evq *q, int err)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->dead) {
+		q->ended = true;
+		q->dead = true;
+		q->dead_err = err;
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
@@ -302,7 +370,7 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 			break;
 		}
 		if (slot->owner) {
-			slot->owner->events_reported++;
+			slot->owner->reported++;
 			slot->owner->queued--;
 		}
 		q->head = (q->head + 1) % evq_slots(q->cap);
@@ -332,10 +400,10 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 	}
 	/* Only what reached the user counts towards events_reported. */
 	for (i = 0; i < n; i++) {
-		struct ib_async_uobj *owner = evq_slot(q, i)->owner;
+		struct ib_async_evcount *owner = evq_slot(q, i)->owner;
 
 		if (owner) {
-			owner->events_reported++;
+			owner->reported++;
 			owner->queued--;
 		}
 	}
@@ -360,7 +428,8 @@ static bool evq_readable(struct ib_async_evq *q)
  *
  * Return: records copied, or -EAGAIN, -ERESTARTSYS, -EFAULT (nothing
  * consumed by the copy), -ENODEV (the device is gone and every record,
- * the final DEVICE_FATAL included, was consumed).
+ * the final DEVICE_FATAL included, was consumed), -EIO (a channel whose
+ * file was closed, emptied).
  */
 ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 				char __user *buf, size_t want, bool nonblock,
@@ -382,7 +451,7 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 			if (done)
 				break;
 			if (READ_ONCE(q->dead)) {
-				ret = -ENODEV;
+				ret = READ_ONCE(q->dead_err);
 				break;
 			}
 			if (nonblock) {
@@ -442,7 +511,7 @@ ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 /**
  * ib_async_evq_purge - drop the unread records of a destroyed object
  * @q: the queue
- * @owner: the object, whose verbs object no longer exists
+ * @owner: the counters of an object whose verbs object no longer exists
  *
  * The ring is compacted in chunks with the lock dropped in between: the
  * slots emptied so far form one run of holes that moves towards the tail.
@@ -453,7 +522,7 @@ ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
  *
  * Return: how many of the object's events reached the user.
  */
-u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
+u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 {
 	struct ib_async_slot *slot;
 	unsigned long flags;
@@ -466,7 +535,7 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
 	 * can be about to consume a record of this object.
 	 */
 	spin_lock_irqsave(&q->lock, flags);
-	reported = owner->events_reported;
+	reported = owner->reported;
 	if (!owner->queued) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return reported;
@@ -499,7 +568,7 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
 	}
 	q->len -= r - w;
 	q->holes = 0;
-	reported = owner->events_reported;
+	reported = owner->reported;
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
 	return reported;
@@ -508,12 +577,12 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner)
 /**
  * ib_async_evq_orphan - keep an object's records but forget the object
  * @q: the queue
- * @owner: the object, about to be freed
+ * @owner: the counters of an object about to be freed
  *
  * At device removal the records stay readable but nobody waits for their
  * acknowledgment any more.
  */
-void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_uobj *owner)
+void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_evcount *owner)
 {
 	unsigned long flags;
 	u32 i;
@@ -559,6 +628,7 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 	st->cap = q->cap;
 	st->queued = q->len - q->holes;
 	st->lost = q->lost;
+	st->coalesced = q->coalesced;
 	st->next_seq = q->next_seq;
 	spin_unlock_irqrestore(&q->lock, flags);
 }

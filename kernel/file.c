@@ -34,6 +34,7 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 	if (ret)
 		goto err_free;
 	ib_async_file_objs_init(file);
+	INIT_LIST_HEAD(&file->channels);
 	ib_async_account_init(file);
 	snprintf(file->owner_name, sizeof(file->owner_name), "ib_async[%d]",
 		 task_tgid_vnr(current));
@@ -94,6 +95,8 @@ static int ib_async_release(struct inode *inode, struct file *filp)
 {
 	struct ib_async_file *file = filp->private_data;
 
+	/* A reader blocked on one of its channels must not wait forever. */
+	ib_async_channels_close(file, -EIO);
 	if (ib_async_device_detach_file(file->adev, file))
 		ib_async_file_free(file);
 	return 0;
@@ -130,17 +133,21 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 	info->ibdev_index = ib_dev->index;
 	info->features = IB_ASYNC_FEATURE_READ_BATCH;
 	if (ib_dev->kverbs_provider)
-		info->features |= IB_ASYNC_FEATURE_VERBS;
+		info->features |= IB_ASYNC_FEATURE_VERBS |
+				  IB_ASYNC_FEATURE_COMP_CHANNEL;
 	if (ib_dev->kverbs_provider && ib_async_can_resize_cq(ib_dev))
 		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
 	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
 		sizeof(info->ibdev_name));
 }
 
-/* The event core's commands: they take no device lock they do not need. */
+/*
+ * The event core's commands, on the node or a channel (u->evq): they take
+ * no device lock they do not need.
+ */
 int ib_async_cmd_get_info(struct ib_async_ucmd *u)
 {
-	struct ib_async_device *adev = u->file->adev;
+	struct ib_async_device *adev = u->adev;
 	struct ib_async_info *info = u->cmd;
 	struct ib_async_evq_stat st;
 	int ret = 0;
@@ -158,7 +165,7 @@ int ib_async_cmd_get_info(struct ib_async_ucmd *u)
 	if (ret)
 		return ret;
 
-	ib_async_evq_stat(&u->file->evq, &st);
+	ib_async_evq_stat(u->evq, &st);
 	info->argsz = sizeof(*info);
 	info->abi_version = IB_ASYNC_ABI_VERSION;
 	info->record_size = IB_ASYNC_REC_SIZE;
@@ -180,7 +187,7 @@ int ib_async_cmd_set_queue_len(struct ib_async_ucmd *u)
 	if (!arg->queue_len || arg->queue_len > ib_async_max_queue_len())
 		return -EINVAL;
 
-	return ib_async_evq_resize(&u->file->evq, arg->queue_len);
+	return ib_async_evq_resize(u->evq, arg->queue_len);
 }
 
 int ib_async_cmd_read_batch(struct ib_async_ucmd *u)
@@ -191,7 +198,7 @@ int ib_async_cmd_read_batch(struct ib_async_ucmd *u)
 	if (arg->flags & ~(IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK) ||
 	    arg->reserved)
 		return -EINVAL;
-	n = ib_async_evq_read_batch(&u->file->evq, arg->consume_seq,
+	n = ib_async_evq_read_batch(u->evq, arg->consume_seq,
 				    u64_to_user_ptr(arg->buf), arg->count,
 				    (u->filp->f_flags & O_NONBLOCK) ||
 				    (arg->flags & IB_ASYNC_READ_NONBLOCK),
@@ -247,6 +254,7 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
 	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
+	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
 	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
 	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);

@@ -30,8 +30,12 @@
  *                   SRQ's list while the device owns it, then on its CQ's
  *                   backlog once completed, until POLL_CQ returns it.
  *
+ *  ib_async_channel a completion channel (channel.c): a file of its own
+ *                   with a queue, fed by the completion handler of the CQs
+ *                   that use it, each of which holds a reference.
+ *
  * Lock order: disassoc_rwsem -> obj_mutex -> evq.read_mutex -> files_lock
- * -> evq.lock. Object commands hold disassoc_rwsem for reading and the
+ * -> chan_lock -> evq.lock. Object commands hold disassoc_rwsem for reading and the
  * file's obj_mutex; device removal holds disassoc_rwsem for writing, which
  * also keeps every file's object table and list membership still.
  * evq.lock is taken with interrupts disabled because events may be
@@ -44,6 +48,7 @@
 #include <linux/cdev.h>
 #include <linux/cgroup_rdma.h>
 #include <linux/device.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -60,11 +65,24 @@
 #define IB_ASYNC_QUEUE_LEN_LIMIT	BIT(20)
 
 struct ib_async_uobj;
+struct ib_async_channel;
 
-/* A queued record and, for an affiliated event, the object it concerns. */
+/**
+ * struct ib_async_evcount - one object's records in one queue
+ * @reported: records consumed by readers (ib_uverbs' events_reported)
+ * @queued: records queued, not yet read
+ *
+ * Both under the queue's lock.
+ */
+struct ib_async_evcount {
+	u64 reported;
+	u32 queued;
+};
+
+/* A queued record and, for an affiliated event, its object's counters. */
 struct ib_async_slot {
 	struct ib_async_event rec;
-	struct ib_async_uobj *owner;
+	struct ib_async_evcount *owner;
 };
 
 struct ib_async_evq {
@@ -89,10 +107,12 @@ struct ib_async_evq {
 	u32 holes;
 	u64 next_seq;
 	u64 lost;
+	u64 coalesced;			/* ib_async_evq_push_once() merges */
 	/* a DEVICE_FATAL record was queued: the stream takes nothing more */
 	bool ended;
-	/* the device is gone: after the last record, read() gives ENODEV */
+	/* the stream is over: after the last record, read() gives dead_err */
 	bool dead;
+	int dead_err;
 
 	/* Snapshot of records being copied out; used under read_mutex. */
 	struct ib_async_event *bounce;
@@ -110,6 +130,9 @@ struct ib_async_device {
 	struct list_head files;		/* RCU: the event handler reads it */
 
 	struct ib_event_handler event_handler;
+
+	/* each file's channels list, and every channel's file */
+	struct mutex chan_lock;
 };
 
 struct ib_async_file {
@@ -124,6 +147,7 @@ struct ib_async_file {
 	bool orphaned;
 	struct list_head reap;
 	struct ib_async_evq evq;
+	struct list_head channels;	/* completion channels made on it */
 	/* the data path copies only to and from the opener's memory */
 	struct mm_struct *mm;
 	/* what "rdma resource show" calls the file's objects */
@@ -146,13 +170,33 @@ struct ib_async_file {
 	u64 acct_bytes;			/* charged as whole pages */
 };
 
+/**
+ * struct ib_async_channel - a completion channel (channel.c)
+ * @ref: its file, and each CQ using it
+ * @adev: the device, whose chan_lock guards @file and @list
+ * @file: the context it was made on; NULL once that is closed
+ * @list: on @file's channels
+ * @cqs: CQs using it; a new one needs a free slot in @evq
+ * @evq: IB_ASYNC_EV_COMP records
+ */
+struct ib_async_channel {
+	struct kref ref;
+	struct ib_async_device *adev;
+	struct ib_async_file *file;
+	struct list_head list;
+	atomic_t cqs;
+	struct ib_async_evq evq;
+};
+
 #define IB_ASYNC_UOBJ_MAX_USES	4
 
 struct ib_async_uobj {
 	struct ib_async_file *file;
 	u64 user_handle;
-	u64 events_reported;		/* under file->evq.lock */
-	u32 queued;			/* its records queued, ditto */
+	struct ib_async_evcount ev;	/* in file->evq */
+	struct ib_async_evcount comp;	/* CQ: in comp_chan's queue */
+	/* CQ: where its completion events go, NULL for nowhere */
+	struct ib_async_channel *comp_chan;
 	u32 handle;
 	u32 type;			/* enum ib_async_obj_type */
 	u32 port;			/* QP: for event records */
@@ -189,10 +233,15 @@ u32 ib_async_max_queue_len(void);
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap);
 void ib_async_evq_destroy(struct ib_async_evq *q);
 void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
-		       struct ib_async_uobj *owner);
-u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_uobj *owner);
-void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_uobj *owner);
+		       struct ib_async_evcount *owner);
+void ib_async_evq_push_once(struct ib_async_evq *q,
+			    const struct ib_async_event *ev,
+			    struct ib_async_evcount *owner);
+u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner);
+void ib_async_evq_orphan(struct ib_async_evq *q,
+			 struct ib_async_evcount *owner);
 void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns);
+void ib_async_evq_close(struct ib_async_evq *q, int err);
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap);
 ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 			  size_t count, bool nonblock);
@@ -206,6 +255,7 @@ struct ib_async_evq_stat {
 	u32 cap;
 	u32 queued;
 	u64 lost;
+	u64 coalesced;
 	u64 next_seq;
 };
 
@@ -231,7 +281,8 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
 int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported);
 int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
-u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj);
+u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
+			      u64 *comp_events_reported);
 u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
 void ib_async_uobj_event(struct ib_event *event, void *context);
 
@@ -243,13 +294,17 @@ enum {
 	IB_ASYNC_CMD_NO_KVERBS		= BIT(1),
 	/* runs after device removal, so that programs can clean up */
 	IB_ASYNC_CMD_AFTER_REMOVAL	= BIT(2),
+	/* a queue command: works on a channel's file too */
+	IB_ASYNC_CMD_QUEUE		= BIT(3),
 };
 
 /**
  * struct ib_async_ucmd - one command in flight
  * @flags: how the command runs (IB_ASYNC_CMD_*)
  * @filp: the file it came through
- * @file: its ib_async file
+ * @file: its ib_async file; NULL for a channel's file
+ * @adev: the device
+ * @evq: the queue of the file it came through (the node's or a channel's)
  * @ib_dev: the device, while ib_async_ucmd_lock() holds it
  * @cmd: the caller's argument, copied in before any lock is taken and
  *       extended to the kernel's structure; the handler answers in place
@@ -260,11 +315,16 @@ enum {
  *           the copy back fails (the caller never learnt the handle)
  * @destroyed: an object the command destroyed, whose queued records are
  *             purged once every device lock is dropped
+ * @new_file: a file made by the command, installed at @new_fd once the
+ *            caller has its number (else released)
+ * @new_fd: its reserved descriptor
  */
 struct ib_async_ucmd {
 	unsigned int flags;
 	struct file *filp;
 	struct ib_async_file *file;
+	struct ib_async_device *adev;
+	struct ib_async_evq *evq;
 	struct ib_device *ib_dev;
 	void *cmd;
 	u32 user_size;
@@ -272,11 +332,16 @@ struct ib_async_ucmd {
 	bool respond;
 	u32 created;
 	struct ib_async_uobj *destroyed;
+	struct file *new_file;
+	int new_fd;
 };
 
 /* uapi.c: the ioctl dispatcher */
 long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
 			 void __user *uarg);
+long ib_async_uapi_channel_ioctl(struct file *filp,
+				 struct ib_async_channel *chan,
+				 unsigned int cmd, void __user *uarg);
 int ib_async_ucmd_lock(struct ib_async_ucmd *u);
 void ib_async_ucmd_unlock(struct ib_async_ucmd *u);
 
@@ -292,6 +357,15 @@ void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
 int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
 int ib_async_cmd_post_send(struct ib_async_ucmd *u);
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
+
+/* channel.c */
+int ib_async_cmd_create_channel(struct ib_async_ucmd *u);
+int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u);
+struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
+						     int fd);
+void ib_async_channel_put_cq(struct ib_async_channel *chan);
+void ib_async_channels_close(struct ib_async_file *file, int err);
+void ib_async_comp_handler(struct ib_cq *cq, void *context);
 
 /* account.c */
 void ib_async_account_init(struct ib_async_file *file);

@@ -11,6 +11,7 @@
  * device removal or another file.
  */
 #include <linux/build_bug.h>
+#include <linux/file.h>
 #include <linux/nospec.h>
 #include <linux/uaccess.h>
 
@@ -42,6 +43,8 @@ union ib_async_ucmd_buffer {
 	struct ib_async_post_recv post_recv;
 	struct ib_async_post_send post_send;
 	struct ib_async_poll_cq poll_cq;
+	struct ib_async_create_channel create_channel;
+	struct ib_async_req_notify_cq req_notify_cq;
 };
 
 /**
@@ -71,13 +74,13 @@ struct ib_async_ioctl_op {
 static const struct ib_async_ioctl_op ib_async_ops[] = {
 	IB_ASYNC_OP(GET_INFO, ib_async_cmd_get_info, struct ib_async_info,
 		    IB_ASYNC_INFO_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
 	IB_ASYNC_OP(SET_QUEUE_LEN, ib_async_cmd_set_queue_len,
 		    struct ib_async_queue_len, IB_ASYNC_QUEUE_LEN_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
 	IB_ASYNC_OP(READ_BATCH, ib_async_cmd_read_batch,
 		    struct ib_async_read_batch, IB_ASYNC_READ_BATCH_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
 	IB_ASYNC_OP(CREATE_PD, ib_async_cmd_create_pd,
 		    struct ib_async_create_pd, IB_ASYNC_CREATE_PD_SIZE_V1, 0),
 	IB_ASYNC_OP(CREATE_CQ, ib_async_cmd_create_cq,
@@ -124,6 +127,12 @@ static const struct ib_async_ioctl_op ib_async_ops[] = {
 		    IB_ASYNC_CMD_OWN_LOCKS),
 	IB_ASYNC_OP(POLL_CQ, ib_async_cmd_poll_cq, struct ib_async_poll_cq,
 		    IB_ASYNC_POLL_CQ_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(CREATE_CHANNEL, ib_async_cmd_create_channel,
+		    struct ib_async_create_channel,
+		    IB_ASYNC_CREATE_CHANNEL_SIZE_V1, 0),
+	IB_ASYNC_OP(REQ_NOTIFY_CQ, ib_async_cmd_req_notify_cq,
+		    struct ib_async_req_notify_cq,
+		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, 0),
 };
 
 /*
@@ -158,6 +167,10 @@ static_assert(sizeof(struct ib_async_post_recv) == IB_ASYNC_POST_RECV_SIZE_V1);
 static_assert(sizeof(struct ib_async_post_send) == IB_ASYNC_POST_SEND_SIZE_V1);
 static_assert(sizeof(struct ib_async_wc) == IB_ASYNC_WC_SIZE_V1);
 static_assert(sizeof(struct ib_async_poll_cq) == IB_ASYNC_POLL_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_channel) ==
+	      IB_ASYNC_CREATE_CHANNEL_SIZE_V1);
+static_assert(sizeof(struct ib_async_req_notify_cq) ==
+	      IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1);
 /* The numbers fit the range the header reserves. */
 static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_ops) - 1 <=
 	      IB_ASYNC_CMD_LAST);
@@ -224,8 +237,66 @@ static long ib_async_ucmd_run(struct ib_async_ucmd *u,
 	return ret;
 }
 
+/* Hand a file the command made to the caller, or drop it. */
+static void ib_async_ucmd_install(struct ib_async_ucmd *u, bool ok)
+{
+	if (!u->new_file)
+		return;
+	if (ok) {
+		fd_install(u->new_fd, u->new_file);
+	} else {
+		put_unused_fd(u->new_fd);
+		fput(u->new_file);
+	}
+}
+
+/*
+ * Copy the argument in, run the command, copy the answer out: @u says
+ * which file and queue it came through.
+ */
+static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
+			       const struct ib_async_ioctl_op *op,
+			       void __user *uarg)
+{
+	union ib_async_ucmd_buffer buf;
+	u32 usize;
+	long ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < op->min_size)
+		return -EINVAL;
+	if (usize > IB_ASYNC_MAX_ARGSZ)
+		return -E2BIG;
+	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+	if (ret)
+		return ret;
+	u->cmd = &buf;
+	u->user_size = usize;
+	u->size = op->size;
+	u->flags = op->flags;
+
+	ret = ib_async_ucmd_run(u, op);
+
+	if (u->destroyed) {
+		struct ib_async_destroy *d = &buf.destroy;
+
+		d->events_reported =
+			ib_async_uobj_destroy_end(u->destroyed,
+						  &d->comp_events_reported);
+	}
+	if (!ret && u->respond &&
+	    copy_to_user(uarg, &buf, min(u->user_size, u->size))) {
+		ret = -EFAULT;
+		if (u->created)
+			ib_async_cmd_uncreate(u);
+	}
+	ib_async_ucmd_install(u, !ret);
+	return ret;
+}
+
 /**
- * ib_async_uapi_ioctl - run one of ib_async's commands
+ * ib_async_uapi_ioctl - run one of ib_async's commands on a device's node
  * @filp: the file
  * @cmd: the ioctl number
  * @uarg: the caller's argument, starting with its size (argsz)
@@ -238,41 +309,42 @@ long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
 			 void __user *uarg)
 {
 	const struct ib_async_ioctl_op *op = ib_async_op_find(cmd);
-	union ib_async_ucmd_buffer buf;
+	struct ib_async_file *file = filp->private_data;
 	struct ib_async_ucmd u = {
 		.filp = filp,
-		.file = filp->private_data,
-		.cmd = &buf,
+		.file = file,
+		.adev = file->adev,
+		.evq = &file->evq,
 	};
-	u32 usize;
-	long ret;
 
 	/* Unknown commands touch nothing, as for any other ioctl. */
 	if (!op)
 		return -ENOTTY;
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < op->min_size)
-		return -EINVAL;
-	if (usize > IB_ASYNC_MAX_ARGSZ)
-		return -E2BIG;
-	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
-	if (ret)
-		return ret;
-	u.user_size = usize;
-	u.size = op->size;
-	u.flags = op->flags;
+	return ib_async_ucmd_exec(&u, op, uarg);
+}
 
-	ret = ib_async_ucmd_run(&u, op);
+/**
+ * ib_async_uapi_channel_ioctl - run a queue command on a channel's file
+ * @filp: the channel's file
+ * @chan: the channel
+ * @cmd: the ioctl number
+ * @uarg: the caller's argument
+ *
+ * Return: as ib_async_uapi_ioctl(); -ENOTTY for every command that is not
+ * about the queue.
+ */
+long ib_async_uapi_channel_ioctl(struct file *filp,
+				 struct ib_async_channel *chan,
+				 unsigned int cmd, void __user *uarg)
+{
+	const struct ib_async_ioctl_op *op = ib_async_op_find(cmd);
+	struct ib_async_ucmd u = {
+		.filp = filp,
+		.adev = chan->adev,
+		.evq = &chan->evq,
+	};
 
-	if (u.destroyed)
-		buf.destroy.events_reported =
-			ib_async_uobj_destroy_end(u.destroyed);
-	if (!ret && u.respond &&
-	    copy_to_user(uarg, &buf, min(u.user_size, u.size))) {
-		ret = -EFAULT;
-		if (u.created)
-			ib_async_cmd_uncreate(&u);
-	}
-	return ret;
+	if (!op || !(op->flags & IB_ASYNC_CMD_QUEUE))
+		return -ENOTTY;
+	return ib_async_ucmd_exec(&u, op, uarg);
 }

@@ -108,12 +108,31 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/* The uobj's records are gone or orphaned: nothing can name it any more. */
+static void ib_async_uobj_free(struct ib_async_uobj *uobj)
+{
+	if (uobj->comp_chan)
+		ib_async_channel_put_cq(uobj->comp_chan);
+	kfree(uobj);
+}
+
 /* Undo ib_async_uobj_new() when the verbs object could not be made. */
 void ib_async_uobj_abort(struct ib_async_uobj *uobj)
 {
 	ib_async_uobj_uncharge(uobj);
 	xa_erase(&uobj->file->objs, uobj->handle);
-	kfree(uobj);
+	ib_async_uobj_free(uobj);
+}
+
+/*
+ * Keep the object's queued records readable but stop counting them for it,
+ * in the file's queue and its CQ's channel.
+ */
+static void ib_async_uobj_orphan(struct ib_async_uobj *uobj)
+{
+	ib_async_evq_orphan(&uobj->file->evq, &uobj->ev);
+	if (uobj->comp_chan)
+		ib_async_evq_orphan(&uobj->comp_chan->evq, &uobj->comp);
 }
 
 /* Record that @uobj uses @dep, so @dep cannot be destroyed first. */
@@ -243,18 +262,25 @@ int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj)
 /**
  * ib_async_uobj_destroy_end - purge a destroyed object's records, free it
  * @uobj: the object, after ib_async_uobj_destroy_begin() succeeded
+ * @comp_events_reported: out: how many of a CQ's completion events the
+ *	readers of its channel got (0 without one)
  *
- * May wait for a reader of the file's queue that is copying to a slow
- * user buffer, so the caller holds no lock that device removal or other
- * files wait for.
+ * May wait for a reader of the file's queue, or of the channel's, that is
+ * copying to a slow user buffer, so the caller holds no lock that device
+ * removal or other files wait for.
  *
  * Return: how many of the object's events the file's readers got.
  */
-u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj)
+u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
+			      u64 *comp_events_reported)
 {
-	u64 reported = ib_async_evq_purge(&uobj->file->evq, uobj);
+	u64 reported = ib_async_evq_purge(&uobj->file->evq, &uobj->ev);
 
-	kfree(uobj);
+	*comp_events_reported = 0;
+	if (uobj->comp_chan)
+		*comp_events_reported =
+			ib_async_evq_purge(&uobj->comp_chan->evq, &uobj->comp);
+	ib_async_uobj_free(uobj);
 	return reported;
 }
 
@@ -270,9 +296,10 @@ u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj)
 int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
 {
 	int ret = ib_async_uobj_destroy_begin(uobj);
+	u64 comp;
 
 	if (!ret)
-		*events_reported = ib_async_uobj_destroy_end(uobj);
+		*events_reported = ib_async_uobj_destroy_end(uobj, &comp);
 	return ret;
 }
 
@@ -305,7 +332,7 @@ static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 		} else {
 			ret = ib_async_uobj_destroy_obj(uobj);
 			if (!ret)
-				ib_async_evq_orphan(&file->evq, uobj);
+				ib_async_uobj_orphan(uobj);
 		}
 		if (!ret)
 			progress = true;
@@ -371,9 +398,9 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
 		xa_for_each(&file->objs, handle, uobj) {
 			if (uobj->obj)
 				continue;
-			ib_async_evq_orphan(&file->evq, uobj);
+			ib_async_uobj_orphan(uobj);
 			xa_erase(&file->objs, handle);
-			kfree(uobj);
+			ib_async_uobj_free(uobj);
 		}
 	}
 	mutex_unlock(&file->obj_mutex);
@@ -397,5 +424,5 @@ void ib_async_uobj_event(struct ib_event *event, void *context)
 		.obj_handle	= uobj->handle,
 	};
 
-	ib_async_evq_push(&uobj->file->evq, &rec, uobj);
+	ib_async_evq_push(&uobj->file->evq, &rec, &uobj->ev);
 }

@@ -97,7 +97,7 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	IBA_SKIPPED_IN_SETUP();
 	/* past the last command, and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_POLL_CQ + 1), buf));
+					  IB_ASYNC_CMD_REQ_NOTIFY_CQ + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
 					  IB_ASYNC_CMD_LAST), buf));
@@ -150,6 +150,10 @@ static const struct {
 	CMD(POST_RECV, ib_async_post_recv, IB_ASYNC_POST_RECV_SIZE_V1),
 	CMD(POST_SEND, ib_async_post_send, IB_ASYNC_POST_SEND_SIZE_V1),
 	CMD(POLL_CQ, ib_async_poll_cq, IB_ASYNC_POLL_CQ_SIZE_V1),
+	CMD(CREATE_CHANNEL, ib_async_create_channel,
+	    IB_ASYNC_CREATE_CHANNEL_SIZE_V1),
+	CMD(REQ_NOTIFY_CQ, ib_async_req_notify_cq,
+	    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1),
 #undef CMD
 };
 
@@ -176,7 +180,7 @@ TEST_F(ioc, every_command_checks_argsz_tail_and_flags)
 	struct cmd_head *h = (struct cmd_head *)buf;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(IB_ASYNC_CMD_POLL_CQ - IB_ASYNC_CMD_BASE + 1,
+	ASSERT_EQ(IB_ASYNC_CMD_REQ_NOTIFY_CQ - IB_ASYNC_CMD_BASE + 1,
 		  (int)ARRAY_SIZE(every_cmd));
 	for (size_t i = 0; i < ARRAY_SIZE(every_cmd); i++) {
 		unsigned int nr = every_cmd[i].nr;
@@ -242,12 +246,17 @@ TEST_F(ioc, get_info_reports_features)
 	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_READ_BATCH);
 	EXPECT_EQ(0ULL, info.features & ~(uint64_t)(IB_ASYNC_FEATURE_READ_BATCH |
 						    IB_ASYNC_FEATURE_VERBS |
-						    IB_ASYNC_FEATURE_RESIZE_CQ));
+						    IB_ASYNC_FEATURE_RESIZE_CQ |
+						    IB_ASYNC_FEATURE_COMP_CHANNEL));
 	ret = ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd) ? errno : 0;
 	EXPECT_EQ(info.features & IB_ASYNC_FEATURE_VERBS ? 0 : EOPNOTSUPP, ret);
-	/* resizing needs kernel verbs */
-	if (!(info.features & IB_ASYNC_FEATURE_VERBS))
-		EXPECT_EQ(0ULL, info.features & IB_ASYNC_FEATURE_RESIZE_CQ);
+	/* resizing and completion channels need kernel verbs, which have them */
+	if (!(info.features & IB_ASYNC_FEATURE_VERBS)) {
+		EXPECT_EQ(0ULL, info.features & (IB_ASYNC_FEATURE_RESIZE_CQ |
+						 IB_ASYNC_FEATURE_COMP_CHANNEL));
+	} else {
+		EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_COMP_CHANNEL);
+	}
 }
 
 TEST_F(ioc, get_info_short_argsz_returns_einval)

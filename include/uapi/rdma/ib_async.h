@@ -60,6 +60,10 @@
  *	again. Only kernels whose enum ib_event_type has it (7.x) raise it.
  * @IB_ASYNC_EV_OVERFLOW: @count events were lost at this point of the
  *	stream because the queue was full.
+ * @IB_ASYNC_EV_COMP: a completion event, read from a completion channel
+ *	(never from the device's node): the CQ, armed with
+ *	IB_ASYNC_IOC_REQ_NOTIFY_CQ, has a new completion. element is the
+ *	CQ's user_handle, obj_handle its handle.
  *
  * Values 0..20 are those of the kernel's enum ib_event_type and rdma-core's
  * enum ibv_event_type, so ibv_event_type_str() names them (rdma-core
@@ -90,6 +94,7 @@ enum ib_async_event_type {
 	IB_ASYNC_EV_WQ_FATAL		= 19,
 	IB_ASYNC_EV_DEVICE_SPEED_CHANGE	= 20,
 	IB_ASYNC_EV_OVERFLOW		= 0x10000,
+	IB_ASYNC_EV_COMP		= 0x10001,
 };
 
 /**
@@ -158,6 +163,8 @@ struct ib_async_event {
  *	device's CQs. Without it the command fails with EOPNOTSUPP: the
  *	driver cannot resize, or the kernel (7.1 on) lets only userspace
  *	providers resize CQs.
+ * @IB_ASYNC_FEATURE_COMP_CHANNEL: completion channels
+ *	(IB_ASYNC_IOC_CREATE_CHANNEL, IB_ASYNC_IOC_REQ_NOTIFY_CQ) are offered.
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -166,6 +173,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_READ_BATCH	= 1 << 0,
 	IB_ASYNC_FEATURE_VERBS		= 1 << 1,
 	IB_ASYNC_FEATURE_RESIZE_CQ	= 1 << 2,
+	IB_ASYNC_FEATURE_COMP_CHANNEL	= 1 << 3,
 };
 
 /**
@@ -291,14 +299,28 @@ struct ib_async_create_pd {
 #define IB_ASYNC_CREATE_PD_SIZE_V1	16
 
 /**
+ * enum ib_async_create_cq_flags - flags of IB_ASYNC_IOC_CREATE_CQ
+ * @IB_ASYNC_CREATE_CQ_CHANNEL: deliver the CQ's completion events to the
+ *	completion channel @comp_channel of &struct ib_async_create_cq.
+ */
+enum ib_async_create_cq_flags {
+	IB_ASYNC_CREATE_CQ_CHANNEL	= 1 << 0,
+};
+
+/**
  * struct ib_async_create_cq - argument of IB_ASYNC_IOC_CREATE_CQ
  * @argsz: size of the structure.
- * @flags: must be 0.
+ * @flags: enum ib_async_create_cq_flags.
  * @user_handle: returned as the element of the CQ's events.
  * @cqe: in: entries wanted; out: entries allocated.
  * @comp_vector: completion vector, below the device's num_comp_vectors.
  * @handle: out: the CQ's handle.
- * @reserved: must be 0.
+ * @comp_channel: with IB_ASYNC_CREATE_CQ_CHANNEL, the file descriptor of a
+ *	completion channel made on this same file (else EINVAL); otherwise
+ *	must be 0. The channel then cannot go away before the CQ. ENOSPC if
+ *	the channel already serves as many CQs as its queue_len: its queue
+ *	holds a record for every CQ, so no completion event is lost to a
+ *	full queue (raise it with IB_ASYNC_IOC_SET_QUEUE_LEN on the channel).
  */
 struct ib_async_create_cq {
 	__u32 argsz;
@@ -307,7 +329,7 @@ struct ib_async_create_cq {
 	__u32 cqe;
 	__u32 comp_vector;
 	__u32 handle;
-	__u32 reserved;
+	__s32 comp_channel;
 };
 
 #define IB_ASYNC_CREATE_CQ_SIZE_V1	32
@@ -623,8 +645,10 @@ struct ib_async_create_ah {
  * @events_reported: out: how many of its events this file's read() has
  *	returned, which is what an acknowledging consumer must wait for
  *	(ib_uverbs' events_reported).
- * @comp_events_reported: out: completion events of a CQ; always 0, as
- *	completion channels are not offered.
+ * @comp_events_reported: out: for a CQ, how many of its completion events
+ *	the readers of its completion channel got (ib_uverbs'
+ *	comp_events_reported): ibv_destroy_cq() waits until as many are
+ *	acknowledged. Its unread completion events are discarded.
  *
  * EBUSY while other objects use it (a PD with QPs, a CQ or SRQ with QPs),
  * nothing changed. Unread events of the object are discarded.
@@ -854,8 +878,9 @@ struct ib_async_resize_cq {
  * and enum ibv_wc_flags.
  */
 #define IB_ASYNC_MAX_MSG		65536
-/* send_flags: the value of IBV_SEND_SIGNALED */
+/* send_flags: the values of IBV_SEND_SIGNALED and IBV_SEND_SOLICITED */
 #define IB_ASYNC_SEND_SIGNALED		(1U << 1)
+#define IB_ASYNC_SEND_SOLICITED		(1U << 2)
 
 /**
  * struct ib_async_post_recv - argument of IB_ASYNC_IOC_POST_RECV
@@ -890,7 +915,8 @@ struct ib_async_post_recv {
  * @wr_id: returned in the completion.
  * @addr: user pointer to the message, read during the call.
  * @length: bytes at @addr, up to IB_ASYNC_MAX_MSG.
- * @send_flags: IB_ASYNC_SEND_SIGNALED or 0.
+ * @send_flags: IB_ASYNC_SEND_SIGNALED, IB_ASYNC_SEND_SOLICITED (the
+ *	receiver's CQ armed for solicited completions is notified), or 0.
  * @imm_data: immediate data, network byte order.
  * @ah_handle: UD only: the AH.
  * @remote_qpn: UD only: the destination QP number.
@@ -967,6 +993,81 @@ struct ib_async_poll_cq {
 
 #define IB_ASYNC_POLL_CQ_SIZE_V1	24
 
+/**
+ * enum ib_async_channel_type - kinds of channel IB_ASYNC_IOC_CREATE_CHANNEL
+ *	makes
+ * @IB_ASYNC_CHANNEL_COMP: a completion channel: IB_ASYNC_EV_COMP records
+ *	of the CQs created with it.
+ */
+enum ib_async_channel_type {
+	IB_ASYNC_CHANNEL_COMP	= 1,
+};
+
+/**
+ * enum ib_async_create_channel_flags - flags of IB_ASYNC_IOC_CREATE_CHANNEL
+ * @IB_ASYNC_CHANNEL_NONBLOCK: open the new file descriptor O_NONBLOCK.
+ */
+enum ib_async_create_channel_flags {
+	IB_ASYNC_CHANNEL_NONBLOCK	= 1 << 0,
+};
+
+/**
+ * struct ib_async_create_channel - argument of IB_ASYNC_IOC_CREATE_CHANNEL
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_create_channel_flags.
+ * @type: enum ib_async_channel_type.
+ * @fd: out: the channel's new file descriptor (close-on-exec).
+ *
+ * A channel is a file of its own, with the queue of the device's node:
+ * read() and IB_ASYNC_IOC_READ_BATCH return &struct ib_async_event
+ * records, poll/epoll and O_ASYNC work, IB_ASYNC_IOC_GET_INFO reports its
+ * queue and IB_ASYNC_IOC_SET_QUEUE_LEN resizes it (the default is the
+ * module's default queue length); other commands fail on it with ENOTTY.
+ * A CQ that already has an unread record in the channel gets no second
+ * one: its events merge (counted as coalesced in fdinfo), as they mean
+ * the same thing, "poll this CQ". When the file it was made on is closed,
+ * or the device is removed, reads return what is queued, then fail with
+ * EIO (closed) or ENODEV (removed), and poll reports EPOLLHUP.
+ */
+struct ib_async_create_channel {
+	__u32 argsz;
+	__u32 flags;
+	__u32 type;
+	__s32 fd;
+};
+
+#define IB_ASYNC_CREATE_CHANNEL_SIZE_V1	16
+
+/**
+ * enum ib_async_notify_flags - flags of IB_ASYNC_IOC_REQ_NOTIFY_CQ
+ * @IB_ASYNC_NOTIFY_SOLICITED: only for the next solicited completion (or
+ *	one with an error); without it, for the next completion.
+ */
+enum ib_async_notify_flags {
+	IB_ASYNC_NOTIFY_SOLICITED	= 1 << 0,
+};
+
+/**
+ * struct ib_async_req_notify_cq - argument of IB_ASYNC_IOC_REQ_NOTIFY_CQ
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_notify_flags.
+ * @handle: the CQ.
+ * @reserved: must be 0.
+ *
+ * Arms the CQ, as ibv_req_notify_cq() does: the driver raises one
+ * completion event for the next (solicited) completion, which reaches the
+ * CQ's completion channel, if it has one. Arming again before that event
+ * changes nothing.
+ */
+struct ib_async_req_notify_cq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1	16
+
 /*
  * 0x1b is the InfiniBand subsystem's ioctl type ("0x1b all" in
  * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1 and 6.12). In
@@ -1002,6 +1103,8 @@ struct ib_async_poll_cq {
  * @IB_ASYNC_CMD_POST_RECV: &struct ib_async_post_recv.
  * @IB_ASYNC_CMD_POST_SEND: &struct ib_async_post_send.
  * @IB_ASYNC_CMD_POLL_CQ: &struct ib_async_poll_cq.
+ * @IB_ASYNC_CMD_CREATE_CHANNEL: &struct ib_async_create_channel.
+ * @IB_ASYNC_CMD_REQ_NOTIFY_CQ: &struct ib_async_req_notify_cq.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -1027,6 +1130,8 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_POST_RECV,
 	IB_ASYNC_CMD_POST_SEND,
 	IB_ASYNC_CMD_POLL_CQ,
+	IB_ASYNC_CMD_CREATE_CHANNEL,
+	IB_ASYNC_CMD_REQ_NOTIFY_CQ,
 };
 
 #define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
@@ -1059,5 +1164,9 @@ enum ib_async_cmd {
 #define IB_ASYNC_IOC_POST_RECV	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV)
 #define IB_ASYNC_IOC_POST_SEND	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND)
 #define IB_ASYNC_IOC_POLL_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POLL_CQ)
+#define IB_ASYNC_IOC_CREATE_CHANNEL \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_CHANNEL)
+#define IB_ASYNC_IOC_REQ_NOTIFY_CQ \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REQ_NOTIFY_CQ)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

@@ -145,6 +145,9 @@ struct fz_shared {
 };
 
 /* A worker: one thread, or a process forked by one. */
+/* Completion channels a worker keeps open; the oldest is closed first. */
+#define FZ_CHANNELS	4
+
 struct fz_ctx {
 	struct fz_rng rng;
 	struct fz_shared *sh;
@@ -165,6 +168,10 @@ struct fz_ctx {
 	/* the call in flight: for reports, and its file's generation */
 	char desc[256];
 	uint32_t gen;
+	/* completion channels this worker made, and the slot of each */
+	int chan_fd[FZ_CHANNELS];
+	uint32_t chan_slot[FZ_CHANNELS];
+	uint32_t nchan;
 };
 
 #define FZ_DATA_LEN	(256 * 1024)
@@ -259,6 +266,8 @@ struct fz_call {
 		struct ib_async_post_recv post_recv;
 		struct ib_async_post_send post_send;
 		struct ib_async_poll_cq poll_cq;
+		struct ib_async_create_channel create_channel;
+		struct ib_async_req_notify_cq req_notify_cq;
 	} a;
 	char mdesc[128];		/* the mutations, for reports */
 	uint8_t sent[256];		/* the argument as it went in */
@@ -296,7 +305,8 @@ struct fz_cmd {
 	X(QUERY_DEVICE, query_device) X(QUERY_PORT, query_port)		\
 	X(QUERY_GID, query_gid) X(QUERY_PKEY, query_pkey)		\
 	X(POST_RECV, post_recv) X(POST_SEND, post_send)			\
-	X(POLL_CQ, poll_cq)
+	X(POLL_CQ, poll_cq) X(CREATE_CHANNEL, create_channel)		\
+	X(REQ_NOTIFY_CQ, req_notify_cq)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };

@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
 
@@ -574,6 +576,16 @@ bool fz_build_create_cq(struct fz_ctx *ctx, struct fz_call *c)
 	a->cqe = fz_chance(r, 40) ? fz_range(r, 1, 4) :
 		 some_count(r, 256, 70000);
 	a->comp_vector = fz_chance(r, 95) ? 0 : fz_below(r, 4);
+	/* one of this worker's channels, mostly of the CQ's own file */
+	if (ctx->nchan && fz_chance(r, 50)) {
+		uint32_t i = fz_below(r, ctx->nchan), j;
+
+		for (j = 0; j < ctx->nchan && fz_chance(r, 90); j++)
+			if (ctx->chan_slot[j] == c->slot)
+				i = j;
+		a->flags = IB_ASYNC_CREATE_CQ_CHANNEL;
+		a->comp_channel = ctx->chan_fd[i];
+	}
 	return true;
 }
 
@@ -1178,6 +1190,74 @@ bool fz_build_post_send(struct fz_ctx *ctx, struct fz_call *c)
 }
 
 void fz_done_post_send(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+/* ---- completion channels ---- */
+
+bool fz_build_create_channel(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_create_channel *a = &c->a.create_channel;
+
+	a->type = IB_ASYNC_CHANNEL_COMP;
+	a->flags = fz_chance(&ctx->rng, 50) ? IB_ASYNC_CHANNEL_NONBLOCK : 0;
+	return true;
+}
+
+/*
+ * Keep the new channel for CQs to use; past FZ_CHANNELS the oldest goes
+ * (a CQ still using it keeps the kernel's channel alive). Its records are
+ * drained once in a while by reading it without blocking.
+ */
+void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_event ev[8];
+	int fd = c->a.create_channel.fd;
+	uint32_t i;
+
+	if (!check(ctx, fd >= 0, "channel-fd",
+		   "CREATE_CHANNEL succeeded with a negative fd"))
+		return;
+	if (ctx->nchan == FZ_CHANNELS) {
+		close(ctx->chan_fd[0]);
+		for (i = 1; i < FZ_CHANNELS; i++) {
+			ctx->chan_fd[i - 1] = ctx->chan_fd[i];
+			ctx->chan_slot[i - 1] = ctx->chan_slot[i];
+		}
+		ctx->nchan--;
+	}
+	ctx->chan_fd[ctx->nchan] = fd;
+	ctx->chan_slot[ctx->nchan++] = c->slot;
+	for (i = 0; i < ctx->nchan; i++) {
+		struct ib_async_read_batch b = {
+			.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
+			.buf = (uintptr_t)ev, .count = 8,
+		};
+
+		if (ioctl(ctx->chan_fd[i], IB_ASYNC_IOC_READ_BATCH, &b))
+			continue;
+		check(ctx, b.count <= 8, "channel-read",
+		      "a channel returned more records than asked");
+		check(ctx, !b.count || ev[0].event_type == IB_ASYNC_EV_COMP ||
+		      ev[0].event_type == IB_ASYNC_EV_OVERFLOW,
+		      "channel-record", "a channel returned a foreign record");
+	}
+}
+
+bool fz_build_req_notify_cq(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj cq;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_CQ, &cq);
+	c->a.req_notify_cq.handle = cq.handle;
+	c->a.req_notify_cq.flags = fz_chance(&ctx->rng, 30) ?
+				   IB_ASYNC_NOTIFY_SOLICITED : 0;
+	return true;
+}
+
+void fz_done_req_notify_cq(struct fz_ctx *ctx, struct fz_call *c)
 {
 	(void)ctx;
 	(void)c;

@@ -60,12 +60,12 @@ static const struct fz_field f_create_pd[] = {
 };
 
 static const struct fz_field f_create_cq[] = {
-	HDR(ib_async_create_cq, 0),
+	HDR(ib_async_create_cq, IB_ASYNC_CREATE_CQ_CHANNEL),
 	F(ib_async_create_cq, user_handle, FK_VAL, 0),
 	F(ib_async_create_cq, cqe, FK_COUNT, 0),
 	F(ib_async_create_cq, comp_vector, FK_VAL, 0),
 	F(ib_async_create_cq, handle, FK_OUT, 0),
-	F(ib_async_create_cq, reserved, FK_RSV, 0),
+	F(ib_async_create_cq, comp_channel, FK_VAL, 0),
 };
 
 static const struct fz_field f_resize_cq[] = {
@@ -251,6 +251,18 @@ static const struct fz_field f_poll_cq[] = {
 	F(ib_async_poll_cq, wc, FK_UPTR, 0),
 };
 
+static const struct fz_field f_create_channel[] = {
+	HDR(ib_async_create_channel, IB_ASYNC_CHANNEL_NONBLOCK),
+	F(ib_async_create_channel, type, FK_VAL, 0),
+	F(ib_async_create_channel, fd, FK_OUT, 0),
+};
+
+static const struct fz_field f_req_notify_cq[] = {
+	HDR(ib_async_req_notify_cq, IB_ASYNC_NOTIFY_SOLICITED),
+	F(ib_async_req_notify_cq, handle, FK_HANDLE, IB_ASYNC_OBJ_CQ),
+	F(ib_async_req_notify_cq, reserved, FK_RSV, 0),
+};
+
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 #define CMD(NR, fn, s, sz, flds, w, dp)					\
 	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
@@ -308,6 +320,10 @@ const struct fz_cmd fz_cmds[] = {
 	    IB_ASYNC_POST_SEND_SIZE_V1, f_post_send, 10, true),
 	CMD(POLL_CQ, poll_cq, ib_async_poll_cq, IB_ASYNC_POLL_CQ_SIZE_V1,
 	    f_poll_cq, 10, true),
+	CMD(CREATE_CHANNEL, create_channel, ib_async_create_channel,
+	    IB_ASYNC_CREATE_CHANNEL_SIZE_V1, f_create_channel, 2, false),
+	CMD(REQ_NOTIFY_CQ, req_notify_cq, ib_async_req_notify_cq,
+	    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, f_req_notify_cq, 4, false),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -316,7 +332,8 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 #define FZ_COUNT_ONE(NR, name) +1
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
-_Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 == IB_ASYNC_CMD_POLL_CQ,
+_Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
+	       IB_ASYNC_CMD_REQ_NOTIFY_CQ,
 	       "enum ib_async_cmd grew: describe the new command here");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completion channels: one file per ibv_create_comp_channel(), with the
+ * same bounded queue, batched read, poll and fasync as the device node,
+ * fed by the completion handler of the CQs made with it.
+ *
+ * Lifetime: the channel's file holds one reference and every CQ using it
+ * one more, so the completion handler, which the driver calls only while
+ * the CQ exists, always finds the channel. The file the channel was made
+ * on (the context) lists it, under the device's chan_lock, only to end
+ * its stream when the context is closed or the device removed: a channel
+ * never pins its context (the context's CQs pin the channel, and the
+ * other way round would be a cycle that a process exit never breaks).
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/ktime.h>
+#include <linux/poll.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/termios.h>
+
+#include "ib_async.h"
+
+static void ib_async_channel_free(struct kref *ref)
+{
+	struct ib_async_channel *chan =
+		container_of(ref, struct ib_async_channel, ref);
+
+	ib_async_evq_destroy(&chan->evq);
+	put_device(&chan->adev->dev);
+	kfree(chan);
+}
+
+static void ib_async_channel_put(struct ib_async_channel *chan)
+{
+	kref_put(&chan->ref, ib_async_channel_free);
+}
+
+/* Forget the context; its stream stays open while users hold the file. */
+static void ib_async_channel_unlink(struct ib_async_channel *chan)
+{
+	mutex_lock(&chan->adev->chan_lock);
+	if (chan->file) {
+		list_del_init(&chan->list);
+		chan->file = NULL;
+	}
+	mutex_unlock(&chan->adev->chan_lock);
+}
+
+static int ib_async_channel_release(struct inode *inode, struct file *filp)
+{
+	struct ib_async_channel *chan = filp->private_data;
+
+	ib_async_channel_unlink(chan);
+	ib_async_channel_put(chan);
+	return 0;
+}
+
+static ssize_t ib_async_channel_read(struct file *filp, char __user *buf,
+				     size_t count, loff_t *pos)
+{
+	struct ib_async_channel *chan = filp->private_data;
+
+	return ib_async_evq_read(&chan->evq, buf, count,
+				 filp->f_flags & O_NONBLOCK);
+}
+
+static __poll_t ib_async_channel_poll(struct file *filp, poll_table *wait)
+{
+	struct ib_async_channel *chan = filp->private_data;
+
+	return ib_async_evq_poll(&chan->evq, filp, wait);
+}
+
+static int ib_async_channel_fasync(int fd, struct file *filp, int on)
+{
+	struct ib_async_channel *chan = filp->private_data;
+
+	return fasync_helper(fd, filp, on, &chan->evq.fasync);
+}
+
+static long ib_async_channel_ioctl(struct file *filp, unsigned int cmd,
+				   unsigned long arg)
+{
+	struct ib_async_channel *chan = filp->private_data;
+	struct ib_async_evq_stat st;
+
+	if (cmd == FIONREAD) {
+		ib_async_evq_stat(&chan->evq, &st);
+		return put_user(st.queued * IB_ASYNC_REC_SIZE,
+				(int __user *)arg);
+	}
+	return ib_async_uapi_channel_ioctl(filp, chan, cmd,
+					   (void __user *)arg);
+}
+
+/* /proc/PID/fdinfo/FD, every line prefixed "ib_async-" as the node's. */
+static void ib_async_channel_show_fdinfo(struct seq_file *m,
+					 struct file *filp)
+{
+	struct ib_async_channel *chan = filp->private_data;
+	struct ib_async_evq_stat st;
+
+	ib_async_evq_stat(&chan->evq, &st);
+	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&chan->adev->dev));
+	seq_puts(m, "ib_async-channel:\tcompletion\n");
+	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
+	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
+	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
+	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
+	seq_printf(m, "ib_async-cqs:\t%d\n", atomic_read(&chan->cqs));
+}
+
+static const struct file_operations ib_async_channel_fops = {
+	.owner		= THIS_MODULE,
+	.release	= ib_async_channel_release,
+	.read		= ib_async_channel_read,
+	.poll		= ib_async_channel_poll,
+	.fasync		= ib_async_channel_fasync,
+	.unlocked_ioctl	= ib_async_channel_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.show_fdinfo	= ib_async_channel_show_fdinfo,
+};
+
+/*
+ * Make the channel and its file; the dispatcher installs the descriptor
+ * only once the caller has been told its number.
+ */
+int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
+{
+	struct ib_async_create_channel *arg = u->cmd;
+	struct ib_async_file *file = u->file;
+	struct ib_async_channel *chan;
+	struct file *filp;
+	int fd, ret;
+
+	if (arg->flags & ~IB_ASYNC_CHANNEL_NONBLOCK || arg->fd)
+		return -EINVAL;
+	if (arg->type != IB_ASYNC_CHANNEL_COMP)
+		return -EINVAL;
+
+	chan = kzalloc(sizeof(*chan), GFP_KERNEL_ACCOUNT);
+	if (!chan)
+		return -ENOMEM;
+	ret = ib_async_evq_init(&chan->evq, ib_async_default_queue_len());
+	if (ret) {
+		kfree(chan);
+		return ret;
+	}
+	kref_init(&chan->ref);
+	atomic_set(&chan->cqs, 0);
+	INIT_LIST_HEAD(&chan->list);
+	get_device(&file->adev->dev);
+	chan->adev = file->adev;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ib_async_channel_put(chan);
+		return fd;
+	}
+	filp = anon_inode_getfile("[ib_async_comp]", &ib_async_channel_fops,
+				  chan, O_RDONLY |
+				  (arg->flags & IB_ASYNC_CHANNEL_NONBLOCK ?
+				   O_NONBLOCK : 0));
+	if (IS_ERR(filp)) {
+		put_unused_fd(fd);
+		ib_async_channel_put(chan);
+		return PTR_ERR(filp);
+	}
+
+	mutex_lock(&chan->adev->chan_lock);
+	chan->file = file;
+	list_add_tail(&chan->list, &file->channels);
+	mutex_unlock(&chan->adev->chan_lock);
+
+	arg->fd = fd;
+	u->new_fd = fd;
+	u->new_file = filp;
+	ib_async_ucmd_respond(u);
+	return 0;
+}
+
+/**
+ * ib_async_channel_get_for_cq - the channel a new CQ will report to
+ * @file: the file the CQ is made on
+ * @fd: the caller's descriptor of the channel
+ *
+ * The channel must have been made on @file, as ib_uverbs requires of a
+ * completion channel, and have room for one more CQ's record.
+ *
+ * Return: the channel, with a reference and the CQ counted, or
+ * ERR_PTR(-EBADF) (no such descriptor), -EINVAL (not a channel of @file),
+ * -ENOSPC (its queue is as long as its CQs are many).
+ */
+struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
+						     int fd)
+{
+	struct ib_async_channel *chan;
+	struct ib_async_evq_stat st;
+	struct file *filp;
+	int ret = 0;
+
+	lockdep_assert_held(&file->obj_mutex);
+	filp = fget(fd);
+	if (!filp)
+		return ERR_PTR(-EBADF);
+	if (filp->f_op != &ib_async_channel_fops) {
+		fput(filp);
+		return ERR_PTR(-EINVAL);
+	}
+	chan = filp->private_data;
+
+	mutex_lock(&file->adev->chan_lock);
+	if (chan->file != file)
+		ret = -EINVAL;
+	mutex_unlock(&file->adev->chan_lock);
+	if (!ret) {
+		/* CQs of one file are made under its obj_mutex: no race. */
+		ib_async_evq_stat(&chan->evq, &st);
+		if (atomic_read(&chan->cqs) >= st.cap)
+			ret = -ENOSPC;
+	}
+	if (!ret) {
+		atomic_inc(&chan->cqs);
+		kref_get(&chan->ref);
+	}
+	fput(filp);
+	return ret ? ERR_PTR(ret) : chan;
+}
+
+/* A CQ is gone, and so are its records in the channel. */
+void ib_async_channel_put_cq(struct ib_async_channel *chan)
+{
+	atomic_dec(&chan->cqs);
+	ib_async_channel_put(chan);
+}
+
+/**
+ * ib_async_channels_close - end the streams of a file's channels
+ * @file: the context, being closed or losing its device
+ * @err: what their readers get once the queued records are read: -EIO
+ *	(closed, as ib_uverbs reports it) or -ENODEV (removed)
+ *
+ * A reader blocked in read() or poll() wakes up.
+ */
+void ib_async_channels_close(struct ib_async_file *file, int err)
+{
+	struct ib_async_channel *chan, *next;
+
+	mutex_lock(&file->adev->chan_lock);
+	list_for_each_entry_safe(chan, next, &file->channels, list) {
+		ib_async_evq_close(&chan->evq, err);
+		if (err == -EIO) {
+			list_del_init(&chan->list);
+			chan->file = NULL;
+		}
+	}
+	mutex_unlock(&file->adev->chan_lock);
+}
+
+/*
+ * The completion handler of every CQ made for a file; drivers call it
+ * from any context, hard irq included, once per arming.
+ */
+void ib_async_comp_handler(struct ib_cq *cq, void *context)
+{
+	struct ib_async_uobj *uobj = context;
+	struct ib_async_event rec = {
+		.element	= uobj->user_handle,
+		.timestamp_ns	= ktime_get_ns(),
+		.event_type	= IB_ASYNC_EV_COMP,
+		.obj_type	= IB_ASYNC_OBJ_CQ,
+		.obj_handle	= uobj->handle,
+	};
+
+	if (uobj->comp_chan)
+		ib_async_evq_push_once(&uobj->comp_chan->evq, &rec,
+				       &uobj->comp);
+}
+
+int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u)
+{
+	struct ib_async_req_notify_cq *arg = u->cmd;
+	struct ib_async_uobj *uobj;
+	int ret;
+
+	if (arg->flags & ~IB_ASYNC_NOTIFY_SOLICITED || arg->reserved)
+		return -EINVAL;
+	uobj = ib_async_uobj_get(u->file, arg->handle, IB_ASYNC_OBJ_CQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = ib_req_notify_cq(uobj->cq,
+			       arg->flags & IB_ASYNC_NOTIFY_SOLICITED ?
+			       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
+	return ret < 0 ? ret : 0;
+}
