@@ -4,7 +4,8 @@
 # rdma-core's own example programs (ibverbs-utils), unmodified and built
 # against libibverbs, run as two processes with libibasync preloaded:
 # RC, UD (through an AH) and SRQ SEND/RECV traffic, every received buffer
-# checked by the programs themselves (-c), every completion status too.
+# checked by the programs themselves (-c), every completion status too,
+# polling and (-e) sleeping on a completion channel.
 #
 # /dev/infiniband is overlaid with the ib_async nodes alone, so a program
 # that went to uverbs could not open the device at all; the same command
@@ -99,6 +100,15 @@ check "ud_pingpong_two_processes_through_an_ah" \
 	pair ud 18602 "$SHIM" ibv_ud_pingpong -c
 check "srq_pingpong_four_qps_each_on_one_srq" \
 	pair srq 18603 "$SHIM" ibv_srq_pingpong -c -q 4
+
+# The same programs sleeping on a completion channel (-e): arm, wait in
+# ibv_get_cq_event(), ack, poll, every iteration.
+check "rc_pingpong_events_mode" \
+	pair rc_e 18605 "$SHIM" ibv_rc_pingpong -e -c -s 4096
+check "ud_pingpong_events_mode" \
+	pair ud_e 18606 "$SHIM" ibv_ud_pingpong -e -c
+check "srq_pingpong_events_mode" \
+	pair srq_e 18607 "$SHIM" ibv_srq_pingpong -e -c -q 4
 
 # UC is not supported: the program is told so at ibv_create_qp().
 LD_PRELOAD=$SHIM timeout 20 ibv_uc_pingpong -d "$IB_ASYNC_IBDEV" -g "$G" \

@@ -711,7 +711,7 @@ TEST_F(so, bad_input_fails_clearly_and_changes_nothing)
 	EXPECT_EQ(EOPNOTSUPP, ibv_post_send(qp, &swr, &sbad));
 	EXPECT_EQ(&swr, sbad);
 	swr.opcode = IBV_WR_SEND;
-	swr.send_flags = IBV_SEND_SOLICITED;
+	swr.send_flags = IBV_SEND_FENCE;
 	EXPECT_EQ(EOPNOTSUPP, ibv_post_send(qp, &swr, &sbad));
 	g = roce_v2_gid(self->dev.ibdev, aa.grh.dgid.raw);
 	ASSERT_LE(0, g);

@@ -23,37 +23,6 @@ static void *null_eopnotsupp(void)
 	return NULL;
 }
 
-/* Completion channels: ib_async has no completion events. */
-IBASYNC_EXPORT struct ibv_comp_channel *
-ibv_create_comp_channel(struct ibv_context *context)
-{
-	(void)context;
-	return null_eopnotsupp();
-}
-
-IBASYNC_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
-{
-	(void)channel;
-	return ibasync_err(EOPNOTSUPP);
-}
-
-IBASYNC_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
-				    struct ibv_cq **cq, void **cq_context)
-{
-	(void)channel; (void)cq; (void)cq_context;
-	ibasync_err(EOPNOTSUPP);
-	return -1;
-}
-
-/* Counts as libibverbs does, though no channel can deliver events. */
-IBASYNC_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
-{
-	pthread_mutex_lock(&cq->mutex);
-	cq->comp_events_completed += nevents;
-	pthread_cond_signal(&cq->cond);
-	pthread_mutex_unlock(&cq->mutex);
-}
-
 IBASYNC_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 				void *addr, size_t length, int access)
 {

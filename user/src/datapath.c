@@ -17,7 +17,7 @@
 
 #include "ibasync.h"
 
-#define SEND_FLAGS_OK	(IBV_SEND_SIGNALED | IBV_SEND_INLINE)
+#define SEND_FLAGS_OK	(IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_SOLICITED)
 #define POLL_CHUNK	32
 
 /* Sum the entries' lengths and check them against this context's MRs. */
@@ -65,7 +65,7 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 		return EOPNOTSUPP;	/* RDMA READ/WRITE, atomics, ... */
 	}
 	if (wr->send_flags & ~(unsigned int)SEND_FLAGS_OK)
-		return EOPNOTSUPP;	/* fence, solicited, checksum offload */
+		return EOPNOTSUPP;	/* fence, checksum offload */
 	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
 		return EINVAL;
 	/* inline data needs no registration, as on a device */
@@ -76,6 +76,8 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 		return EINVAL;
 	if (wr->send_flags & IBV_SEND_SIGNALED)
 		arg.send_flags = IB_ASYNC_SEND_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		arg.send_flags |= IB_ASYNC_SEND_SOLICITED;
 	if (qp->qp_type == IBV_QPT_UD) {
 		struct ibv_ah *ah = wr->wr.ud.ah;
 
@@ -223,11 +225,15 @@ static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 	return done;
 }
 
-/* No completion channels: nothing could ever deliver the notification. */
+/* Arming is the driver's: the kernel passes it on (channel.c reads it). */
 static int req_notify_cq(struct ibv_cq *cq, int solicited)
 {
-	(void)cq; (void)solicited;
-	return ibasync_err(EOPNOTSUPP);
+	struct ib_async_req_notify_cq arg = {
+		.argsz = sizeof(arg), .handle = cq->handle,
+		.flags = solicited ? IB_ASYNC_NOTIFY_SOLICITED : 0,
+	};
+
+	return ibasync_ioctl(cq->context, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &arg);
 }
 
 static int bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,

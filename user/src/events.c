@@ -238,8 +238,8 @@ static void forget_buffered(struct ibasync_context *c, uint32_t obj_type,
 }
 
 /*
- * Destroy a kernel object and learn how many of its events reached the
- * program. With batching, a record handed out by ibv_get_async_event()
+ * Destroy a kernel object and learn how many of its events (and, for a
+ * CQ, of its completion events, if @comp_reported) reached the program. With batching, a record handed out by ibv_get_async_event()
  * is still queued (peeked) until the next fetch consumes it, and only a
  * consumed record counts in events_reported: so first consume everything
  * handed out, then destroy, then forget the buffered records the kernel
@@ -247,7 +247,8 @@ static void forget_buffered(struct ibasync_context *c, uint32_t obj_type,
  * be handed out in between and acknowledged after the object is freed.
  */
 int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
-			   uint32_t handle, uint64_t *reported)
+			   uint32_t handle, uint64_t *reported,
+			   uint64_t *comp_reported)
 {
 	struct ib_async_destroy d = {
 		.argsz = sizeof(d), .obj_type = obj_type, .handle = handle,
@@ -276,6 +277,8 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 	if (err)
 		return ibasync_err(err);
 	*reported = d.events_reported;
+	if (comp_reported)
+		*comp_reported = d.comp_events_reported;
 	return 0;
 }
 

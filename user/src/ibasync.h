@@ -164,7 +164,8 @@ enum ibasync_element_kind ibasync_element_kind(uint32_t event_type);
 void ibasync_fill_event(const struct ib_async_event *rec,
 			struct ibv_async_event *event);
 int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
-			   uint32_t handle, uint64_t *reported);
+			   uint32_t handle, uint64_t *reported,
+			   uint64_t *comp_reported);
 int ibasync_disassociated(struct ibasync_context *c);
 
 /* objects.c */
@@ -183,6 +184,12 @@ void ibasync_mr_init(struct ibasync_context *c);
 void ibasync_mr_fini(struct ibasync_context *c);
 int ibasync_mr_check(struct ibasync_context *c, const struct ibv_sge *sge,
 		     int need_access);
+
+/* channel.c */
+int ibasync_channel_attach(struct ibv_comp_channel *channel,
+			   struct ibv_context *context,
+			   struct ib_async_create_cq *arg);
+void ibasync_channel_detach(struct ibv_comp_channel *channel);
 
 /* datapath.c */
 extern const struct ibv_context_ops ibasync_ops;

@@ -121,7 +121,7 @@ static int destroy_evobj(struct ibv_context *ctx, uint32_t obj_type,
 	uint64_t reported;
 	int ret;
 
-	ret = ibasync_destroy_handle(c, obj_type, handle, &reported);
+	ret = ibasync_destroy_handle(c, obj_type, handle, &reported, NULL);
 	if (ret)
 		return ret;
 	release(c, obj, wait_acks(c, mutex, cond, completed, reported),
@@ -161,7 +161,8 @@ IBASYNC_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 	if (atomic_load(&p->mrs))
 		return ibasync_err(EBUSY);
 	ret = ibasync_destroy_handle(to_ibasync_ctx(pd->context),
-				     IB_ASYNC_OBJ_PD, pd->handle, &reported);
+				     IB_ASYNC_OBJ_PD, pd->handle, &reported,
+				     NULL);
 	if (ret)
 		return ret;
 	free(p);
@@ -180,20 +181,19 @@ IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
 
 	if (!context || cqe < 1 || comp_vector < 0)
 		return fail_null(EINVAL);
-	/* ibv_create_comp_channel() fails here, so no channel can be ours */
-	if (channel)
-		return fail_null(EOPNOTSUPP);
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
 	arg.user_handle = (uintptr_t)cq;
 	arg.cqe = (uint32_t)cqe;
 	arg.comp_vector = (uint32_t)comp_vector;
-	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, &arg)) {
+	if (channel ? ibasync_channel_attach(channel, context, &arg) :
+		      ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, &arg)) {
 		free_keep_errno(cq);
 		return NULL;
 	}
 	cq->context = context;
+	cq->channel = channel;
 	cq->cq_context = cq_context;
 	cq->handle = arg.handle;
 	cq->cqe = (int)arg.cqe;
@@ -217,11 +217,30 @@ IBASYNC_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	return ret;
 }
 
+/*
+ * As libibverbs: once the kernel CQ is gone, wait until every async event
+ * and every completion event handed out for it was acknowledged.
+ */
 IBASYNC_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 {
-	/* no completion channels: comp_events_completed stays 0 */
-	return destroy_evobj(cq->context, IB_ASYNC_OBJ_CQ, cq->handle, cq,
-			     &cq->mutex, &cq->cond, &cq->async_events_completed);
+	struct ibasync_context *c = to_ibasync_ctx(cq->context);
+	struct ibv_comp_channel *channel = cq->channel;
+	uint64_t reported, comp_reported;
+	bool all;
+	int ret;
+
+	ret = ibasync_destroy_handle(c, IB_ASYNC_OBJ_CQ, cq->handle,
+				     &reported, &comp_reported);
+	if (ret)
+		return ret;
+	if (channel)
+		ibasync_channel_detach(channel);
+	all = wait_acks(c, &cq->mutex, &cq->cond, &cq->comp_events_completed,
+			comp_reported);
+	all = wait_acks(c, &cq->mutex, &cq->cond, &cq->async_events_completed,
+			reported) && all;
+	release(c, cq, all, &cq->mutex, &cq->cond);
+	return 0;
 }
 
 /* ---- address vectors ----------------------------------------------------- */
@@ -520,7 +539,8 @@ IBASYNC_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 	int ret;
 
 	ret = ibasync_destroy_handle(to_ibasync_ctx(ah->context),
-				     IB_ASYNC_OBJ_AH, ah->handle, &reported);
+				     IB_ASYNC_OBJ_AH, ah->handle, &reported,
+				     NULL);
 	if (!ret)
 		free(ah);
 	return ret;

@@ -53,6 +53,7 @@ static void test_ops(struct ibv_context *ctx)
 	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 1 };
 	struct ibv_device_attr_ex dattr;
 	struct ibv_port_attr pattr;
+	struct ibv_comp_channel busy = { .context = ctx, .fd = -1, .refcnt = 1 };
 	struct ibv_wc wc;
 
 	OK(v && v->sz == sizeof(*v), "verbs_get_ctx() finds a full-size verbs_context");
@@ -68,17 +69,26 @@ static void test_ops(struct ibv_context *ctx)
 	   "ibv_alloc_mw: EOPNOTSUPP");
 	OK(ibv_poll_cq(&cq, 1, &wc) == -ENOTTY, "ibv_poll_cq: -errno from the kernel");
 	OK(ibv_poll_cq(&cq, -1, &wc) == -EINVAL, "ibv_poll_cq(num < 0): -EINVAL");
-	OK(ibv_req_notify_cq(&cq, 0) == EOPNOTSUPP, "ibv_req_notify_cq: EOPNOTSUPP");
+	OK(ibv_req_notify_cq(&cq, 0) == ENOTTY,
+	   "ibv_req_notify_cq: to the kernel, its errno returned");
+	errno = 0;
+	OK(!ibv_create_comp_channel(ctx) && errno == ENOTTY,
+	   "ibv_create_comp_channel: to the kernel");
+	OK(ibv_destroy_comp_channel(&busy) == EBUSY && busy.refcnt == 1,
+	   "ibv_destroy_comp_channel of a channel with a CQ: EBUSY");
 	OK(ibv_post_send(&qp, &swr, &bad_s) == EOPNOTSUPP && bad_s == &swr,
 	   "ibv_post_send(RDMA WRITE): EOPNOTSUPP, bad_wr set");
 	ok_wr.next = &swr;
 	bad_s = NULL;
 	OK(ibv_post_send(&qp, &ok_wr, &bad_s) == ENOTTY && bad_s == &ok_wr,
 	   "ibv_post_send(SEND): to the kernel, bad_wr is the first not posted");
-	ok_wr.send_flags = IBV_SEND_SOLICITED;
+	ok_wr.send_flags = IBV_SEND_FENCE;
 	ok_wr.next = NULL;
 	OK(ibv_post_send(&qp, &ok_wr, &bad_s) == EOPNOTSUPP,
-	   "ibv_post_send(SOLICITED): EOPNOTSUPP");
+	   "ibv_post_send(FENCE): EOPNOTSUPP");
+	ok_wr.send_flags = IBV_SEND_SOLICITED;
+	OK(ibv_post_send(&qp, &ok_wr, &bad_s) == ENOTTY,
+	   "ibv_post_send(SOLICITED): to the kernel");
 	OK(ibv_post_recv(&qp, &rwr, &bad_r) == ENOTTY && bad_r == &rwr,
 	   "ibv_post_recv: to the kernel, bad_wr set");
 	bad_r = NULL;

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completion channels. Each is a file of its own that ib_async makes on
+ * the context's file (IB_ASYNC_IOC_CREATE_CHANNEL); its descriptor is the
+ * fd of struct ibv_comp_channel, so programs poll it, make it O_NONBLOCK
+ * or hand it to epoll exactly as with libibverbs. A record read from it
+ * names the CQ by the user_handle given at creation: the struct ibv_cq.
+ *
+ * refcnt counts the CQs using the channel, under the context's mutex, as
+ * libibverbs keeps it; the kernel keeps its own count too (a channel
+ * outlives its CQs there whatever the program does).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ibasync.h"
+
+IBASYNC_EXPORT struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct ib_async_create_channel arg = {
+		.argsz = sizeof(arg), .type = IB_ASYNC_CHANNEL_COMP,
+	};
+	struct ibv_comp_channel *channel;
+	int err;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	channel = calloc(1, sizeof(*channel));
+	if (!channel)
+		return NULL;
+	err = ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CHANNEL, &arg);
+	if (err) {
+		free(channel);
+		errno = err;
+		return NULL;
+	}
+	channel->context = context;
+	channel->fd = arg.fd;
+	channel->refcnt = 0;
+	return channel;
+}
+
+IBASYNC_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct ibv_context *context = channel->context;
+	int busy;
+
+	pthread_mutex_lock(&context->mutex);
+	busy = channel->refcnt;
+	pthread_mutex_unlock(&context->mutex);
+	if (busy)
+		return ibasync_err(EBUSY);
+	close(channel->fd);
+	free(channel);
+	return 0;
+}
+
+/*
+ * A channel's queue holds one record per CQ, so the kernel refuses a CQ
+ * more than its length (ENOSPC): double the length, within the module's
+ * ceiling, and let the caller try again.
+ */
+static int grow_channel(struct ibv_comp_channel *channel)
+{
+	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ib_async_queue_len q = { .argsz = sizeof(q) };
+
+	if (ioctl(channel->fd, IB_ASYNC_IOC_GET_INFO, &info))
+		return errno;
+	if (info.queue_len >= info.max_queue_len)
+		return ENOSPC;
+	q.queue_len = info.queue_len * 2 < info.max_queue_len ?
+		      info.queue_len * 2 : info.max_queue_len;
+	return ioctl(channel->fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &q) ? errno : 0;
+}
+
+/* Create the CQ of @arg with @channel; 0 or an errno value (errno set). */
+int ibasync_channel_attach(struct ibv_comp_channel *channel,
+			   struct ibv_context *context,
+			   struct ib_async_create_cq *arg)
+{
+	int err;
+
+	/* a channel of another context: the kernel would say EINVAL too */
+	if (channel->context != context)
+		return ibasync_err(EINVAL);
+	arg->flags |= IB_ASYNC_CREATE_CQ_CHANNEL;
+	arg->comp_channel = channel->fd;
+	pthread_mutex_lock(&context->mutex);
+	do {
+		err = ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, arg);
+	} while (err == ENOSPC && !grow_channel(channel));
+	if (!err)
+		channel->refcnt++;
+	pthread_mutex_unlock(&context->mutex);
+	return err ? ibasync_err(err) : 0;
+}
+
+void ibasync_channel_detach(struct ibv_comp_channel *channel)
+{
+	pthread_mutex_lock(&channel->context->mutex);
+	channel->refcnt--;
+	pthread_mutex_unlock(&channel->context->mutex);
+}
+
+/*
+ * One record per call: read() consumes it, and only consumed records
+ * count in the comp_events_reported that ibv_destroy_cq() waits for. The
+ * descriptor's own O_NONBLOCK decides whether this blocks (EAGAIN). A
+ * closed context or a removed device ends the stream: -1 with EIO or
+ * ENODEV once what was queued has been read. An overflow record would
+ * mean lost events, which a channel the library sized never has: EIO.
+ */
+IBASYNC_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
+				    struct ibv_cq **cq, void **cq_context)
+{
+	struct ib_async_event rec;
+	ssize_t n;
+
+	n = read(channel->fd, &rec, sizeof(rec));
+	if (n < 0)
+		return -1;
+	if (n != sizeof(rec) || rec.event_type != IB_ASYNC_EV_COMP) {
+		errno = EIO;
+		return -1;
+	}
+	*cq = (struct ibv_cq *)(uintptr_t)rec.element;
+	*cq_context = (*cq)->cq_context;
+	return 0;
+}
+
+IBASYNC_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
