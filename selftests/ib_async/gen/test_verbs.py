@@ -122,7 +122,7 @@ class Symbols(unittest.TestCase):
 
 class Table(unittest.TestCase):
     RESOURCES = {"ctx", "pd", "mr", "cq", "qp", "srq", "ah", "wq",
-                 "devlist", "event"}
+                 "devlist", "event", "channel", "cq_event"}
 
     def test_names_unique(self):
         self.assertEqual(len(verbs.BY_NAME), len(verbs.VERBS))
@@ -150,6 +150,17 @@ class Table(unittest.TestCase):
         self.assertEqual(c["element"]["SRQ_LIMIT_REACHED"], "srq")
         self.assertEqual(c["element"]["CQ_ERR"], "cq")
         self.assertEqual(c["element"]["GID_CHANGE"], "port_num")
+
+    def test_completion_event_rules(self):
+        c = verbs.BY_NAME["ibv_get_cq_event"].contract
+        for key in ("blocking", "element", "ack", "end", "concurrency"):
+            self.assertIn(key, c)
+        self.assertIn("EAGAIN", c["errno"])
+        self.assertIn("cq_event", verbs.BY_NAME["ibv_ack_cq_events"].destroys)
+        self.assertIn("completion", verbs.BY_NAME["ibv_destroy_cq"]
+                      .contract["blocks"])
+        self.assertIn("EBUSY", verbs.BY_NAME["ibv_destroy_comp_channel"]
+                      .contract["errno"])
 
 
 class TapResult(unittest.TestResult):

@@ -8,7 +8,8 @@ state change it causes and its contract.  gen.py draws programs from this
 table and checks its own choices against `requires`; the contract fields
 are what a trace checker can assert (return convention, errno values).
 
-Resource names: ctx, pd, mr, cq, qp, srq, ah, wq, devlist, event.
+Resource names: ctx, pd, mr, cq, qp, srq, ah, wq, devlist, event, channel
+(a completion channel), cq_event (a completion event not yet acked).
 QP states are the IBV_QPS_* suffixes.
 """
 from dataclasses import dataclass, field
@@ -247,8 +248,9 @@ VERBS = (
     V("ibv_create_cq", "struct ibv_cq *",
       (CTX, P("cqe", "int", "1..max_cqe", (0, -1, 1 << 30)),
        P("cq_context", "void *", "any", nullable=True),
-       P("channel", "struct ibv_comp_channel *", "NULL (shim: no channels)",
-         nullable=True),
+       P("channel", "struct ibv_comp_channel *",
+         "NULL or a channel of the same context",
+         ("a channel of another context",), nullable=True),
        P("comp_vector", "int", "0..num_comp_vectors-1", (-1, 1000))),
       "cq", requires=("ctx",), produces=("cq",),
       contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EINVAL", "ENOMEM")}),
@@ -261,7 +263,53 @@ VERBS = (
       "cq", requires=("cq",), destroys=("cq",),
       contract={"ret": ZERO_OR_ERRNO, "errno": ("EBUSY",),
                 "busy": "CQ of a QP or WQ",
-                "blocks": "until its returned async events are acked"}),
+                "blocks": "until its returned async events and completion "
+                          "events are acked",
+                "purges": "its completion events not yet returned"}),
+    # ---- completion channels -----------------------------------------
+    V("ibv_create_comp_channel", "struct ibv_comp_channel *", (CTX,),
+      "channel", requires=("ctx",), produces=("channel",),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("ENOMEM", "EMFILE"),
+                "note": "fd is pollable, blocking until the program sets "
+                        "O_NONBLOCK, close-on-exec"}),
+    V("ibv_destroy_comp_channel", "int",
+      (P("channel", "struct ibv_comp_channel *", "a channel no CQ uses",
+         ("a channel with CQs",)),),
+      "channel", requires=("channel",), destroys=("channel",),
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EBUSY",),
+                "busy": "channel of a live CQ (refcnt > 0)"}),
+    V("ibv_req_notify_cq", "int",
+      (P("cq", "struct ibv_cq *", "a live CQ"),
+       P("solicited_only", "int", "0 (next completion) or 1 (next "
+         "solicited or failed one)")),
+      "datapath", requires=("cq",), transition="arms the CQ (one-shot)",
+      contract={"ret": ZERO_OR_ERRNO,
+                "events": "one completion event on the CQ's channel for "
+                          "the next matching completion; arming again "
+                          "before it changes nothing"}),
+    V("ibv_get_cq_event", "int",
+      (P("channel", "struct ibv_comp_channel *", "a live channel"),
+       P("cq", "struct ibv_cq **", "writable"),
+       P("cq_context", "void **", "writable")),
+      "channel", requires=("channel",), produces=("cq_event",),
+      contract={"ret": ZERO_OR_MINUS1_ERRNO,
+                "errno": ("EAGAIN", "EINTR", "EIO", "ENODEV"),
+                "blocking": "blocks until an event unless channel->fd is "
+                            "O_NONBLOCK; then -1 with EAGAIN",
+                "element": "*cq is the armed CQ, *cq_context its "
+                           "cq_context at creation",
+                "ack": "each returned event is acked with "
+                       "ibv_ack_cq_events() (counts may be summed)",
+                "end": "context closed: EIO; device removed: ENODEV",
+                "concurrency": "one event goes to exactly one of several "
+                               "concurrent callers"}),
+    V("ibv_ack_cq_events", "void",
+      (P("cq", "struct ibv_cq *", "a CQ with unacked completion events"),
+       P("nevents", "unsigned int", "at most the unacked events")),
+      "channel", requires=("cq_event",), destroys=("cq_event",),
+      contract={"ret": VOID,
+                "note": "adds to cq->comp_events_completed under cq->mutex "
+                        "and signals cq->cond"}),
     V("ibv_poll_cq", "int",
       (P("cq", "struct ibv_cq *", "a live CQ"),
        P("num_entries", "int", "1..", (0, -1)),
@@ -380,10 +428,6 @@ BY_NAME = {v.name: v for v in VERBS}
 
 # Symbols the shim exports (libibasync.map) that no VerbCall describes.
 NOT_DESCRIBED = {
-    "ibv_create_comp_channel": "completion channels: EOPNOTSUPP in the shim",
-    "ibv_destroy_comp_channel": "completion channels: EOPNOTSUPP",
-    "ibv_get_cq_event": "completion channels: EOPNOTSUPP",
-    "ibv_ack_cq_events": "completion channels: nothing to ack",
     "ibv_rereg_mr": "EOPNOTSUPP in the shim",
     "ibv_reg_dmabuf_mr": "EOPNOTSUPP in the shim",
     "ibv_init_ah_from_wc": "AHs from work completions: EOPNOTSUPP",
