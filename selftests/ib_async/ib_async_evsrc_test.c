@@ -9,6 +9,8 @@
  * The tests run in order; the destructive ones (fatal, unregister) come
  * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
+#include <pthread.h>
+
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
@@ -335,6 +337,71 @@ TEST_F_TIMEOUT(evsrc, device_without_kernel_verbs_gets_events, 60)
 	close(fd);
 	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/evsrc7/unregister", "1"));
 	EXPECT_EQ(0, evsrc_wait_node("evsrc7", NULL, 0, IBA_EVENT_TIMEOUT_MS));
+}
+
+struct chan_reader {
+	int fd;
+	ssize_t ret;
+	int err;
+};
+
+static void *chan_read(void *arg)
+{
+	struct chan_reader *r = arg;
+	struct ib_async_event ev;
+
+	r->ret = read(r->fd, &ev, sizeof(ev));
+	r->err = errno;
+	return NULL;
+}
+
+/*
+ * Hot-unplug of a device whose file has a completion channel, a CQ on it
+ * and a reader blocked in read(): removal must not wait for the reader,
+ * which wakes with ENODEV; the dead CQ's handle can still be destroyed.
+ */
+TEST_F_TIMEOUT(evsrc, unregister_wakes_a_blocked_channel_reader, 60)
+{
+	struct ib_async_create_channel ca = {
+		.argsz = sizeof(ca), .type = IB_ASYNC_CHANNEL_COMP,
+	};
+	struct ib_async_create_cq cq = {
+		.argsz = sizeof(cq), .flags = IB_ASYNC_CREATE_CQ_CHANNEL,
+		.user_handle = 7, .cqe = 4,
+	};
+	struct chan_reader r = { .ret = 1 };
+	struct pollfd p;
+	struct iba_dev dev;
+	pthread_t t;
+	uint64_t t0;
+	int fd;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", "evsrc8"));
+	ASSERT_EQ(0, evsrc_wait_node("evsrc8", &dev, 1, IBA_EVENT_TIMEOUT_MS));
+	fd = open(dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
+	r.fd = ca.fd;
+	cq.comp_channel = ca.fd;
+	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	ASSERT_EQ(0, pthread_create(&t, NULL, chan_read, &r));
+	iba_sleep_ms(200);
+
+	t0 = iba_now_ms();
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/evsrc8/unregister", "1"));
+	EXPECT_GT(5000ULL, iba_now_ms() - t0);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(ENODEV, r.err);
+	p = (struct pollfd){ .fd = ca.fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_NE(0, p.revents & POLLHUP);
+	/* after removal a destroy only forgets the handle */
+	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq.handle, NULL));
+	close(ca.fd);
+	close(fd);
+	EXPECT_EQ(0, evsrc_wait_node("evsrc8", NULL, 0, IBA_EVENT_TIMEOUT_MS));
 }
 
 /* A PD, CQ and UD QP on @fd; the QP's number in *@qpn. */
