@@ -382,26 +382,10 @@ TEST_F(chan, solicited_arming_ignores_unsolicited_messages)
 	close(ch);
 }
 
-struct blocked_read {
-	int fd;
-	ssize_t ret;
-	int err;
-};
-
-static void *read_blocked(void *arg)
-{
-	struct blocked_read *r = arg;
-	struct ib_async_event ev;
-
-	r->ret = read(r->fd, &ev, sizeof(ev));
-	r->err = errno;
-	return NULL;
-}
-
 /* Closing the node ends its channels' streams: a blocked reader wakes. */
 TEST_F(chan, closing_the_node_wakes_a_blocked_reader_with_eio)
 {
-	struct blocked_read r = { .ret = 1 };
+	struct iba_reader r = { .ret = 1 };
 	struct pollfd p;
 	pthread_t t;
 	uint32_t cq;
@@ -410,7 +394,7 @@ TEST_F(chan, closing_the_node_wakes_a_blocked_reader_with_eio)
 	r.fd = create_channel(self->fd, 0);
 	ASSERT_LE(0, r.fd);
 	ASSERT_EQ(0, create_cq_on(self->fd, r.fd, CQ_COOKIE, &cq));
-	ASSERT_EQ(0, pthread_create(&t, NULL, read_blocked, &r));
+	ASSERT_EQ(0, pthread_create(&t, NULL, iba_reader_run, &r));
 	iba_sleep_ms(200);
 	close(self->fd);
 	self->fd = -1;

@@ -339,22 +339,6 @@ TEST_F_TIMEOUT(evsrc, device_without_kernel_verbs_gets_events, 60)
 	EXPECT_EQ(0, evsrc_wait_node("evsrc7", NULL, 0, IBA_EVENT_TIMEOUT_MS));
 }
 
-struct chan_reader {
-	int fd;
-	ssize_t ret;
-	int err;
-};
-
-static void *chan_read(void *arg)
-{
-	struct chan_reader *r = arg;
-	struct ib_async_event ev;
-
-	r->ret = read(r->fd, &ev, sizeof(ev));
-	r->err = errno;
-	return NULL;
-}
-
 /*
  * Hot-unplug of a device whose file has a completion channel, a CQ on it
  * and a reader blocked in read(): removal must not wait for the reader,
@@ -369,7 +353,7 @@ TEST_F_TIMEOUT(evsrc, unregister_wakes_a_blocked_channel_reader, 60)
 		.argsz = sizeof(cq), .flags = IB_ASYNC_CREATE_CQ_CHANNEL,
 		.user_handle = 7, .cqe = 4,
 	};
-	struct chan_reader r = { .ret = 1 };
+	struct iba_reader r = { .ret = 1 };
 	struct pollfd p;
 	struct iba_dev dev;
 	pthread_t t;
@@ -385,7 +369,7 @@ TEST_F_TIMEOUT(evsrc, unregister_wakes_a_blocked_channel_reader, 60)
 	r.fd = ca.fd;
 	cq.comp_channel = ca.fd;
 	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
-	ASSERT_EQ(0, pthread_create(&t, NULL, chan_read, &r));
+	ASSERT_EQ(0, pthread_create(&t, NULL, iba_reader_run, &r));
 	iba_sleep_ms(200);
 
 	t0 = iba_now_ms();

@@ -451,4 +451,24 @@ static inline int iba_seq_continuous(const struct ib_async_event *ev, int n)
 	return -1;
 }
 
+/*
+ * One blocking read() of a record, as a thread body: what ended it (the
+ * result and errno) is left in the struct, to see what wakes a reader.
+ */
+struct iba_reader {
+	int fd;
+	ssize_t ret;
+	int err;
+};
+
+static inline void *iba_reader_run(void *arg)
+{
+	struct iba_reader *r = arg;
+	struct ib_async_event ev;
+
+	r->ret = read(r->fd, &ev, sizeof(ev));
+	r->err = errno;
+	return NULL;
+}
+
 #endif /* IB_ASYNC_UTIL_H */
