@@ -176,6 +176,9 @@ int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
 int ibasync_destroy_wq(struct ibv_wq *wq);
 
 /* query.c */
+int ibasync_query_device_ex(struct ibv_context *context,
+			    const struct ibv_query_device_ex_input *input,
+			    struct ibv_device_attr_ex *attr, size_t attr_size);
 int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *attr, size_t attr_size);
 

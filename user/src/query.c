@@ -11,6 +11,46 @@
 
 #include "ibasync.h"
 
+/* struct ibv_device_attr from the kernel's answer to QUERY_DEVICE */
+static void device_attr_to_ibv(struct ibv_device_attr *attr,
+			       const struct ib_async_device_attr *a)
+{
+	memset(attr, 0, sizeof(*attr));
+	/* the providers' rendering of the raw 64-bit firmware version */
+	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "%u.%u.%u",
+		 (unsigned int)(a->fw_ver >> 32) & 0xffff,
+		 (unsigned int)(a->fw_ver >> 16) & 0xffff,
+		 (unsigned int)a->fw_ver & 0xffff);
+	attr->node_guid = a->node_guid;
+	attr->sys_image_guid = a->sys_image_guid;
+	attr->max_mr_size = a->max_mr_size;
+	attr->page_size_cap = a->page_size_cap;
+	attr->vendor_id = a->vendor_id;
+	attr->vendor_part_id = a->vendor_part_id;
+	attr->hw_ver = a->hw_ver;
+	attr->max_qp = (int)a->max_qp;
+	attr->max_qp_wr = (int)a->max_qp_wr;
+	/* the kernel's flags are 64 bits; ibv_device_attr keeps the low 32 */
+	attr->device_cap_flags = (unsigned int)a->device_cap_flags;
+	attr->max_sge = (int)a->max_sge;
+	attr->max_sge_rd = (int)a->max_sge_rd;
+	attr->max_cq = (int)a->max_cq;
+	attr->max_cqe = (int)a->max_cqe;
+	attr->max_mr = (int)a->max_mr;
+	attr->max_pd = (int)a->max_pd;
+	attr->max_qp_rd_atom = (int)a->max_qp_rd_atom;
+	attr->max_qp_init_rd_atom = (int)a->max_qp_init_rd_atom;
+	attr->atomic_cap = (enum ibv_atomic_cap)a->atomic_cap;
+	attr->max_mw = (int)a->max_mw;
+	attr->max_ah = (int)a->max_ah;
+	attr->max_srq = (int)a->max_srq;
+	attr->max_srq_wr = (int)a->max_srq_wr;
+	attr->max_srq_sge = (int)a->max_srq_sge;
+	attr->max_pkeys = a->max_pkeys;
+	attr->local_ca_ack_delay = a->local_ca_ack_delay;
+	attr->phys_port_cnt = a->phys_port_cnt;
+}
+
 IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
 				    struct ibv_device_attr *attr)
 {
@@ -22,40 +62,55 @@ IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
 	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
 	if (ret)
 		return ret;
-	memset(attr, 0, sizeof(*attr));
-	/* the providers' rendering of the raw 64-bit firmware version */
-	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "%u.%u.%u",
-		 (unsigned int)(a.fw_ver >> 32) & 0xffff,
-		 (unsigned int)(a.fw_ver >> 16) & 0xffff,
-		 (unsigned int)a.fw_ver & 0xffff);
-	attr->node_guid = a.node_guid;
-	attr->sys_image_guid = a.sys_image_guid;
-	attr->max_mr_size = a.max_mr_size;
-	attr->page_size_cap = a.page_size_cap;
-	attr->vendor_id = a.vendor_id;
-	attr->vendor_part_id = a.vendor_part_id;
-	attr->hw_ver = a.hw_ver;
-	attr->max_qp = (int)a.max_qp;
-	attr->max_qp_wr = (int)a.max_qp_wr;
-	/* the kernel's flags are 64 bits; ibv_device_attr keeps the low 32 */
-	attr->device_cap_flags = (unsigned int)a.device_cap_flags;
-	attr->max_sge = (int)a.max_sge;
-	attr->max_sge_rd = (int)a.max_sge_rd;
-	attr->max_cq = (int)a.max_cq;
-	attr->max_cqe = (int)a.max_cqe;
-	attr->max_mr = (int)a.max_mr;
-	attr->max_pd = (int)a.max_pd;
-	attr->max_qp_rd_atom = (int)a.max_qp_rd_atom;
-	attr->max_qp_init_rd_atom = (int)a.max_qp_init_rd_atom;
-	attr->atomic_cap = (enum ibv_atomic_cap)a.atomic_cap;
-	attr->max_mw = (int)a.max_mw;
-	attr->max_ah = (int)a.max_ah;
-	attr->max_srq = (int)a.max_srq;
-	attr->max_srq_wr = (int)a.max_srq_wr;
-	attr->max_srq_sge = (int)a.max_srq_sge;
-	attr->max_pkeys = a.max_pkeys;
-	attr->local_ca_ack_delay = a.local_ca_ack_delay;
-	attr->phys_port_cnt = a.phys_port_cnt;
+	device_attr_to_ibv(attr, &a);
+	return 0;
+}
+
+/* Whether field of struct ibv_device_attr_ex ends within size bytes. */
+#define DEV_EX_FITS(size, field)					\
+	((size) >= offsetof(struct ibv_device_attr_ex, field) +		\
+		   sizeof(((struct ibv_device_attr_ex *)0)->field))
+
+/*
+ * struct verbs_context's query_device_ex, behind rdma-core's inline
+ * ibv_query_device_ex(). attr_size is the caller's sizeof(struct
+ * ibv_device_attr_ex), which grew with rdma-core releases; as libibverbs
+ * does, it must cover orig_attr (else EINVAL), all attr_size bytes are
+ * zeroed, and an extended field is written only if it ends within them,
+ * so a program built against an older rdma-core is served too.
+ *
+ * Of the extended fields, the kernel ABI carries the 64-bit capability
+ * flags (QUERY_DEVICE) and the port count (GET_INFO, which unlike
+ * ibv_device_attr.phys_port_cnt is not limited to 8 bits). Every other
+ * one stays 0, as a provider without the capability reports it: ODP,
+ * timestamps, TSO, RSS, WQ limits, packet pacing, tag matching, CQ
+ * moderation and device memory are not in struct ib_async_device_attr,
+ * and most are reached only through verbs this library refuses
+ * (ibv_create_cq_ex(), RSS QPs, ibv_alloc_dm()...).
+ */
+int ibasync_query_device_ex(struct ibv_context *context,
+			    const struct ibv_query_device_ex_input *input,
+			    struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_async_device_attr a = { .argsz = sizeof(a) };
+	struct ib_async_info info = { .argsz = sizeof(info) };
+	int ret;
+
+	/* the inline checks input too; a caller of the op may not */
+	if (!context || !attr || (input && input->comp_mask) ||
+	    attr_size < sizeof(attr->orig_attr))
+		return ibasync_err(EINVAL);
+	memset(attr, 0, attr_size);
+	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
+	if (!ret && DEV_EX_FITS(attr_size, phys_port_cnt_ex))
+		ret = ibasync_ioctl(context, IB_ASYNC_IOC_GET_INFO, &info);
+	if (ret)
+		return ret;
+	device_attr_to_ibv(&attr->orig_attr, &a);
+	if (DEV_EX_FITS(attr_size, device_cap_flags_ex))
+		attr->device_cap_flags_ex = a.device_cap_flags;
+	if (DEV_EX_FITS(attr_size, phys_port_cnt_ex))
+		attr->phys_port_cnt_ex = info.phys_port_cnt;
 	return 0;
 }
 
