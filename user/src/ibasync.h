@@ -170,10 +170,16 @@ int ibasync_disassociated(struct ibasync_context *c);
 
 /* objects.c */
 void ibasync_free_dead(struct ibasync_context *c);
+struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
+				 struct ibv_qp_init_attr *attr);
 struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 				 struct ibv_wq_init_attr *attr);
 int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
 int ibasync_destroy_wq(struct ibv_wq *wq);
+
+/* qp_ex.c */
+struct ibv_qp *ibasync_create_qp_ex(struct ibv_context *context,
+				    struct ibv_qp_init_attr_ex *attr);
 
 /* query.c */
 int ibasync_query_device_ex(struct ibv_context *context,

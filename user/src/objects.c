@@ -284,8 +284,13 @@ static bool same_ctx(struct ibv_context *ctx, struct ibv_context *other)
 	return ctx == other;
 }
 
-IBASYNC_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
-					    struct ibv_qp_init_attr *attr)
+/*
+ * The one way a QP is made: ibv_create_qp() and, once it has checked its
+ * extensions, the create_qp_ex op (qp_ex.c). attr->cap is updated to what
+ * the kernel granted.
+ */
+struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
+				 struct ibv_qp_init_attr *attr)
 {
 	struct ib_async_create_qp arg = { .argsz = sizeof(arg) };
 	struct ibasync_qp *q;
@@ -338,6 +343,12 @@ IBASYNC_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	q->cap = attr->cap;
 	q->sq_sig_all = !!attr->sq_sig_all;
 	return qp;
+}
+
+IBASYNC_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+					    struct ibv_qp_init_attr *attr)
+{
+	return ibasync_create_qp(pd, attr);
 }
 
 IBASYNC_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
