@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The extended verbs behind rdma-core's inline ibv_query_device_ex() and
+ * ibv_create_qp_ex(), against a fake node.
+ *
+ * The node is a FIFO (fake_tree), which has no ioctls; so this program
+ * defines ioctl() itself and, while `fake.on`, answers ib_async's device
+ * query, info and QP commands as a kernel would, recording what the
+ * library asked. Every other request, and all of them while off, goes to
+ * the real system call. The shared object binds its ioctl() calls to this
+ * definition because the executable exports it (the sanitizer builds link
+ * the archive, where the linker resolves them here directly).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "fake_tree.h"
+#include "tap.h"
+
+#define FAKE_QPN	0x1234
+#define FAKE_QP_HANDLE	7
+
+static struct {
+	bool on;
+	struct ib_async_device_attr dev;
+	uint32_t ports;			/* GET_INFO's phys_port_cnt */
+	struct ib_async_create_qp qp;	/* the last CREATE_QP asked */
+	int create_qp_calls, info_calls;
+} fake;
+
+static int fake_ioctl(unsigned long req, void *arg)
+{
+	struct ib_async_create_qp *qp = arg;
+	struct ib_async_info *info = arg;
+	struct ib_async_destroy *d = arg;
+
+	switch (req) {
+	case IB_ASYNC_IOC_QUERY_DEVICE:
+		memcpy(arg, &fake.dev, sizeof(fake.dev));
+		return 0;
+	case IB_ASYNC_IOC_GET_INFO:
+		fake.info_calls++;
+		memset(info, 0, sizeof(*info));
+		info->argsz = sizeof(*info);
+		info->phys_port_cnt = fake.ports;
+		return 0;
+	case IB_ASYNC_IOC_CREATE_QP:
+		fake.create_qp_calls++;
+		fake.qp = *qp;
+		qp->handle = FAKE_QP_HANDLE;
+		qp->qp_num = FAKE_QPN;
+		qp->max_send_wr *= 2;	/* the device rounds up */
+		qp->max_inline_data = 64;
+		return 0;
+	case IB_ASYNC_IOC_DESTROY:
+		d->events_reported = 0;
+		return d->handle == FAKE_QP_HANDLE ? 0 : (errno = EINVAL, -1);
+	}
+	return -2;	/* not faked */
+}
+
+__attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+	int ret;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fake.on) {
+		ret = fake_ioctl(req, arg);
+		if (ret != -2)
+			return ret;
+	}
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+static void fake_device(void)
+{
+	memset(&fake.dev, 0, sizeof(fake.dev));
+	fake.dev.argsz = sizeof(fake.dev);
+	fake.dev.vendor_id = 0xffffff;
+	fake.dev.max_qp = 100;
+	/* a bit above 32 (IBV_DEVICE_RAW_SCATTER_FCS) and one below */
+	fake.dev.device_cap_flags = (1ULL << 34) | (1ULL << 21);
+	fake.dev.phys_port_cnt = 1;
+	fake.ports = 1;
+}
+
+/* ---- query_device_ex ----------------------------------------------------- */
+
+static bool all_zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		if (*c++)
+			return false;
+	return true;
+}
+
+static void test_query_device_ex(struct ibv_context *ctx)
+{
+	struct verbs_context *v = verbs_get_ctx(ctx);
+	struct ibv_query_device_ex_input in = { .comp_mask = 1 };
+	struct ibv_device_attr_ex ex, rest;
+	size_t old;
+
+	OK(v->query_device_ex, "query_device_ex op set");
+	fake_device();
+	memset(&ex, 0xa5, sizeof(ex));
+	OK(ibv_query_device_ex(ctx, NULL, &ex) == 0,
+	   "ibv_query_device_ex: 0");
+	OK(ex.orig_attr.max_qp == 100 && ex.orig_attr.vendor_id == 0xffffff,
+	   "orig_attr from QUERY_DEVICE");
+	OK(ex.phys_port_cnt_ex == 1 && ex.orig_attr.phys_port_cnt == 1,
+	   "phys_port_cnt_ex == phys_port_cnt == 1");
+	OK(ex.device_cap_flags_ex == ((1ULL << 34) | (1ULL << 21)) &&
+	   ex.orig_attr.device_cap_flags == 1U << 21,
+	   "device_cap_flags_ex: all 64 bits; orig_attr: the low 32");
+	rest = ex;
+	memset(&rest.orig_attr, 0, sizeof(rest.orig_attr));
+	rest.device_cap_flags_ex = 0;
+	rest.phys_port_cnt_ex = 0;
+	OK(all_zero(&rest, sizeof(rest)),
+	   "every other extended field 0, as a provider without them");
+
+	fake.ports = 300;
+	fake.dev.phys_port_cnt = 255;
+	OK(!ibv_query_device_ex(ctx, NULL, &ex) && ex.phys_port_cnt_ex == 300 &&
+	   ex.orig_attr.phys_port_cnt == 255,
+	   "phys_port_cnt_ex from GET_INFO, beyond 8 bits (300)");
+	fake_device();
+
+	/* a program built before phys_port_cnt_ex existed */
+	old = offsetof(struct ibv_device_attr_ex, phys_port_cnt_ex);
+	memset(&ex, 0xa5, sizeof(ex));
+	fake.info_calls = 0;
+	OK(v->query_device_ex(ctx, NULL, &ex, old) == 0 &&
+	   ex.device_cap_flags_ex == ((1ULL << 34) | (1ULL << 21)) &&
+	   ex.xrc_odp_caps == 0 && ex.phys_port_cnt_ex == 0xa5a5a5a5 &&
+	   fake.info_calls == 0,
+	   "attr_size without phys_port_cnt_ex: zeroed, filled, nothing past it");
+	/* the smallest: orig_attr alone */
+	memset(&ex, 0xa5, sizeof(ex));
+	OK(v->query_device_ex(ctx, NULL, &ex, sizeof(ex.orig_attr)) == 0 &&
+	   ex.orig_attr.max_qp == 100 && ex.comp_mask == 0xa5a5a5a5,
+	   "attr_size == sizeof(orig_attr): orig_attr only");
+	errno = 0;
+	OK(v->query_device_ex(ctx, NULL, &ex, sizeof(ex.orig_attr) - 1) == EINVAL &&
+	   errno == EINVAL, "attr_size below orig_attr: EINVAL");
+	OK(v->query_device_ex(ctx, &in, &ex, sizeof(ex)) == EINVAL,
+	   "input->comp_mask != 0: EINVAL (op called directly)");
+	OK(ibv_query_device_ex(ctx, &in, &ex) == EINVAL,
+	   "input->comp_mask != 0: EINVAL (inline)");
+	fake.on = false;
+	OK(ibv_query_device_ex(ctx, NULL, &ex) == ENOTTY,
+	   "the kernel's error is returned (no legacy fallback)");
+	fake.on = true;
+}
+
+/* ---- create_qp_ex -------------------------------------------------------- */
+
+struct objs {
+	struct ibv_pd pd;
+	struct ibv_cq cq;
+};
+
+static void objs_init(struct objs *o, struct ibv_context *ctx)
+{
+	memset(o, 0, sizeof(*o));
+	o->pd.context = ctx;
+	o->pd.handle = 3;
+	o->cq.context = ctx;
+	o->cq.handle = 5;
+}
+
+static struct ibv_qp_init_attr_ex qp_attr_ex(struct objs *o, uint32_t mask)
+{
+	return (struct ibv_qp_init_attr_ex){
+		.send_cq = &o->cq, .recv_cq = &o->cq, .qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1, .comp_mask = mask, .pd = &o->pd,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 8,
+			 .max_send_sge = 2, .max_recv_sge = 1 },
+	};
+}
+
+static void test_create_qp_ex_shares_create_qp(struct ibv_context *ctx)
+{
+	struct ibv_qp_init_attr base;
+	struct ibv_qp_init_attr_ex ex;
+	struct ib_async_create_qp via_base, via_ex;
+	struct ibv_qp *qp;
+	struct objs o;
+
+	objs_init(&o, ctx);
+	OK(verbs_get_ctx(ctx)->create_qp_ex, "create_qp_ex op set");
+	ex = qp_attr_ex(&o, IBV_QP_INIT_ATTR_PD);
+	memcpy(&base, &ex, sizeof(base));
+	qp = ibv_create_qp(&o.pd, &base);
+	via_base = fake.qp;
+	OK(qp && !ibv_destroy_qp(qp), "ibv_create_qp on the fake kernel");
+
+	ex = qp_attr_ex(&o, IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS);
+	fake.create_qp_calls = 0;
+	qp = ibv_create_qp_ex(ctx, &ex);
+	via_ex = fake.qp;
+	if (!OK(qp && fake.create_qp_calls == 1,
+		"PD | CREATE_FLAGS (no flag): one CREATE_QP"))
+		return;
+	OK(qp->qp_num == FAKE_QPN && qp->handle == FAKE_QP_HANDLE &&
+	   qp->pd == &o.pd && qp->send_cq == &o.cq && qp->context == ctx &&
+	   qp->qp_type == IBV_QPT_RC && qp->state == IBV_QPS_RESET,
+	   "the QP carries the kernel's qp_num and handle, its PD and CQs");
+	OK(ex.cap.max_send_wr == 8 && ex.cap.max_inline_data == 64 &&
+	   ex.cap.max_recv_wr == 8, "attr->cap: what the kernel granted");
+	via_base.user_handle = via_ex.user_handle = 0;
+	OK(!memcmp(&via_base, &via_ex, sizeof(via_ex)),
+	   "the kernel was asked exactly what ibv_create_qp() asks");
+	OK(via_ex.sq_sig_all == 1 && via_ex.pd_handle == 3 &&
+	   via_ex.send_cq_handle == 5 && via_ex.max_recv_wr == 8,
+	   "request: sq_sig_all, PD, CQ and caps from the ex attributes");
+	errno = 0;
+	OK(!ibv_qp_to_qp_ex(qp) && errno == EOPNOTSUPP,
+	   "ibv_qp_to_qp_ex: NULL, no ibv_wr_*() API");
+	OK(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp of an ex QP");
+
+	/* what the inline passes straight to ibv_create_qp() */
+	ex = qp_attr_ex(&o, IBV_QP_INIT_ATTR_PD);
+	ex.qp_type = IBV_QPT_UD;
+	qp = ibv_create_qp_ex(ctx, &ex);
+	OK(qp && qp->qp_type == IBV_QPT_UD && fake.qp.qp_type == IBV_QPT_UD,
+	   "PD alone (the inline's ibv_create_qp() path): UD QP");
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+static void test_create_qp_ex_refusals(struct ibv_context *ctx,
+				       struct ibv_context *other)
+{
+	const uint32_t pd = IBV_QP_INIT_ATTR_PD;
+	const uint32_t cf = IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	static const struct {
+		const char *what;
+		uint32_t mask, create_flags;
+		enum ibv_qp_type type;
+		int err;
+	} cases[] = {
+		{ "SEND_OPS_FLAGS", IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		  0, IBV_QPT_RC, EOPNOTSUPP },
+		{ "XRCD", IBV_QP_INIT_ATTR_XRCD, 0, IBV_QPT_XRC_RECV, EOPNOTSUPP },
+		{ "IND_TABLE | RX_HASH",
+		  IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH,
+		  0, IBV_QPT_RAW_PACKET, EOPNOTSUPP },
+		{ "MAX_TSO_HEADER", IBV_QP_INIT_ATTR_MAX_TSO_HEADER,
+		  0, IBV_QPT_RC, EOPNOTSUPP },
+		{ "BLOCK_SELF_MCAST_LB", cf, IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+		  IBV_QPT_UD, EOPNOTSUPP },
+		{ "SOURCE_QPN", cf, IBV_QP_CREATE_SOURCE_QPN, IBV_QPT_UD,
+		  EOPNOTSUPP },
+		{ "UC", cf, 0, IBV_QPT_UC, EOPNOTSUPP },
+		{ "RAW_PACKET", cf, 0, IBV_QPT_RAW_PACKET, EOPNOTSUPP },
+		{ "XRC_SEND", cf, 0, IBV_QPT_XRC_SEND, EOPNOTSUPP },
+		{ "unknown comp_mask bit 7", 1U << 7, 0, IBV_QPT_RC, EINVAL },
+	};
+	struct ibv_qp_init_attr_ex ex;
+	struct objs o, theirs;
+	size_t i;
+
+	objs_init(&o, ctx);
+	objs_init(&theirs, other);
+	fake.create_qp_calls = 0;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ex = qp_attr_ex(&o, pd | cases[i].mask);
+		ex.create_flags = cases[i].create_flags;
+		ex.qp_type = cases[i].type;
+		errno = 0;
+		OK(!ibv_create_qp_ex(ctx, &ex) && errno == cases[i].err,
+		   "%s: %s", cases[i].what, strerror(cases[i].err));
+	}
+	ex = qp_attr_ex(&o, cf);
+	errno = 0;
+	OK(!ibv_create_qp_ex(ctx, &ex) && errno == EINVAL,
+	   "no IBV_QP_INIT_ATTR_PD: EINVAL");
+	ex = qp_attr_ex(&o, pd | cf);
+	ex.pd = NULL;
+	errno = 0;
+	OK(!ibv_create_qp_ex(ctx, &ex) && errno == EINVAL, "pd NULL: EINVAL");
+	ex = qp_attr_ex(&o, pd | cf);
+	ex.pd = &theirs.pd;
+	errno = 0;
+	OK(!ibv_create_qp_ex(ctx, &ex) && errno == EINVAL,
+	   "PD of another context: EINVAL");
+	OK(fake.create_qp_calls == 0, "no refused request reached the kernel");
+}
+
+int main(void)
+{
+	struct ibv_device **list = NULL;
+	struct ibv_context *ctx = NULL, *other = NULL;
+	char *root;
+
+	root = ft_create(true);
+	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+		return OK(0, "fake tree"), tap_done();
+	list = ibv_get_device_list(NULL);
+	if (list && list[0]) {
+		ctx = ibv_open_device(list[0]);
+		other = ibv_open_device(list[0]);
+	}
+	if (!OK(ctx && other, "open fake0 twice"))
+		return tap_done();
+	fake.on = true;
+	test_query_device_ex(ctx);
+	test_create_qp_ex_shares_create_qp(ctx);
+	test_create_qp_ex_refusals(ctx, other);
+	fake.on = false;
+	ibv_close_device(other);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	ft_destroy(root);
+	return tap_done();
+}
