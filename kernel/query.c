@@ -47,7 +47,8 @@ int ib_async_cmd_query_device(struct ib_async_ucmd *u)
 	arg->atomic_cap = a->atomic_cap;
 	arg->max_pkeys = a->max_pkeys;
 	arg->local_ca_ack_delay = a->local_ca_ack_delay;
-	arg->phys_port_cnt = rdma_end_port(ib_dev);
+	/* 8 bits: saturate as ib_uverbs does; GET_INFO has the full count */
+	arg->phys_port_cnt = min_t(u32, rdma_end_port(ib_dev), U8_MAX);
 	ib_async_ucmd_respond(u);
 	return 0;
 }

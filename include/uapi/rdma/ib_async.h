@@ -701,7 +701,8 @@ struct ib_async_destroy {
  * @atomic_cap: enum ibv_atomic_cap.
  * @max_pkeys: P_Key table size.
  * @local_ca_ack_delay: local CA ACK delay.
- * @phys_port_cnt: number of ports.
+ * @phys_port_cnt: number of ports, 255 for 255 or more (as ib_uverbs
+ *	reports it); &struct ib_async_info has the exact count.
  * @reserved: must be 0.
  *
  * In: @argsz and @flags; all else out, as struct ibv_device_attr.
