@@ -63,7 +63,7 @@ static void test_ops(struct ibv_context *ctx)
 	OK(ibv_query_port(ctx, 1, &pattr) == ENOTTY,
 	   "ibv_query_port: through verbs_context to the kernel");
 	OK(ibv_query_device_ex(ctx, NULL, &dattr) == ENOTTY,
-	   "ibv_query_device_ex: legacy fallback to the kernel");
+	   "ibv_query_device_ex: through verbs_context to the kernel");
 	errno = 0;
 	OK(!ibv_alloc_mw(&pd, IBV_MW_TYPE_1) && errno == EOPNOTSUPP,
 	   "ibv_alloc_mw: EOPNOTSUPP");
