@@ -124,6 +124,7 @@ struct evsrc_obj *evsrc_obj_get(struct evsrc_dev *edev, enum evsrc_kind kind,
 				u32 id);
 void evsrc_obj_put(struct evsrc_obj *obj);
 void evsrc_obj_deliver(struct evsrc_obj *obj, enum ib_event_type type);
+void evsrc_obj_complete(struct evsrc_obj *obj);
 int evsrc_objects_show(struct seq_file *m, void *unused);
 
 /* ib_async_evsrc_event.c */

@@ -9,6 +9,10 @@
  * so interrupts are never disabled for long. Between chunks the writer
  * flushes ib_wq, which bounds the work items ib_dispatch_event() allocates,
  * and honours fatal signals.
+ *
+ * The type "COMP" is no async event: it calls the CQ's completion handler,
+ * as a driver does when a completion arrives on an armed CQ. It is not
+ * one-shot here, so a test can storm a consumer with completions.
  */
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
@@ -70,6 +74,7 @@ struct evsrc_burst {
 	struct evsrc_dev *edev;
 	struct evsrc_obj *obj;		/* referenced; NULL: unaffiliated */
 	enum ib_event_type type;
+	bool comp;			/* completions, not type */
 	u32 port;
 	unsigned long todo;		/* left in the current chunk */
 	struct completion done;		/* the chunk was delivered */
@@ -77,11 +82,21 @@ struct evsrc_burst {
 	struct hrtimer timer;
 };
 
-static int evsrc_parse_type(const char *s, enum ib_event_type *type)
+/*
+ * A name, a number, or "COMP" (*comp set: completions on a CQ, and *type
+ * is left as CQ_ERR, the type whose target is a CQ).
+ */
+static int evsrc_parse_type(const char *s, enum ib_event_type *type,
+			    bool *comp)
 {
 	unsigned int i;
 	int t;
 
+	*comp = !strcasecmp(s, "COMP");
+	if (*comp) {
+		*type = IB_EVENT_CQ_ERR;
+		return 0;
+	}
 	if (kstrtouint(s, 0, &i)) {
 		t = ib_async_event_by_name(s);
 		if (t < 0)
@@ -137,6 +152,10 @@ static void evsrc_fire(struct evsrc_burst *b)
 		.element.port_num = b->port,
 	};
 
+	if (b->comp) {
+		evsrc_obj_complete(b->obj);
+		return;
+	}
 	if (b->obj) {
 		evsrc_obj_deliver(b->obj, b->type);
 		return;
@@ -231,8 +250,8 @@ static int evsrc_run(struct evsrc_burst *b, enum evsrc_ctx ctx,
 }
 
 static int evsrc_raise(struct evsrc_dev *edev, enum ib_event_type type,
-		       enum evsrc_kind kind, u32 id, enum evsrc_ctx ctx,
-		       unsigned long count)
+		       bool comp, enum evsrc_kind kind, u32 id,
+		       enum evsrc_ctx ctx, unsigned long count)
 {
 	struct evsrc_burst *b;
 	int ret;
@@ -248,6 +267,7 @@ static int evsrc_raise(struct evsrc_dev *edev, enum ib_event_type type,
 		return -ENOMEM;
 	b->edev = edev;
 	b->type = type;
+	b->comp = comp;
 	init_completion(&b->done);
 	tasklet_setup(&b->tasklet, evsrc_tasklet);
 	hrtimer_setup(&b->timer, evsrc_hrtimer, CLOCK_MONOTONIC,
@@ -269,7 +289,7 @@ out:
 	return ret;
 }
 
-/* "<type> <target> [process|softirq|hardirq] [count]" */
+/* "<type|COMP> <target> [process|softirq|hardirq] [count]" */
 static ssize_t evsrc_raise_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
@@ -279,6 +299,7 @@ static ssize_t evsrc_raise_write(struct file *file, const char __user *ubuf,
 	enum ib_event_type type;
 	unsigned long count = 1;
 	enum evsrc_kind kind;
+	bool comp;
 	char *buf;
 	int n, ret;
 	u32 id;
@@ -302,7 +323,7 @@ static ssize_t evsrc_raise_write(struct file *file, const char __user *ubuf,
 	}
 	if (!count || count > EVSRC_MAX_COUNT)
 		return -EINVAL;
-	ret = evsrc_parse_type(type_s, &type);
+	ret = evsrc_parse_type(type_s, &type, &comp);
 	if (!ret)
 		ret = evsrc_parse_target(target_s, &kind, &id);
 	if (ret)
@@ -319,7 +340,7 @@ static ssize_t evsrc_raise_write(struct file *file, const char __user *ubuf,
 	if (edev->dead)
 		ret = -ENODEV;
 	else
-		ret = evsrc_raise(edev, type, kind, id, ctx, count);
+		ret = evsrc_raise(edev, type, comp, kind, id, ctx, count);
 	up_read(&edev->raise_rwsem);
 	return ret ? ret : len;
 }

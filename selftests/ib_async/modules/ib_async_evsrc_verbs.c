@@ -134,6 +134,20 @@ void evsrc_obj_deliver(struct evsrc_obj *obj, enum ib_event_type type)
 	}
 }
 
+/*
+ * Report a completion on the CQ @obj the way hardware drivers do: call its
+ * completion handler in whatever context we are in. The caller holds a
+ * reference, so the CQ cannot be destroyed underneath; ib_core set the
+ * handler before create_cq() and never changes it.
+ */
+void evsrc_obj_complete(struct evsrc_obj *obj)
+{
+	struct evsrc_cq *cq = container_of(obj, struct evsrc_cq, obj);
+
+	if (obj->kind == EVSRC_CQ && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
 int evsrc_objects_show(struct seq_file *m, void *unused)
 {
 	struct evsrc_dev *edev = m->private;
