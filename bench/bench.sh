@@ -10,7 +10,10 @@
 # (default 1000), BENCH_SIZES stalled-reader storms (default
 # "10000 100000 1000000"), BENCH_DRAIN_N (100000), BENCH_FAN_N (10000),
 # BENCH_FAN_CTX ("1 10 100"), BENCH_DESTROY_N records queued while
-# objects are destroyed (1048576), IBASYNC_RXE (rxe0).
+# objects are destroyed (1048576), BENCH_COMP_K completion-event latency
+# samples per run (default BENCH_LAT_K), BENCH_FLOOD_CQS armed CQs on one
+# channel (64) and BENCH_FLOOD_ROUNDS completions of each (200),
+# IBASYNC_RXE (rxe0).
 #
 # Runs in /payload: ibbench-uverbs, ibbench-ibasync, table.awk, host.txt.
 
@@ -25,6 +28,9 @@ DRAIN_N=${BENCH_DRAIN_N:-100000}
 FAN_N=${BENCH_FAN_N:-10000}
 FAN_CTX=${BENCH_FAN_CTX:-"1 10 100"}
 DESTROY_N=${BENCH_DESTROY_N:-1048576}
+COMP_K=${BENCH_COMP_K:-$LAT_K}
+FLOOD_CQS=${BENCH_FLOOD_CQS:-64}
+FLOOD_ROUNDS=${BENCH_FLOOD_ROUNDS:-200}
 DEV=${IBASYNC_RXE:-rxe0}
 MAXQ=/sys/module/ib_async/parameters/max_queue_len
 RES=/tmp/bench.results
@@ -87,6 +93,9 @@ while [ "$rep" -le "$REPS" ]; do
 	both latency "$LAT_K" epoll
 	progress "rep $rep/$REPS: destroy with $DESTROY_N records queued"
 	IBASYNC_QUEUE_LEN=$DESTROY_N both destroy "$DESTROY_N"
+	progress "rep $rep/$REPS: completion events ($COMP_K SENDs; $FLOOD_CQS CQs x $FLOOD_ROUNDS)"
+	both complat "$COMP_K"
+	both compflood "$FLOOD_CQS" "$FLOOD_ROUNDS"
 	rep=$((rep + 1))
 done
 progress "done"
@@ -104,6 +113,6 @@ echo "@@BENCH_TABLE_BEGIN@@"
 awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
     -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
     -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
-    -v fan_n="$FAN_N" -v host="$(cat host.txt 2>/dev/null)" \
+    -v fan_n="$FAN_N" -v compk="$COMP_K" -v host="$(cat host.txt 2>/dev/null)" \
     -f table.awk "$RES"
 echo "@@BENCH_TABLE_END@@"

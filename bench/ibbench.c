@@ -28,6 +28,18 @@
  *                dispatched; time until every context has all N
  *   latency K blocking|epoll
  *                K single events; dispatch -> return of the reader
+ *   complat K    completion events: K SENDs on an RC loopback pair whose
+ *                receiving CQ is armed on a completion channel; post ->
+ *                return of ibv_get_cq_event() in a blocked reader thread
+ *   compflood N R
+ *                N CQs on one channel (N/2 RC loopback pairs, each QP's
+ *                send and receive CQ its own), R rounds of one SEND per
+ *                pair: every CQ completes and is re-armed each round;
+ *                events/s through ibv_get_cq_event + ibv_ack_cq_events
+ *
+ * The completion modes use only the public verbs (PD, MR, CQ, RC QPs on
+ * the port's RoCE v2 IPv4-mapped GID, rxe's own loopback), the same on
+ * both stacks.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -636,13 +648,406 @@ static void mode_destroy(unsigned long n)
 	       "pd_us=%.1f\n", BENCH_SIDE, n, got, qp_us, cq_us, pd_us);
 }
 
+/* ---- completion events -------------------------------------------------- */
+
+#define COMP_MSG	64
+#define COMP_RECVS	16	/* receives kept posted per QP */
+
+/*
+ * The index of the port's RoCE v2 IPv4-mapped GID, from sysfs (the same
+ * for both stacks); the GID itself through ibv_query_gid().
+ */
+static int roce_v2_gid(struct ibv_context *ctx, union ibv_gid *gid)
+{
+	char path[256], buf[128];
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		FILE *f;
+		int ok;
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
+			 ibdev_name, i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		ok = fgets(buf, sizeof(buf), f) && !strncmp(buf, "RoCE v2", 7);
+		fclose(f);
+		if (!ok || ibv_query_gid(ctx, 1, i, gid))
+			continue;
+		/* ::ffff:a.b.c.d */
+		if (!gid->global.subnet_prefix &&
+		    !memcmp(&gid->raw[8], "\0\0\xff\xff", 4))
+			return i;
+	}
+	fail("no RoCE v2 IPv4-mapped GID on port 1");
+	return -1;
+}
+
+struct rc_end {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;	/* send and receive */
+	char *buf;		/* COMP_MSG bytes per receive, then the send */
+	struct ibv_mr *mr;
+};
+
+struct comp_bed {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;
+	union ibv_gid gid;
+	int sgid;
+};
+
+static void bed_open(struct comp_bed *b)
+{
+	b->ctx = open_ctx();
+	b->pd = ibv_alloc_pd(b->ctx);
+	b->chan = ibv_create_comp_channel(b->ctx);
+	if (!b->pd || !b->chan)
+		die("ibv_alloc_pd / ibv_create_comp_channel");
+	b->sgid = roce_v2_gid(b->ctx, &b->gid);
+}
+
+/* A QP whose CQ reports to the channel when @armed, else is polled. */
+static void end_make(struct comp_bed *b, struct rc_end *e, int armed)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 2 * COMP_RECVS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	size_t len = (COMP_RECVS + 1) * COMP_MSG;
+
+	e->cq = ibv_create_cq(b->ctx, 2 * (64 + COMP_RECVS), e,
+			      armed ? b->chan : NULL, 0);
+	if (!e->cq)
+		die("ibv_create_cq");
+	init.send_cq = e->cq;
+	init.recv_cq = e->cq;
+	e->qp = ibv_create_qp(b->pd, &init);
+	e->buf = calloc(1, len);
+	if (!e->qp || !e->buf)
+		die("ibv_create_qp");
+	e->mr = ibv_reg_mr(b->pd, e->buf, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!e->mr)
+		die("ibv_reg_mr");
+	if (armed && ibv_req_notify_cq(e->cq, 0))
+		die("ibv_req_notify_cq");
+}
+
+static void end_post_recv(struct rc_end *e, unsigned int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf + slot * COMP_MSG,
+		.length = COMP_MSG, .lkey = e->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(e->qp, &wr, &bad))
+		die("ibv_post_recv");
+}
+
+static void end_post_send(struct rc_end *e)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf + COMP_RECVS * COMP_MSG,
+		.length = COMP_MSG, .lkey = e->mr->lkey,
+	};
+	struct ibv_send_wr wr = { .wr_id = ~0ull, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (ibv_post_send(e->qp, &wr, &bad))
+		die("ibv_post_send");
+}
+
+static void rc_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("modify INIT");
+}
+
+/* Walk @qp from INIT to RTS, connected to @dqpn on this port's GID. */
+static void rc_connect(struct comp_bed *b, struct ibv_qp *qp, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = b->gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)b->sgid;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify RTS");
+}
+
+/* Two ends connected to each other, every receive posted. */
+static void pair_make(struct comp_bed *b, struct rc_end *s, int s_armed,
+		      struct rc_end *r, int r_armed)
+{
+	unsigned int i;
+
+	end_make(b, s, s_armed);
+	end_make(b, r, r_armed);
+	rc_init(s->qp);
+	rc_init(r->qp);
+	for (i = 0; i < COMP_RECVS; i++) {
+		end_post_recv(s, i);
+		end_post_recv(r, i);
+	}
+	rc_connect(b, s->qp, r->qp->qp_num);
+	rc_connect(b, r->qp, s->qp->qp_num);
+}
+
+/* Poll @e's CQ dry, re-posting each receive; returns completions. */
+static int end_reap(struct rc_end *e)
+{
+	struct ibv_wc wc[16];
+	int n, i, total = 0;
+
+	while ((n = ibv_poll_cq(e->cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				/* numeric: the shim has no status strings */
+				fprintf(stderr, "ibbench(%s): wc status %d\n",
+					BENCH_SIDE, (int)wc[i].status);
+				exit(1);
+			}
+			if (wc[i].opcode == IBV_WC_RECV)
+				end_post_recv(e, (unsigned int)wc[i].wr_id);
+		}
+		total += n;
+	}
+	if (n < 0)
+		fail("ibv_poll_cq");
+	return total;
+}
+
+static void end_free(struct rc_end *e)
+{
+	if (ibv_destroy_qp(e->qp) || ibv_dereg_mr(e->mr) ||
+	    ibv_destroy_cq(e->cq))
+		die("destroy QP, MR or CQ");
+	free(e->buf);
+}
+
+static void bed_close(struct comp_bed *b)
+{
+	if (ibv_destroy_comp_channel(b->chan) || ibv_dealloc_pd(b->pd))
+		die("destroy channel or PD");
+	ibv_close_device(b->ctx);
+}
+
+/*
+ * Completion events the kernel lost on the channel: ib_async's channel
+ * file says so in its fdinfo; ib_uverbs' (no bound, no count) does not:
+ * -1.
+ */
+static long long chan_lost(struct ibv_comp_channel *chan)
+{
+	char path[64], line[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", chan->fd);
+	f = fopen(path, "r");
+	if (!f)
+		die("fdinfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ib_async-lost: %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* One completion event: ack it, re-arm its CQ, reap the CQ. */
+static struct rc_end *comp_event(struct comp_bed *b)
+{
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	struct rc_end *e;
+
+	if (ibv_get_cq_event(b->chan, &cq, &cq_ctx))
+		die("ibv_get_cq_event");
+	e = cq_ctx;
+	ibv_ack_cq_events(cq, 1);
+	if (ibv_req_notify_cq(cq, 0))
+		die("ibv_req_notify_cq");
+	end_reap(e);
+	return e;
+}
+
+struct complat_shared {
+	struct comp_bed *b;
+	int k;
+	uint64_t t_ret;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int seen;
+};
+
+static void *complat_reader(void *p)
+{
+	struct complat_shared *s = p;
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int i;
+
+	for (i = 0; i < s->k; i++) {
+		uint64_t t;
+
+		if (ibv_get_cq_event(s->b->chan, &cq, &cq_ctx))
+			die("ibv_get_cq_event");
+		t = now_ns();
+		ibv_ack_cq_events(cq, 1);
+		if (ibv_req_notify_cq(cq, 0))
+			die("ibv_req_notify_cq");
+		if (end_reap(cq_ctx) != 1)
+			fail("complat: not one receive per event");
+		pthread_mutex_lock(&s->mu);
+		s->t_ret = t;
+		s->seen++;
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return NULL;
+}
+
+/*
+ * K SENDs from one end of an RC loopback pair; the other end's CQ is
+ * armed on the channel and a reader thread waits in ibv_get_cq_event().
+ * Latency: ibv_post_send() called -> ibv_get_cq_event() returned.
+ */
+static void mode_complat(int k)
+{
+	struct complat_shared s = { .k = k + 1 };
+	struct comp_bed b;
+	struct rc_end snd, rcv;
+	uint64_t *lat = calloc((size_t)k, sizeof(*lat));
+	pthread_t thr;
+	int i, sent = 0, done = 0;
+
+	if (!lat || k < 1)
+		fail("complat: bad sample count");
+	bed_open(&b);
+	pair_make(&b, &snd, 0, &rcv, 1);
+	s.b = &b;
+	pthread_mutex_init(&s.mu, NULL);
+	pthread_cond_init(&s.cv, NULL);
+	if (pthread_create(&thr, NULL, complat_reader, &s))
+		fail("pthread_create");
+	for (i = -1; i < k; i++) {	/* -1: warm-up, not a sample */
+		uint64_t t0;
+
+		usleep(2000);	/* the reader is back in its wait */
+		t0 = now_ns();
+		end_post_send(&snd);
+		sent++;
+		pthread_mutex_lock(&s.mu);
+		while (s.seen < i + 2)
+			pthread_cond_wait(&s.cv, &s.mu);
+		if (i >= 0)
+			lat[i] = s.t_ret - t0;
+		pthread_mutex_unlock(&s.mu);
+		done += end_reap(&snd);
+	}
+	pthread_join(thr, NULL);
+	while (done < sent)
+		done += end_reap(&snd);
+	qsort(lat, (size_t)k, sizeof(*lat), cmp_u64);
+	printf("side=%s mode=complat k=%d p50_us=%.1f p999_us=%.1f "
+	       "max_us=%.1f\n",
+	       BENCH_SIDE, k, (double)lat[k / 2] / 1e3,
+	       (double)lat[(k * 999 + 999) / 1000 - 1] / 1e3,
+	       (double)lat[k - 1] / 1e3);
+	end_free(&snd);
+	end_free(&rcv);
+	bed_close(&b);
+	free(lat);
+}
+
+/*
+ * N CQs on one channel, N/2 RC loopback pairs, each end with its own CQ
+ * for both directions. A round posts one SEND per pair, which completes
+ * the sender's CQ (send) and the receiver's (receive): N events, each
+ * drained through ibv_get_cq_event + ibv_ack_cq_events, its CQ re-armed
+ * and reaped. Timed over R rounds (after one warm-up round).
+ */
+static void mode_compflood(int ncq, int rounds)
+{
+	int npair = ncq / 2, r, i;
+	unsigned long events = 0;
+	struct rc_end *e;
+	struct comp_bed b;
+	uint64_t t0, t1;
+
+	if (npair < 1 || rounds < 1)
+		fail("compflood: N >= 2 CQs, R >= 1 rounds");
+	e = calloc((size_t)ncq, sizeof(*e));
+	if (!e)
+		die("calloc");
+	bed_open(&b);
+	for (i = 0; i < npair; i++)
+		pair_make(&b, &e[2 * i], 1, &e[2 * i + 1], 1);
+	t0 = 0;
+	for (r = -1; r < rounds; r++) {
+		if (r == 0)
+			t0 = now_ns();
+		for (i = 0; i < npair; i++)
+			end_post_send(&e[2 * i]);
+		/*
+		 * Each CQ gets exactly one event per round: its one
+		 * completion arrives after it was re-armed.
+		 */
+		for (i = 0; i < 2 * npair; i++)
+			comp_event(&b);
+		if (r >= 0)
+			events += 2 * npair;
+	}
+	t1 = now_ns();
+	printf("side=%s mode=compflood cqs=%d rounds=%d events=%lu lost=%lld "
+	       "ns=%llu evps=%.0f\n",
+	       BENCH_SIDE, 2 * npair, rounds, events, chan_lost(b.chan),
+	       (unsigned long long)(t1 - t0),
+	       (double)events * 1e9 / (double)(t1 - t0));
+	for (i = 0; i < 2 * npair; i++)
+		end_free(&e[i]);
+	bed_close(&b);
+	free(e);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ibbench-{uverbs,ibasync} [-d ibdev] stall N | idle N |\n"
 		"       drain N |\n"
 		"       fanout N CONTEXTS | latency K blocking|epoll |\n"
-		"       destroy N\n");
+		"       destroy N | complat K | compflood NCQS ROUNDS\n");
 	exit(2);
 }
 
@@ -669,6 +1074,10 @@ int main(int argc, char **argv)
 		mode_fanout(strtoul(argv[2], NULL, 0), atoi(argv[3]));
 	else if (!strcmp(mode, "destroy"))
 		mode_destroy(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(mode, "complat"))
+		mode_complat(atoi(argv[2]));
+	else if (!strcmp(mode, "compflood") && argc > 3)
+		mode_compflood(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(mode, "latency") && argc > 3)
 		mode_latency(atoi(argv[2]), !strcmp(argv[3], "epoll"));
 	else

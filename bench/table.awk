@@ -3,7 +3,7 @@
 # table.awk: turn bench.sh's result lines (key=value, one per run) into the
 # benchmark table (reStructuredText simple tables), medians per figure.
 # Variables (-v): reps kver ncpu cpu accel dev latk sizes fanctx drain_n
-# fan_n host.
+# fan_n compk host.
 function kv(line,    i, n, f, p) {
 	delete F
 	n = split(line, f, " ")
@@ -94,6 +94,13 @@ function row(w, a1, a2, a3, a4, a5, a6, a7, a8,    n, i, a, s) {
 		DN = F["n"]
 		add(g, "qp", F["qp_us"]); add(g, "cq", F["cq_us"])
 		add(g, "pd", F["pd_us"])
+	} else if (mode == "complat") {
+		g = side SUBSEP "complat"
+		add(g, "p50", F["p50_us"]); add(g, "p999", F["p999_us"])
+	} else if (mode == "compflood") {
+		g = side SUBSEP "compflood"
+		FLOOD_CQS = F["cqs"]; FLOOD_ROUNDS = F["rounds"]
+		add(g, "evps", F["evps"]); add(g, "lost", F["lost"])
 	}
 }
 END {
@@ -254,5 +261,36 @@ END {
 			sprintf("%.0f", median(g, "qp")), sprintf("%.0f", median(g, "cq")),
 			sprintf("%.0f", median(g, "pd")))
 	}
+	print rule(w)
+
+	# ---- 6. completion events
+	printf "\n6. Completion events (rxe RC loopback pair, a SEND to a receiver whose CQ is\n"
+	printf "   armed on a completion channel): from ibv_post_send to the return of\n"
+	printf "   ibv_get_cq_event in a blocked reader thread, %d SENDs per run, microseconds\n\n", compk
+	w = "10 10 10"
+	print rule(w)
+	print row(w, "", "p50", "p99.9")
+	print rule(w)
+	gu = "uverbs" SUBSEP "complat"; ga = "ib_async" SUBSEP "complat"
+	print row(w, "ib_uverbs", sprintf("%.0f", median(gu, "p50")), sprintf("%.0f", median(gu, "p999")))
+	print row(w, "ib_async", sprintf("%.0f", median(ga, "p50")), sprintf("%.0f", median(ga, "p999")))
+	print row(w, "ratio", sprintf("%.2fx", median(gu, "p50") ? median(ga, "p50") / median(gu, "p50") : 0),
+		sprintf("%.2fx", median(gu, "p999") ? median(ga, "p999") / median(gu, "p999") : 0))
+	print rule(w)
+
+	# ---- 7. flood of armed CQs
+	gu = "uverbs" SUBSEP "compflood"; ga = "ib_async" SUBSEP "compflood"
+	printf "\n7. Flood of armed CQs: %d CQs on one completion channel (%d RC loopback\n", FLOOD_CQS, FLOOD_CQS / 2
+	printf "   pairs), each completed and re-armed %d times; events drained through\n", FLOOD_ROUNDS
+	printf "   ibv_get_cq_event + ibv_ack_cq_events (SENDs posted, CQs polled and\n"
+	printf "   re-armed in the same loop)\n\n"
+	w = "10 12 10"
+	print rule(w)
+	print row(w, "", "events/s", "lost")
+	print rule(w)
+	eu = median(gu, "evps"); ea = median(ga, "evps")
+	print row(w, "ib_uverbs", sprintf("%.0f", eu), maxv(gu, "lost") < 0 ? "n/a" : sprintf("%d", maxv(gu, "lost")))
+	print row(w, "ib_async", sprintf("%.0f", ea), sprintf("%d", maxv(ga, "lost")))
+	print row(w, "ratio", sprintf("%.2fx", eu ? ea / eu : 0), "")
 	print rule(w)
 }
