@@ -270,11 +270,14 @@ TEST_F(evsrc, raise_rejects_bad_input)
 		"QP_FATAL port:1", "SM_CHANGE qp:1", "CQ_ERR qp:1",
 		"SRQ_ERR cq:1", "WQ_FATAL srq:1", "QP_FATAL wq:1",
 		"QP_FATAL mr:1", "QP_FATAL qp:x",
+		/* completions (COMP) only ever target a CQ */
+		"COMP port:1", "COMP qp:1", "COMP srq:1", "COMP wq:1",
+		"COMP cq:1 hardirq 0", "COMPX cq:1",
 	};
 	static const char *const enoent[] = {
 		"QP_FATAL qp:9999999", "CQ_ERR cq:9999999",
 		"SRQ_LIMIT_REACHED srq:9999999", "WQ_FATAL wq:9999999",
-		"COMM_EST qp:0 softirq 5",
+		"COMM_EST qp:0 softirq 5", "COMP cq:9999999 softirq 5",
 	};
 	char line[256];
 	size_t i;
