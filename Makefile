@@ -31,7 +31,8 @@ need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel build tree \
 export RAW_CMD := $(value CMD)
 
 .PHONY: all module test-modules user selftests linux-tools stage vm demo \
-	check check-run lint deps clean distclean help bench difftest fuzz
+	check check-run lint deps clean distclean help bench difftest fuzz \
+	peer-test
 
 all: module test-modules user selftests
 
@@ -163,6 +164,16 @@ difftest: deps
 	$(MAKE) stage
 	$(MAKE) -C $(SELFTESTS)/gen KVER=$(KVER) STAGE=$(STAGE)
 
+# make peer-test: rdma-core's own test suite (Debian's python3-pyverbs) on
+# rdma-core + ib_uverbs and over the shim, in one boot of the 6.1 guest
+# (selftests/ib_async/peer). Ends with exactly "peer-suite: uverbs P
+# passed; shim S passed, F failed, E errors, K skipped of N"; fails when a
+# test of peer/expected-shim-pass.txt does not pass on both stacks or
+# uverbs passes fewer than its floor (peer/report.sh says why).
+peer-test: deps
+	$(MAKE) stage
+	@$(SELFTESTS)/peer/peer-test.sh --kver $(KVER) --stage $(STAGE)
+
 # make fuzz [CALLS=N] [SEED=S] [KERNEL=debug|stock|rt]: the structure-aware
 # fuzzer of the char device (selftests/ib_async/fuzz) in one guest boot, on
 # the debug kernel unless KERNEL says otherwise. Ends with exactly
@@ -209,7 +220,7 @@ clean:
 	-$(MAKE) -C $(SELFTESTS)/gen clean
 	rm -rf $(STAGE) $(DEBUG_STAGE) $(RT_STAGE) $(K612_STAGE) $(BUILD)/check \
 		$(BUILD)/check-build $(BUILD)/lint \
-		$(BUILD)/fuzz \
+		$(BUILD)/fuzz $(BUILD)/peer \
 		$(BUILD)/debug-modules $(BUILD)/rt-modules $(BUILD)/k612-modules
 
 # Also drop the cached guest images and the extracted kernel tools.
