@@ -14,6 +14,8 @@
 # ("6.1-rt"), Debian 12's 6.12 ("6.12") and the newest Debian kernel
 # ("newest", 7.x from a Debian 13 chroot, KROOT its root). --install adds
 # make install's test, --deb-host the packages installed on this host.
+# With 6.1, rdma-core's own test suite runs there too, on ib_uverbs and over
+# the shim (make peer-test, suite "peer").
 # Each suite writes its own TAP; this script renumbers the results into one
 # plan, prints "kernel RELEASE: N passed, M failed" for each guest kernel,
 # and "N passed, N failed, N skipped" last.
@@ -187,6 +189,15 @@ if wanted debug; then
 	RAW_CMD='cd /usr/lib/ib_async/selftests/ib_async && sh run_kmemleak.sh env IB_ASYNC_REQUIRE=1 sh run_guest.sh' \
 		run_suite guest-debug "$top/scripts/guest/vm.sh" --kver "$KVER" \
 		--kernel-tree "$DTREE" --stage "$DSTAGE" --timeout 2400 --mem 2048
+fi
+# rdma-core's own test suite on uverbs and over the shim, one more boot of
+# the 6.1 guest with the same stage (selftests/ib_async/peer/peer-test.sh):
+# one TAP line for each test of peer/expected-shim-pass.txt, which must
+# pass on both stacks, and for the guest's health (uverbs's floor); the
+# shim's known gaps are only its table, as "# " lines.
+if wanted 6.1; then
+	run_suite peer "$top/selftests/ib_async/peer/peer-test.sh" --tap \
+		--kver "$KVER" --stage "$guest_stage"
 fi
 for g in "${GUESTS[@]}"; do
 	IFS=: read -r gname gkver gstage gkroot <<<"$g"
