@@ -69,7 +69,7 @@ $3 == "module" {
 }
 $3 == "done" { done[st] = $4 }
 function okif(c) { return c ? "ok" : "not ok" }
-function out(line) { print (tap ? "# " : "") line }
+function out(line) { sub(/ +$/, "", line); print (tap ? "# " : "") line }
 function is_error(w) { return w == "error" || w == "crash" || w == "hang" || w == "missing" }
 END {
 	for (i = 1; i <= nwant; i++)
