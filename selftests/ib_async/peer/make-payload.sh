@@ -48,7 +48,15 @@ key=$({
 	sha256sum "$0" | cut -d' ' -f1
 } | sha256sum | cut -c1-16)
 out=$cache/peer-payload-$key
-if [ -f "$out/peer-python.tar" ]; then
+# versions VERSIONS_FILE: the packages of py/deps's libraries, as they are
+# now, and as they were when the tar was made (a libc upgrade must rebuild
+# it: the guest's base gets the new libc, py/deps must match it).
+versions() {
+	# shellcheck disable=SC2046 # one word per package
+	dpkg-query -W -f='${Package} ${Version}\n' $(cut -d' ' -f1 "$1") 2>/dev/null
+}
+if [ -f "$out/peer-python.tar" ] &&
+	[ "$(versions "$out/deps.versions")" = "$(cat "$out/deps.versions")" ]; then
 	echo "$out"
 	exit 0
 fi
@@ -110,8 +118,14 @@ deps() {
 	find "$root/py" -type f \( -name '*.so' -o -name "$PY" \) -exec ldd {} + |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
 	while read -r lib; do
-		skipped "${lib##*/}" "$DEPS_SKIP" '*' || cp -L "$lib" "$root/py/deps/"
-	done
+		skipped "${lib##*/}" "$DEPS_SKIP" '*' && continue
+		cp -L "$lib" "$root/py/deps/"
+		dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "$lib"
+	done | cut -d: -f1 | sort -u >"$tmp/deps.packages"
+	# shellcheck disable=SC2046 # one word per package
+	dpkg-query -W -f='${Package} ${Version}\n' $(cat "$tmp/deps.packages") \
+		>"$tmp/deps.versions"
+	rm "$tmp/deps.packages"
 }
 
 mkdir -p "$root/py/bin" "$root/py/lib" "$root/py/site"
