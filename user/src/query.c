@@ -40,7 +40,13 @@ static void device_attr_to_ibv(struct ibv_device_attr *attr,
 	attr->max_pd = (int)a->max_pd;
 	attr->max_qp_rd_atom = (int)a->max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = (int)a->max_qp_init_rd_atom;
-	attr->atomic_cap = (enum ibv_atomic_cap)a->atomic_cap;
+	/*
+	 * What the program can use through this library: its data path
+	 * posts no atomics (EOPNOTSUPP), so it says so as a provider without
+	 * them does, and programs (rdma-core's tests too) take the path for
+	 * such a device instead of failing a post.
+	 */
+	attr->atomic_cap = IBV_ATOMIC_NONE;
 	attr->max_mw = (int)a->max_mw;
 	attr->max_ah = (int)a->max_ah;
 	attr->max_srq = (int)a->max_srq;
