@@ -401,7 +401,8 @@ TEST_F_TIMEOUT(storm, destroy_during_hardirq_storm_purges_its_records, 300)
 			cq0_read++;
 		}
 	}
-	ASSERT_EQ(50ULL, cq0_read) TH_LOG("the storm never got going");
+	/* one read() may take several of its records, one after the other */
+	ASSERT_LE(50ULL, cq0_read) TH_LOG("the storm never got going");
 	/* leave a record of CQ 0 queued, for the purge to find */
 	for (t0 = iba_now_ms(); !chan_queued(self->ch) &&
 	     iba_now_ms() - t0 < 10000;)
