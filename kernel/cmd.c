@@ -60,13 +60,19 @@ static void ib_async_name_owner(struct ib_async_uobj *uobj)
 	}
 }
 
-/*
- * Give the caller the new object's handle in @karg (at *@handle). If the
- * copy back fails the caller cannot know the object: the dispatcher
- * destroys it again.
+/**
+ * ib_async_put_created - answer a command that made an object
+ * @u: the command
+ * @uobj: the object
+ * @handle: where in the command's structure its handle goes
+ *
+ * If the copy back fails the caller cannot know the object: the
+ * dispatcher destroys it again.
+ *
+ * Return: 0.
  */
-static int ib_async_put_created(struct ib_async_ucmd *u,
-				struct ib_async_uobj *uobj, u32 *handle)
+int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
+			 u32 *handle)
 {
 	ib_async_name_owner(uobj);
 	*handle = uobj->handle;

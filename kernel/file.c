@@ -137,6 +137,8 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 				  IB_ASYNC_FEATURE_COMP_CHANNEL;
 	if (ib_dev->kverbs_provider && ib_async_can_resize_cq(ib_dev))
 		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
+	if (ib_async_user_mr_supported(ib_dev))
+		info->features |= IB_ASYNC_FEATURE_USER_MR;
 	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
 		sizeof(info->ibdev_name));
 }

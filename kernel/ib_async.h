@@ -30,6 +30,10 @@
  *                   SRQ's list while the device owns it, then on its CQ's
  *                   backlog once completed, until POLL_CQ returns it.
  *
+ *  ib_async_mr      a user memory region (mr.c): pinned pages registered
+ *                   with the device through its PD's registration QP
+ *                   (ib_async_regq), kept until deregistered.
+ *
  *  ib_async_channel a completion channel (channel.c): a file of its own
  *                   with a queue, fed by the completion handler of the CQs
  *                   that use it, each of which holds a reference.
@@ -52,6 +56,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -66,6 +71,8 @@
 
 struct ib_async_uobj;
 struct ib_async_channel;
+struct ib_async_mr;
+struct ib_async_regq;
 
 /**
  * struct ib_async_evcount - one object's records in one queue
@@ -213,6 +220,8 @@ struct ib_async_uobj {
 	 * off the device's queue, in order, not yet returned by POLL_CQ.
 	 */
 	struct list_head wrs;
+	/* PD: the QP that registers its MRs, made by the first REG_MR */
+	struct ib_async_regq *regq;
 	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */
 	union {				/* NULL once destroyed by removal */
 		void *obj;
@@ -222,6 +231,7 @@ struct ib_async_uobj {
 		struct ib_srq *srq;
 		struct ib_wq *wq;
 		struct ib_ah *ah;
+		struct ib_async_mr *mr;
 	};
 };
 
@@ -395,6 +405,39 @@ int ib_async_cmd_create_ah(struct ib_async_ucmd *u);
 int ib_async_cmd_destroy(struct ib_async_ucmd *u);
 void ib_async_cmd_uncreate(struct ib_async_ucmd *u);
 int ib_async_check_qkey(u32 qkey);
+int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
+			 u32 *handle);
+
+/**
+ * struct ib_async_pinned - a user's pages, pinned, then mapped (pin.c)
+ * @pages: the pinned pages
+ * @npages: how many
+ * @mm: whose pinned_vm they are charged to (held by mmgrab())
+ * @sgt: their DMA mapping, while @dev is set
+ * @dev: the device they are mapped for
+ * @writable: the device may write them
+ */
+struct ib_async_pinned {
+	struct page **pages;
+	unsigned long npages;
+	struct mm_struct *mm;
+	struct sg_table sgt;
+	struct ib_device *dev;
+	bool writable;
+};
+
+int ib_async_pin_user(struct ib_async_pinned *p, u64 addr, u64 length,
+		      bool writable);
+int ib_async_pinned_map(struct ib_async_pinned *p, struct ib_device *ib_dev,
+			bool relaxed);
+void ib_async_unpin_user(struct ib_async_pinned *p);
+
+/* mr.c: user memory regions */
+bool ib_async_user_mr_supported(struct ib_device *ib_dev);
+u64 ib_async_max_user_mr_size(struct ib_device *ib_dev);
+int ib_async_cmd_reg_mr(struct ib_async_ucmd *u);
+int ib_async_mr_destroy(struct ib_async_mr *amr);
+int ib_async_regq_destroy(struct ib_async_regq *rq);
 
 /* file.c */
 extern const struct file_operations ib_async_fops;

@@ -22,7 +22,8 @@ int ib_async_cmd_query_device(struct ib_async_ucmd *u)
 	arg->fw_ver = a->fw_ver;
 	arg->node_guid = ib_dev->node_guid;
 	arg->sys_image_guid = a->sys_image_guid;
-	arg->max_mr_size = a->max_mr_size;
+	/* What REG_MR takes, which a device's own limit may exceed. */
+	arg->max_mr_size = ib_async_max_user_mr_size(ib_dev);
 	arg->page_size_cap = a->page_size_cap;
 	arg->device_cap_flags = a->device_cap_flags;
 	arg->vendor_id = a->vendor_id;

@@ -45,6 +45,7 @@ union ib_async_ucmd_buffer {
 	struct ib_async_poll_cq poll_cq;
 	struct ib_async_create_channel create_channel;
 	struct ib_async_req_notify_cq req_notify_cq;
+	struct ib_async_reg_mr reg_mr;
 };
 
 /**
@@ -133,6 +134,8 @@ static const struct ib_async_ioctl_op ib_async_ops[] = {
 	IB_ASYNC_OP(REQ_NOTIFY_CQ, ib_async_cmd_req_notify_cq,
 		    struct ib_async_req_notify_cq,
 		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, 0),
+	IB_ASYNC_OP(REG_MR, ib_async_cmd_reg_mr, struct ib_async_reg_mr,
+		    IB_ASYNC_REG_MR_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
 };
 
 /*

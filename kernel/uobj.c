@@ -178,9 +178,17 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 
 static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 {
+	int ret;
+
 	switch (uobj->type) {
 	case IB_ASYNC_OBJ_PD:
+		ret = ib_async_regq_destroy(uobj->regq);
+		if (ret)
+			return ret;
+		uobj->regq = NULL;
 		return ib_dealloc_pd_user(uobj->pd, NULL);
+	case IB_ASYNC_OBJ_MR:
+		return ib_async_mr_destroy(uobj->mr);
 	case IB_ASYNC_OBJ_CQ:
 		return ib_destroy_cq_user(uobj->cq, NULL);
 	case IB_ASYNC_OBJ_QP:
@@ -303,10 +311,13 @@ int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
 	return ret;
 }
 
-/* Dependents before what they use: QPs use SRQs, CQs and PDs. */
+/*
+ * Dependents before what they use: QPs use SRQs, CQs and PDs; MRs go after
+ * the QPs that may still have requests naming them.
+ */
 static const u32 ib_async_destroy_order[] = {
 	IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_WQ, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_AH,
-	IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_PD,
+	IB_ASYNC_OBJ_MR, IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_PD,
 };
 
 /*

@@ -107,6 +107,7 @@ enum ib_async_event_type {
  * @IB_ASYNC_OBJ_SRQ: a shared receive queue.
  * @IB_ASYNC_OBJ_AH: an address handle; never raises events.
  * @IB_ASYNC_OBJ_WQ: a receive work queue.
+ * @IB_ASYNC_OBJ_MR: a memory region; never raises events.
  * @IB_ASYNC_OBJ_NONE: the record is about no object (IB_ASYNC_EV_OVERFLOW).
  *
  * The values are those of ib_uverbs' enum uverbs_default_objects.
@@ -119,6 +120,7 @@ enum ib_async_obj_type {
 	IB_ASYNC_OBJ_SRQ	= UVERBS_OBJECT_SRQ,
 	IB_ASYNC_OBJ_AH		= UVERBS_OBJECT_AH,
 	IB_ASYNC_OBJ_WQ		= UVERBS_OBJECT_WQ,
+	IB_ASYNC_OBJ_MR		= UVERBS_OBJECT_MR,
 	IB_ASYNC_OBJ_NONE	= 0xffff,
 };
 
@@ -165,6 +167,10 @@ struct ib_async_event {
  *	providers resize CQs.
  * @IB_ASYNC_FEATURE_COMP_CHANNEL: completion channels
  *	(IB_ASYNC_IOC_CREATE_CHANNEL, IB_ASYNC_IOC_REQ_NOTIFY_CQ) are offered.
+ * @IB_ASYNC_FEATURE_USER_MR: IB_ASYNC_IOC_REG_MR registers the caller's
+ *	memory with the device. Without it (a kernel without user memory
+ *	support, a device without fast registration or RC, iWARP) the
+ *	command fails with EOPNOTSUPP.
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -174,6 +180,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_VERBS		= 1 << 1,
 	IB_ASYNC_FEATURE_RESIZE_CQ	= 1 << 2,
 	IB_ASYNC_FEATURE_COMP_CHANNEL	= 1 << 3,
+	IB_ASYNC_FEATURE_USER_MR	= 1 << 4,
 };
 
 /**
@@ -1069,6 +1076,51 @@ struct ib_async_req_notify_cq {
 
 #define IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1	16
 
+/**
+ * struct ib_async_reg_mr - argument of IB_ASYNC_IOC_REG_MR
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @pd_handle: the PD.
+ * @handle: out: the MR's handle; IB_ASYNC_IOC_DESTROY deregisters it.
+ * @addr: start of the caller's memory.
+ * @length: its length in bytes, at least 1.
+ * @iova: the address work requests and peers use for @addr; the same
+ *	offset within a page as @addr (ibv_reg_mr() passes @addr itself).
+ * @access: IB_UVERBS_ACCESS_* bits (enum ibv_access_flags): LOCAL_WRITE,
+ *	REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND, ZERO_BASED,
+ *	HUGETLB and RELAXED_ORDERING. Remote write and atomic need local
+ *	write. ON_DEMAND is EOPNOTSUPP.
+ * @lkey: out: the key local work requests name the memory with.
+ * @rkey: out: the key peers name it with; what the device returns when
+ *	no remote access was asked for.
+ * @reserved: must be 0.
+ *
+ * The pages are pinned for as long as the MR lives (charged to the
+ * caller's RLIMIT_MEMLOCK as pinned memory, as ib_uverbs charges its MRs:
+ * ENOMEM past the limit unless CAP_IPC_LOCK) and registered with the
+ * device by fast registration, so the device reads and writes them
+ * directly. Only the process that opened the file may register its
+ * memory (EPERM for any other, a forked child included); unmapped memory
+ * is EFAULT, writable access to read-only memory EFAULT. A region larger
+ * than the device can map in one registration (max_mr_size of
+ * IB_ASYNC_IOC_QUERY_DEVICE) is EINVAL.
+ */
+struct ib_async_reg_mr {
+	__u32 argsz;
+	__u32 flags;
+	__u32 pd_handle;
+	__u32 handle;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 iova;
+	__u32 access;
+	__u32 lkey;
+	__u32 rkey;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_REG_MR_SIZE_V1	56
+
 /*
  * 0x1b is the InfiniBand subsystem's ioctl type ("0x1b all" in
  * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1 and 6.12). In
@@ -1106,6 +1158,7 @@ struct ib_async_req_notify_cq {
  * @IB_ASYNC_CMD_POLL_CQ: &struct ib_async_poll_cq.
  * @IB_ASYNC_CMD_CREATE_CHANNEL: &struct ib_async_create_channel.
  * @IB_ASYNC_CMD_REQ_NOTIFY_CQ: &struct ib_async_req_notify_cq.
+ * @IB_ASYNC_CMD_REG_MR: &struct ib_async_reg_mr.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -1133,6 +1186,7 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_POLL_CQ,
 	IB_ASYNC_CMD_CREATE_CHANNEL,
 	IB_ASYNC_CMD_REQ_NOTIFY_CQ,
+	IB_ASYNC_CMD_REG_MR,
 };
 
 #define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
@@ -1169,5 +1223,6 @@ enum ib_async_cmd {
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_CHANNEL)
 #define IB_ASYNC_IOC_REQ_NOTIFY_CQ \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REQ_NOTIFY_CQ)
+#define IB_ASYNC_IOC_REG_MR	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REG_MR)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */
