@@ -97,7 +97,7 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	IBA_SKIPPED_IN_SETUP();
 	/* past the last command, and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_REQ_NOTIFY_CQ + 1), buf));
+					  IB_ASYNC_CMD_REG_MR + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
 					  IB_ASYNC_CMD_LAST), buf));
@@ -154,6 +154,7 @@ static const struct {
 	    IB_ASYNC_CREATE_CHANNEL_SIZE_V1),
 	CMD(REQ_NOTIFY_CQ, ib_async_req_notify_cq,
 	    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1),
+	CMD(REG_MR, ib_async_reg_mr, IB_ASYNC_REG_MR_SIZE_V1),
 #undef CMD
 };
 
@@ -180,7 +181,7 @@ TEST_F(ioc, every_command_checks_argsz_tail_and_flags)
 	struct cmd_head *h = (struct cmd_head *)buf;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(IB_ASYNC_CMD_REQ_NOTIFY_CQ - IB_ASYNC_CMD_BASE + 1,
+	ASSERT_EQ(IB_ASYNC_CMD_REG_MR - IB_ASYNC_CMD_BASE + 1,
 		  (int)ARRAY_SIZE(every_cmd));
 	for (size_t i = 0; i < ARRAY_SIZE(every_cmd); i++) {
 		unsigned int nr = every_cmd[i].nr;
@@ -247,13 +248,18 @@ TEST_F(ioc, get_info_reports_features)
 	EXPECT_EQ(0ULL, info.features & ~(uint64_t)(IB_ASYNC_FEATURE_READ_BATCH |
 						    IB_ASYNC_FEATURE_VERBS |
 						    IB_ASYNC_FEATURE_RESIZE_CQ |
-						    IB_ASYNC_FEATURE_COMP_CHANNEL));
+						    IB_ASYNC_FEATURE_COMP_CHANNEL |
+						    IB_ASYNC_FEATURE_USER_MR));
 	ret = ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd) ? errno : 0;
 	EXPECT_EQ(info.features & IB_ASYNC_FEATURE_VERBS ? 0 : EOPNOTSUPP, ret);
-	/* resizing and completion channels need kernel verbs, which have them */
+	/*
+	 * Resizing, completion channels and user MRs need kernel verbs, which
+	 * have them.
+	 */
 	if (!(info.features & IB_ASYNC_FEATURE_VERBS)) {
 		EXPECT_EQ(0ULL, info.features & (IB_ASYNC_FEATURE_RESIZE_CQ |
-						 IB_ASYNC_FEATURE_COMP_CHANNEL));
+						 IB_ASYNC_FEATURE_COMP_CHANNEL |
+						 IB_ASYNC_FEATURE_USER_MR));
 	} else {
 		EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_COMP_CHANNEL);
 	}
