@@ -175,6 +175,8 @@ struct fz_ctx {
 };
 
 #define FZ_DATA_LEN	(256 * 1024)
+/* REG_MR's access bits: enum ibv_access_flags up to HUGETLB, and RO */
+#define FZ_MR_ACCESS	(0xffU | (1U << 20))
 
 /* Process-wide addresses the workers point the kernel at (worker.c). */
 struct fz_mem {
@@ -268,6 +270,7 @@ struct fz_call {
 		struct ib_async_poll_cq poll_cq;
 		struct ib_async_create_channel create_channel;
 		struct ib_async_req_notify_cq req_notify_cq;
+		struct ib_async_reg_mr reg_mr;
 	} a;
 	char mdesc[128];		/* the mutations, for reports */
 	uint8_t sent[256];		/* the argument as it went in */
@@ -306,7 +309,7 @@ struct fz_cmd {
 	X(QUERY_GID, query_gid) X(QUERY_PKEY, query_pkey)		\
 	X(POST_RECV, post_recv) X(POST_SEND, post_send)			\
 	X(POLL_CQ, poll_cq) X(CREATE_CHANNEL, create_channel)		\
-	X(REQ_NOTIFY_CQ, req_notify_cq)
+	X(REQ_NOTIFY_CQ, req_notify_cq) X(REG_MR, reg_mr)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };

@@ -368,6 +368,7 @@ static bool make_instead(struct fz_ctx *ctx, struct fz_call *c, uint32_t type)
 		[IB_ASYNC_OBJ_SRQ] = IB_ASYNC_CMD_CREATE_SRQ,
 		[IB_ASYNC_OBJ_AH] = IB_ASYNC_CMD_CREATE_AH,
 		[IB_ASYNC_OBJ_WQ] = IB_ASYNC_CMD_CREATE_WQ,
+		[IB_ASYNC_OBJ_MR] = IB_ASYNC_CMD_REG_MR,
 	};
 
 	c->cmd = fz_cmd_by_nr(creator[type]);
@@ -1003,17 +1004,60 @@ void fz_done_create_ah(struct fz_ctx *ctx, struct fz_call *c)
 	fz_obj_add(ctx, c->slot, &o);
 }
 
+/*
+ * Registrations of the worker's own memory, mostly valid: the access bits
+ * ibv_reg_mr() passes, now and then a write to nothing writable, an iova
+ * off by a few bytes or a length past the end.
+ */
+bool fz_build_reg_mr(struct fz_ctx *ctx, struct fz_call *c)
+{
+	static const uint32_t access[] = {
+		IB_UVERBS_ACCESS_LOCAL_WRITE,
+		IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |
+		IB_UVERBS_ACCESS_REMOTE_READ,
+		IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_ATOMIC,
+		IB_UVERBS_ACCESS_REMOTE_READ,
+		0,
+		IB_UVERBS_ACCESS_REMOTE_WRITE,
+	};
+	struct ib_async_reg_mr *a = &c->a.reg_mr;
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj pd;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	NEED(ctx, c, IB_ASYNC_OBJ_PD, &pd);
+	a->pd_handle = pd.handle;
+	a->length = some_count(r, 3 * FZ_PAGE, FZ_DATA_LEN);
+	/* now and then memory whose faults are answered late */
+	a->addr = fz_chance(r, 95) ? fz_out_uptr(ctx, a->length) :
+				     fz_bad_uptr(ctx, a->length, false);
+	a->iova = a->addr + (fz_chance(r, 5) ? fz_range(r, 1, 7) : 0);
+	a->access = access[fz_below(r, fz_chance(r, 90) ? 4 : 6)];
+	return true;
+}
+
+void fz_done_reg_mr(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj o = { .handle = c->a.reg_mr.handle,
+			    .type = IB_ASYNC_OBJ_MR };
+
+	check(ctx, c->a.reg_mr.lkey != 0 || c->a.reg_mr.rkey != 0, "mr-keys",
+	      "REG_MR: no keys");
+	fz_obj_add(ctx, c->slot, &o);
+}
+
 bool fz_build_destroy(struct fz_ctx *ctx, struct fz_call *c)
 {
 	static const uint16_t types[] = {
 		IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_QP,
 		IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_AH,
-		IB_ASYNC_OBJ_PD, IB_ASYNC_OBJ_WQ, 0,
+		IB_ASYNC_OBJ_PD, IB_ASYNC_OBJ_WQ, IB_ASYNC_OBJ_MR, 0,
 	};
 	struct fz_obj o;
 
 	/* destroys in any order: one in use fails with EBUSY */
-	if (!fz_pick_obj(ctx, c->slot, types[fz_below(&ctx->rng, 9)], &o) &&
+	if (!fz_pick_obj(ctx, c->slot, types[fz_below(&ctx->rng, 10)], &o) &&
 	    !fz_pick_obj(ctx, c->slot, 0, &o))
 		return false;
 	c->a.destroy.obj_type = o.type;

@@ -263,6 +263,19 @@ static const struct fz_field f_req_notify_cq[] = {
 	F(ib_async_req_notify_cq, reserved, FK_RSV, 0),
 };
 
+static const struct fz_field f_reg_mr[] = {
+	HDR(ib_async_reg_mr, 0),
+	F(ib_async_reg_mr, pd_handle, FK_HANDLE, IB_ASYNC_OBJ_PD),
+	F(ib_async_reg_mr, handle, FK_OUT, 0),
+	F(ib_async_reg_mr, addr, FK_UPTR, 0),
+	F(ib_async_reg_mr, length, FK_LEN, 0),
+	F(ib_async_reg_mr, iova, FK_VAL, 0),
+	F(ib_async_reg_mr, access, FK_FLAGS, FZ_MR_ACCESS),
+	F(ib_async_reg_mr, lkey, FK_OUT, 0),
+	F(ib_async_reg_mr, rkey, FK_OUT, 0),
+	F(ib_async_reg_mr, reserved, FK_RSV, 0),
+};
+
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 #define CMD(NR, fn, s, sz, flds, w, dp)					\
 	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
@@ -324,6 +337,8 @@ const struct fz_cmd fz_cmds[] = {
 	    IB_ASYNC_CREATE_CHANNEL_SIZE_V1, f_create_channel, 2, false),
 	CMD(REQ_NOTIFY_CQ, req_notify_cq, ib_async_req_notify_cq,
 	    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, f_req_notify_cq, 4, false),
+	CMD(REG_MR, reg_mr, ib_async_reg_mr, IB_ASYNC_REG_MR_SIZE_V1,
+	    f_reg_mr, 3, true),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -333,7 +348,7 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_REQ_NOTIFY_CQ,
+	       IB_ASYNC_CMD_REG_MR,
 	       "enum ib_async_cmd grew: describe the new command here");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)
