@@ -39,30 +39,7 @@
 #include <rdma/ib_mad.h>
 
 #include "ib_async.h"
-
-/* Outstanding work requests a file may have, and their bytes. */
-#define IB_ASYNC_MAX_WRS	16384
-#define IB_ASYNC_MAX_WR_BYTES	(64U << 20)
-/* Completions taken from the device per ib_poll_cq() call. */
-#define IB_ASYNC_POLL_BATCH	16
-
-struct ib_async_wr {
-	struct list_head list;		/* owner's wrs, then its CQ's backlog */
-	struct ib_async_uobj *owner;	/* QP or SRQ; NULL once completed */
-	struct ib_async_uobj *cq;	/* QP requests: where they complete */
-	const struct ib_qp *qp;		/* QP requests: compared, not followed */
-	struct ib_device *dev;		/* while mapped */
-	u64 id;				/* what the device carries as wr_id */
-	u64 uaddr;			/* receives: where the data goes */
-	void *buf;
-	u64 dma;
-	u32 len;
-	u32 map_len;			/* len, but at least 1 */
-	bool recv;
-	bool hidden;			/* unsignalled send */
-	bool mapped;
-	struct ib_async_wc wc;		/* wr_id at post; the rest at completion */
-};
+#include "wr.h"
 
 /* A QP just destroyed, whose queued completions are being taken off. */
 struct ib_async_dead_qp {
@@ -83,8 +60,16 @@ static enum dma_data_direction ib_async_wr_dir(const struct ib_async_wr *w)
 	return w->recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
-/* A request and its buffer, not yet known to the file or the device. */
-static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
+/**
+ * ib_async_wr_alloc_direct - a request over the caller's registered memory
+ * @recv: a receive
+ * @wr_id: the caller's
+ *
+ * Not yet known to the file or the device; it holds no buffer.
+ *
+ * Return: the request or NULL.
+ */
+struct ib_async_wr *ib_async_wr_alloc_direct(bool recv, u64 wr_id)
 {
 	struct ib_async_wr *w;
 
@@ -92,9 +77,20 @@ static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
 	if (!w)
 		return NULL;
 	INIT_LIST_HEAD(&w->list);
-	w->len = len;
 	w->recv = recv;
 	w->wc.wr_id = wr_id;
+	return w;
+}
+
+/* A request and its buffer, not yet known to the file or the device. */
+static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
+{
+	struct ib_async_wr *w;
+
+	w = ib_async_wr_alloc_direct(recv, wr_id);
+	if (!w)
+		return NULL;
+	w->len = len;
 	/* At least one byte, so that even an empty message has a mapping. */
 	w->map_len = max_t(u32, len, 1);
 	w->buf = kzalloc(w->map_len, GFP_KERNEL_ACCOUNT);
@@ -105,7 +101,11 @@ static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
 	return w;
 }
 
-static void ib_async_wr_discard(struct ib_async_wr *w)
+/**
+ * ib_async_wr_discard - free a request the file never knew
+ * @w: the request
+ */
+void ib_async_wr_discard(struct ib_async_wr *w)
 {
 	kfree(w->buf);
 	kfree(w);
@@ -120,12 +120,19 @@ static void ib_async_wr_unmap(struct ib_async_wr *w)
 	w->mapped = false;
 }
 
-/*
- * Charge, map and name a request for @owner (a live QP or SRQ) and put it
- * on the owner's list; the caller then posts it.
+/**
+ * ib_async_wr_attach - make a request the file's, ready to post
+ * @file: the file
+ * @w: the request
+ * @owner: a live QP or SRQ
+ *
+ * Charges and names it, maps its buffer if it has one, and puts it on the
+ * owner's list; the caller then posts it, with w->id as the wr_id.
+ *
+ * Return: 0, -ENOSPC past the file's bounds, or -ENOMEM.
  */
-static int ib_async_wr_attach(struct ib_async_file *file,
-			      struct ib_async_wr *w, struct ib_async_uobj *owner)
+int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
+		       struct ib_async_uobj *owner)
 {
 	u32 index;
 	int ret;
@@ -140,13 +147,15 @@ static int ib_async_wr_attach(struct ib_async_file *file,
 
 	w->dev = owner->type == IB_ASYNC_OBJ_SRQ ? owner->srq->device :
 						   owner->qp->device;
-	w->dma = ib_dma_map_single(w->dev, w->buf, w->map_len,
-				   ib_async_wr_dir(w));
-	if (ib_dma_mapping_error(w->dev, w->dma)) {
-		ret = -ENOMEM;
-		goto err_uncharge;
+	if (w->buf) {
+		w->dma = ib_dma_map_single(w->dev, w->buf, w->map_len,
+					   ib_async_wr_dir(w));
+		if (ib_dma_mapping_error(w->dev, w->dma)) {
+			ret = -ENOMEM;
+			goto err_uncharge;
+		}
+		w->mapped = true;
 	}
-	w->mapped = true;
 	ret = xa_alloc_cyclic(&file->wrs, &index, w, xa_limit_32b,
 			      &file->wr_next, GFP_KERNEL_ACCOUNT);
 	if (ret < 0)
@@ -173,9 +182,12 @@ err_uncharge:
 	return ret;
 }
 
-/* Free an attached request, posted or completed. */
-static void ib_async_wr_release(struct ib_async_file *file,
-				struct ib_async_wr *w)
+/**
+ * ib_async_wr_release - free an attached request, posted or completed
+ * @file: its file
+ * @w: the request
+ */
+void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	lockdep_assert_held(&file->obj_mutex);
 	if (w->owner)
@@ -401,34 +413,44 @@ static int ib_async_check_send(const struct ib_async_post_send *arg)
 	return 0;
 }
 
-/*
- * The UD fields of a send: the AH must be on the QP's port, and a Q_Key
- * with the high bit set (a controlled Q_Key) needs the same privilege as
- * setting one on a QP (see ib_async_check_qkey()).
+/**
+ * ib_async_send_ud - the UD fields of a send
+ * @file: the file
+ * @qp: the QP it goes on
+ * @ah_handle: the caller's AH
+ * @remote_qpn: destination QP number
+ * @remote_qkey: destination Q_Key
+ * @wr: filled in for a UD QP
+ *
+ * The AH must be on the QP's port, and a Q_Key with the high bit set (a
+ * controlled Q_Key) needs the same privilege as setting one on a QP (see
+ * ib_async_check_qkey()); other QPs take none of the fields.
+ *
+ * Return: 0 or -EINVAL, -ENOENT, -EPERM.
  */
-static int ib_async_send_ud(struct ib_async_file *file,
-			    const struct ib_async_post_send *arg,
-			    struct ib_async_uobj *qp, struct ib_ud_wr *wr)
+int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
+		     u32 ah_handle, u32 remote_qpn, u32 remote_qkey,
+		     struct ib_ud_wr *wr)
 {
 	struct ib_async_uobj *ah;
 	int ret;
 
 	if (qp->qp->qp_type != IB_QPT_UD) {
-		if (arg->ah_handle || arg->remote_qpn || arg->remote_qkey)
+		if (ah_handle || remote_qpn || remote_qkey)
 			return -EINVAL;
 		return 0;
 	}
-	ah = ib_async_uobj_get(file, arg->ah_handle, IB_ASYNC_OBJ_AH);
+	ah = ib_async_uobj_get(file, ah_handle, IB_ASYNC_OBJ_AH);
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
 	if (ah->port != READ_ONCE(qp->port))
 		return -EINVAL;
-	ret = ib_async_check_qkey(arg->remote_qkey);
+	ret = ib_async_check_qkey(remote_qkey);
 	if (ret)
 		return ret;
 	wr->ah = ah->ah;
-	wr->remote_qpn = arg->remote_qpn;
-	wr->remote_qkey = arg->remote_qkey;
+	wr->remote_qpn = remote_qpn;
+	wr->remote_qkey = remote_qkey;
 	return 0;
 }
 
@@ -463,7 +485,8 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	qp = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_QP);
 	ret = PTR_ERR_OR_ZERO(qp);
 	if (!ret)
-		ret = ib_async_send_ud(file, arg, qp, &wr);
+		ret = ib_async_send_ud(file, qp, arg->ah_handle,
+				       arg->remote_qpn, arg->remote_qkey, &wr);
 	if (!ret) {
 		w->hidden = !(arg->send_flags & IB_ASYNC_SEND_SIGNALED) &&
 			    !qp->sq_sig_all;
@@ -525,7 +548,7 @@ static int ib_async_wc_deliver(struct ib_async_wr *w,
 {
 	u32 n = min(w->wc.byte_len, w->len);
 
-	if (w->recv && w->wc.status == IB_WC_SUCCESS &&
+	if (w->recv && w->buf && w->wc.status == IB_WC_SUCCESS &&
 	    copy_to_user(u64_to_user_ptr(w->uaddr), w->buf, n))
 		w->wc.status = IB_WC_LOC_PROT_ERR;
 	return copy_to_user(out, &w->wc, sizeof(w->wc)) ? -EFAULT : 0;

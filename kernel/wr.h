@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Posted work requests, shared by the two data paths: through kernel
+ * buffers (datapath.c) and over registered memory (post.c). Both post
+ * with the request's id as the device's wr_id and complete through the
+ * same matching, so a completion can only ever reach its own request.
+ */
+#ifndef IB_ASYNC_WR_H
+#define IB_ASYNC_WR_H
+
+#include "ib_async.h"
+
+/* Outstanding work requests a file may have, and their bytes. */
+#define IB_ASYNC_MAX_WRS	16384
+#define IB_ASYNC_MAX_WR_BYTES	(64U << 20)
+/* Completions taken from the device per ib_poll_cq() call. */
+#define IB_ASYNC_POLL_BATCH	16
+
+/**
+ * struct ib_async_wr - a work request the device owns, then a completion
+ * @list: on its owner's wrs, then on its CQ's backlog
+ * @owner: the QP or SRQ; NULL once completed
+ * @cq: QP requests: where they complete
+ * @qp: QP requests: compared, never followed
+ * @dev: while mapped
+ * @id: what the device carries as wr_id
+ * @uaddr: kernel-buffer receives: where the data goes
+ * @buf: the kernel buffer; NULL over registered memory
+ * @dma: its mapping
+ * @len: its bytes
+ * @map_len: @len, but at least 1
+ * @recv: a receive
+ * @hidden: an unsignalled send: its successful completion is not returned
+ * @mapped: @buf is mapped
+ * @wc: the caller's wr_id at post; the rest at completion
+ */
+struct ib_async_wr {
+	struct list_head list;
+	struct ib_async_uobj *owner;
+	struct ib_async_uobj *cq;
+	const struct ib_qp *qp;
+	struct ib_device *dev;
+	u64 id;
+	u64 uaddr;
+	void *buf;
+	u64 dma;
+	u32 len;
+	u32 map_len;
+	bool recv;
+	bool hidden;
+	bool mapped;
+	struct ib_async_wc wc;
+};
+
+struct ib_async_wr *ib_async_wr_alloc_direct(bool recv, u64 wr_id);
+void ib_async_wr_discard(struct ib_async_wr *w);
+int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
+		       struct ib_async_uobj *owner);
+void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w);
+int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
+		     u32 ah_handle, u32 remote_qpn, u32 remote_qkey,
+		     struct ib_ud_wr *wr);
+
+#endif /* IB_ASYNC_WR_H */
