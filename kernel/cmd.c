@@ -176,7 +176,9 @@ int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 
 	if (arg->flags || arg->reserved || arg->handle || arg->qp_num)
 		return -EINVAL;
-	if ((arg->qp_type != IB_UVERBS_QPT_RC && arg->qp_type != IB_UVERBS_QPT_UD) ||
+	if ((arg->qp_type != IB_UVERBS_QPT_RC &&
+	     arg->qp_type != IB_UVERBS_QPT_UC &&
+	     arg->qp_type != IB_UVERBS_QPT_UD) ||
 	    arg->sq_sig_all > 1)
 		return -EINVAL;
 	ret = ib_async_qp_deps(c, arg, deps);
@@ -384,7 +386,7 @@ int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 	arg->timeout = attr.timeout;
 	arg->retry_cnt = attr.retry_cnt;
 	arg->rnr_retry = attr.rnr_retry;
-	if (uobj->qp->qp_type == IB_QPT_RC)
+	if (uobj->qp->qp_type != IB_QPT_UD)
 		ib_async_attr_to_av(&attr.ah_attr, &arg->av);
 	arg->max_send_wr = init.cap.max_send_wr;
 	arg->max_recv_wr = init.cap.max_recv_wr;

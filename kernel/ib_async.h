@@ -171,6 +171,7 @@ struct ib_async_file {
 	u32 wr_count;
 	u64 wr_bytes;
 	u64 stale_wcs;			/* completions that matched no request */
+	struct xarray mr_keys;		/* lkey -> MR uobj */
 
 	/* kernel memory the data path holds, charged to RLIMIT_MEMLOCK */
 	struct user_struct *user;	/* NULL: CAP_IPC_LOCK, not limited */
@@ -368,6 +369,10 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
 int ib_async_cmd_post_send(struct ib_async_ucmd *u);
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
 
+/* post.c: the data path over registered memory */
+int ib_async_cmd_post_send_list(struct ib_async_ucmd *u);
+int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
+
 /* channel.c */
 int ib_async_cmd_create_channel(struct ib_async_ucmd *u);
 int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u);
@@ -437,6 +442,9 @@ bool ib_async_user_mr_supported(struct ib_device *ib_dev);
 u64 ib_async_max_user_mr_size(struct ib_device *ib_dev);
 int ib_async_cmd_reg_mr(struct ib_async_ucmd *u);
 int ib_async_mr_destroy(struct ib_async_mr *amr);
+int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj);
+int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
+			  const struct ib_sge *sge, bool write);
 int ib_async_regq_destroy(struct ib_async_regq *rq);
 
 /* file.c */

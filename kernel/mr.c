@@ -56,11 +56,13 @@
  * @mr: the fast-registration MR, valid once registered
  * @pinned: its pages
  * @list: on its PD's registration QP while that QP may still register it
+ * @access: the IB_ACCESS_* bits it was registered with
  */
 struct ib_async_mr {
 	struct ib_mr *mr;
 	struct ib_async_pinned pinned;
 	struct list_head list;
+	int access;
 };
 
 /**
@@ -331,20 +333,23 @@ static int ib_async_regq_register(struct ib_async_regq *rq,
 }
 
 /*
- * Map @amr's pinned pages and register them with the device at @iova. On
- * -ETIMEDOUT @rq owns the MR; on any other error the pages are still
+ * Map @amr's pinned pages and register them with the device at @iova for
+ * @amr->access, listing @uobj under the MR's lkey among its file's keys.
+ * On -ETIMEDOUT @rq owns the MR; on any other error the pages are still
  * pinned, and the caller's.
  */
 static int ib_async_mr_register(struct ib_async_regq *rq, struct ib_pd *pd,
-				struct ib_async_mr *amr, u64 addr, u64 length,
-				u64 iova, int access)
+				struct ib_async_mr *amr,
+				struct ib_async_uobj *uobj, u64 addr,
+				u64 length, u64 iova)
 {
+	struct xarray *keys = &uobj->file->mr_keys;
 	struct ib_async_pinned *p = &amr->pinned;
 	unsigned int sg_offset = addr & ~PAGE_MASK;
 	int ret, n;
 
 	ret = ib_async_pinned_map(p, pd->device,
-				  access & IB_ACCESS_RELAXED_ORDERING);
+				  amr->access & IB_ACCESS_RELAXED_ORDERING);
 	if (ret)
 		return ret;
 	amr->mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, p->npages);
@@ -352,19 +357,29 @@ static int ib_async_mr_register(struct ib_async_regq *rq, struct ib_pd *pd,
 		ret = PTR_ERR(amr->mr);
 		goto err_unmap;
 	}
+	/*
+	 * Data-path requests find the MR by its lkey. Live MRs of a device
+	 * have distinct keys, so only memory can fail here.
+	 */
+	ret = xa_insert(keys, amr->mr->lkey, uobj, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_mr;
 	n = ib_map_mr_sg(amr->mr, p->sgt.sgl, p->sgt.nents, &sg_offset,
 			 PAGE_SIZE);
 	if (n != p->sgt.nents) {
 		ret = n < 0 ? n : -EINVAL;
-		goto err_mr;
+		goto err_key;
 	}
 	/* Same offset within the page as the mapped address: checked. */
 	amr->mr->iova = iova;
 	amr->mr->length = length;
-	ret = ib_async_regq_register(rq, amr, access);
-	if (ret == -ETIMEDOUT || !ret)
+	ret = ib_async_regq_register(rq, amr, amr->access);
+	if (!ret)
+		return 0;
+err_key:
+	xa_erase(keys, amr->mr->lkey);
+	if (ret == -ETIMEDOUT)
 		return ret;
-
 err_mr:
 	ib_dereg_mr(amr->mr);
 	amr->mr = NULL;
@@ -388,6 +403,58 @@ int ib_async_mr_destroy(struct ib_async_mr *amr)
 	if (ret)
 		return ret;
 	ib_async_mr_free(amr);
+	return 0;
+}
+
+/**
+ * ib_async_mr_uobj_destroy - deregister an MR object's region
+ * @uobj: the MR
+ *
+ * Return: 0, or the driver's error with nothing changed.
+ */
+int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
+{
+	u32 lkey = uobj->mr->mr->lkey;
+	int ret;
+
+	lockdep_assert_held(&uobj->file->obj_mutex);
+	xa_erase(&uobj->file->mr_keys, lkey);
+	ret = ib_async_mr_destroy(uobj->mr);
+	if (ret)
+		xa_store(&uobj->file->mr_keys, lkey, uobj, GFP_KERNEL);
+	return ret;
+}
+
+/**
+ * ib_async_mr_check_sge - may a work request name this memory?
+ * @file: the file posting
+ * @pd: the PD of the QP or SRQ it goes to
+ * @sge: the entry
+ * @write: the device writes there (a receive, RDMA READ, an atomic)
+ *
+ * The lkey must be one of @file's own MRs: the device would take an lkey
+ * of another file's MR on another PD as a protection error, but a
+ * device's reserved lkey, which some devices honour on any PD, reaches
+ * all of memory, so no lkey the file did not get from REG_MR is posted.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
+			  const struct ib_sge *sge, bool write)
+{
+	struct ib_async_uobj *uobj;
+	struct ib_mr *mr;
+
+	lockdep_assert_held(&file->obj_mutex);
+	uobj = xa_load(&file->mr_keys, sge->lkey);
+	if (!uobj || !uobj->mr || uobj->uses[0] != pd)
+		return -EINVAL;
+	mr = uobj->mr->mr;
+	if (sge->addr < mr->iova || sge->length > mr->length ||
+	    sge->addr - mr->iova > mr->length - sge->length)
+		return -EINVAL;
+	if (write && !(uobj->mr->access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
 	return 0;
 }
 
@@ -454,9 +521,9 @@ static int ib_async_reg_mr_locked(struct ib_async_ucmd *u,
 	uobj = ib_async_uobj_new(u->file, IB_ASYNC_OBJ_MR, 0);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	ret = ib_async_mr_register(pd->regq, pd->pd, amr, arg->addr,
-				   arg->length, arg->iova,
-				   arg->access & IB_ASYNC_MR_DEVICE_ACCESS);
+	amr->access = arg->access & IB_ASYNC_MR_DEVICE_ACCESS;
+	ret = ib_async_mr_register(pd->regq, pd->pd, amr, uobj, arg->addr,
+				   arg->length, arg->iova);
 	if (ret) {
 		ib_async_uobj_abort(uobj);
 		return ret;

@@ -46,6 +46,7 @@ union ib_async_ucmd_buffer {
 	struct ib_async_create_channel create_channel;
 	struct ib_async_req_notify_cq req_notify_cq;
 	struct ib_async_reg_mr reg_mr;
+	struct ib_async_post_list post_list;
 };
 
 /**
@@ -136,6 +137,12 @@ static const struct ib_async_ioctl_op ib_async_ops[] = {
 		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, 0),
 	IB_ASYNC_OP(REG_MR, ib_async_cmd_reg_mr, struct ib_async_reg_mr,
 		    IB_ASYNC_REG_MR_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POST_SEND_LIST, ib_async_cmd_post_send_list,
+		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POST_RECV_LIST, ib_async_cmd_post_recv_list,
+		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
 };
 
 /*
@@ -174,6 +181,10 @@ static_assert(sizeof(struct ib_async_create_channel) ==
 	      IB_ASYNC_CREATE_CHANNEL_SIZE_V1);
 static_assert(sizeof(struct ib_async_req_notify_cq) ==
 	      IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_reg_mr) == IB_ASYNC_REG_MR_SIZE_V1);
+static_assert(sizeof(struct ib_async_post_list) == IB_ASYNC_POST_LIST_SIZE_V1);
+static_assert(sizeof(struct ib_async_send_wr) == IB_ASYNC_SEND_WR_SIZE_V1);
+static_assert(sizeof(struct ib_async_recv_wr) == IB_ASYNC_RECV_WR_SIZE_V1);
 /* The numbers fit the range the header reserves. */
 static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_ops) - 1 <=
 	      IB_ASYNC_CMD_LAST);

@@ -51,6 +51,7 @@ void ib_async_file_objs_init(struct ib_async_file *file)
 	mutex_init(&file->obj_mutex);
 	xa_init_flags(&file->objs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&file->wrs, XA_FLAGS_ALLOC);
+	xa_init(&file->mr_keys);
 }
 
 /*
@@ -188,7 +189,7 @@ static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 		uobj->regq = NULL;
 		return ib_dealloc_pd_user(uobj->pd, NULL);
 	case IB_ASYNC_OBJ_MR:
-		return ib_async_mr_destroy(uobj->mr);
+		return ib_async_mr_uobj_destroy(uobj);
 	case IB_ASYNC_OBJ_CQ:
 		return ib_destroy_cq_user(uobj->cq, NULL);
 	case IB_ASYNC_OBJ_QP:

@@ -350,7 +350,8 @@ struct ib_async_create_cq {
  * @send_cq_handle: the CQ of send completions.
  * @recv_cq_handle: the CQ of receive completions.
  * @srq_handle: the SRQ to receive from, 0 for none.
- * @qp_type: enum ib_uverbs_qp_type: IB_UVERBS_QPT_RC or IB_UVERBS_QPT_UD.
+ * @qp_type: enum ib_uverbs_qp_type: IB_UVERBS_QPT_RC, IB_UVERBS_QPT_UC
+ *	or IB_UVERBS_QPT_UD.
  * @sq_sig_all: 1 to signal every send, else 0.
  * @max_send_wr: in: wanted; out: granted.
  * @max_recv_wr: in: wanted; out: granted.
@@ -947,6 +948,129 @@ struct ib_async_post_send {
 
 #define IB_ASYNC_POST_SEND_SIZE_V1	56
 
+/*
+ * The data path over registered memory: work requests name memory by the
+ * lkeys of the file's own MRs (IB_ASYNC_IOC_REG_MR) and the device reads
+ * and writes it directly; a list of work requests goes in one call. Both
+ * commands take &struct ib_async_post_list.
+ */
+/* more send_flags: the values of IBV_SEND_FENCE and IBV_SEND_INLINE */
+#define IB_ASYNC_SEND_FENCE		(1U << 0)
+#define IB_ASYNC_SEND_INLINE		(1U << 3)
+/* Work requests and scatter/gather entries one call takes at most. */
+#define IB_ASYNC_POST_MAX_WRS		1024
+#define IB_ASYNC_POST_MAX_SGES		4096
+
+/**
+ * struct ib_async_sge - a scatter/gather entry, as struct ibv_sge
+ * @addr: address in the MR's iova space.
+ * @length: bytes.
+ * @lkey: the lkey of one of the file's MRs on the QP's (or SRQ's) PD,
+ *	covering [@addr, @addr + @length); with local write access where
+ *	the device writes (receives, RDMA READ, atomics). EINVAL otherwise.
+ *	Ignored for IB_ASYNC_SEND_INLINE sends, whose data is read from the
+ *	caller's memory at @addr during the call.
+ */
+struct ib_async_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/**
+ * struct ib_async_send_wr - one send work request of
+ *	IB_ASYNC_IOC_POST_SEND_LIST
+ * @wr_id: returned in the completion.
+ * @num_sge: entries it takes from the list's @sges, after those of the
+ *	work requests before it.
+ * @opcode: IB_UVERBS_WR_SEND, _SEND_WITH_IMM, _RDMA_WRITE,
+ *	_RDMA_WRITE_WITH_IMM, _RDMA_READ, _ATOMIC_CMP_AND_SWP or
+ *	_ATOMIC_FETCH_AND_ADD; others are EOPNOTSUPP.
+ * @send_flags: IB_ASYNC_SEND_FENCE, _SIGNALED, _SOLICITED, _INLINE.
+ * @imm_data: immediate data, network byte order.
+ * @remote_addr: RDMA and atomics: the peer's address.
+ * @rkey: RDMA and atomics: the peer's rkey.
+ * @ah_handle: UD only: the AH.
+ * @remote_qpn: UD only: the destination QP number.
+ * @remote_qkey: UD only: the destination Q_Key.
+ * @compare_add: atomics: the compare (CMP_AND_SWP) or add operand.
+ * @swap: CMP_AND_SWP: the swap operand.
+ */
+struct ib_async_send_wr {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 opcode;
+	__u32 send_flags;
+	__be32 imm_data;
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 ah_handle;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__aligned_u64 compare_add;
+	__aligned_u64 swap;
+};
+
+#define IB_ASYNC_SEND_WR_SIZE_V1	64
+
+/**
+ * struct ib_async_recv_wr - one receive work request of
+ *	IB_ASYNC_IOC_POST_RECV_LIST
+ * @wr_id: returned in the completion.
+ * @num_sge: entries it takes from the list's @sges.
+ * @reserved: must be 0.
+ */
+struct ib_async_recv_wr {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_RECV_WR_SIZE_V1	16
+
+/**
+ * struct ib_async_post_list - argument of IB_ASYNC_IOC_POST_SEND_LIST and
+ *	IB_ASYNC_IOC_POST_RECV_LIST
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @obj_type: IB_ASYNC_OBJ_QP; receives: or IB_ASYNC_OBJ_SRQ.
+ * @handle: the QP or SRQ.
+ * @count: work requests at @wrs, 1..IB_ASYNC_POST_MAX_WRS.
+ * @wr_size: the caller's size of one of them (&struct ib_async_send_wr or
+ *	&struct ib_async_recv_wr), at least the first version's; a larger
+ *	one must be zero past the kernel's (E2BIG).
+ * @wrs: user pointer to the work requests.
+ * @sges: user pointer to their scatter/gather entries, in order.
+ * @num_sges: entries at @sges, up to IB_ASYNC_POST_MAX_SGES; the work
+ *	requests must use exactly these.
+ * @posted: out: how many work requests the device took, in order.
+ * @error: out: 0, or the positive errno the device returned for work
+ *	request @posted (ibv_post_send()'s bad_wr), which it did not take.
+ * @reserved: must be 0.
+ *
+ * Every work request is checked before any is posted: a bad one fails
+ * the call (nothing posted), and so does a device that takes none. When
+ * the device takes some and refuses work request @posted, the call
+ * returns 0 with @error set. Only the memory of the process that opened
+ * the file is used (EPERM for any other).
+ */
+struct ib_async_post_list {
+	__u32 argsz;
+	__u32 flags;
+	__u32 obj_type;
+	__u32 handle;
+	__u32 count;
+	__u32 wr_size;
+	__aligned_u64 wrs;
+	__aligned_u64 sges;
+	__u32 num_sges;
+	__u32 posted;
+	__u32 error;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_POST_LIST_SIZE_V1	56
+
 /**
  * struct ib_async_wc - a work completion, as IB_ASYNC_IOC_POLL_CQ fills it
  * @wr_id: the work request's wr_id.
@@ -1159,6 +1283,8 @@ struct ib_async_reg_mr {
  * @IB_ASYNC_CMD_CREATE_CHANNEL: &struct ib_async_create_channel.
  * @IB_ASYNC_CMD_REQ_NOTIFY_CQ: &struct ib_async_req_notify_cq.
  * @IB_ASYNC_CMD_REG_MR: &struct ib_async_reg_mr.
+ * @IB_ASYNC_CMD_POST_SEND_LIST: &struct ib_async_post_list.
+ * @IB_ASYNC_CMD_POST_RECV_LIST: &struct ib_async_post_list.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -1187,6 +1313,8 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_CREATE_CHANNEL,
 	IB_ASYNC_CMD_REQ_NOTIFY_CQ,
 	IB_ASYNC_CMD_REG_MR,
+	IB_ASYNC_CMD_POST_SEND_LIST,
+	IB_ASYNC_CMD_POST_RECV_LIST,
 };
 
 #define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
@@ -1224,5 +1352,9 @@ enum ib_async_cmd {
 #define IB_ASYNC_IOC_REQ_NOTIFY_CQ \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REQ_NOTIFY_CQ)
 #define IB_ASYNC_IOC_REG_MR	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REG_MR)
+#define IB_ASYNC_IOC_POST_SEND_LIST \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND_LIST)
+#define IB_ASYNC_IOC_POST_RECV_LIST \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV_LIST)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The data path over registered memory: IB_ASYNC_IOC_POST_SEND_LIST and
+ * IB_ASYNC_IOC_POST_RECV_LIST.
+ *
+ * A call's work requests and their scatter/gather entries are copied in
+ * before any lock is taken (so is inline data, below), checked completely
+ * under the locks, and posted as one chain. The device then reads and
+ * writes the caller's memory itself, through the keys of the file's own
+ * MRs (mr.c): every lkey is checked against them, so an lkey of another
+ * file, of a kernel user, or a device's reserved lkey never reaches the
+ * device; each entry must lie within its MR, on the PD of the QP or SRQ,
+ * with local write access where the device writes.
+ *
+ * Inline data: drivers copy the inline data of a kernel work request from
+ * kernel addresses while it is posted, so it is read from the caller into
+ * a kernel buffer first, and the entries point there.
+ *
+ * Every request is tracked as on the kernel-buffer path (struct
+ * ib_async_wr): the device carries the request's id, never the caller's
+ * wr_id, so completions are matched, returned and settled at QP destroy
+ * exactly as there.
+ */
+#include <linux/overflow.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "ib_async.h"
+#include "wr.h"
+
+/* Inline bytes one call may carry. */
+#define IB_ASYNC_POST_MAX_INLINE	SZ_64K
+/* rdma's last send opcode (ATOMIC_WRITE, newer than 6.1's header) */
+#define IB_ASYNC_WR_OPCODE_LAST		15
+/* The largest work request element a caller may describe. */
+#define IB_ASYNC_POST_MAX_WR_SIZE	256
+
+#define IB_ASYNC_SEND_FLAGS						\
+	(IB_ASYNC_SEND_FENCE | IB_ASYNC_SEND_SIGNALED |			\
+	 IB_ASYNC_SEND_SOLICITED | IB_ASYNC_SEND_INLINE)
+
+union ib_async_kwr {
+	struct ib_send_wr wr;
+	struct ib_rdma_wr rdma;
+	struct ib_atomic_wr atomic;
+	struct ib_ud_wr ud;
+};
+
+/**
+ * struct ib_async_post - one call's work requests
+ * @send: a send list (else receives)
+ * @count: work requests
+ * @nsge: scatter/gather entries
+ * @swrs: send requests as the caller gave them
+ * @rwrs: receive requests as the caller gave them
+ * @usges: the caller's entries
+ * @sges: the entries the device gets
+ * @kswr: send requests for the device
+ * @krwr: receive requests for the device
+ * @tr: their tracking
+ * @inl: inline data, read from the caller
+ */
+struct ib_async_post {
+	bool send;
+	u32 count;
+	u32 nsge;
+	struct ib_async_send_wr *swrs;
+	struct ib_async_recv_wr *rwrs;
+	struct ib_async_sge *usges;
+	struct ib_sge *sges;
+	union ib_async_kwr *kswr;
+	struct ib_recv_wr *krwr;
+	struct ib_async_wr **tr;
+	u8 *inl;
+};
+
+static void ib_async_post_free(struct ib_async_post *p)
+{
+	u32 i;
+
+	if (p->tr)
+		for (i = 0; i < p->count; i++)
+			if (p->tr[i])
+				ib_async_wr_discard(p->tr[i]);
+	kvfree(p->tr);
+	kvfree(p->kswr);
+	kvfree(p->krwr);
+	kvfree(p->sges);
+	kvfree(p->usges);
+	kvfree(p->swrs);
+	kvfree(p->rwrs);
+	kvfree(p->inl);
+}
+
+/* Copy @count elements of the caller's size @usize into @ksize ones. */
+static int ib_async_copy_elems(void *dst, size_t ksize, u64 src, u32 usize,
+			       u32 count)
+{
+	void __user *usrc = u64_to_user_ptr(src);
+	u32 i;
+	int ret;
+
+	if (usize == ksize)
+		return copy_from_user(dst, usrc, ksize * count) ? -EFAULT : 0;
+	for (i = 0; i < count; i++) {
+		ret = copy_struct_from_user(dst + i * ksize, ksize,
+					    usrc + (size_t)i * usize, usize);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The opcodes and flags a send may have; the fields it may not. */
+static int ib_async_check_send_wr(const struct ib_async_send_wr *w)
+{
+	bool rdma = false, atomic = false;
+
+	switch (w->opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		break;
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_READ:
+		rdma = true;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		atomic = true;
+		break;
+	default:
+		/* Invalidation, windows, TSO, flush: no kernel equivalent */
+		return w->opcode <= IB_ASYNC_WR_OPCODE_LAST ? -EOPNOTSUPP :
+							     -EINVAL;
+	}
+	if (w->send_flags & ~IB_ASYNC_SEND_FLAGS)
+		return -EINVAL;
+	if ((w->send_flags & IB_ASYNC_SEND_INLINE) &&
+	    (w->opcode == IB_UVERBS_WR_RDMA_READ || atomic))
+		return -EINVAL;
+	if (!rdma && !atomic && (w->remote_addr || w->rkey))
+		return -EINVAL;
+	if (!atomic && (w->compare_add || w->swap))
+		return -EINVAL;
+	if (atomic && w->num_sge != 1)
+		return -EINVAL;
+	return 0;
+}
+
+/* Does the device write into a send's local memory? */
+static bool ib_async_send_writes(u32 opcode)
+{
+	return opcode == IB_UVERBS_WR_RDMA_READ ||
+	       opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Read inline data into @p->inl and point its entries there. */
+static int ib_async_read_inline(struct ib_async_post *p)
+{
+	size_t total = 0, off = 0;
+	u32 i, j, s = 0;
+
+	for (i = 0; i < p->count; i++) {
+		for (j = 0; j < p->swrs[i].num_sge; j++)
+			if (p->swrs[i].send_flags & IB_ASYNC_SEND_INLINE)
+				total += p->usges[s + j].length;
+		s += p->swrs[i].num_sge;
+	}
+	if (!total)
+		return 0;
+	if (total > IB_ASYNC_POST_MAX_INLINE)
+		return -EINVAL;
+	p->inl = kvmalloc(total, GFP_KERNEL_ACCOUNT);
+	if (!p->inl)
+		return -ENOMEM;
+	for (i = 0, s = 0; i < p->count; s += p->swrs[i].num_sge, i++) {
+		if (!(p->swrs[i].send_flags & IB_ASYNC_SEND_INLINE))
+			continue;
+		for (j = s; j < s + p->swrs[i].num_sge; j++) {
+			const struct ib_async_sge *us = &p->usges[j];
+
+			if (copy_from_user(p->inl + off,
+					   u64_to_user_ptr(us->addr),
+					   us->length))
+				return -EFAULT;
+			p->sges[j].addr = (uintptr_t)(p->inl + off);
+			p->sges[j].length = us->length;
+			off += us->length;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Copy in and check what needs no lock: sizes, opcodes, flags, that the
+ * work requests use the entries exactly, inline data.
+ */
+static int ib_async_post_prepare(const struct ib_async_post_list *arg,
+				 struct ib_async_post *p)
+{
+	size_t ksize = p->send ? sizeof(struct ib_async_send_wr) :
+				 sizeof(struct ib_async_recv_wr);
+	u32 min = p->send ? IB_ASYNC_SEND_WR_SIZE_V1 :
+			    IB_ASYNC_RECV_WR_SIZE_V1;
+	u64 used = 0;
+	u32 i;
+	int ret;
+
+	if (!arg->count || arg->count > IB_ASYNC_POST_MAX_WRS ||
+	    arg->num_sges > IB_ASYNC_POST_MAX_SGES || arg->wr_size < min)
+		return -EINVAL;
+	if (arg->wr_size > IB_ASYNC_POST_MAX_WR_SIZE)
+		return -E2BIG;
+	p->count = arg->count;
+	p->nsge = arg->num_sges;
+	if (p->send)
+		p->swrs = kvcalloc(p->count, ksize, GFP_KERNEL_ACCOUNT);
+	else
+		p->rwrs = kvcalloc(p->count, ksize, GFP_KERNEL_ACCOUNT);
+	p->usges = kvcalloc(p->nsge, sizeof(*p->usges), GFP_KERNEL_ACCOUNT);
+	p->sges = kvcalloc(p->nsge, sizeof(*p->sges), GFP_KERNEL_ACCOUNT);
+	p->tr = kvcalloc(p->count, sizeof(*p->tr), GFP_KERNEL_ACCOUNT);
+	if (p->send)
+		p->kswr = kvcalloc(p->count, sizeof(*p->kswr),
+				   GFP_KERNEL_ACCOUNT);
+	else
+		p->krwr = kvcalloc(p->count, sizeof(*p->krwr),
+				   GFP_KERNEL_ACCOUNT);
+	if (!(p->swrs || p->rwrs) || (p->nsge && !(p->usges && p->sges)) ||
+	    !p->tr || !(p->kswr || p->krwr))
+		return -ENOMEM;
+
+	ret = ib_async_copy_elems(p->send ? (void *)p->swrs : (void *)p->rwrs,
+				  ksize, arg->wrs, arg->wr_size, p->count);
+	if (!ret && p->nsge &&
+	    copy_from_user(p->usges, u64_to_user_ptr(arg->sges),
+			   sizeof(*p->usges) * p->nsge))
+		ret = -EFAULT;
+	if (ret)
+		return ret;
+
+	for (i = 0; i < p->count; i++) {
+		u32 n = p->send ? p->swrs[i].num_sge : p->rwrs[i].num_sge;
+
+		if (!p->send && p->rwrs[i].reserved)
+			return -EINVAL;
+		if (p->send) {
+			ret = ib_async_check_send_wr(&p->swrs[i]);
+			if (ret)
+				return ret;
+		}
+		used += n;
+	}
+	if (used != p->nsge)
+		return -EINVAL;
+	for (i = 0; i < p->nsge; i++) {
+		p->sges[i].addr = p->usges[i].addr;
+		p->sges[i].length = p->usges[i].length;
+		p->sges[i].lkey = p->usges[i].lkey;
+	}
+	/* An atomic's one entry receives the 8-byte original value. */
+	for (i = 0, used = 0; p->send && i < p->count; i++) {
+		if (ib_async_send_writes(p->swrs[i].opcode) &&
+		    p->swrs[i].opcode != IB_UVERBS_WR_RDMA_READ &&
+		    p->sges[used].length != sizeof(u64))
+			return -EINVAL;
+		used += p->swrs[i].num_sge;
+	}
+	if (p->send)
+		ret = ib_async_read_inline(p);
+	for (i = 0; !ret && i < p->count; i++) {
+		p->tr[i] = ib_async_wr_alloc_direct(!p->send,
+						    p->send ? p->swrs[i].wr_id :
+							      p->rwrs[i].wr_id);
+		if (!p->tr[i])
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+/* Under the locks: every entry names the file's memory on @pd. */
+static int ib_async_post_check_sges(struct ib_async_file *file,
+				    struct ib_async_post *p,
+				    struct ib_async_uobj *pd)
+{
+	u32 i, j, s = 0;
+	int ret;
+
+	for (i = 0; i < p->count; i++) {
+		u32 n = p->send ? p->swrs[i].num_sge : p->rwrs[i].num_sge;
+		bool write = !p->send ||
+			     ib_async_send_writes(p->swrs[i].opcode);
+
+		if (p->send &&
+		    (p->swrs[i].send_flags & IB_ASYNC_SEND_INLINE)) {
+			s += n;
+			continue;
+		}
+		for (j = s; j < s + n; j++) {
+			ret = ib_async_mr_check_sge(file, pd, &p->sges[j],
+						    write);
+			if (ret)
+				return ret;
+		}
+		s += n;
+	}
+	return 0;
+}
+
+/* Fill in the device's send requests, chained, with the tracked ids. */
+static int ib_async_build_sends(struct ib_async_file *file,
+				struct ib_async_post *p,
+				struct ib_async_uobj *qp)
+{
+	u32 i, s = 0;
+	int ret;
+
+	for (i = 0; i < p->count; i++) {
+		const struct ib_async_send_wr *u = &p->swrs[i];
+		union ib_async_kwr *k = &p->kswr[i];
+
+		ret = ib_async_send_ud(file, qp, u->ah_handle, u->remote_qpn,
+				       u->remote_qkey, &k->ud);
+		if (ret)
+			return ret;
+		k->wr.wr_id = p->tr[i]->id;
+		k->wr.sg_list = u->num_sge ? &p->sges[s] : NULL;
+		k->wr.num_sge = u->num_sge;
+		k->wr.opcode = u->opcode;
+		/* Signalled always: see the hidden requests in datapath.c */
+		k->wr.send_flags = IB_SEND_SIGNALED;
+		if (u->send_flags & IB_ASYNC_SEND_FENCE)
+			k->wr.send_flags |= IB_SEND_FENCE;
+		if (u->send_flags & IB_ASYNC_SEND_SOLICITED)
+			k->wr.send_flags |= IB_SEND_SOLICITED;
+		if (u->send_flags & IB_ASYNC_SEND_INLINE)
+			k->wr.send_flags |= IB_SEND_INLINE;
+		k->wr.ex.imm_data = u->imm_data;
+		switch (u->opcode) {
+		case IB_UVERBS_WR_RDMA_WRITE:
+		case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		case IB_UVERBS_WR_RDMA_READ:
+			k->rdma.remote_addr = u->remote_addr;
+			k->rdma.rkey = u->rkey;
+			break;
+		case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+			k->atomic.remote_addr = u->remote_addr;
+			k->atomic.rkey = u->rkey;
+			k->atomic.compare_add = u->compare_add;
+			k->atomic.swap = u->swap;
+			break;
+		}
+		k->wr.next = i + 1 < p->count ? &p->kswr[i + 1].wr : NULL;
+		p->tr[i]->hidden = !(u->send_flags & IB_ASYNC_SEND_SIGNALED) &&
+				   !qp->sq_sig_all;
+		s += u->num_sge;
+	}
+	return 0;
+}
+
+static void ib_async_build_recvs(struct ib_async_post *p)
+{
+	u32 i, s = 0;
+
+	for (i = 0; i < p->count; i++) {
+		struct ib_recv_wr *k = &p->krwr[i];
+
+		k->wr_id = p->tr[i]->id;
+		k->sg_list = p->rwrs[i].num_sge ? &p->sges[s] : NULL;
+		k->num_sge = p->rwrs[i].num_sge;
+		k->next = i + 1 < p->count ? &p->krwr[i + 1] : NULL;
+		s += p->rwrs[i].num_sge;
+	}
+}
+
+/*
+ * Make the requests the file's, post them, and settle what the device did
+ * not take. Return: how many it took; *@err its error for the next one.
+ */
+static u32 ib_async_post_run(struct ib_async_file *file,
+			     struct ib_async_post *p,
+			     struct ib_async_uobj *owner, int *err)
+{
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	u32 attached = 0, posted = 0;
+	int ret = 0;
+
+	while (attached < p->count) {
+		ret = ib_async_wr_attach(file, p->tr[attached], owner);
+		if (ret)
+			break;
+		attached++;
+	}
+	if (!ret && p->send)
+		ret = ib_async_build_sends(file, p, owner);
+	else if (!ret)
+		ib_async_build_recvs(p);
+	if (ret)
+		goto settle;
+
+	if (p->send)
+		ret = ib_post_send(owner->qp, &p->kswr[0].wr, &sbad);
+	else if (owner->type == IB_ASYNC_OBJ_SRQ)
+		ret = ib_post_srq_recv(owner->srq, p->krwr, &rbad);
+	else
+		ret = ib_post_recv(owner->qp, p->krwr, &rbad);
+	posted = p->count;
+	/* The device's request is the first member of each element. */
+	if (ret && sbad)
+		posted = ((const void *)sbad - (const void *)p->kswr) /
+			 sizeof(*p->kswr);
+	else if (ret && rbad)
+		posted = rbad - p->krwr;
+	else if (ret)
+		posted = 0;
+	posted = min(posted, attached);
+settle:
+	/* Requests [posted, attached) are the file's and were not posted. */
+	while (attached > posted) {
+		attached--;
+		ib_async_wr_release(file, p->tr[attached]);
+		p->tr[attached] = NULL;
+	}
+	/* The device's now. */
+	while (attached)
+		p->tr[--attached] = NULL;
+	*err = ret;
+	return posted;
+}
+
+static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
+{
+	struct ib_async_post_list *arg = u->cmd;
+	struct ib_async_file *file = u->file;
+	struct ib_async_post p = { .send = send };
+	struct ib_async_uobj *owner;
+	int ret, err = 0;
+	u32 posted = 0;
+
+	if (arg->flags || arg->reserved || arg->posted || arg->error ||
+	    (arg->obj_type != IB_ASYNC_OBJ_QP &&
+	     (send || arg->obj_type != IB_ASYNC_OBJ_SRQ)))
+		return -EINVAL;
+	if (current->mm != file->mm)
+		return -EPERM;
+	ret = ib_async_post_prepare(arg, &p);
+	if (ret)
+		goto out;
+
+	ret = ib_async_ucmd_lock(u);
+	if (ret)
+		goto out;
+	owner = ib_async_uobj_get(file, arg->handle, arg->obj_type);
+	ret = PTR_ERR_OR_ZERO(owner);
+	if (!ret)
+		ret = ib_async_post_check_sges(file, &p, owner->uses[0]);
+	if (!ret)
+		posted = ib_async_post_run(file, &p, owner, &err);
+	ib_async_ucmd_unlock(u);
+	/* Nothing posted: the call fails; some posted: the rest is told. */
+	if (!ret && !posted)
+		ret = err;
+	if (!ret) {
+		arg->posted = posted;
+		arg->error = -err;
+		ib_async_ucmd_respond(u);
+	}
+out:
+	ib_async_post_free(&p);
+	return ret;
+}
+
+int ib_async_cmd_post_send_list(struct ib_async_ucmd *u)
+{
+	return ib_async_cmd_post_list(u, true);
+}
+
+int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u)
+{
+	return ib_async_cmd_post_list(u, false);
+}
