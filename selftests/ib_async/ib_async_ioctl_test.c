@@ -97,7 +97,7 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	IBA_SKIPPED_IN_SETUP();
 	/* past the last command, and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_REG_MR + 1), buf));
+					  IB_ASYNC_CMD_POST_RECV_LIST + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
 					  IB_ASYNC_CMD_LAST), buf));
@@ -155,6 +155,8 @@ static const struct {
 	CMD(REQ_NOTIFY_CQ, ib_async_req_notify_cq,
 	    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1),
 	CMD(REG_MR, ib_async_reg_mr, IB_ASYNC_REG_MR_SIZE_V1),
+	CMD(POST_SEND_LIST, ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1),
+	CMD(POST_RECV_LIST, ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1),
 #undef CMD
 };
 
@@ -181,7 +183,7 @@ TEST_F(ioc, every_command_checks_argsz_tail_and_flags)
 	struct cmd_head *h = (struct cmd_head *)buf;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(IB_ASYNC_CMD_REG_MR - IB_ASYNC_CMD_BASE + 1,
+	ASSERT_EQ(IB_ASYNC_CMD_POST_RECV_LIST - IB_ASYNC_CMD_BASE + 1,
 		  (int)ARRAY_SIZE(every_cmd));
 	for (size_t i = 0; i < ARRAY_SIZE(every_cmd); i++) {
 		unsigned int nr = every_cmd[i].nr;

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path over registered memory (POST_SEND_LIST, POST_RECV_LIST)
+ * on rxe: the device writes received data, RDMA WRITEs and READs and
+ * atomics straight into the caller's registered memory (seen there before
+ * any POLL_CQ), completions carry their opcodes and fields, UC works,
+ * inline data needs no MR, and the device takes part of a list when its
+ * queue fills (posted, error). Every lkey is checked against the file's
+ * own MRs: another file's, guessed and out-of-range keys never reach the
+ * device, and a receive into a deregistered MR fails without writing.
+ */
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "ib_async_verbs.h"
+
+#define BUF_LEN		(64 * 1024)
+#define ACC_ALL		(IB_UVERBS_ACCESS_LOCAL_WRITE |			\
+			 IB_UVERBS_ACCESS_REMOTE_WRITE |		\
+			 IB_UVERBS_ACCESS_REMOTE_READ |			\
+			 IB_UVERBS_ACCESS_REMOTE_ATOMIC)
+#define QP_ACCESS	ACC_ALL		/* same bits for QP access flags */
+
+static int reg(int fd, uint32_t pd, void *addr, uint64_t len, uint32_t access,
+	       struct ib_async_reg_mr *out)
+{
+	struct ib_async_reg_mr a = {
+		.argsz = sizeof(a), .pd_handle = pd, .addr = (uintptr_t)addr,
+		.length = len, .iova = (uintptr_t)addr, .access = access,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
+
+	*out = a;
+	return ret;
+}
+
+static int qp_new(int fd, uint32_t pd, uint32_t cq, uint32_t type,
+		  struct ib_async_create_qp *out)
+{
+	struct ib_async_create_qp a = {
+		.argsz = sizeof(a), .user_handle = 7, .pd_handle = pd,
+		.send_cq_handle = cq, .recv_cq_handle = cq, .qp_type = type,
+		.max_send_wr = 8, .max_recv_wr = 16, .max_send_sge = 2,
+		.max_recv_sge = 2, .max_inline_data = 64,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
+
+	*out = a;
+	return ret;
+}
+
+/* RC or UC through INIT, RTR (to @dqpn) and RTS, remote access allowed. */
+static int qp_connect(int fd, uint32_t qp, bool rc, uint32_t dqpn, int sgid,
+		      const uint8_t gid[16])
+{
+	struct ib_async_qp_attr a = { .port_num = 1,
+				      .qp_access_flags = rc ? QP_ACCESS :
+						IB_UVERBS_ACCESS_REMOTE_WRITE };
+	int ret;
+
+	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+			IB_ASYNC_QP_ACCESS_FLAGS, &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.path_mtu = 3;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.av.is_global = 1;
+	a.av.port_num = 1;
+	a.av.sgid_index = sgid;
+	a.av.hop_limit = 64;
+	memcpy(a.av.dgid, gid, 16);
+	ret = modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
+			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
+			(rc ? IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
+			      IB_ASYNC_QP_MIN_RNR_TIMER : 0), &a);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN |
+			 (rc ? IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
+			       IB_ASYNC_QP_RNR_RETRY |
+			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC : 0), &a);
+}
+
+static int post_list(int fd, unsigned long cmd, uint32_t type, uint32_t h,
+		     const void *wrs, uint32_t count, uint32_t wr_size,
+		     const struct ib_async_sge *sges, uint32_t nsge,
+		     struct ib_async_post_list *out)
+{
+	struct ib_async_post_list a = {
+		.argsz = sizeof(a), .obj_type = type, .handle = h,
+		.count = count, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
+		.sges = (uintptr_t)sges, .num_sges = nsge,
+	};
+	int ret = ioc(fd, cmd, &a);
+
+	if (out)
+		*out = a;
+	return ret;
+}
+
+static int post_sends(int fd, uint32_t qp, const struct ib_async_send_wr *w,
+		      uint32_t n, const struct ib_async_sge *s, uint32_t ns)
+{
+	return post_list(fd, IB_ASYNC_IOC_POST_SEND_LIST, IB_ASYNC_OBJ_QP, qp,
+			 w, n, sizeof(*w), s, ns, NULL);
+}
+
+static int post_recvs(int fd, uint32_t type, uint32_t h,
+		      const struct ib_async_recv_wr *w, uint32_t n,
+		      const struct ib_async_sge *s, uint32_t ns)
+{
+	return post_list(fd, IB_ASYNC_IOC_POST_RECV_LIST, type, h, w, n,
+			 sizeof(*w), s, ns, NULL);
+}
+
+/* Wait until @p holds @byte (written by the device, not by a poll). */
+static int wait_byte(const volatile char *p, char byte)
+{
+	uint64_t t0 = iba_now_ms();
+
+	while (*p != byte) {
+		if (iba_now_ms() - t0 > IBA_EVENT_TIMEOUT_MS)
+			return -1;
+		iba_sleep_ms(1);
+	}
+	return 0;
+}
+
+/* Completions there are now, without waiting. */
+static int pending(int fd, uint32_t cq)
+{
+	struct ib_async_wc wc[16];
+	struct ib_async_poll_cq p = {
+		.argsz = sizeof(p), .handle = cq, .count = 16,
+		.wc = (uintptr_t)wc,
+	};
+
+	return ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
+}
+
+/* The completion with @wr_id among @n, or NULL. */
+static const struct ib_async_wc *wc_of(const struct ib_async_wc *wc, int n,
+				       uint64_t wr_id)
+{
+	for (int i = 0; i < n; i++)
+		if (wc[i].wr_id == wr_id)
+			return &wc[i];
+	return NULL;
+}
+
+FIXTURE(post) {
+	struct iba_dev dev;
+	int fd, sgid;
+	uint8_t gid[16];
+	uint32_t pd, cq;
+	struct ib_async_create_qp a, b;
+	char *la, *rb;			/* A's and B's memory */
+	struct ib_async_reg_mr ma, mb;
+};
+
+FIXTURE_SETUP(post)
+{
+	self->fd = -1;
+	self->la = self->rb = MAP_FAILED;
+	if (iba_find_dev(&self->dev) || strncmp(self->dev.ibdev, "rxe", 3))
+		SKIP(return, "no ib_async node for an rxe device");
+	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, self->fd);
+	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR))
+		SKIP(return, "no IB_ASYNC_FEATURE_USER_MR");
+	self->sgid = roce_v2_gid(self->dev.ibdev, self->gid);
+	ASSERT_LE(0, self->sgid);
+	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, create_cq(self->fd, 0xc0, 128, &self->cq));
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
+			    &self->a));
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
+			    &self->b));
+	ASSERT_EQ(0, qp_connect(self->fd, self->a.handle, true,
+				self->b.qp_num, self->sgid, self->gid));
+	ASSERT_EQ(0, qp_connect(self->fd, self->b.handle, true,
+				self->a.qp_num, self->sgid, self->gid));
+	self->la = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	self->rb = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->la);
+	ASSERT_NE(MAP_FAILED, self->rb);
+	memset(self->la, 'a', BUF_LEN);
+	memset(self->rb, 'b', BUF_LEN);
+	ASSERT_EQ(0, reg(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
+			 &self->ma));
+	ASSERT_EQ(0, reg(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
+			 &self->mb));
+}
+
+FIXTURE_TEARDOWN(post)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->la != MAP_FAILED)
+		munmap(self->la, BUF_LEN);
+	if (self->rb != MAP_FAILED)
+		munmap(self->rb, BUF_LEN);
+}
+
+TEST_F(post, send_gathers_and_receive_scatters_in_place)
+{
+	struct ib_async_sge rs[2] = {
+		{ (uintptr_t)self->rb + 100, 6, self->mb.lkey },
+		{ (uintptr_t)self->rb + 200, 64, self->mb.lkey },
+	};
+	struct ib_async_sge ss[2] = {
+		{ (uintptr_t)self->la, 5, self->ma.lkey },
+		{ (uintptr_t)self->la + 1000, 5, self->ma.lkey },
+	};
+	struct ib_async_recv_wr rw = { .wr_id = 0xabc, .num_sge = 2 };
+	struct ib_async_send_wr sw = {
+		.wr_id = 0xdef, .num_sge = 2, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+	const struct ib_async_wc *w;
+	struct ib_async_wc wc[4];
+
+	IBA_SKIPPED_IN_SETUP();
+	memcpy(self->la, "hello", 5);
+	memcpy(self->la + 1000, "world", 5);
+	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				&rw, 1, rs, 2));
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &sw, 1, ss, 2));
+	/* In B's memory before anything is polled: the device wrote it. */
+	ASSERT_EQ(0, wait_byte(self->rb + 203, 'd'));
+	EXPECT_EQ(0, memcmp(self->rb + 100, "hellow", 6));
+	EXPECT_EQ(0, memcmp(self->rb + 200, "orld", 4));
+	EXPECT_EQ('b', self->rb[204]);
+	EXPECT_EQ('b', self->rb[106]);
+
+	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	w = wc_of(wc, 2, 0xabc);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(0U, w->status);
+	EXPECT_EQ(128U, w->opcode);	/* IBV_WC_RECV */
+	EXPECT_EQ(10U, w->byte_len);
+	EXPECT_EQ(self->b.qp_num, w->qp_num);
+	w = wc_of(wc, 2, 0xdef);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(0U, w->status);
+	EXPECT_EQ(0U, w->opcode);	/* IBV_WC_SEND */
+	EXPECT_EQ(self->a.qp_num, w->qp_num);
+}
+
+TEST_F(post, rdma_write_read_and_write_with_imm)
+{
+	struct ib_async_sge s = { (uintptr_t)self->la, 16, self->ma.lkey };
+	struct ib_async_sge rs = { (uintptr_t)self->rb + 4096, 16,
+				   self->mb.lkey };
+	struct ib_async_recv_wr rw = { .wr_id = 0x11, .num_sge = 1 };
+	struct ib_async_send_wr w = {
+		.wr_id = 1, .num_sge = 1, .opcode = IB_UVERBS_WR_RDMA_WRITE,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+		.remote_addr = (uintptr_t)self->rb + 512, .rkey = self->mb.rkey,
+	};
+	const struct ib_async_wc *c;
+	struct ib_async_wc wc[4];
+
+	IBA_SKIPPED_IN_SETUP();
+	memcpy(self->la, "0123456789abcdef", 16);
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, wait_byte(self->rb + 512 + 15, 'f'));
+	EXPECT_EQ(0, memcmp(self->rb + 512, "0123456789abcdef", 16));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(0U, wc[0].status);
+	EXPECT_EQ(1U, wc[0].opcode);	/* IBV_WC_RDMA_WRITE */
+
+	/* READ B's bytes back into another place of A's memory. */
+	memcpy(self->rb + 8192, "read me, please!", 16);
+	s.addr = (uintptr_t)self->la + 2048;
+	w.wr_id = 2;
+	w.opcode = IB_UVERBS_WR_RDMA_READ;
+	w.remote_addr = (uintptr_t)self->rb + 8192;
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, wait_byte(self->la + 2048 + 15, '!'));
+	EXPECT_EQ(0, memcmp(self->la + 2048, "read me, please!", 16));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(0U, wc[0].status);
+	EXPECT_EQ(2U, wc[0].opcode);	/* IBV_WC_RDMA_READ */
+	EXPECT_EQ(16U, wc[0].byte_len);
+
+	/* WRITE_WITH_IMM consumes a receive and brings the immediate. */
+	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				&rw, 1, &rs, 1));
+	s.addr = (uintptr_t)self->la;
+	w.wr_id = 3;
+	w.opcode = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+	w.imm_data = htonl(0x12345678);
+	w.remote_addr = (uintptr_t)self->rb + 16384;
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	c = wc_of(wc, 2, 0x11);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(0U, c->status);
+	EXPECT_EQ(129U, c->opcode);	/* IBV_WC_RECV_RDMA_WITH_IMM */
+	EXPECT_EQ(htonl(0x12345678), c->imm_data);
+	EXPECT_NE(0U, c->wc_flags & 2);	/* IBV_WC_WITH_IMM */
+	EXPECT_EQ(16U, c->byte_len);
+	EXPECT_EQ(0, memcmp(self->rb + 16384, "0123456789abcdef", 16));
+	EXPECT_EQ('b', self->rb[4096]);	/* the receive's buffer untouched */
+}
+
+TEST_F(post, atomics_return_the_original_value)
+{
+	uint64_t *remote = (uint64_t *)(self->rb + 64);
+	uint64_t *orig = (uint64_t *)(self->la + 128);
+	struct ib_async_sge s = { (uintptr_t)orig, 8, self->ma.lkey };
+	struct ib_async_send_wr w = {
+		.wr_id = 5, .num_sge = 1,
+		.opcode = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+		.remote_addr = (uintptr_t)remote, .rkey = self->mb.rkey,
+		.compare_add = 5,
+	};
+	struct ib_async_wc wc[2];
+
+	IBA_SKIPPED_IN_SETUP();
+	*remote = 1000;
+	*orig = 0;
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(0U, wc[0].status);
+	EXPECT_EQ(4U, wc[0].opcode);	/* IBV_WC_FETCH_ADD */
+	EXPECT_EQ(1000ULL, *orig);
+	EXPECT_EQ(1005ULL, *remote);
+
+	w.wr_id = 6;
+	w.opcode = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
+	w.compare_add = 1005;
+	w.swap = 77;
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(0U, wc[0].status);
+	EXPECT_EQ(3U, wc[0].opcode);	/* IBV_WC_COMP_SWAP */
+	EXPECT_EQ(1005ULL, *orig);
+	EXPECT_EQ(77ULL, *remote);
+
+	/* An atomic's entry is exactly 8 bytes. */
+	s.length = 4;
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+}
+
+TEST_F(post, uc_write_and_inline_send)
+{
+	struct ib_async_create_qp ua, ub;
+	struct ib_async_sge s = { (uintptr_t)self->la, 8, self->ma.lkey };
+	struct ib_async_send_wr w = {
+		.wr_id = 9, .num_sge = 1, .opcode = IB_UVERBS_WR_RDMA_WRITE,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+		.remote_addr = (uintptr_t)self->rb + 300, .rkey = self->mb.rkey,
+	};
+	char msg[] = "inline, no MR";
+	struct ib_async_sge is = { (uintptr_t)msg, sizeof(msg), 0xdeadbeef };
+	struct ib_async_sge rs = { (uintptr_t)self->rb + 700, 64,
+				   self->mb.lkey };
+	struct ib_async_recv_wr rw = { .wr_id = 0x77, .num_sge = 1 };
+	struct ib_async_wc wc[4];
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UC,
+			    &ua));
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UC,
+			    &ub));
+	ASSERT_EQ(0, qp_connect(self->fd, ua.handle, false, ub.qp_num,
+				self->sgid, self->gid));
+	ASSERT_EQ(0, qp_connect(self->fd, ub.handle, false, ua.qp_num,
+				self->sgid, self->gid));
+	memcpy(self->la, "uc-write", 8);
+	ASSERT_EQ(0, post_sends(self->fd, ua.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, wait_byte(self->rb + 307, 'e'));
+	EXPECT_EQ(0, memcmp(self->rb + 300, "uc-write", 8));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	EXPECT_EQ(0U, wc[0].status);
+
+	/* Inline: read from the caller during the call, no lkey. */
+	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				&rw, 1, &rs, 1));
+	w.wr_id = 10;
+	w.opcode = IB_UVERBS_WR_SEND;
+	w.send_flags = IB_ASYNC_SEND_SIGNALED | IB_ASYNC_SEND_INLINE;
+	w.remote_addr = 0;
+	w.rkey = 0;
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
+	memset(msg, 0, sizeof(msg));	/* the call has read it already */
+	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	EXPECT_STREQ("inline, no MR", self->rb + 700);
+	/* Inline from an address the caller cannot read is EFAULT. */
+	is.addr = 0xffff888000000000ULL;
+	EXPECT_EQ(-EFAULT, post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
+}
+
+/*
+ * The device refuses a request in the middle of a list (rxe: more entries
+ * than the QP's max_send_sge, which only the driver checks): the requests
+ * before it are posted and complete, in order; the call says where the
+ * device stopped (posted, error), and nothing after it completes.
+ */
+TEST_F(post, device_takes_what_fits_and_says_where_it_stopped)
+{
+	uint32_t i, nsge = 0, bad = self->a.max_send_sge + 1;
+	struct ib_async_send_wr w[4];
+	struct ib_async_sge s[40];
+	struct ib_async_post_list out;
+	struct ib_async_wc wc[8];
+	int n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_GE(32U, bad);
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct ib_async_send_wr){
+			.wr_id = 100 + i, .num_sge = i == 2 ? bad : 1,
+			.opcode = IB_UVERBS_WR_RDMA_WRITE,
+			.send_flags = IB_ASYNC_SEND_SIGNALED,
+			.remote_addr = (uintptr_t)self->rb + 64 * i,
+			.rkey = self->mb.rkey,
+		};
+		for (uint32_t j = 0; j < w[i].num_sge; j++)
+			s[nsge++] = (struct ib_async_sge){
+				(uintptr_t)self->la + 1024 * i + 8 * j, 8,
+				self->ma.lkey };
+	}
+	memcpy(self->la, "ABCDEFGH", 8);
+	ASSERT_EQ(0, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+			       IB_ASYNC_OBJ_QP, self->a.handle, w, 4,
+			       sizeof(w[0]), s, nsge, &out));
+	EXPECT_EQ(2U, out.posted);
+	EXPECT_EQ((uint32_t)EINVAL, out.error);
+	n = poll_cq(self->fd, self->cq, wc, 2);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(100U + i, wc[i].wr_id);
+		EXPECT_EQ(0U, wc[i].status);
+	}
+	EXPECT_EQ(0, memcmp(self->rb, "ABCDEFGH", 8));
+	iba_sleep_ms(200);
+	EXPECT_EQ(0, pending(self->fd, self->cq));
+	EXPECT_EQ('b', self->rb[64 * 3]);	/* the fourth was not posted */
+
+	/* Refused at the first: the call fails, as nothing was posted. */
+	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+				     IB_ASYNC_OBJ_QP, self->a.handle, &w[2], 2,
+				     sizeof(w[0]), &s[2], bad + 1, &out));
+	iba_sleep_ms(100);
+	EXPECT_EQ(0, pending(self->fd, self->cq));
+}
+
+/*
+ * Keys: the file's own only. Another file's MR, every key near ours (the
+ * PD's internal DMA MR, which reaches all kernel memory on rxe, among
+ * them), ranges outside the MR, and writes into memory registered without
+ * local write are refused before the device sees them.
+ */
+TEST_F(post, only_the_files_own_keys_reach_the_device)
+{
+	struct ib_async_recv_wr rw = { .wr_id = 1, .num_sge = 1 };
+	struct ib_async_sge s = { (uintptr_t)self->rb, 16, 0 };
+	struct ib_async_reg_mr other, ro, pd2mr;
+	uint32_t opd, pd2, idx, first, key, refused = 0;
+	int ofd;
+
+	IBA_SKIPPED_IN_SETUP();
+	ofd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, ofd);
+	ASSERT_EQ(0, create_pd(ofd, &opd));
+	ASSERT_EQ(0, reg(ofd, opd, self->rb, BUF_LEN, ACC_ALL, &other));
+	s.lkey = other.lkey;
+	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				      &rw, 1, &s, 1));
+	first = self->ma.lkey >> 8;
+	first = first > 8 ? first - 8 : 1;
+	for (idx = first; idx <= (self->mb.lkey >> 8) + 8; idx++) {
+		for (key = 0; key < 256; key++) {
+			s.lkey = idx << 8 | key;
+			if (s.lkey == self->ma.lkey || s.lkey == self->mb.lkey)
+				continue;
+			ASSERT_EQ(-EINVAL,
+				  post_recvs(self->fd, IB_ASYNC_OBJ_QP,
+					     self->b.handle, &rw, 1, &s, 1))
+				TH_LOG("lkey 0x%x reached the device", s.lkey);
+			refused++;
+		}
+	}
+	EXPECT_LT(16U * 256, refused);
+
+	/* Outside the MR, by a byte at either end. */
+	s.lkey = self->mb.lkey;
+	s.addr = (uintptr_t)self->rb - 1;
+	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				      &rw, 1, &s, 1));
+	s.addr = (uintptr_t)self->rb + BUF_LEN - 15;
+	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				      &rw, 1, &s, 1));
+	/* No local write: no receive, no READ into it. */
+	ASSERT_EQ(0, reg(self->fd, self->pd, self->rb, 4096,
+			 IB_UVERBS_ACCESS_REMOTE_READ, &ro));
+	s = (struct ib_async_sge){ (uintptr_t)self->rb, 16, ro.lkey };
+	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				      &rw, 1, &s, 1));
+	/* An MR of the file on another PD. */
+	ASSERT_EQ(0, create_pd(self->fd, &pd2));
+	ASSERT_EQ(0, reg(self->fd, pd2, self->rb, 4096, ACC_ALL, &pd2mr));
+	s.lkey = pd2mr.lkey;
+	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				      &rw, 1, &s, 1));
+	/* Nothing of it was posted. */
+	iba_sleep_ms(100);
+	EXPECT_EQ(0, pending(self->fd, self->cq));
+	close(ofd);
+}
+
+TEST_F(post, refuses_malformed_lists)
+{
+	struct ib_async_sge s[2] = {
+		{ (uintptr_t)self->la, 8, self->ma.lkey },
+		{ (uintptr_t)self->la + 8, 8, self->ma.lkey },
+	};
+	struct ib_async_send_wr w = {
+		.wr_id = 1, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+	};
+	struct ib_async_recv_wr rw = { .wr_id = 2, .num_sge = 1 };
+	unsigned char big[sizeof(w) + 8] = { 0 };
+	struct ib_async_post_list out;
+	int st;
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	/* entries unused, or too few */
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 2));
+	w.num_sge = 2;
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	w.num_sge = 1;
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 0, s, 1));
+	w.opcode = IB_UVERBS_WR_LOCAL_INV;
+	EXPECT_EQ(-EOPNOTSUPP, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	w.opcode = 99;
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	w.opcode = IB_UVERBS_WR_SEND;
+	w.send_flags = 1U << 7;
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	w.send_flags = 0;
+	w.rkey = 5;		/* an RDMA field on a send */
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	w.rkey = 0;
+	/* element sizes: too small; larger with a non-zero tail */
+	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+				     IB_ASYNC_OBJ_QP, self->a.handle, &w, 1,
+				     sizeof(w) - 8, s, 1, &out));
+	memcpy(big, &w, sizeof(w));
+	big[sizeof(w) + 3] = 1;
+	EXPECT_EQ(-E2BIG, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+				    IB_ASYNC_OBJ_QP, self->a.handle, big, 1,
+				    sizeof(big), s, 1, &out));
+	/* a send to an SRQ; a receive to a CQ's handle */
+	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+				     IB_ASYNC_OBJ_SRQ, self->a.handle, &w, 1,
+				     sizeof(w), s, 1, &out));
+	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_RECV_LIST,
+				     IB_ASYNC_OBJ_QP, self->cq, &rw, 1,
+				     sizeof(rw), s, 1, &out));
+	/* the opener's memory only */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(post_sends(self->fd, self->a.handle, &w, 1, s, 1) ==
+		      -EPERM ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * A receive whose MR is deregistered before data arrives fails; the
+ * memory, unpinned by then, is not written.
+ */
+TEST_F(post, receive_into_a_deregistered_mr_never_writes)
+{
+	struct ib_async_reg_mr tmp;
+	struct ib_async_sge rs, ss = { (uintptr_t)self->la, 32, self->ma.lkey };
+	struct ib_async_recv_wr rw = { .wr_id = 0x5a, .num_sge = 1 };
+	struct ib_async_send_wr sw = {
+		.wr_id = 0x5b, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+	const struct ib_async_wc *c;
+	struct ib_async_wc wc[4];
+	int n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, reg(self->fd, self->pd, self->rb + 8192, 4096, ACC_ALL,
+			 &tmp));
+	rs = (struct ib_async_sge){ (uintptr_t)self->rb + 8192, 64, tmp.lkey };
+	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				&rw, 1, &rs, 1));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, tmp.handle, NULL));
+	memset(self->la, 'x', 32);
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1));
+	n = poll_cq(self->fd, self->cq, wc, 2);
+	ASSERT_LE(1, n);
+	c = wc_of(wc, n, 0x5a);
+	ASSERT_NE(NULL, c);
+	EXPECT_NE(0U, c->status);
+	iba_sleep_ms(100);
+	for (int i = 0; i < 64; i++)
+		ASSERT_EQ('b', self->rb[8192 + i]);
+}
+
+TEST_HARNESS_MAIN
