@@ -101,6 +101,9 @@ struct fz_obj {
 	uint32_t port;		/* QP: port set at INIT; AH: its port */
 	uint32_t srq;		/* QP: its SRQ's handle, or 0 */
 	uint32_t cqe;		/* CQ: entries; SRQ: max_wr */
+	uint32_t pd;		/* QP, SRQ, MR: the PD's handle */
+	uint32_t lkey, rkey;	/* MR: its keys */
+	uint64_t addr, len;	/* MR: what it covers */
 };
 
 /* One open file, shared by every worker process of the batch. */
@@ -175,8 +178,11 @@ struct fz_ctx {
 };
 
 #define FZ_DATA_LEN	(256 * 1024)
-/* REG_MR's access bits: enum ibv_access_flags up to HUGETLB, and RO */
-#define FZ_MR_ACCESS	(0xffU | (1U << 20))
+/*
+ * REG_MR's access bits: enum ibv_access_flags up to the FLUSH bits, and
+ * the optional range (bits 20-29), which uverbs accepts and may ignore
+ */
+#define FZ_MR_ACCESS	(0x3ffU | (0x3ffU << 20))
 
 /* Process-wide addresses the workers point the kernel at (worker.c). */
 struct fz_mem {
@@ -271,6 +277,7 @@ struct fz_call {
 		struct ib_async_create_channel create_channel;
 		struct ib_async_req_notify_cq req_notify_cq;
 		struct ib_async_reg_mr reg_mr;
+		struct ib_async_post_list post_list;
 	} a;
 	char mdesc[128];		/* the mutations, for reports */
 	uint8_t sent[256];		/* the argument as it went in */
@@ -309,7 +316,8 @@ struct fz_cmd {
 	X(QUERY_GID, query_gid) X(QUERY_PKEY, query_pkey)		\
 	X(POST_RECV, post_recv) X(POST_SEND, post_send)			\
 	X(POLL_CQ, poll_cq) X(CREATE_CHANNEL, create_channel)		\
-	X(REQ_NOTIFY_CQ, req_notify_cq) X(REG_MR, reg_mr)
+	X(REQ_NOTIFY_CQ, req_notify_cq) X(REG_MR, reg_mr)		\
+	X(POST_SEND_LIST, post_send_list) X(POST_RECV_LIST, post_recv_list)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };

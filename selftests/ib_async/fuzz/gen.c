@@ -654,7 +654,7 @@ void fz_done_create_qp(struct fz_ctx *ctx, struct fz_call *c)
 	struct fz_obj o = {
 		.handle = a->handle, .type = IB_ASYNC_OBJ_QP,
 		.qp_type = a->qp_type, .state = QPS_RESET,
-		.qpn = a->qp_num, .srq = a->srq_handle,
+		.qpn = a->qp_num, .srq = a->srq_handle, .pd = a->pd_handle,
 	};
 
 	check(ctx, a->qp_num, "qp-num", "CREATE_QP returned QP number 0");
@@ -877,7 +877,8 @@ void fz_done_create_srq(struct fz_ctx *ctx, struct fz_call *c)
 {
 	struct fz_obj o = { .handle = c->a.create_srq.handle,
 			    .type = IB_ASYNC_OBJ_SRQ,
-			    .cqe = c->a.create_srq.max_wr };
+			    .cqe = c->a.create_srq.max_wr,
+			    .pd = c->a.create_srq.pd_handle };
 
 	fz_obj_add(ctx, c->slot, &o);
 }
@@ -1040,11 +1041,185 @@ bool fz_build_reg_mr(struct fz_ctx *ctx, struct fz_call *c)
 void fz_done_reg_mr(struct fz_ctx *ctx, struct fz_call *c)
 {
 	struct fz_obj o = { .handle = c->a.reg_mr.handle,
-			    .type = IB_ASYNC_OBJ_MR };
+			    .type = IB_ASYNC_OBJ_MR,
+			    .lkey = c->a.reg_mr.lkey, .rkey = c->a.reg_mr.rkey,
+			    .addr = c->a.reg_mr.iova,
+			    .len = c->a.reg_mr.length,
+			    .pd = c->a.reg_mr.pd_handle };
 
 	check(ctx, c->a.reg_mr.lkey != 0 || c->a.reg_mr.rkey != 0, "mr-keys",
 	      "REG_MR: no keys");
 	fz_obj_add(ctx, c->slot, &o);
+}
+
+/*
+ * An entry inside @mr mostly; now and then past its end, under a key off
+ * by a little (a neighbour's, a guessed one), or with no MR at all.
+ */
+static void some_sge(struct fz_ctx *ctx, const struct fz_obj *mr,
+		     uint32_t len, struct ib_async_sge *s)
+{
+	struct fz_rng *r = &ctx->rng;
+
+	if (!mr) {
+		s->addr = fz_valid_uptr(ctx, len);
+		s->length = len;
+		s->lkey = (uint32_t)fz_next(r);
+		return;
+	}
+	s->length = len ? len : fz_below(r, mr->len < 4096 ? mr->len + 1 : 4097);
+	s->addr = mr->addr + (fz_below(r, (uint32_t)(mr->len - s->length + 1)) &
+			      ~7u);
+	s->lkey = mr->lkey;
+	if (fz_chance(r, 2))
+		s->addr += fz_range(r, 1, 64);
+	if (fz_chance(r, 2))
+		s->lkey ^= fz_range(r, 1, 0x3ff);
+}
+
+/* An MR of the file, on @pd if a few tries find one. */
+static bool pick_mr(struct fz_ctx *ctx, uint32_t slot, uint32_t pd,
+		    struct fz_obj *mr)
+{
+	bool found = false;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		found = fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_MR, mr);
+		if (!found || mr->pd == pd)
+			break;
+	}
+	return found;
+}
+
+/* Arrays the kernel reads: in the worker's data area, anywhere. */
+static void *list_room(struct fz_ctx *ctx, size_t len)
+{
+	return (void *)(uintptr_t)fz_valid_uptr(ctx, len);
+}
+
+bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
+{
+	static const uint32_t ops[] = {
+		IB_UVERBS_WR_SEND, IB_UVERBS_WR_SEND_WITH_IMM,
+		IB_UVERBS_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,
+		IB_UVERBS_WR_RDMA_READ, IB_UVERBS_WR_ATOMIC_CMP_AND_SWP,
+		IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	struct ib_async_post_list *a = &c->a.post_list;
+	struct fz_rng *r = &ctx->rng;
+	struct ib_async_send_wr *w;
+	struct ib_async_sge *s;
+	struct fz_obj qp, mr, rmr;
+	uint32_t n, ns = 0, i, j;
+	bool have_mr;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	/* mostly a connected QP that sends: RC in RTS */
+	if (!fz_pick_qp(ctx, c->slot, IB_UVERBS_QPT_RC, QPS_RTS, &qp))
+		NEED(ctx, c, IB_ASYNC_OBJ_QP, &qp);
+	have_mr = pick_mr(ctx, c->slot, qp.pd, &mr);
+	n = fz_chance(r, 80) ? 1 : fz_range(r, 2, 6);
+	w = list_room(ctx, n * (sizeof(*w) + 3 * sizeof(*s)));
+	s = (struct ib_async_sge *)(w + n);
+	memset(w, 0, n * sizeof(*w));
+	for (i = 0; i < n; i++) {
+		uint32_t op = fz_chance(r, 97) ? ops[fz_below(r, 7)] :
+						 fz_below(r, 20);
+		bool atomic = op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+			      op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+
+		w[i].wr_id = fz_next(r);
+		w[i].opcode = op;
+		w[i].num_sge = atomic ? 1 : fz_below(r, 4);
+		w[i].send_flags = fz_below(r, 16) &
+				  (fz_chance(r, 90) ? ~IB_ASYNC_SEND_INLINE :
+						      ~0u);
+		w[i].imm_data = (uint32_t)fz_next(r);
+		if (op <= IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD &&
+		    op != IB_UVERBS_WR_SEND &&
+		    op != IB_UVERBS_WR_SEND_WITH_IMM &&
+		    fz_pick_obj(ctx, fz_below(r, 2) ? c->slot : 0,
+				IB_ASYNC_OBJ_MR, &rmr)) {
+			w[i].rkey = rmr.rkey;
+			w[i].remote_addr = rmr.addr +
+				(fz_below(r, (uint32_t)rmr.len) & ~7u);
+		}
+		if (atomic) {
+			w[i].compare_add = fz_next(r);
+			w[i].swap = fz_next(r);
+		}
+		for (j = 0; j < w[i].num_sge; j++)
+			some_sge(ctx, have_mr ? &mr : NULL, atomic ? 8 : 0,
+				 &s[ns++]);
+	}
+	a->obj_type = IB_ASYNC_OBJ_QP;
+	a->handle = qp.handle;
+	a->count = n;
+	a->wr_size = sizeof(*w);
+	a->wrs = (uintptr_t)w;
+	a->sges = (uintptr_t)s;
+	a->num_sges = ns;
+	return true;
+}
+
+bool fz_build_post_recv_list(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_post_list *a = &c->a.post_list;
+	struct fz_rng *r = &ctx->rng;
+	struct ib_async_recv_wr *w;
+	struct ib_async_sge *s;
+	struct fz_obj o, mr;
+	uint32_t n, ns = 0, i, j;
+	bool have_mr;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (fz_chance(r, 30) && fz_pick_obj(ctx, c->slot, IB_ASYNC_OBJ_SRQ, &o)) {
+		a->obj_type = IB_ASYNC_OBJ_SRQ;
+	} else {
+		NEED(ctx, c, IB_ASYNC_OBJ_QP, &o);
+		a->obj_type = IB_ASYNC_OBJ_QP;
+	}
+	have_mr = pick_mr(ctx, c->slot, o.pd, &mr);
+	n = fz_chance(r, 70) ? 1 : fz_range(r, 2, 8);
+	w = list_room(ctx, n * (sizeof(*w) + 3 * sizeof(*s)));
+	s = (struct ib_async_sge *)(w + n);
+	memset(w, 0, n * sizeof(*w));
+	for (i = 0; i < n; i++) {
+		w[i].wr_id = fz_next(r);
+		w[i].num_sge = fz_below(r, 4);
+		for (j = 0; j < w[i].num_sge; j++)
+			some_sge(ctx, have_mr ? &mr : NULL, 0, &s[ns++]);
+	}
+	a->handle = o.handle;
+	a->count = n;
+	a->wr_size = sizeof(*w);
+	a->wrs = (uintptr_t)w;
+	a->sges = (uintptr_t)s;
+	a->num_sges = ns;
+	return true;
+}
+
+static void done_post_list(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_post_list *a = &c->a.post_list;
+	const struct ib_async_post_list *in = (const void *)c->sent;
+
+	check(ctx, a->posted <= in->count && (a->posted == in->count) ==
+	      !a->error && (a->posted || !a->error), "post-list",
+	      "POST_*_LIST: posted/error disagree with the count");
+}
+
+void fz_done_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
+{
+	done_post_list(ctx, c);
+}
+
+void fz_done_post_recv_list(struct fz_ctx *ctx, struct fz_call *c)
+{
+	done_post_list(ctx, c);
 }
 
 bool fz_build_destroy(struct fz_ctx *ctx, struct fz_call *c)

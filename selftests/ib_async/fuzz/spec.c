@@ -276,6 +276,20 @@ static const struct fz_field f_reg_mr[] = {
 	F(ib_async_reg_mr, reserved, FK_RSV, 0),
 };
 
+static const struct fz_field f_post_list[] = {
+	HDR(ib_async_post_list, 0),
+	F(ib_async_post_list, obj_type, FK_OBJTYPE, 0),
+	F(ib_async_post_list, handle, FK_HANDLE, 0),
+	F(ib_async_post_list, count, FK_COUNT, 0),
+	F(ib_async_post_list, wr_size, FK_LEN, 0),
+	F(ib_async_post_list, wrs, FK_UPTR, 0),
+	F(ib_async_post_list, sges, FK_UPTR, 0),
+	F(ib_async_post_list, num_sges, FK_COUNT, 0),
+	F(ib_async_post_list, posted, FK_OUT, 0),
+	F(ib_async_post_list, error, FK_OUT, 0),
+	F(ib_async_post_list, reserved, FK_RSV, 0),
+};
+
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 #define CMD(NR, fn, s, sz, flds, w, dp)					\
 	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
@@ -339,6 +353,10 @@ const struct fz_cmd fz_cmds[] = {
 	    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, f_req_notify_cq, 4, false),
 	CMD(REG_MR, reg_mr, ib_async_reg_mr, IB_ASYNC_REG_MR_SIZE_V1,
 	    f_reg_mr, 3, true),
+	CMD(POST_SEND_LIST, post_send_list, ib_async_post_list,
+	    IB_ASYNC_POST_LIST_SIZE_V1, f_post_list, 8, true),
+	CMD(POST_RECV_LIST, post_recv_list, ib_async_post_list,
+	    IB_ASYNC_POST_LIST_SIZE_V1, f_post_list, 6, true),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -348,7 +366,7 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_REG_MR,
+	       IB_ASYNC_CMD_POST_RECV_LIST,
 	       "enum ib_async_cmd grew: describe the new command here");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)
