@@ -51,7 +51,10 @@
 #      there before (dkms's purge leaves the MOK key pair it made for
 #      signing). Packages the install upgraded stay upgraded.
 # A trap does 4 and 5 (and removes DKMS's leftovers of ib_async) however
-# the run ends. It writes to the host's /lib/modules while it runs: not
+# the run ends. A run that never reached its trap (the host rebooted or
+# was killed mid-install, dpkg left "interrupted") is finished by the next
+# one, or by --host-recover (install-deps.sh calls it before apt-get): its
+# journal, $host_journal, holds the package list from before the install. It writes to the host's /lib/modules while it runs: not
 # while a guest is staged from it.
 set -euo pipefail
 # With pipefail, "... | grep -q" fails when grep's early exit kills the
@@ -250,6 +253,8 @@ in_chroot() {
 }
 
 # ---- on this host (--host) --------------------------------------------
+# Outside /tmp, which a reboot may empty: a run's journal and work files.
+host_journal=/var/lib/ib_async-deb-test
 host_work=
 host_added=	# file: the packages apt-get install added, once known
 host_had_dkms_dir=1	# whether /var/lib/dkms was there before the run
@@ -359,6 +364,7 @@ same_packages() {	# BEFORE
 host_cleanup() {
 	local f k
 	set +e
+	[ -e "$host_work/had-dkms-dir" ] || host_had_dkms_dir=0
 	# stopped before the difference was taken (a signal waits for the
 	# apt-get install it came in): it is what is new since the start
 	if [ -z "$host_added" ] && [ -s "$host_work/before" ]; then
@@ -380,6 +386,25 @@ host_cleanup() {
 	rm -rf "$host_work"
 }
 
+# A run killed before its trap: dpkg may be "interrupted" with ours
+# unpacked or half-configured, which apt-get refuses to work past. dpkg
+# purges ours as they are (their prerm removes what DKMS built), finishes
+# the rest (triggers), then the cleanup of a normal end runs.
+host_recover() {
+	local -a ours
+	[ -d "$host_journal" ] || return 0
+	echo "# deb-test --host: finishing an interrupted run ($host_journal)"
+	host_work=$host_journal
+	mapfile -t ours < <(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' \
+		"${packages[@]}" 2>/dev/null | awk '$2 !~ /^.n/ { print $1 }')
+	{
+		[ "${#ours[@]}" -eq 0 ] || dpkg --purge "${ours[@]}"
+		dpkg --configure -a
+	} >>"$host_work/cleanup.log" 2>&1
+	host_cleanup
+	[ ! -d "$host_journal" ]
+}
+
 on_host() {
 	local debdir=$1 start k
 	local -a debs kernels built missing added
@@ -387,13 +412,15 @@ on_host() {
 	[ "$(id -u)" = 0 ] || { echo "deb-test.sh --host: needs root" >&2; exit 1; }
 	export DEBIAN_FRONTEND=noninteractive
 	echo 'TAP version 13'
+	host_recover | sed 's/^[^#]/# &/'
 	if host_has_ib_async; then
 		echo "Bail out! ib_async is installed on this host already" \
 			"(a package, DKMS or /usr/src): not touching it"
 		exit 1
 	fi
 
-	host_work=$(mktemp -d /tmp/ib_async-deb-test.XXXXXX)
+	host_work=$host_journal
+	mkdir -m 0700 "$host_work"
 	work=$host_work
 	log=$work/log
 	trap host_cleanup EXIT
@@ -410,8 +437,10 @@ on_host() {
 
 	mapfile -t kernels < <(kernels_with_headers)
 	check "kernels with headers: ${kernels[*]:-none}" test "${#kernels[@]}" -ge 1
-	all_installed >"$work/before"
 	[ -e /var/lib/dkms ] || host_had_dkms_dir=0
+	[ "$host_had_dkms_dir" = 0 ] || touch "$work/had-dkms-dir"
+	all_installed >"$work/before"
+	sync "$work/before"	# the journal: written before apt-get changes anything
 	check "apt-get install --no-install-recommends the packages (${debs[*]##*/})" \
 		apt_get -o DPkg::Lock::Timeout=600 install --no-install-recommends "${debs[@]}"
 	[ "$passed_last" = 1 ] || dkms_failures
@@ -490,6 +519,12 @@ need_debs() {	# need_debs DIR: the four packages are there, or exit
 
 if [ "${1:-}" = --in-chroot ]; then
 	in_chroot "$2" "$3"
+	exit
+fi
+if [ "${1:-}" = --host-recover ]; then
+	[ "$(id -u)" = 0 ] || { echo "deb-test.sh --host-recover: needs root" >&2; exit 1; }
+	export DEBIAN_FRONTEND=noninteractive
+	host_recover
 	exit
 fi
 if [ "${1:-}" = --host ]; then

@@ -88,6 +88,16 @@ kernel_612_packages() {
 		"linux-headers-$n+deb12-amd64" "linux-headers-$n+deb12-rt-amd64"
 }
 
+# A machine reset in the middle of a dpkg run (deb-test.sh --host's
+# install, typically) leaves dpkg "interrupted", and apt-get refuses to
+# install anything until it is finished: finish it, ours purged first.
+recover_dpkg() {
+	[ -n "$(dpkg --audit 2>/dev/null)" ] || return 0
+	echo "install-deps: dpkg was interrupted; finishing it first"
+	"$(dirname "$0")/deb-test.sh" --host-recover
+	dpkg --configure -a
+}
+
 main() {
 	local -a wanted missing k612
 	mapfile -t k612 < <(kernel_612_packages)
@@ -104,6 +114,7 @@ main() {
 
 	echo "install-deps: installing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	recover_dpkg
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 
