@@ -57,6 +57,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 			 int fd, int cmd_fd)
 {
 	struct ibv_context *ctx = &c->vctx.context;
+	uint64_t features;
 
 	ctx->device = &dev->device;
 	ctx->ops = ibasync_ops;
@@ -72,7 +73,9 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	/* full size: every extended op is present, and NULL */
 	c->vctx.sz = sizeof(c->vctx);
 	c->dev = dev;
-	c->ev_no_batch = !(node_features(fd) & IB_ASYNC_FEATURE_READ_BATCH);
+	features = node_features(fd);
+	c->ev_no_batch = !(features & IB_ASYNC_FEATURE_READ_BATCH);
+	c->user_mr = features & IB_ASYNC_FEATURE_USER_MR;
 	atomic_init(&c->lost_events, 0);
 	pthread_mutex_init(&c->ev_lock, NULL);
 	pthread_mutex_init(&c->dead_lock, NULL);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The data path behind rdma-core's inline ibv_post_send(),
- * ibv_post_recv(), ibv_post_srq_recv() and ibv_poll_cq(): one ioctl per
- * work request through ib_async's kernel buffers (see
- * Documentation/ib_async.rst, "Data path"). It exists so that real events
- * can be provoked and simple traffic runs, not for speed.
+ * ibv_post_recv(), ibv_post_srq_recv() and ibv_poll_cq(). Where the node
+ * registers user memory (IB_ASYNC_FEATURE_USER_MR) posts go to post.c, in
+ * lists over the kernel's MRs. Elsewhere: one ioctl per work request
+ * through ib_async's kernel buffers (see Documentation/ib_async.rst,
+ * "Data path"), which exists so that real events can be provoked and
+ * simple traffic runs, not for speed.
  *
  * Supported: SEND and SEND_WITH_IMM on RC and UD, signalled or not,
  * inline or not; gather lists on sends (copied into one message here);
@@ -112,6 +114,8 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	int err;
 
+	if (to_ibasync_ctx(qp->context)->user_mr)
+		return ibasync_post_send_list(qp, wr, bad_wr);
 	for (; wr; wr = wr->next) {
 		err = post_one_send(qp, wr);
 		if (err) {
@@ -166,6 +170,8 @@ static int post_recv_list(struct ibv_context *ctx, uint32_t obj_type,
 static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
+	if (to_ibasync_ctx(qp->context)->user_mr)
+		return ibasync_post_recv_list(qp, wr, bad_wr);
 	return post_recv_list(qp->context, IB_ASYNC_OBJ_QP, qp->handle, wr,
 			      bad_wr);
 }
@@ -173,6 +179,8 @@ static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 static int post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr)
 {
+	if (to_ibasync_ctx(srq->context)->user_mr)
+		return ibasync_post_srq_recv_list(srq, wr, bad_wr);
 	return post_recv_list(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,
 			      bad_wr);
 }

@@ -74,8 +74,14 @@ struct ibasync_context {
 	uint64_t ev_handed;	/* last seq handed out, for the next fetch */
 	/* IB_ASYNC_FEATURE_READ_BATCH not offered: one read() per event */
 	bool ev_no_batch;
+	/*
+	 * IB_ASYNC_FEATURE_USER_MR: MRs are the kernel's (REG_MR) and work
+	 * requests are posted in lists over them; else MRs are ranges kept
+	 * here and messages go through the kernel's buffers.
+	 */
+	bool user_mr;
 
-	/* memory regions by lkey, see mr.c */
+	/* memory regions by lkey, without user_mr; see mr.c */
 	pthread_rwlock_t mr_lock;
 	struct ibv_mr **mrs;
 	uint32_t mr_cap, mr_gen;
@@ -212,5 +218,13 @@ static inline int ibasync_err(int err)
 
 /* Run an ioctl on the context's file: 0, or an errno value (errno set). */
 int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg);
+
+/* post.c: posting over the kernel's MRs (user_mr) */
+int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr);
+int ibasync_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr);
+int ibasync_post_srq_recv_list(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr);
 
 #endif /* IBASYNC_INTERNAL_H */

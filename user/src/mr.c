@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Memory regions. ib_async's data path moves every message through
- * kernel buffers, reading the sender's memory when the send is posted and
- * writing the receiver's when the completion is polled, so no memory is
- * pinned or registered with the device. An MR is therefore a record of a
- * range and its access rights, kept per context: posting checks each
- * scatter/gather entry against it exactly as a device checks an lkey, so
- * a program that works here does not break on a real device for a missing
- * or too small registration.
+ * Memory regions.
  *
- * lkey == rkey == (generation << 24) | (slot + 1): never 0, and a stale
- * key of a deregistered MR does not match the slot's next occupant.
+ * Where the node offers IB_ASYNC_FEATURE_USER_MR, an MR is the kernel's:
+ * IB_ASYNC_IOC_REG_MR pins the memory and registers it with the device,
+ * whose keys the MR carries, and work requests are posted over it (see
+ * datapath.c); ibv_dereg_mr() destroys it.
+ *
+ * Elsewhere the data path moves every message through kernel buffers,
+ * reading the sender's memory when the send is posted and writing the
+ * receiver's when the completion is polled, so no memory is pinned or
+ * registered with the device. An MR is then a record of a range and its
+ * access rights, kept per context: posting checks each scatter/gather
+ * entry against it exactly as a device checks an lkey, so a program that
+ * works here does not break on a real device for a missing or too small
+ * registration. lkey == rkey == (generation << 24) | (slot + 1): never 0,
+ * and a stale key of a deregistered MR does not match the slot's next
+ * occupant.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -73,6 +79,38 @@ found:
 	return 0;
 }
 
+/* The kernel registers the memory: its checks, its keys, its handle. */
+static struct ibv_mr *reg_kernel(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t iova, unsigned int access)
+{
+	struct ib_async_reg_mr arg = {
+		.argsz = sizeof(arg), .pd_handle = pd->handle,
+		.addr = (uintptr_t)addr, .length = length, .iova = iova,
+		.access = access,
+	};
+	struct ibv_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	err = ibasync_ioctl(pd->context, IB_ASYNC_IOC_REG_MR, &arg);
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->handle = arg.handle;
+	mr->lkey = arg.lkey;
+	mr->rkey = arg.rkey;
+	atomic_fetch_add(&to_ibasync_pd(pd)->mrs, 1);
+	return mr;
+}
+
 static struct ibv_mr *reg_range(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
@@ -84,6 +122,8 @@ static struct ibv_mr *reg_range(struct ibv_pd *pd, void *addr, size_t length,
 		errno = EINVAL;
 		return NULL;
 	}
+	if (to_ibasync_ctx(pd->context)->user_mr)
+		return reg_kernel(pd, addr, length, iova, access);
 	/* the verbs rule: remote writes need local write */
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IBV_ACCESS_LOCAL_WRITE)) {
@@ -150,6 +190,20 @@ IBASYNC_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	if (!mr)
 		return ibasync_err(EINVAL);
 	c = to_ibasync_ctx(mr->context);
+	if (c->user_mr) {
+		struct ib_async_destroy arg = {
+			.argsz = sizeof(arg), .obj_type = IB_ASYNC_OBJ_MR,
+			.handle = mr->handle,
+		};
+
+		/* MRs raise no events: nothing to consume first. */
+		err = ibasync_ioctl(mr->context, IB_ASYNC_IOC_DESTROY, &arg);
+		if (err)
+			return ibasync_err(err);
+		atomic_fetch_sub(&to_ibasync_pd(mr->pd)->mrs, 1);
+		free(mr);
+		return 0;
+	}
 	i = mr_slot(mr->lkey);
 	pthread_rwlock_wrlock(&c->mr_lock);
 	if (i < c->mr_cap && c->mrs[i] == mr) {

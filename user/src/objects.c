@@ -157,7 +157,7 @@ IBASYNC_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 	uint64_t reported;
 	int ret;
 
-	/* The kernel knows the PD's QPs, SRQs and AHs; MRs live here. */
+	/* MRs are counted here, whether the kernel's or this library's. */
 	if (atomic_load(&p->mrs))
 		return ibasync_err(EBUSY);
 	ret = ibasync_destroy_handle(to_ibasync_ctx(pd->context),

@@ -12,7 +12,8 @@
 #include "ibasync.h"
 
 /* struct ibv_device_attr from the kernel's answer to QUERY_DEVICE */
-static void device_attr_to_ibv(struct ibv_device_attr *attr,
+static void device_attr_to_ibv(struct ibv_context *ctx,
+			       struct ibv_device_attr *attr,
 			       const struct ib_async_device_attr *a)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -41,12 +42,14 @@ static void device_attr_to_ibv(struct ibv_device_attr *attr,
 	attr->max_qp_rd_atom = (int)a->max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = (int)a->max_qp_init_rd_atom;
 	/*
-	 * What the program can use through this library: its data path
-	 * posts no atomics (EOPNOTSUPP), so it says so as a provider without
-	 * them does, and programs (rdma-core's tests too) take the path for
-	 * such a device instead of failing a post.
+	 * What the program can use through this library: the data path
+	 * through kernel buffers (a node without USER_MR) posts no atomics,
+	 * so it says so as a provider without them does, and programs
+	 * (rdma-core's tests too) take the path for such a device instead
+	 * of failing a post.
 	 */
-	attr->atomic_cap = IBV_ATOMIC_NONE;
+	attr->atomic_cap = to_ibasync_ctx(ctx)->user_mr ?
+		(enum ibv_atomic_cap)a->atomic_cap : IBV_ATOMIC_NONE;
 	attr->max_mw = (int)a->max_mw;
 	attr->max_ah = (int)a->max_ah;
 	attr->max_srq = (int)a->max_srq;
@@ -68,7 +71,7 @@ IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
 	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
 	if (ret)
 		return ret;
-	device_attr_to_ibv(attr, &a);
+	device_attr_to_ibv(context, attr, &a);
 	return 0;
 }
 
@@ -112,7 +115,7 @@ int ibasync_query_device_ex(struct ibv_context *context,
 		ret = ibasync_ioctl(context, IB_ASYNC_IOC_GET_INFO, &info);
 	if (ret)
 		return ret;
-	device_attr_to_ibv(&attr->orig_attr, &a);
+	device_attr_to_ibv(context, &attr->orig_attr, &a);
 	if (DEV_EX_FITS(attr_size, device_cap_flags_ex))
 		attr->device_cap_flags_ex = a.device_cap_flags;
 	if (DEV_EX_FITS(attr_size, phys_port_cnt_ex))

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ibv_post_send(), ibv_post_recv() and ibv_post_srq_recv() over the
+ * kernel's MRs (IB_ASYNC_FEATURE_USER_MR): the work requests are handed
+ * to the kernel as lists, up to LIST_WRS per ioctl, and the device reads
+ * and writes the program's registered memory itself. The kernel checks
+ * every key against the context's MRs; here only what the kernel cannot
+ * see is checked (the AH's context, the QP's inline limit).
+ *
+ * As with rdma-core's providers, *bad_wr names the first work request
+ * not posted; the ones before it were. A list the kernel refuses as a
+ * whole (it checks a call's requests before posting any) fails at its
+ * first request.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ibasync.h"
+
+#define LIST_WRS	32
+#define LIST_SGES	256
+
+#define SEND_FLAGS_OK	(IBV_SEND_FENCE | IBV_SEND_SIGNALED |		\
+			 IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+
+/* The same bits, as the uAPI promises. */
+_Static_assert(IBV_SEND_FENCE == IB_ASYNC_SEND_FENCE &&
+	       IBV_SEND_SIGNALED == IB_ASYNC_SEND_SIGNALED &&
+	       IBV_SEND_SOLICITED == IB_ASYNC_SEND_SOLICITED &&
+	       IBV_SEND_INLINE == IB_ASYNC_SEND_INLINE, "send flags");
+
+static int fill_send(struct ibv_qp *qp, const struct ibv_send_wr *wr,
+		     struct ib_async_send_wr *k)
+{
+	size_t inl = 0;
+	int i;
+
+	memset(k, 0, sizeof(*k));
+	if (wr->num_sge < 0 || wr->num_sge > LIST_SGES ||
+	    (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	if (wr->send_flags & ~(unsigned int)SEND_FLAGS_OK)
+		return EOPNOTSUPP;	/* checksum offload */
+	k->wr_id = wr->wr_id;
+	k->num_sge = (uint32_t)wr->num_sge;
+	k->opcode = wr->opcode;
+	k->send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		k->imm_data = wr->imm_data;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		k->imm_data = wr->imm_data;
+		/* fall through */
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_READ:
+		k->remote_addr = wr->wr.rdma.remote_addr;
+		k->rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		k->remote_addr = wr->wr.atomic.remote_addr;
+		k->rkey = wr->wr.atomic.rkey;
+		k->compare_add = wr->wr.atomic.compare_add;
+		k->swap = wr->wr.atomic.swap;
+		break;
+	default:
+		return EOPNOTSUPP;	/* invalidation, windows, TSO */
+	}
+	if (qp->qp_type == IBV_QPT_UD) {
+		const struct ibv_ah *ah = wr->wr.ud.ah;
+
+		if (!ah || ah->context != qp->context)
+			return EINVAL;
+		k->ah_handle = ah->handle;
+		k->remote_qpn = wr->wr.ud.remote_qpn;
+		k->remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		for (i = 0; i < wr->num_sge; i++)
+			inl += wr->sg_list[i].length;
+		if (inl > to_ibasync_qp(qp)->cap.max_inline_data)
+			return EINVAL;
+	}
+	return 0;
+}
+
+static void fill_sges(const struct ibv_sge *sg, int n, struct ib_async_sge *k)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		k[i].addr = sg[i].addr;
+		k[i].length = sg[i].length;
+		k[i].lkey = sg[i].lkey;
+	}
+}
+
+/*
+ * Post @n requests: 0 if the kernel took all; else the errno, with
+ * *@posted how many it took.
+ */
+static int post_chunk(struct ibv_context *ctx, unsigned long cmd,
+		      uint32_t obj_type, uint32_t handle, const void *wrs,
+		      uint32_t n, uint32_t wr_size,
+		      const struct ib_async_sge *sges, uint32_t ns,
+		      uint32_t *posted)
+{
+	struct ib_async_post_list arg = {
+		.argsz = sizeof(arg), .obj_type = obj_type, .handle = handle,
+		.count = n, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
+		.sges = (uintptr_t)sges, .num_sges = ns,
+	};
+	int err;
+
+	*posted = 0;
+	err = ibasync_ioctl(ctx, cmd, &arg);
+	if (err)
+		return err;
+	*posted = arg.posted;
+	return arg.posted < n ? (int)arg.error : 0;
+}
+
+int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr)
+{
+	struct ib_async_send_wr k[LIST_WRS];
+	struct ib_async_sge s[LIST_SGES];
+	struct ibv_send_wr *first;
+	uint32_t n, ns, posted;
+	int err = 0, perr;
+
+	while (wr && !err) {
+		first = wr;
+		n = 0;
+		ns = 0;
+		for (; wr && n < LIST_WRS; wr = wr->next, n++) {
+			err = fill_send(qp, wr, &k[n]);
+			if (err || ns + k[n].num_sge > LIST_SGES)
+				break;
+			fill_sges(wr->sg_list, wr->num_sge, &s[ns]);
+			ns += k[n].num_sge;
+		}
+		if (!n)
+			break;
+		perr = post_chunk(qp->context, IB_ASYNC_IOC_POST_SEND_LIST,
+				  IB_ASYNC_OBJ_QP, qp->handle, k, n, sizeof(k[0]),
+				  s, ns, &posted);
+		if (perr) {
+			for (wr = first; posted--; wr = wr->next)
+				;
+			err = perr;
+		}
+	}
+	if (err) {
+		*bad_wr = wr;
+		return ibasync_err(err);
+	}
+	return 0;
+}
+
+static int post_recvs(struct ibv_context *ctx, uint32_t obj_type,
+		      uint32_t handle, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	struct ib_async_recv_wr k[LIST_WRS];
+	struct ib_async_sge s[LIST_SGES];
+	struct ibv_recv_wr *first;
+	uint32_t n, ns, posted;
+	int err = 0, perr;
+
+	while (wr && !err) {
+		first = wr;
+		n = 0;
+		ns = 0;
+		for (; wr && n < LIST_WRS; wr = wr->next, n++) {
+			if (wr->num_sge < 0 || wr->num_sge > LIST_SGES ||
+			    (wr->num_sge && !wr->sg_list)) {
+				err = EINVAL;
+				break;
+			}
+			if (ns + (uint32_t)wr->num_sge > LIST_SGES)
+				break;
+			k[n] = (struct ib_async_recv_wr){
+				.wr_id = wr->wr_id,
+				.num_sge = (uint32_t)wr->num_sge,
+			};
+			fill_sges(wr->sg_list, wr->num_sge, &s[ns]);
+			ns += k[n].num_sge;
+		}
+		if (!n)
+			break;
+		perr = post_chunk(ctx, IB_ASYNC_IOC_POST_RECV_LIST, obj_type,
+				  handle, k, n, sizeof(k[0]), s, ns, &posted);
+		if (perr) {
+			for (wr = first; posted--; wr = wr->next)
+				;
+			err = perr;
+		}
+	}
+	if (err) {
+		*bad_wr = wr;
+		return ibasync_err(err);
+	}
+	return 0;
+}
+
+int ibasync_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr)
+{
+	return post_recvs(qp->context, IB_ASYNC_OBJ_QP, qp->handle, wr, bad_wr);
+}
+
+int ibasync_post_srq_recv_list(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr)
+{
+	return post_recvs(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,
+			  bad_wr);
+}
