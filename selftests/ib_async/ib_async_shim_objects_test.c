@@ -199,10 +199,10 @@ TEST_F(so, queries_agree_with_sysfs)
 	EXPECT_EQ(ibv_get_device_guid(self->ctx->device), d.node_guid);
 	EXPECT_LT(0, d.max_qp);
 	EXPECT_LT(0, d.max_cqe);
-	/* rxe has atomics; the library's data path does not (yet): NONE */
+	/* rxe has atomics, and so has the data path over registered MRs */
 	ASSERT_EQ(0, ioctl(self->ctx->cmd_fd, IB_ASYNC_IOC_QUERY_DEVICE, &k));
 	EXPECT_NE(0U, k.atomic_cap);
-	EXPECT_EQ((int)IBV_ATOMIC_NONE, (int)d.atomic_cap);
+	EXPECT_EQ((int)k.atomic_cap, (int)d.atomic_cap);
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/fw_ver",
 		 self->dev.ibdev);
 	/* sysfs shows the driver's string if it has one (rxe: none) */
@@ -710,13 +710,16 @@ TEST_F(so, bad_input_fails_clearly_and_changes_nothing)
 	sge.length = 64;
 	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd)) TH_LOG("PD with an MR");
 
-	/* sends: unsupported opcodes and flags, inline beyond the cap */
+	/*
+	 * sends: opcodes and flags without a kernel equivalent (local
+	 * invalidation, checksum offload), inline beyond the cap
+	 */
 	swr = (struct ibv_send_wr){ .wr_id = 2, .sg_list = &sge, .num_sge = 1,
-				    .opcode = IBV_WR_RDMA_WRITE };
+				    .opcode = IBV_WR_LOCAL_INV };
 	EXPECT_EQ(EOPNOTSUPP, ibv_post_send(qp, &swr, &sbad));
 	EXPECT_EQ(&swr, sbad);
 	swr.opcode = IBV_WR_SEND;
-	swr.send_flags = IBV_SEND_FENCE;
+	swr.send_flags = IBV_SEND_IP_CSUM;
 	EXPECT_EQ(EOPNOTSUPP, ibv_post_send(qp, &swr, &sbad));
 	g = roce_v2_gid(self->dev.ibdev, aa.grh.dgid.raw);
 	ASSERT_LE(0, g);

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One-sided RDMA through libibasync, as an rdma-core program does it:
+ * ibv_reg_mr() gives the kernel's MR (the RDMA core knows it by the same
+ * lkey and length), and ibv_post_send() with RDMA WRITE, WRITE_WITH_IMM,
+ * READ and both atomics moves data the device itself puts in the
+ * program's memory (seen there before ibv_poll_cq()). Lists longer than
+ * one kernel call are posted in order and *bad_wr says where posting
+ * stopped. A receive whose MR was deregistered fails, as on ib_uverbs,
+ * instead of being written at poll time.
+ */
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <infiniband/verbs.h>
+
+#include "ib_async_verbs.h"
+
+#define BUF_LEN		(64 * 1024)
+#define ACC_ALL		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/* The RDMA core's length of the MR with @lkey on @ibdev, or -1. */
+static long core_mr_len(const char *ibdev, uint32_t lkey)
+{
+	char cmd[256], line[1024], key[32], *p;
+	long len = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show mr dev %s 2>/dev/null",
+		 ibdev);
+	snprintf(key, sizeof(key), " lkey 0x%x ", lkey);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " mrlen ");
+		if (strstr(line, key) && p)
+			len = strtol(p + 7, NULL, 10);
+	}
+	pclose(f);
+	return len;
+}
+
+static int poll_n(struct ibv_cq *cq, int want, struct ibv_wc *wc)
+{
+	uint64_t t0 = iba_now_ms();
+	int got = 0, n;
+
+	while (got < want && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS) {
+		n = ibv_poll_cq(cq, want - got, wc + got);
+		if (n < 0)
+			return n;
+		got += n;
+		if (got < want)
+			iba_sleep_ms(2);
+	}
+	return got;
+}
+
+static int wait_byte(const volatile char *p, char byte)
+{
+	uint64_t t0 = iba_now_ms();
+
+	while (*p != byte) {
+		if (iba_now_ms() - t0 > IBA_EVENT_TIMEOUT_MS)
+			return -1;
+		iba_sleep_ms(1);
+	}
+	return 0;
+}
+
+FIXTURE(rd) {
+	struct iba_dev dev;
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp[2];
+	char *buf[2];
+	struct ibv_mr *mr[2];
+};
+
+FIXTURE_SETUP(rd)
+{
+	struct ibv_qp_init_attr qi = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct ibv_qp_attr a;
+	union ibv_gid gid;
+	int i, n = 0, g, fd;
+
+	self->list = NULL;
+	self->ctx = NULL;
+	if (iba_find_dev(&self->dev) || strncmp(self->dev.ibdev, "rxe", 3))
+		SKIP(return, "no ib_async node for an rxe device");
+	fd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	if (!(iba_features(fd) & IB_ASYNC_FEATURE_USER_MR)) {
+		close(fd);
+		SKIP(return, "no IB_ASYNC_FEATURE_USER_MR");
+	}
+	close(fd);
+	self->list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, self->list);
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(self->list[i]),
+			    self->dev.ibdev))
+			break;
+	ASSERT_GT(n, i);
+	self->ctx = ibv_open_device(self->list[i]);
+	ASSERT_NE(NULL, self->ctx);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->cq = ibv_create_cq(self->ctx, 256, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->cq);
+	qi.send_cq = qi.recv_cq = self->cq;
+	g = roce_v2_gid(self->dev.ibdev, gid.raw);
+	ASSERT_LE(0, g);
+	for (i = 0; i < 2; i++) {
+		self->qp[i] = ibv_create_qp(self->pd, &qi);
+		ASSERT_NE(NULL, self->qp[i]);
+		self->buf[i] = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, self->buf[i]);
+		memset(self->buf[i], 'a' + i, BUF_LEN);
+		self->mr[i] = ibv_reg_mr(self->pd, self->buf[i], BUF_LEN,
+					 ACC_ALL);
+		ASSERT_NE(NULL, self->mr[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = ACC_ALL;
+		ASSERT_EQ(0, ibv_modify_qp(self->qp[i], &a, IBV_QP_STATE |
+					   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					   IBV_QP_ACCESS_FLAGS));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = self->qp[!i]->qp_num;
+		a.max_dest_rd_atomic = 4;
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.port_num = 1;
+		a.ah_attr.grh.dgid = gid;
+		a.ah_attr.grh.sgid_index = (uint8_t)g;
+		a.ah_attr.grh.hop_limit = 1;
+		ASSERT_EQ(0, ibv_modify_qp(self->qp[i], &a, IBV_QP_STATE |
+					   IBV_QP_AV | IBV_QP_PATH_MTU |
+					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					   IBV_QP_MAX_DEST_RD_ATOMIC |
+					   IBV_QP_MIN_RNR_TIMER));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 4;
+		ASSERT_EQ(0, ibv_modify_qp(self->qp[i], &a, IBV_QP_STATE |
+					   IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					   IBV_QP_MAX_QP_RD_ATOMIC));
+	}
+}
+
+FIXTURE_TEARDOWN(rd)
+{
+	int i;
+
+	if (!self->ctx)
+		goto out;
+	for (i = 0; i < 2; i++) {
+		ibv_destroy_qp(self->qp[i]);
+		ibv_dereg_mr(self->mr[i]);
+		munmap(self->buf[i], BUF_LEN);
+	}
+	ibv_destroy_cq(self->cq);
+	ibv_dealloc_pd(self->pd);
+	ibv_close_device(self->ctx);
+out:
+	if (self->list)
+		ibv_free_device_list(self->list);
+}
+
+TEST_F(rd, write_read_atomics_land_in_program_memory)
+{
+	char *a = self->buf[0], *b = self->buf[1];
+	struct ibv_sge s = { (uintptr_t)a, 16, self->mr[0]->lkey };
+	struct ibv_send_wr w = {
+		.wr_id = 1, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	uint64_t *remote = (uint64_t *)(b + 4096);
+	struct ibv_wc wc[2];
+
+	IBA_SKIPPED_IN_SETUP();
+	/* The MR is the kernel's: the core knows its lkey and length. */
+	EXPECT_EQ(BUF_LEN, core_mr_len(self->dev.ibdev, self->mr[0]->lkey));
+
+	memcpy(a, "written by rdma!", 16);
+	w.wr.rdma.remote_addr = (uintptr_t)b + 100;
+	w.wr.rdma.rkey = self->mr[1]->rkey;
+	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
+	ASSERT_EQ(0, wait_byte(b + 115, '!'));
+	EXPECT_EQ(0, memcmp(b + 100, "written by rdma!", 16));
+	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ((unsigned int)IBV_WC_RDMA_WRITE, wc[0].opcode);
+
+	memcpy(b + 200, "read from peer..", 16);
+	s.addr = (uintptr_t)a + 300;
+	w.wr_id = 2;
+	w.opcode = IBV_WR_RDMA_READ;
+	w.wr.rdma.remote_addr = (uintptr_t)b + 200;
+	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
+	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ((unsigned int)IBV_WC_RDMA_READ, wc[0].opcode);
+	EXPECT_EQ(16U, wc[0].byte_len);
+	EXPECT_EQ(0, memcmp(a + 300, "read from peer..", 16));
+
+	*remote = 40;
+	s = (struct ibv_sge){ (uintptr_t)a + 512, 8, self->mr[0]->lkey };
+	w.wr_id = 3;
+	w.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	w.wr.atomic.remote_addr = (uintptr_t)remote;
+	w.wr.atomic.rkey = self->mr[1]->rkey;
+	w.wr.atomic.compare_add = 2;
+	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
+	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
+	EXPECT_EQ((unsigned int)IBV_WC_FETCH_ADD, wc[0].opcode);
+	EXPECT_EQ(40ULL, *(uint64_t *)(a + 512));
+	EXPECT_EQ(42ULL, *remote);
+	w.wr_id = 4;
+	w.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	w.wr.atomic.compare_add = 42;
+	w.wr.atomic.swap = 7;
+	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
+	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	EXPECT_EQ((unsigned int)IBV_WC_COMP_SWAP, wc[0].opcode);
+	EXPECT_EQ(7ULL, *remote);
+}
+
+TEST_F(rd, write_with_imm_into_a_scattered_receive)
+{
+	char *a = self->buf[0], *b = self->buf[1];
+	struct ibv_sge rs[2] = {
+		{ (uintptr_t)b + 1000, 4, self->mr[1]->lkey },
+		{ (uintptr_t)b + 2000, 4, self->mr[1]->lkey },
+	};
+	struct ibv_recv_wr r = { .wr_id = 0x77, .sg_list = rs, .num_sge = 2 },
+			   *rbad = NULL;
+	struct ibv_sge s = { (uintptr_t)a, 8, self->mr[0]->lkey };
+	struct ibv_send_wr w = {
+		.wr_id = 0x78, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_IMM, .send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(0xfeed),
+	}, *bad = NULL;
+	struct ibv_wc wc[2];
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	memcpy(a, "abcdefgh", 8);
+	ASSERT_EQ(0, ibv_post_recv(self->qp[1], &r, &rbad));
+	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
+	ASSERT_EQ(0, wait_byte(b + 2003, 'h'));
+	EXPECT_EQ(0, memcmp(b + 1000, "abcd", 4));
+	EXPECT_EQ(0, memcmp(b + 2000, "efgh", 4));
+	ASSERT_EQ(2, poll_n(self->cq, 2, wc));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status);
+		if (wc[i].wr_id != 0x77)
+			continue;
+		EXPECT_EQ((unsigned int)IBV_WC_RECV, wc[i].opcode);
+		EXPECT_NE(0U, wc[i].wc_flags & IBV_WC_WITH_IMM);
+		EXPECT_EQ(htonl(0xfeed), wc[i].imm_data);
+		EXPECT_EQ(8U, wc[i].byte_len);
+		EXPECT_EQ(self->qp[1]->qp_num, wc[i].qp_num);
+	}
+}
+
+/*
+ * 40 writes in one chain, more than one kernel call takes: the first
+ * call's 32 are posted; the 35th has a key that is not the program's, so
+ * the kernel refuses the second call whole and *bad_wr is its first.
+ */
+TEST_F(rd, long_chains_post_in_order_and_bad_wr_says_where_it_stopped)
+{
+	struct ibv_send_wr w[40], *bad = NULL;
+	struct ibv_sge s[40];
+	struct ibv_wc wc[64];
+	int i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (i = 0; i < 40; i++) {
+		s[i] = (struct ibv_sge){ (uintptr_t)self->buf[0] + 16 * i, 16,
+					 self->mr[0]->lkey };
+		w[i] = (struct ibv_send_wr){
+			.wr_id = 500 + i, .sg_list = &s[i], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.next = i < 39 ? &w[i + 1] : NULL,
+		};
+		w[i].wr.rdma.remote_addr = (uintptr_t)self->buf[1] + 16 * i;
+		w[i].wr.rdma.rkey = self->mr[1]->rkey;
+	}
+	s[34].lkey ^= 0x55;
+	EXPECT_EQ(EINVAL, ibv_post_send(self->qp[0], &w[0], &bad));
+	EXPECT_EQ(&w[32], bad);
+	n = poll_n(self->cq, 32, wc);
+	ASSERT_EQ(32, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(500U + i, wc[i].wr_id);
+		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status);
+	}
+	iba_sleep_ms(200);
+	EXPECT_EQ(0, ibv_poll_cq(self->cq, 64, wc));
+	EXPECT_EQ('b', self->buf[1][16 * 32]);
+}
+
+/*
+ * gen/regress/recv_after_dereg_mr, the difftest's divergence: over
+ * ib_uverbs a receive whose MR was deregistered completes in error and
+ * its memory is not written; over the kernel-buffer path the shim wrote
+ * it at poll time. Now the device finds the key gone.
+ */
+TEST_F(rd, receive_after_its_mr_is_deregistered_fails_unwritten)
+{
+	char *rbuf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *tmp;
+	struct ibv_sge rs, s = { (uintptr_t)self->buf[0], 32,
+				 self->mr[0]->lkey };
+	struct ibv_recv_wr r = { .wr_id = 9, .sg_list = &rs, .num_sge = 1 },
+			   *rbad = NULL;
+	struct ibv_send_wr w = {
+		.wr_id = 10, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	struct ibv_wc wc[2];
+	int i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_NE(MAP_FAILED, rbuf);
+	memset(rbuf, 'z', 4096);
+	tmp = ibv_reg_mr(self->pd, rbuf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, tmp);
+	rs = (struct ibv_sge){ (uintptr_t)rbuf, 64, tmp->lkey };
+	ASSERT_EQ(0, ibv_post_recv(self->qp[1], &r, &rbad));
+	ASSERT_EQ(0, ibv_dereg_mr(tmp));
+	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
+	n = poll_n(self->cq, 2, wc);
+	ASSERT_LE(1, n);
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id == 9)
+			EXPECT_NE((unsigned int)IBV_WC_SUCCESS, wc[i].status);
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ('z', rbuf[i]);
+	munmap(rbuf, 4096);
+}
+
+TEST_HARNESS_MAIN
