@@ -143,7 +143,11 @@ TEST_F(obj, bad_handles_give_clear_errors)
 				     IB_UVERBS_QPT_UD, &qp));
 	EXPECT_EQ(-ENOENT, create_qp(self->fd, 1, self->pd, 777,
 				     IB_UVERBS_QPT_UD, &qp));
-	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->pd, self->cq, 3, &qp));
+	/* RC, UC and UD only: a raw packet or XRC type is refused. */
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->pd, self->cq,
+				     IB_UVERBS_QPT_RAW_PACKET, &qp));
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->pd, self->cq,
+				     IB_UVERBS_QPT_XRC_INI, &qp));
 	/* Stale: destroyed once, then again. */
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
