@@ -330,8 +330,8 @@ TEST_F(ex, refused_comp_masks_give_their_errno)
 		  IBV_QPT_RC, EOPNOTSUPP },
 		{ "create flag", IBV_QP_INIT_ATTR_CREATE_FLAGS,
 		  IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, IBV_QPT_UD, EOPNOTSUPP },
-		{ "UC", IBV_QP_INIT_ATTR_CREATE_FLAGS, 0, IBV_QPT_UC,
-		  EOPNOTSUPP },
+		{ "XRC send", IBV_QP_INIT_ATTR_CREATE_FLAGS, 0,
+		  IBV_QPT_XRC_SEND, EOPNOTSUPP },
 		{ "unknown bit", 1U << 7, 0, IBV_QPT_RC, EINVAL },
 	};
 	struct ibv_qp_init_attr_ex a;

@@ -609,7 +609,7 @@ TEST_F(so, rc_send_with_imm_gathered_from_two_sges)
 TEST_F(so, bad_input_fails_clearly_and_changes_nothing)
 {
 	static char buf[256];
-	struct ibv_qp_init_attr qi = { .qp_type = IBV_QPT_UC,
+	struct ibv_qp_init_attr qi = { .qp_type = IBV_QPT_XRC_SEND,
 				       .cap = { .max_send_wr = 1,
 						.max_recv_wr = 1,
 						.max_send_sge = 1,
@@ -636,7 +636,7 @@ TEST_F(so, bad_input_fails_clearly_and_changes_nothing)
 
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_create_qp(self->pd, &qi));
-	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("UC QP");
+	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("XRC QP");
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_create_cq(self->ctx, 0, NULL, NULL, 0));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("CQ of 0 entries");

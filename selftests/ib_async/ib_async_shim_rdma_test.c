@@ -7,7 +7,8 @@
  * program's memory (seen there before ibv_poll_cq()). Lists longer than
  * one kernel call are posted in order and *bad_wr says where posting
  * stopped. A receive whose MR was deregistered fails, as on ib_uverbs,
- * instead of being written at poll time.
+ * instead of being written at poll time. UC QPs, which only this path
+ * makes useful, connect and write.
  */
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -359,6 +360,106 @@ TEST_F(rd, receive_after_its_mr_is_deregistered_fails_unwritten)
 	for (i = 0; i < 64; i++)
 		ASSERT_EQ('z', rbuf[i]);
 	munmap(rbuf, 4096);
+}
+
+/* @qp to RTS as a UC QP of @dqpn: UC's RTR and RTS take fewer attributes. */
+static int uc_connect(struct ibv_qp *qp, uint32_t dqpn, const char *ibdev)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	union ibv_gid gid;
+	int g = roce_v2_gid(ibdev, gid.raw);
+
+	if (g < 0)
+		return -1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)g;
+	a.ah_attr.grh.hop_limit = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+/*
+ * UC where the node takes posted lists: created, connected with UC's own
+ * attribute masks, reported back as UC by the kernel, and RDMA WRITE and
+ * WRITE_WITH_IMM move data between the two QPs.
+ */
+TEST_F(rd, uc_qps_connect_and_write)
+{
+	struct ibv_qp_init_attr qi = {
+		.send_cq = self->cq, .recv_cq = self->cq,
+		.qp_type = IBV_QPT_UC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	}, got;
+	char *a = self->buf[0], *b = self->buf[1];
+	struct ibv_sge s = { (uintptr_t)a, 8, self->mr[0]->lkey };
+	struct ibv_send_wr w = {
+		.wr_id = 21, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	struct ibv_recv_wr r = { .wr_id = 23 }, *rbad = NULL;
+	struct ibv_qp *uc[2];
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc[2];
+	int i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (i = 0; i < 2; i++) {
+		uc[i] = ibv_create_qp(self->pd, &qi);
+		ASSERT_NE(NULL, uc[i]) TH_LOG("UC QP: %s", strerror(errno));
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, uc_connect(uc[i], uc[!i]->qp_num,
+					self->dev.ibdev));
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(0, ibv_query_qp(uc[0], &qa, IBV_QP_STATE, &got));
+	EXPECT_EQ((unsigned int)IBV_QPS_RTS, qa.qp_state);
+	EXPECT_EQ((unsigned int)IBV_QPT_UC, got.qp_type);
+
+	memcpy(a, "uc write", 8);
+	w.wr.rdma.remote_addr = (uintptr_t)b + 3000;
+	w.wr.rdma.rkey = self->mr[1]->rkey;
+	ASSERT_EQ(0, ibv_post_send(uc[0], &w, &bad));
+	ASSERT_EQ(0, wait_byte(b + 3007, 'e'));
+	EXPECT_EQ(0, memcmp(b + 3000, "uc write", 8));
+	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	EXPECT_EQ(21U, wc[0].wr_id);
+	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
+
+	/* WRITE_WITH_IMM consumes a receive (no SGE) and carries its imm. */
+	ASSERT_EQ(0, ibv_post_recv(uc[1], &r, &rbad));
+	memcpy(a, "with imm", 8);
+	w.wr_id = 22;
+	w.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	w.imm_data = htonl(0xc0de);
+	w.wr.rdma.remote_addr = (uintptr_t)b + 3100;
+	ASSERT_EQ(0, ibv_post_send(uc[0], &w, &bad));
+	n = poll_n(self->cq, 2, wc);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status);
+		if (wc[i].wr_id != 23)
+			continue;
+		EXPECT_EQ((unsigned int)IBV_WC_RECV_RDMA_WITH_IMM,
+			  wc[i].opcode);
+		EXPECT_EQ(htonl(0xc0de), wc[i].imm_data);
+		EXPECT_EQ(uc[1]->qp_num, wc[i].qp_num);
+	}
+	EXPECT_EQ(0, memcmp(b + 3100, "with imm", 8));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(uc[i]));
 }
 
 TEST_HARNESS_MAIN

@@ -285,6 +285,16 @@ static bool same_ctx(struct ibv_context *ctx, struct ibv_context *other)
 }
 
 /*
+ * UC is of use only with RDMA WRITE, which the copy path (datapath.c) cannot
+ * post: it is offered where the node takes posted lists over the device's
+ * own MRs (post.c).
+ */
+static bool uc_ok(struct ibv_context *ctx)
+{
+	return to_ibasync_ctx(ctx)->user_mr;
+}
+
+/*
  * The one way a QP is made: ibv_create_qp() and, once it has checked its
  * extensions, the create_qp_ex op (qp_ex.c). attr->cap is updated to what
  * the kernel granted.
@@ -301,7 +311,8 @@ struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
 	    !same_ctx(pd->context, attr->recv_cq->context) ||
 	    (attr->srq && !same_ctx(pd->context, attr->srq->context)))
 		return fail_null(EINVAL);
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD &&
+	    !(attr->qp_type == IBV_QPT_UC && uc_ok(pd->context)))
 		return fail_null(EOPNOTSUPP);
 	q = calloc(1, sizeof(*q));
 	if (!q)

@@ -161,7 +161,7 @@ class Program:
         return q
 
     def s_create_uc(self, p, cqs):
-        """UC: refused by the shim by design; self-contained."""
+        """UC: created and destroyed at once; self-contained."""
         c = self.rng.choice(cqs)
         self.emit("ibv_create_qp",
                   "{ struct ibv_qp_init_attr a = { .send_cq = cq[%d], "

@@ -13,13 +13,6 @@ import re
 
 INTENDED = (
     {
-        "name": "uc-qp",
-        "why": "the shim creates RC and UD QPs only; UC fails with "
-               "EOPNOTSUPP at ibv_create_qp (libibasync(7), Unsupported)",
-        "uverbs": r"ibv_create_qp\(tmp UC\) = ok|ibv_destroy_qp\(tmp\) = 0",
-        "ibasync": r"ibv_create_qp\(tmp UC\) = NULL EOPNOTSUPP",
-    },
-    {
         "name": "mr-access-mw-bind",
         "why": "MR access flags beyond local/remote read/write/atomic "
                "(here IBV_ACCESS_MW_BIND) fail with EOPNOTSUPP: the shim "

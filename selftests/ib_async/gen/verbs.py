@@ -352,8 +352,9 @@ VERBS = (
     V("ibv_create_qp", "struct ibv_qp *",
       (P("pd", "struct ibv_pd *", "a live PD"),
        P("qp_init_attr", "struct ibv_qp_init_attr *",
-         "qp_type RC|UD, send_cq/recv_cq live, srq optional, caps <= device",
-         ("qp_type UC (shim: EOPNOTSUPP)", "max_send_wr 0 with max_recv_wr 0",
+         "qp_type RC|UC|UD (UC: shim on a node with USER_MR), send_cq/"
+         "recv_cq live, srq optional, caps <= device",
+         ("qp_type XRC_SEND (shim: EOPNOTSUPP)", "max_send_wr 0 with max_recv_wr 0",
           "max_send_wr > max_qp_wr"))),
       "qp", requires=("pd", "cq"), produces=("qp:RESET",),
       contract={"ret": PTR_OR_NULL_ERRNO,
