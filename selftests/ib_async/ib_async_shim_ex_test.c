@@ -5,7 +5,9 @@
  * with ibv_query_device() and sysfs) and ibv_create_qp_ex() (QPs whose
  * numbers the kernel confirms in completions, carrying RC and UD traffic,
  * and refused comp_masks failing with the documented errno without
- * leaving a QP behind).
+ * leaving a QP behind), and ibv_create_cq_ex() (completions read through
+ * ibv_start_poll()/ibv_next_poll()/ibv_wc_read_*(), in order, and the
+ * kernel's refusals).
  */
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
@@ -310,6 +312,142 @@ TEST_F(ex, rc_qps_ex_connect_by_their_numbers)
 		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
 	EXPECT_EQ(0, ibv_dereg_mr(rmr));
 	EXPECT_EQ(0, ibv_dereg_mr(smr));
+}
+
+/*
+ * Completions of real traffic through the extended poll API: each receive
+ * once, in order, its fields as the device wrote them; a session left
+ * early leaves the rest to ibv_poll_cq() on the same CQ.
+ */
+TEST_F(ex, rc_traffic_through_an_extended_cq)
+{
+	enum { MSGS = 6 };
+	struct ibv_cq_init_attr_ex ca = { .cqe = 32,
+					  .wc_flags = IBV_WC_STANDARD_FLAGS };
+	static char rbuf[MSGS][32], msg[] = "through ibv_cq_ex";
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge, rsge;
+	struct ibv_mr *rmr, *smr;
+	struct ibv_qp *qp[2];
+	struct ibv_cq_ex *cq;
+	struct ibv_wc wc[MSGS];
+	uint64_t want_recv = 100, want_send = 200;
+	int i, n = 0, ret, sends = 0;
+
+	IBA_SKIPPED_IN_SETUP();
+	cq = ibv_create_cq_ex(self->ctx, &ca);
+	ASSERT_NE(NULL, cq) TH_LOG("ibv_create_cq_ex: %m");
+	for (i = 0; i < 2; i++) {
+		qp[i] = make_qp_ex(self->ctx, self->pd, ibv_cq_ex_to_cq(cq),
+				   IBV_QPT_RC, PD_NO_FLAGS);
+		ASSERT_NE(NULL, qp[i]);
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rc_to_rts(qp[i], qp[!i]->qp_num, &self->gid,
+					self->gid_index));
+	rmr = ibv_reg_mr(self->pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
+	smr = ibv_reg_mr(self->pd, msg, sizeof(msg), 0);
+	ASSERT_TRUE(rmr && smr);
+	EXPECT_EQ(ENOENT, ibv_start_poll(cq, &pa));
+	sge = (struct ibv_sge){ (uintptr_t)msg, sizeof(msg), smr->lkey };
+	for (i = 0; i < MSGS; i++) {
+		rsge = (struct ibv_sge){ (uintptr_t)rbuf[i], 32, rmr->lkey };
+		rwr = (struct ibv_recv_wr){ .wr_id = 100 + i,
+					    .sg_list = &rsge, .num_sge = 1 };
+		ASSERT_EQ(0, ibv_post_recv(qp[1], &rwr, &rbad));
+	}
+	for (i = 0; i < MSGS; i++) {
+		swr = (struct ibv_send_wr){
+			.wr_id = 200 + i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND_WITH_IMM,
+			.send_flags = IBV_SEND_SIGNALED,
+			.imm_data = htonl(0x5000 + i),
+		};
+		ASSERT_EQ(0, ibv_post_send(qp[0], &swr, &sbad));
+	}
+	/* wait for every completion, then read four through the ex API */
+	for (i = 0; i < 200 && want_recv < 100 + MSGS; i++) {
+		ret = ibv_start_poll(cq, &pa);
+		if (ret == ENOENT) {
+			iba_sleep_ms(10);
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		do {
+			ASSERT_EQ(IBV_WC_SUCCESS, (int)cq->status);
+			if (ibv_wc_read_opcode(cq) == IBV_WC_SEND) {
+				EXPECT_EQ(want_send++, cq->wr_id);
+				sends++;
+				continue;
+			}
+			EXPECT_EQ(IBV_WC_RECV, (int)ibv_wc_read_opcode(cq));
+			EXPECT_EQ(want_recv, cq->wr_id);
+			EXPECT_EQ(sizeof(msg), ibv_wc_read_byte_len(cq));
+			EXPECT_EQ(qp[1]->qp_num, ibv_wc_read_qp_num(cq));
+			EXPECT_NE(0U, ibv_wc_read_wc_flags(cq) &
+				      IBV_WC_WITH_IMM);
+			EXPECT_EQ(htonl(0x5000 + (uint32_t)(want_recv - 100)),
+				  ibv_wc_read_imm_data(cq));
+			want_recv++;
+			if (want_recv == 100 + MSGS - 2)
+				break;	/* leave two for ibv_poll_cq() */
+		} while (ibv_next_poll(cq) == 0);
+		ibv_end_poll(cq);
+		if (want_recv == 100 + MSGS - 2)
+			break;
+	}
+	ASSERT_EQ(100U + MSGS - 2, want_recv);
+	/* the rest, fetched ahead or still in the kernel, by ibv_poll_cq() */
+	ret = poll_n(ibv_cq_ex_to_cq(cq), 2 + MSGS - sends, wc);
+	ASSERT_EQ(2 + MSGS - sends, ret);
+	for (i = 0; i < ret; i++) {
+		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
+		if (wc[i].opcode != IBV_WC_RECV)
+			continue;
+		EXPECT_EQ(want_recv, wc[i].wr_id);
+		EXPECT_STREQ(msg, rbuf[want_recv - 100]);
+		want_recv++;
+		n++;
+	}
+	EXPECT_EQ(2, n);
+	EXPECT_EQ(0, ibv_poll_cq(ibv_cq_ex_to_cq(cq), MSGS, wc));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
+	EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(cq)));
+	EXPECT_EQ(0, ibv_dereg_mr(rmr));
+	EXPECT_EQ(0, ibv_dereg_mr(smr));
+}
+
+/* What rdma-core's test_create_cq_ex_bad_flow asks: the kernel refuses. */
+TEST_F(ex, cq_ex_beyond_the_device_is_einval)
+{
+	struct ibv_device_attr da;
+	struct ibv_cq_init_attr_ex ca = { .cqe = 8 };
+	struct ibv_cq_ex *cq;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &da));
+	ca.cqe = (uint32_t)da.max_cqe + 1;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_cq_ex(self->ctx, &ca));
+	EXPECT_EQ(EINVAL, errno);
+	ca.cqe = 8;
+	ca.comp_vector = (uint32_t)self->ctx->num_comp_vectors + 1;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_cq_ex(self->ctx, &ca));
+	EXPECT_EQ(EINVAL, errno);
+	ca.comp_vector = 0;
+	ca.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_cq_ex(self->ctx, &ca));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cq = ibv_create_cq_ex(self->ctx, &ca);
+	ASSERT_NE(NULL, cq);
+	EXPECT_LE(8, cq->cqe);
+	EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(cq)));
 }
 
 TEST_F(ex, refused_comp_masks_give_their_errno)

@@ -6,8 +6,8 @@
  * rdma-core's inline verbs call through ctx->ops (the data path, see
  * datapath.c) and, for extended verbs, through struct verbs_context in
  * front of the context. Its ops are set where libibasync implements them
- * (query_port, query_device_ex, create_qp_ex, the WQ calls) and
- * otherwise stay NULL, which the inlines (verbs_get_ctx_op()) turn into
+ * (query_port, query_device_ex, create_qp_ex, create_cq_ex, the WQ calls)
+ * and otherwise stay NULL, which the inlines (verbs_get_ctx_op()) turn into
  * EOPNOTSUPP rather than a crash.
  */
 #include <errno.h>
@@ -83,6 +83,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->vctx.query_port = ibasync_query_port_ex;
 	c->vctx.query_device_ex = ibasync_query_device_ex;
 	c->vctx.create_qp_ex = ibasync_create_qp_ex;
+	c->vctx.create_cq_ex = ibasync_create_cq_ex;
 	c->vctx.create_wq = ibasync_create_wq;
 	c->vctx.modify_wq = ibasync_modify_wq;
 	c->vctx.destroy_wq = ibasync_destroy_wq;

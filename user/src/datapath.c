@@ -203,16 +203,16 @@ static void wc_to_ibv(struct ibv_wc *wc, const struct ib_async_wc *k)
 	wc->dlid_path_bits = k->dlid_path_bits;
 }
 
-/* ibv_poll_cq(): entries polled, or a negative value (errno set) */
-static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
+/*
+ * Up to @num completions from the kernel after the @done already in @wc:
+ * the total, or a negative value (errno set) if there were none.
+ */
+static int poll_kernel(struct ibv_cq *cq, int num, struct ibv_wc *wc,
+		       int done)
 {
 	struct ib_async_wc k[POLL_CHUNK];
-	int done = 0, i, err;
+	int i, err;
 
-	if (num < 0 || (num && !wc)) {
-		errno = EINVAL;
-		return -EINVAL;
-	}
 	while (done < num) {
 		struct ib_async_poll_cq arg = {
 			.argsz = sizeof(arg), .handle = cq->handle,
@@ -231,6 +231,38 @@ static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 			break;
 	}
 	return done;
+}
+
+/*
+ * The completions an extended CQ fetched ahead and nobody consumed: into
+ * @wc, up to @num of them. q->poll_lock is held.
+ */
+static int drain_fetched(struct ibasync_cq *q, int num, struct ibv_wc *wc)
+{
+	int done = 0;
+
+	while (done < num && q->next < q->count)
+		wc_to_ibv(&wc[done++], &q->buf[q->next++]);
+	return done;
+}
+
+/* ibv_poll_cq(): entries polled, or a negative value (errno set) */
+static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
+{
+	struct ibasync_cq *q = to_ibasync_cq(cq);
+	int ret;
+
+	if (num < 0 || (num && !wc)) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	if (!q->is_ex)
+		return poll_kernel(cq, num, wc, 0);
+	/* what the extended API fetched ahead comes first */
+	pthread_mutex_lock(&q->poll_lock);
+	ret = poll_kernel(cq, num, wc, drain_fetched(q, num, wc));
+	pthread_mutex_unlock(&q->poll_lock);
+	return ret;
 }
 
 /* Arming is the driver's: the kernel passes it on (channel.c reads it). */

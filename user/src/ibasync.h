@@ -123,6 +123,35 @@ static inline struct ibasync_qp *to_ibasync_qp(struct ibv_qp *qp)
 	return (struct ibasync_qp *)qp;
 }
 
+/* Completions an extended CQ fetches from the kernel at a time. */
+#define IBASYNC_CQ_EX_BATCH	16
+
+/*
+ * Every CQ, from ibv_create_cq() and ibv_create_cq_ex() alike: struct
+ * ibv_cq_ex begins with struct ibv_cq (ibv_cq_ex_to_cq() is a cast), and
+ * ibv_poll_cq() must see what the extended poll API fetched ahead.
+ */
+struct ibasync_cq {
+	struct ibv_cq_ex ex;
+	bool is_ex;
+	/*
+	 * is_ex only: completions fetched from the kernel and not yet
+	 * consumed, buf[next] the current one while have_cur. poll_lock is
+	 * held from a successful ibv_start_poll() to ibv_end_poll() by
+	 * poller, as a provider holds its CQ lock.
+	 */
+	pthread_mutex_t poll_lock;
+	pthread_t poller;
+	bool polling, have_cur;
+	unsigned int next, count;
+	struct ib_async_wc buf[IBASYNC_CQ_EX_BATCH];
+};
+
+static inline struct ibasync_cq *to_ibasync_cq(struct ibv_cq *cq)
+{
+	return (struct ibasync_cq *)cq;
+}
+
 /* What ibv_async_event.element holds for an event type (libibverbs' rule). */
 enum ibasync_element_kind {
 	IBASYNC_ELEMENT_PORT,
@@ -182,6 +211,16 @@ struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 				 struct ibv_wq_init_attr *attr);
 int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
 int ibasync_destroy_wq(struct ibv_wq *wq);
+
+/* objects.c: the one way a CQ is made */
+struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
+				  void *cq_context,
+				  struct ibv_comp_channel *channel,
+				  uint32_t comp_vector);
+
+/* cq_ex.c */
+struct ibv_cq_ex *ibasync_create_cq_ex(struct ibv_context *context,
+				       struct ibv_cq_init_attr_ex *attr);
 
 /* qp_ex.c */
 struct ibv_qp *ibasync_create_qp_ex(struct ibv_context *context,

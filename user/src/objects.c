@@ -171,25 +171,27 @@ IBASYNC_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 
 /* ---- CQ ------------------------------------------------------------------ */
 
-IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
-					    int cqe, void *cq_context,
-					    struct ibv_comp_channel *channel,
-					    int comp_vector)
+struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
+				  void *cq_context,
+				  struct ibv_comp_channel *channel,
+				  uint32_t comp_vector)
 {
 	struct ib_async_create_cq arg = { .argsz = sizeof(arg) };
+	struct ibasync_cq *q;
 	struct ibv_cq *cq;
 
-	if (!context || cqe < 1 || comp_vector < 0)
+	if (!context || cqe < 1)
 		return fail_null(EINVAL);
-	cq = calloc(1, sizeof(*cq));
-	if (!cq)
+	q = calloc(1, sizeof(*q));
+	if (!q)
 		return NULL;
+	cq = ibv_cq_ex_to_cq(&q->ex);
 	arg.user_handle = (uintptr_t)cq;
 	arg.cqe = (uint32_t)cqe;
-	arg.comp_vector = (uint32_t)comp_vector;
+	arg.comp_vector = comp_vector;
 	if (channel ? ibasync_channel_attach(channel, context, &arg) :
 		      ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, &arg)) {
-		free_keep_errno(cq);
+		free_keep_errno(q);
 		return NULL;
 	}
 	cq->context = context;
@@ -198,7 +200,21 @@ IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
 	cq->handle = arg.handle;
 	cq->cqe = (int)arg.cqe;
 	init_sync(&cq->mutex, &cq->cond);
-	return cq;
+	return q;
+}
+
+IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
+					    int cqe, void *cq_context,
+					    struct ibv_comp_channel *channel,
+					    int comp_vector)
+{
+	struct ibasync_cq *q;
+
+	if (comp_vector < 0)
+		return fail_null(EINVAL);
+	q = ibasync_cq_new(context, cqe, cq_context, channel,
+			   (uint32_t)comp_vector);
+	return q ? ibv_cq_ex_to_cq(&q->ex) : NULL;
 }
 
 IBASYNC_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
@@ -235,6 +251,8 @@ IBASYNC_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 		return ret;
 	if (channel)
 		ibasync_channel_detach(channel);
+	if (to_ibasync_cq(cq)->is_ex)
+		pthread_mutex_destroy(&to_ibasync_cq(cq)->poll_lock);
 	all = wait_acks(c, &cq->mutex, &cq->cond, &cq->comp_events_completed,
 			comp_reported);
 	all = wait_acks(c, &cq->mutex, &cq->cond, &cq->async_events_completed,

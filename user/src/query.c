@@ -95,7 +95,7 @@ IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
  * timestamps, TSO, RSS, WQ limits, packet pacing, tag matching, CQ
  * moderation and device memory are not in struct ib_async_device_attr,
  * and most are reached only through verbs this library refuses
- * (ibv_create_cq_ex(), RSS QPs, ibv_alloc_dm()...).
+ * (completion timestamps in ibv_create_cq_ex(), RSS QPs, ibv_alloc_dm()...).
  */
 int ibasync_query_device_ex(struct ibv_context *context,
 			    const struct ibv_query_device_ex_input *input,

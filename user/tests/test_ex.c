@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The extended verbs behind rdma-core's inline ibv_query_device_ex() and
- * ibv_create_qp_ex(), against a fake node.
+ * The extended verbs behind rdma-core's inline ibv_query_device_ex(),
+ * ibv_create_qp_ex() and ibv_create_cq_ex() with its poll API, against a
+ * fake node.
  *
  * The node is a FIFO (fake_tree), which has no ioctls; so this program
  * defines ioctl() itself and, while `fake.on`, answers ib_async's device
@@ -23,10 +24,13 @@
 #include <infiniband/verbs.h>
 
 #include "fake_tree.h"
+#include "ibasync.h"
 #include "tap.h"
 
 #define FAKE_QPN	0x1234
 #define FAKE_QP_HANDLE	7
+#define FAKE_CQ_HANDLE	9
+#define FAKE_WCS	40
 
 static struct {
 	bool on;
@@ -34,15 +38,59 @@ static struct {
 	uint32_t ports;			/* GET_INFO's phys_port_cnt */
 	struct ib_async_create_qp qp;	/* the last CREATE_QP asked */
 	int create_qp_calls, info_calls;
+	/* the CQ: completions wr_id 1..FAKE_WCS, [wc_next, wc_avail) */
+	int create_cq_calls, poll_calls;
+	uint32_t wc_next, wc_avail, poll_max;
 } fake;
+
+/* Completion @i of the fake CQ: every field derived from it. */
+static void fake_wc(struct ib_async_wc *wc, uint32_t i)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = i;
+	wc->status = i % 7 ? IBV_WC_SUCCESS : IBV_WC_REM_ACCESS_ERR;
+	wc->opcode = IBV_WC_RECV;
+	wc->vendor_err = i + 1000;
+	wc->byte_len = i * 3;
+	wc->imm_data = i * 5;
+	wc->qp_num = FAKE_QPN;
+	wc->src_qp = i + 7;
+	wc->wc_flags = IBV_WC_WITH_IMM;
+	wc->slid = i + 11;
+	wc->sl = (uint8_t)(i % 16);
+	wc->dlid_path_bits = (uint8_t)(i % 3);
+}
+
+static int fake_poll_cq(struct ib_async_poll_cq *p)
+{
+	struct ib_async_wc *wc = (struct ib_async_wc *)(uintptr_t)p->wc;
+	uint32_t n = 0;
+
+	fake.poll_calls++;
+	if (p->count > fake.poll_max)
+		fake.poll_max = p->count;
+	if (p->handle != FAKE_CQ_HANDLE)
+		return errno = ENOENT, -1;
+	while (n < p->count && fake.wc_next < fake.wc_avail)
+		fake_wc(&wc[n++], ++fake.wc_next);
+	p->count = n;
+	return 0;
+}
 
 static int fake_ioctl(unsigned long req, void *arg)
 {
 	struct ib_async_create_qp *qp = arg;
 	struct ib_async_info *info = arg;
 	struct ib_async_destroy *d = arg;
+	struct ib_async_create_cq *cq = arg;
 
 	switch (req) {
+	case IB_ASYNC_IOC_CREATE_CQ:
+		fake.create_cq_calls++;
+		cq->handle = FAKE_CQ_HANDLE;
+		return 0;
+	case IB_ASYNC_IOC_POLL_CQ:
+		return fake_poll_cq(arg);
 	case IB_ASYNC_IOC_QUERY_DEVICE:
 		memcpy(arg, &fake.dev, sizeof(fake.dev));
 		return 0;
@@ -62,7 +110,8 @@ static int fake_ioctl(unsigned long req, void *arg)
 		return 0;
 	case IB_ASYNC_IOC_DESTROY:
 		d->events_reported = 0;
-		return d->handle == FAKE_QP_HANDLE ? 0 : (errno = EINVAL, -1);
+		return d->handle == FAKE_QP_HANDLE ||
+		       d->handle == FAKE_CQ_HANDLE ? 0 : (errno = EINVAL, -1);
 	}
 	return -2;	/* not faked */
 }
@@ -303,6 +352,123 @@ static void test_create_qp_ex_refusals(struct ibv_context *ctx,
 	OK(fake.create_qp_calls == 0, "no refused request reached the kernel");
 }
 
+/* ---- create_cq_ex and its poll API ------------------------------------- */
+
+static void test_create_cq_ex_refusals(struct ibv_context *ctx)
+{
+	static const struct {
+		const char *what;
+		uint64_t wc_flags;
+		uint32_t comp_mask, flags, cqe;
+		int err;
+	} cases[] = {
+		{ "COMPLETION_TIMESTAMP", IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+		  0, 0, 4, EOPNOTSUPP },
+		{ "CVLAN", IBV_WC_EX_WITH_CVLAN, 0, 0, 4, EOPNOTSUPP },
+		{ "TM_INFO", IBV_WC_EX_WITH_TM_INFO, 0, 0, 4, EOPNOTSUPP },
+		{ "parent domain", 0, IBV_CQ_INIT_ATTR_MASK_PD, 0, 4,
+		  EOPNOTSUPP },
+		{ "IGNORE_OVERRUN", 0, IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		  IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN, 4, EOPNOTSUPP },
+		{ "unknown comp_mask bit 5", 0, 1U << 5, 0, 4, EINVAL },
+		{ "cqe 0", 0, 0, 0, 0, EINVAL },
+		{ "cqe beyond INT_MAX", 0, 0, 0, 0x80000000U, EINVAL },
+	};
+	struct ibv_cq_init_attr_ex a;
+	size_t i;
+
+	OK(verbs_get_ctx(ctx)->create_cq_ex, "create_cq_ex op set");
+	fake.create_cq_calls = 0;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		a.cqe = cases[i].cqe;
+		a.wc_flags = cases[i].wc_flags;
+		a.comp_mask = cases[i].comp_mask;
+		a.flags = cases[i].flags;
+		errno = 0;
+		OK(!ibv_create_cq_ex(ctx, &a) && errno == cases[i].err,
+		   "cq_ex %s: %s", cases[i].what, strerror(cases[i].err));
+	}
+	OK(fake.create_cq_calls == 0, "no refused CQ reached the kernel");
+}
+
+/* The current completion is fake_wc(@i), read through every op. */
+static bool cur_is(struct ibv_cq_ex *cq, uint32_t i)
+{
+	struct ib_async_wc w;
+
+	fake_wc(&w, i);
+	return cq->wr_id == i && cq->status == (enum ibv_wc_status)w.status &&
+	       ibv_wc_read_opcode(cq) == IBV_WC_RECV &&
+	       ibv_wc_read_vendor_err(cq) == w.vendor_err &&
+	       ibv_wc_read_byte_len(cq) == w.byte_len &&
+	       ibv_wc_read_imm_data(cq) == w.imm_data &&
+	       ibv_wc_read_qp_num(cq) == FAKE_QPN &&
+	       ibv_wc_read_src_qp(cq) == w.src_qp &&
+	       ibv_wc_read_wc_flags(cq) == IBV_WC_WITH_IMM &&
+	       ibv_wc_read_slid(cq) == w.slid && ibv_wc_read_sl(cq) == w.sl &&
+	       ibv_wc_read_dlid_path_bits(cq) == w.dlid_path_bits;
+}
+
+/*
+ * Sessions fetch ahead; whatever one leaves unconsumed comes next, to the
+ * next session or to ibv_poll_cq(), each completion exactly once, in order.
+ */
+static void test_cq_ex_poll(struct ibv_context *ctx)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+	};
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_wc wc[16];
+	struct ibv_cq_ex *cq;
+	uint32_t want = 1;
+	bool in_order = true;
+	int i, n, ret;
+
+	fake.wc_next = fake.wc_avail = 0;
+	cq = ibv_create_cq_ex(ctx, &a);
+	if (!OK(cq && fake.create_cq_calls == 1, "ibv_create_cq_ex: one CREATE_CQ"))
+		return;
+	OK(ibv_start_poll(cq, &pa) == ENOENT, "empty CQ: start_poll ENOENT");
+	ibv_end_poll(cq);	/* after a failed start, as pyverbs does: a no-op */
+	pa.comp_mask = 1;
+	OK(ibv_start_poll(cq, &pa) == EINVAL, "poll attr comp_mask: EINVAL");
+	pa.comp_mask = 0;
+
+	fake.wc_avail = 30;
+	OK(ibv_start_poll(cq, &pa) == 0 && cur_is(cq, 1),
+	   "start_poll: the first completion, every field");
+	for (i = 2; i <= 5; i++)
+		in_order = in_order && ibv_next_poll(cq) == 0 && cur_is(cq, i);
+	OK(in_order, "next_poll: 2..5");
+	ibv_end_poll(cq);
+	OK(fake.poll_max <= IBASYNC_CQ_EX_BATCH,
+	   "no fetch asks for more than the batch");
+
+	/* ibv_poll_cq() first returns what the session fetched ahead */
+	n = ibv_poll_cq(ibv_cq_ex_to_cq(cq), 16, wc);
+	for (i = 0, want = 6; i < n; i++)
+		in_order = in_order && wc[i].wr_id == want++ &&
+			   wc[i].byte_len == wc[i].wr_id * 3;
+	OK(n == 16 && in_order, "ibv_poll_cq: 6..21, fetched ahead first");
+
+	OK(ibv_start_poll(cq, &pa) == 0 && cur_is(cq, 22), "next session: 22");
+	want = 22;
+	while ((ret = ibv_next_poll(cq)) == 0)
+		in_order = in_order && cur_is(cq, ++want);
+	OK(ret == ENOENT && want == 30 && in_order,
+	   "next_poll to ENOENT: 23..30, nothing twice");
+	ibv_end_poll(cq);
+	fake.wc_avail = FAKE_WCS;
+	n = ibv_poll_cq(ibv_cq_ex_to_cq(cq), 16, wc);
+	OK(n == 10 && wc[0].wr_id == 31 && wc[9].wr_id == FAKE_WCS,
+	   "ibv_poll_cq after the session: 31..40");
+	OK(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0, "ibv_destroy_cq of an ex CQ");
+}
+
 int main(void)
 {
 	struct ibv_device **list = NULL;
@@ -323,6 +489,8 @@ int main(void)
 	test_query_device_ex(ctx);
 	test_create_qp_ex_shares_create_qp(ctx);
 	test_create_qp_ex_refusals(ctx, other);
+	test_create_cq_ex_refusals(ctx);
+	test_cq_ex_poll(ctx);
 	fake.on = false;
 	ibv_close_device(other);
 	ibv_close_device(ctx);
