@@ -41,6 +41,7 @@ dh-dkms              # make deb: dh_dkms, the dkms sequence of ib-async-dkms
 lintian              # make deb: the packages must pass it without warnings
 debootstrap          # scripts/chroot.sh: Debian chroots (make deb-test)
 python3-pyverbs      # make peer-test: rdma-core test suite, run in the guest
+python3-docutils     # make lint: scripts/rst-check.py over the .rst files
 '
 
 # Print the package names of PACKAGES_SPEC plus the extra arguments.

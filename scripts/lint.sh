@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Lint as TAP: checkpatch --strict and kernel-doc over the kernel sources,
 # the uAPI built with -Wpadded as C and C++, a W=1 + sparse (C=1) rebuild
-# of every module that must print no warning, and shellcheck over every
-# shell script of the tree.
+# of every module that must print no warning, shellcheck over every
+# shell script of the tree and docutils over every reStructuredText file.
 set -uo pipefail
 
 usage() { echo "usage: $0 --kdir KDIR --linux-tools DIR" >&2; exit 2; }
@@ -121,6 +121,17 @@ else
 	false
 fi
 tap $? "shellcheck: ${#scripts[@]} scripts" "$log/shellcheck.log"
+
+# reStructuredText: docutils parses every .rst without a warning (a
+# malformed table renders as an error block, silently, everywhere else).
+# Debian's python3, whose docutils make deps installs (a python3 earlier
+# on PATH, pyenv's say, would not see it).
+rst=()
+while IFS= read -r f; do
+	[ -f "$f" ] && rst+=("$f")
+done < <(tree_files | grep '\.rst$')
+/usr/bin/python3 scripts/rst-check.py "${rst[@]}" > "$log/rst.log" 2>&1
+tap $? "docutils: ${#rst[@]} reStructuredText files" "$log/rst.log"
 
 echo "1..$n"
 [ $fails -eq 0 ]
