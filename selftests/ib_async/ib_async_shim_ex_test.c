@@ -458,7 +458,7 @@ TEST_F(ex, refused_comp_masks_give_their_errno)
 		enum ibv_qp_type type;
 		int err;
 	} cases[] = {
-		{ "SEND_OPS_FLAGS", IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, 0,
+		{ "send op BIND_MW", IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, 0,
 		  IBV_QPT_RC, EOPNOTSUPP },
 		{ "XRCD", IBV_QP_INIT_ATTR_XRCD, 0, IBV_QPT_XRC_RECV,
 		  EOPNOTSUPP },
@@ -486,6 +486,9 @@ TEST_F(ex, refused_comp_masks_give_their_errno)
 			.qp_type = cases[i].type, .pd = pd,
 			.comp_mask = IBV_QP_INIT_ATTR_PD | cases[i].mask,
 			.create_flags = cases[i].create_flags,
+			/* memory windows: a send op no QP here has */
+			.send_ops_flags = IBV_QP_EX_WITH_SEND |
+					  IBV_QP_EX_WITH_BIND_MW,
 			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 				 .max_send_sge = 1, .max_recv_sge = 1 },
 		};

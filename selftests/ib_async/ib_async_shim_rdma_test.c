@@ -8,7 +8,7 @@
  * one kernel call are posted in order and *bad_wr says where posting
  * stopped. A receive whose MR was deregistered fails, as on ib_uverbs,
  * instead of being written at poll time. UC QPs, which only this path
- * makes useful, connect and write.
+ * makes useful, connect and write; the ibv_wr_*() API posts a session.
  */
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -70,6 +70,40 @@ static int wait_byte(const volatile char *p, char byte)
 	return 0;
 }
 
+/* @qp, of this fixture's access flags, to RTS as an RC QP of @dqpn. */
+static int rc_to_rts(struct ibv_qp *qp, uint32_t dqpn,
+		     const union ibv_gid *gid, int g)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = ACC_ALL };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)g;
+	a.ah_attr.grh.hop_limit = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
 FIXTURE(rd) {
 	struct iba_dev dev;
 	struct ibv_device **list;
@@ -88,7 +122,6 @@ FIXTURE_SETUP(rd)
 		.cap = { .max_send_wr = 64, .max_recv_wr = 16,
 			 .max_send_sge = 2, .max_recv_sge = 2 },
 	};
-	struct ibv_qp_attr a;
 	union ibv_gid gid;
 	int i, n = 0, g, fd;
 
@@ -130,39 +163,9 @@ FIXTURE_SETUP(rd)
 					 ACC_ALL);
 		ASSERT_NE(NULL, self->mr[i]);
 	}
-	for (i = 0; i < 2; i++) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = 1;
-		a.qp_access_flags = ACC_ALL;
-		ASSERT_EQ(0, ibv_modify_qp(self->qp[i], &a, IBV_QP_STATE |
-					   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					   IBV_QP_ACCESS_FLAGS));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = self->qp[!i]->qp_num;
-		a.max_dest_rd_atomic = 4;
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.port_num = 1;
-		a.ah_attr.grh.dgid = gid;
-		a.ah_attr.grh.sgid_index = (uint8_t)g;
-		a.ah_attr.grh.hop_limit = 1;
-		ASSERT_EQ(0, ibv_modify_qp(self->qp[i], &a, IBV_QP_STATE |
-					   IBV_QP_AV | IBV_QP_PATH_MTU |
-					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					   IBV_QP_MAX_DEST_RD_ATOMIC |
-					   IBV_QP_MIN_RNR_TIMER));
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 4;
-		ASSERT_EQ(0, ibv_modify_qp(self->qp[i], &a, IBV_QP_STATE |
-					   IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-					   IBV_QP_MAX_QP_RD_ATOMIC));
-	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rc_to_rts(self->qp[i], self->qp[!i]->qp_num,
+				       &gid, g));
 }
 
 FIXTURE_TEARDOWN(rd)
@@ -460,6 +463,97 @@ TEST_F(rd, uc_qps_connect_and_write)
 	EXPECT_EQ(0, memcmp(b + 3100, "with imm", 8));
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ibv_destroy_qp(uc[i]));
+}
+
+/*
+ * The ibv_wr_*() API of a QP from ibv_create_qp_ex() with send ops: one
+ * session posts an RDMA WRITE, a FETCH_AND_ADD and a SEND_WITH_IMM of
+ * inline data the caller overwrote before ibv_wr_complete(); the device's
+ * results are read back from program memory and completions.
+ */
+TEST_F(rd, wr_api_posts_a_session_of_mixed_requests)
+{
+	struct ibv_qp_init_attr_ex qi = {
+		.send_cq = self->cq, .recv_cq = self->cq,
+		.qp_type = IBV_QPT_RC, .pd = self->pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = 32 },
+	};
+	char *a = self->buf[0], *b = self->buf[1];
+	uint64_t *counter = (uint64_t *)(b + 8192);
+	struct ibv_sge rs = { (uintptr_t)b + 5000, 64, self->mr[1]->lkey };
+	struct ibv_recv_wr r = { .wr_id = 40, .sg_list = &rs, .num_sge = 1 },
+			   *rbad = NULL;
+	char msg[] = "inline via wr api";
+	struct ibv_qp_ex *qx;
+	struct ibv_qp *ex[2];
+	struct ibv_wc wc[4];
+	union ibv_gid gid;
+	int i, n, g;
+
+	IBA_SKIPPED_IN_SETUP();
+	g = roce_v2_gid(self->dev.ibdev, gid.raw);
+	ASSERT_LE(0, g);
+	for (i = 0; i < 2; i++) {
+		ex[i] = ibv_create_qp_ex(self->ctx, &qi);
+		ASSERT_NE(NULL, ex[i]) TH_LOG("create_qp_ex: %s",
+					      strerror(errno));
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rc_to_rts(ex[i], ex[!i]->qp_num, &gid, g));
+	qx = ibv_qp_to_qp_ex(ex[0]);
+	ASSERT_NE(NULL, qx);
+	ASSERT_EQ(0, ibv_post_recv(ex[1], &r, &rbad));
+
+	memcpy(a, "by wr_rdma_write", 16);
+	*counter = 1000;
+	ibv_wr_start(qx);
+	qx->wr_id = 41;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qx, self->mr[1]->rkey, (uintptr_t)b + 4000);
+	ibv_wr_set_sge(qx, self->mr[0]->lkey, (uintptr_t)a, 16);
+	qx->wr_id = 42;
+	ibv_wr_atomic_fetch_add(qx, self->mr[1]->rkey, (uintptr_t)counter, 5);
+	ibv_wr_set_sge(qx, self->mr[0]->lkey, (uintptr_t)a + 64, 8);
+	qx->wr_id = 43;
+	ibv_wr_send_imm(qx, htonl(0x1234));
+	ibv_wr_set_inline_data(qx, msg, sizeof(msg));
+	memset(msg, 0, sizeof(msg));
+	ASSERT_EQ(0, ibv_wr_complete(qx));
+
+	n = poll_n(self->cq, 4, wc);
+	ASSERT_EQ(4, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status)
+			TH_LOG("wr_id %llu", (unsigned long long)wc[i].wr_id);
+		if (wc[i].wr_id == 40) {
+			EXPECT_EQ(htonl(0x1234), wc[i].imm_data);
+			EXPECT_EQ(sizeof(msg), wc[i].byte_len);
+		}
+	}
+	EXPECT_EQ(0, memcmp(b + 4000, "by wr_rdma_write", 16));
+	EXPECT_EQ(1000ULL, *(uint64_t *)(a + 64));
+	EXPECT_EQ(1005ULL, *counter);
+	EXPECT_STREQ("inline via wr api", b + 5000);
+
+	/* an op the QP was not made for posts nothing */
+	ibv_wr_start(qx);
+	ibv_wr_rdma_read(qx, self->mr[1]->rkey, (uintptr_t)b);
+	ibv_wr_set_sge(qx, self->mr[0]->lkey, (uintptr_t)a, 8);
+	EXPECT_EQ(EINVAL, ibv_wr_complete(qx));
+	iba_sleep_ms(100);
+	EXPECT_EQ(0, ibv_poll_cq(self->cq, 4, wc));
+	/* a plain QP has no ibv_qp_ex */
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_qp_to_qp_ex(self->qp[0]));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(ex[i]));
 }
 
 TEST_HARNESS_MAIN

@@ -82,11 +82,15 @@ IBASYNC_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 	return ibasync_err(EOPNOTSUPP);
 }
 
-/* Our QPs are not struct ibv_qp_ex: the new post-send API is absent. */
+/*
+ * As libibverbs: the struct ibv_qp_ex of a QP created with send_ops_flags
+ * (qp_wr.c), NULL for any other.
+ */
 IBASYNC_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
-	(void)qp;
-	return null_eopnotsupp();
+	if (!qp || !to_ibasync_qp(qp)->is_ex)
+		return null_eopnotsupp();
+	return &to_ibasync_qp(qp)->qpx;
 }
 
 IBASYNC_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,

@@ -111,11 +111,48 @@ static inline struct ibasync_pd *to_ibasync_pd(struct ibv_pd *pd)
 	return (struct ibasync_pd *)pd;
 }
 
-/* A QP remembers what ibv_query_qp() reports as its init attributes. */
+/* One request of an ibv_wr_*() list: where its SGEs and inline data are. */
+struct ibasync_wr_rec {
+	size_t sge_at, inl_at;
+};
+
+/*
+ * The ibv_wr_*() list being built (qp_wr.c), from ibv_wr_start(), whose
+ * caller holds lock until ibv_wr_complete() or ibv_wr_abort(). SGEs and
+ * inline data are copied in when set, as a provider copies them into its
+ * queue; an inline SGE's addr is an offset into inl until the list is
+ * posted. err is the first misuse, returned by ibv_wr_complete().
+ */
+struct ibasync_wr_list {
+	pthread_mutex_t lock;
+	bool started;
+	int err;
+	struct ibv_send_wr *wr;
+	struct ibasync_wr_rec *rec;
+	size_t n, wr_cap, rec_cap;
+	struct ibv_sge *sge;
+	size_t nsge, sge_cap;
+	unsigned char *inl;
+	size_t inl_len, inl_cap;
+};
+
+/*
+ * A QP remembers what ibv_query_qp() reports as its init attributes. One
+ * created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is a struct ibv_qp_ex too
+ * (send_ops non-zero or is_ex): ibv_qp_to_qp_ex() hands it out.
+ */
 struct ibasync_qp {
-	struct ibv_qp qp;
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qpx;
+	};
+	/* members later rdma-core releases append to ibv_qp_ex read NULL */
+	void *qpx_room[16];
 	struct ibv_qp_cap cap;
 	int sq_sig_all;
+	bool is_ex;
+	uint64_t send_ops;	/* IBV_QP_EX_WITH_* granted */
+	struct ibasync_wr_list wl;
 };
 
 static inline struct ibasync_qp *to_ibasync_qp(struct ibv_qp *qp)
@@ -225,6 +262,11 @@ struct ibv_cq_ex *ibasync_create_cq_ex(struct ibv_context *context,
 /* qp_ex.c */
 struct ibv_qp *ibasync_create_qp_ex(struct ibv_context *context,
 				    struct ibv_qp_init_attr_ex *attr);
+
+/* qp_wr.c: the ibv_wr_*() API of an extended QP */
+uint64_t ibasync_wr_ops_offered(struct ibv_context *context);
+void ibasync_wr_init(struct ibasync_qp *q, uint64_t send_ops);
+void ibasync_wr_fini(struct ibasync_wr_list *l);
 
 /* query.c */
 int ibasync_query_device_ex(struct ibv_context *context,

@@ -473,9 +473,17 @@ IBASYNC_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 IBASYNC_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
-	return destroy_evobj(qp->context, IB_ASYNC_OBJ_QP, qp->handle,
-			     to_ibasync_qp(qp), &qp->mutex, &qp->cond,
-			     &qp->events_completed);
+	/* copied first: destroy_evobj() may free the QP */
+	struct ibasync_wr_list wl = to_ibasync_qp(qp)->wl;
+	bool is_ex = to_ibasync_qp(qp)->is_ex;
+	int ret;
+
+	ret = destroy_evobj(qp->context, IB_ASYNC_OBJ_QP, qp->handle,
+			    to_ibasync_qp(qp), &qp->mutex, &qp->cond,
+			    &qp->events_completed);
+	if (!ret && is_ex)
+		ibasync_wr_fini(&wl);
+	return ret;
 }
 
 /* ---- SRQ ----------------------------------------------------------------- */

@@ -10,11 +10,14 @@
  * Honoured: IBV_QP_INIT_ATTR_PD (required: every QP here has a PD) and
  * IBV_QP_INIT_ATTR_CREATE_FLAGS with no flag set, which is what
  * rdma-core's tests and most programs pass for "no special behaviour".
+ * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS makes the QP an extended one with the
+ * ibv_wr_*() post API (qp_wr.c), for the ops the data path can post:
+ * SEND and SEND_WITH_IMM, and where the node takes posted lists over
+ * registered memory RDMA WRITE (with immediate), READ and both atomics.
  * Refused with EOPNOTSUPP, as rxe's provider refuses what it lacks, so
  * callers can tell "not here" from "wrong": XRC domains, RSS (indirection
- * table, RX hash), TSO headers, any creation flag, and send_ops_flags (the
- * ibv_wr_*() post API needs a struct ibv_qp_ex this library does not
- * implement). Refused with EINVAL: no PD, a PD of another context, and
+ * table, RX hash), TSO headers, any creation flag, and any other send op
+ * (memory windows, invalidation, TSO, atomic write). Refused with EINVAL: no PD, a PD of another context, and
  * comp_mask bits this library does not know (their fields, past ours,
  * would go unread).
  */
@@ -31,7 +34,8 @@
 			 IBV_QP_INIT_ATTR_RX_HASH |			\
 			 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 /* of those, what ibasync_create_qp() can honour */
-#define QP_INIT_HONOURED (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
+#define QP_INIT_HONOURED (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+			  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 /* 0, or the errno refusing @attr */
 static int check_init_attr_ex(struct ibv_context *context,
@@ -43,6 +47,9 @@ static int check_init_attr_ex(struct ibv_context *context,
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~ibasync_wr_ops_offered(context)))
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)
@@ -76,7 +83,10 @@ struct ibv_qp *ibasync_create_qp_ex(struct ibv_context *context,
 	base.qp_type = attr->qp_type;
 	base.sq_sig_all = attr->sq_sig_all;
 	qp = ibasync_create_qp(attr->pd, &base);
-	if (qp)
-		attr->cap = base.cap;	/* what the kernel granted */
+	if (!qp)
+		return NULL;
+	attr->cap = base.cap;	/* what the kernel granted */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		ibasync_wr_init(to_ibasync_qp(qp), attr->send_ops_flags);
 	return qp;
 }

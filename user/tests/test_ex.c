@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The extended verbs behind rdma-core's inline ibv_query_device_ex(),
- * ibv_create_qp_ex() and ibv_create_cq_ex() with its poll API, against a
- * fake node.
+ * ibv_create_qp_ex() with the ibv_wr_*() API and ibv_create_cq_ex() with
+ * its poll API, against a fake node (which offers no USER_MR: the copy
+ * path, one POST_SEND per request).
  *
  * The node is a FIFO (fake_tree), which has no ioctls; so this program
  * defines ioctl() itself and, while `fake.on`, answers ib_async's device
@@ -41,6 +42,10 @@ static struct {
 	/* the CQ: completions wr_id 1..FAKE_WCS, [wc_next, wc_avail) */
 	int create_cq_calls, poll_calls;
 	uint32_t wc_next, wc_avail, poll_max;
+	/* POST_SEND: what each call asked, and the message it carried */
+	int sends;
+	struct ib_async_post_send send[4];
+	char send_data[4][32];
 } fake;
 
 /* Completion @i of the fake CQ: every field derived from it. */
@@ -91,6 +96,17 @@ static int fake_ioctl(unsigned long req, void *arg)
 		return 0;
 	case IB_ASYNC_IOC_POLL_CQ:
 		return fake_poll_cq(arg);
+	case IB_ASYNC_IOC_POST_SEND: {
+		struct ib_async_post_send *ps = arg;
+
+		if (fake.sends >= 4 || ps->length > 32)
+			return errno = ENOMEM, -1;
+		fake.send[fake.sends] = *ps;
+		memcpy(fake.send_data[fake.sends],
+		       (void *)(uintptr_t)ps->addr, ps->length);
+		fake.sends++;
+		return 0;
+	}
 	case IB_ASYNC_IOC_QUERY_DEVICE:
 		memcpy(arg, &fake.dev, sizeof(fake.dev));
 		return 0;
@@ -304,8 +320,8 @@ static void test_create_qp_ex_refusals(struct ibv_context *ctx,
 		enum ibv_qp_type type;
 		int err;
 	} cases[] = {
-		{ "SEND_OPS_FLAGS", IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		  0, IBV_QPT_RC, EOPNOTSUPP },
+		{ "SEND_OPS_FLAGS RDMA_WRITE (copy path)",
+		  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, 0, IBV_QPT_RC, EOPNOTSUPP },
 		{ "XRCD", IBV_QP_INIT_ATTR_XRCD, 0, IBV_QPT_XRC_RECV, EOPNOTSUPP },
 		{ "IND_TABLE | RX_HASH",
 		  IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH,
@@ -331,6 +347,7 @@ static void test_create_qp_ex_refusals(struct ibv_context *ctx,
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		ex = qp_attr_ex(&o, pd | cases[i].mask);
 		ex.create_flags = cases[i].create_flags;
+		ex.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
 		ex.qp_type = cases[i].type;
 		errno = 0;
 		OK(!ibv_create_qp_ex(ctx, &ex) && errno == cases[i].err,
@@ -350,6 +367,86 @@ static void test_create_qp_ex_refusals(struct ibv_context *ctx,
 	OK(!ibv_create_qp_ex(ctx, &ex) && errno == EINVAL,
 	   "PD of another context: EINVAL");
 	OK(fake.create_qp_calls == 0, "no refused request reached the kernel");
+}
+
+/* ---- the ibv_wr_*() API ---------------------------------------------- */
+
+static void test_wr_api(struct ibv_context *ctx)
+{
+	struct ibv_qp_init_attr_ex ex;
+	char msg[] = "inline, copied";
+	struct ibv_data_buf parts[2] = { { msg, 7 }, { msg + 7, 8 } };
+	struct ibv_qp_ex *qx;
+	struct ibv_qp *qp;
+	struct objs o;
+
+	objs_init(&o, ctx);
+	ex = qp_attr_ex(&o, IBV_QP_INIT_ATTR_PD |
+			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	ex.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	qp = ibv_create_qp_ex(ctx, &ex);
+	if (!OK(qp, "create_qp_ex with send ops SEND | SEND_WITH_IMM"))
+		return;
+	qx = ibv_qp_to_qp_ex(qp);
+	if (!OK(qx && &qx->qp_base == qp, "ibv_qp_to_qp_ex: the same QP"))
+		goto out;
+
+	/* two requests; the caller's buffer is changed before complete */
+	fake.sends = 0;
+	ibv_wr_start(qx);
+	qx->wr_id = 11;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_inline_data(qx, msg, sizeof(msg));
+	qx->wr_id = 12;
+	qx->wr_flags = 0;
+	ibv_wr_send_imm(qx, htobe32(0xabc));
+	ibv_wr_set_inline_data_list(qx, 2, parts);
+	memset(msg, 'x', sizeof(msg));
+	OK(fake.sends == 0, "nothing posted before ibv_wr_complete");
+	OK(ibv_wr_complete(qx) == 0 && fake.sends == 2,
+	   "ibv_wr_complete: both requests posted, in one complete");
+	OK(fake.send[0].wr_id == 11 && fake.send[0].opcode == IB_UVERBS_WR_SEND &&
+	   fake.send[0].send_flags == IB_ASYNC_SEND_SIGNALED &&
+	   fake.send[0].length == 15 &&
+	   !strcmp(fake.send_data[0], "inline, copied"),
+	   "first: wr_id, SEND, signalled, the bytes as they were when set");
+	OK(fake.send[1].wr_id == 12 &&
+	   fake.send[1].opcode == IB_UVERBS_WR_SEND_WITH_IMM &&
+	   fake.send[1].imm_data == htobe32(0xabc) &&
+	   fake.send[1].send_flags == 0 && fake.send[1].length == 15 &&
+	   !memcmp(fake.send_data[1], "inline, copied", 15),
+	   "second: SEND_WITH_IMM, unsignalled, gathered from two buffers");
+
+	/* misuse is remembered and returned; nothing is posted */
+	fake.sends = 0;
+	ibv_wr_start(qx);
+	ibv_wr_send(qx);
+	ibv_wr_set_inline_data(qx, "a", 1);
+	ibv_wr_rdma_write(qx, 1, 0x1000);
+	OK(ibv_wr_complete(qx) == EINVAL && fake.sends == 0,
+	   "an op the QP was not made for: EINVAL, nothing posted");
+	ibv_wr_start(qx);
+	ibv_wr_set_sge(qx, 1, 0x1000, 4);
+	OK(ibv_wr_complete(qx) == EINVAL, "a setter before any op: EINVAL");
+	ibv_wr_start(qx);
+	ibv_wr_send(qx);
+	ibv_wr_set_ud_addr(qx, NULL, 1, 2);
+	OK(ibv_wr_complete(qx) == EINVAL, "a UD address on an RC QP: EINVAL");
+	ibv_wr_start(qx);
+	ibv_wr_local_inv(qx, 7);
+	OK(ibv_wr_complete(qx) == EOPNOTSUPP, "local invalidate: EOPNOTSUPP");
+	ibv_wr_start(qx);
+	ibv_wr_send(qx);
+	ibv_wr_set_inline_data(qx, "abc", 3);
+	ibv_wr_abort(qx);
+	OK(ibv_wr_complete(qx) == EINVAL && fake.sends == 0,
+	   "abort: nothing posted, and no session left to complete");
+	ibv_wr_start(qx);
+	OK(ibv_wr_complete(qx) == 0 && fake.sends == 0,
+	   "an empty session completes with nothing posted");
+out:
+	OK(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp of an extended QP");
 }
 
 /* ---- create_cq_ex and its poll API ------------------------------------- */
@@ -489,6 +586,7 @@ int main(void)
 	test_query_device_ex(ctx);
 	test_create_qp_ex_shares_create_qp(ctx);
 	test_create_qp_ex_refusals(ctx, other);
+	test_wr_api(ctx);
 	test_create_cq_ex_refusals(ctx);
 	test_cq_ex_poll(ctx);
 	fake.on = false;
