@@ -60,6 +60,11 @@ class VerbCall:
 P = Param
 CTX = P("context", "struct ibv_context *", "an open context")
 PORT8 = P("port_num", "uint8_t", "1..phys_port_cnt", (0, 2, 255))
+CQX = P("cq", "struct ibv_cq_ex *", "a CQ from ibv_create_cq_ex")
+QPX = P("qp", "struct ibv_qp_ex *", "ibv_qp_to_qp_ex() of a QP created "
+        "with send_ops_flags")
+RKEY = P("rkey", "uint32_t", "the remote MR's rkey", ("a stale rkey",))
+RADDR = P("remote_addr", "uint64_t", "within the remote MR")
 
 QP_STATES = ("RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR")
 # Transitions rdma-core's ibv_modify_qp(3) and the IB spec allow, with the
@@ -423,6 +428,116 @@ VERBS = (
       "wq", requires=("wq",), destroys=("wq",),
       contract={"ret": ZERO_OR_ERRNO,
                 "blocks": "until its returned async events are acked"}),
+    # ---- extended CQ (create_cq_ex op; user/src/cq_ex.c) --------------
+    V("ibv_create_cq_ex", "struct ibv_cq_ex *",
+      (CTX, P("cq_attr", "struct ibv_cq_init_attr_ex *",
+              "cqe 1..max_cqe, wc_flags within IBV_WC_STANDARD_FLAGS, "
+              "comp_mask FLAGS with SINGLE_THREADED at most",
+              ("wc_flags COMPLETION_TIMESTAMP (EOPNOTSUPP)",
+               "comp_mask PD (EOPNOTSUPP)", "flags IGNORE_OVERRUN "
+               "(EOPNOTSUPP)", "cqe > max_cqe (EINVAL)",
+               "comp_vector >= num_comp_vectors (EINVAL)"))),
+      "extended", requires=("ctx",), produces=("cq",),
+      contract={"ret": PTR_OR_NULL_ERRNO,
+                "errno": ("EINVAL", "EOPNOTSUPP", "ENOMEM")}),
+    V("ibv_start_poll", "int",
+      (CQX, P("attr", "struct ibv_poll_cq_attr *", "comp_mask 0",
+              ("comp_mask != 0 (EINVAL)",))),
+      "extended", requires=("cq",),
+      contract={"ret": "0 with a current completion (wr_id, status set); "
+                       "ENOENT if empty (no session: no end_poll needed); "
+                       "else an errno",
+                "session": "from a 0 return to ibv_end_poll, by one thread"}),
+    V("ibv_next_poll", "int", (CQX,), "extended", requires=("cq",),
+      contract={"ret": "0 with the next completion current; ENOENT when "
+                       "none is left; else an errno",
+                "order": "as ibv_poll_cq; each completion once"}),
+    V("ibv_end_poll", "void", (CQX,), "extended", requires=("cq",),
+      contract={"ret": VOID,
+                "consumes": "the current completion; unread ones stay for "
+                            "the next session or ibv_poll_cq, in order"}),
+    V("ibv_wc_read_opcode", "enum ibv_wc_opcode", (CQX,), "extended",
+      requires=("cq",),
+      contract={"ret": "the current completion's opcode (session only)"}),
+    V("ibv_wc_read_byte_len", "uint32_t", (CQX,), "extended",
+      requires=("cq",),
+      contract={"ret": "the current completion's byte_len (session only)"}),
+    # ---- the ibv_wr_*() API (QPs with send_ops_flags; qp_wr.c) ----------
+    V("ibv_qp_to_qp_ex", "struct ibv_qp_ex *",
+      (P("qp", "struct ibv_qp *", "a live QP"),), "extended",
+      requires=("qp",), symbols=("ibv_qp_to_qp_ex",),
+      contract={"ret": "the QP's ibv_qp_ex if created with "
+                       "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS; else NULL"}),
+    V("ibv_wr_start", "void", (QPX,), "extended", requires=("qp",),
+      contract={"ret": VOID,
+                "session": "until ibv_wr_complete or ibv_wr_abort; one "
+                           "session per QP at a time"}),
+    V("ibv_wr_complete", "int", (QPX,), "extended", requires=("qp",),
+      contract={"ret": ZERO_OR_ERRNO,
+                "errno": ("EINVAL", "EOPNOTSUPP", "ENOMEM"),
+                "posts": "every request of the session as ibv_post_send; "
+                         "a misuse while building posts nothing"}),
+    V("ibv_wr_abort", "void", (QPX,), "extended", requires=("qp",),
+      contract={"ret": VOID, "posts": "nothing"}),
+    V("ibv_wr_send", "void", (QPX,), "extended", requires=("qp:RTS",),
+      contract={"ret": VOID, "needs": "send op SEND"}),
+    V("ibv_wr_send_imm", "void",
+      (QPX, P("imm_data", "__be32", "any")), "extended",
+      requires=("qp:RTS",),
+      contract={"ret": VOID, "needs": "send op SEND_WITH_IMM"}),
+    V("ibv_wr_rdma_write", "void", (QPX, RKEY, RADDR), "extended",
+      requires=("qp:RTS", "mr"),
+      contract={"ret": VOID, "needs": "send op RDMA_WRITE (USER_MR)"}),
+    V("ibv_wr_rdma_write_imm", "void",
+      (QPX, RKEY, RADDR, P("imm_data", "__be32", "any")), "extended",
+      requires=("qp:RTS", "mr"),
+      contract={"ret": VOID,
+                "needs": "send op RDMA_WRITE_WITH_IMM (USER_MR)"}),
+    V("ibv_wr_rdma_read", "void", (QPX, RKEY, RADDR), "extended",
+      requires=("qp:RTS", "mr"),
+      contract={"ret": VOID, "needs": "send op RDMA_READ (USER_MR)"}),
+    V("ibv_wr_atomic_cmp_swp", "void",
+      (QPX, RKEY, RADDR, P("compare", "uint64_t", "any"),
+       P("swap", "uint64_t", "any")), "extended",
+      requires=("qp:RTS", "mr"),
+      contract={"ret": VOID,
+                "needs": "send op ATOMIC_CMP_AND_SWP (USER_MR), 8-byte "
+                         "aligned remote_addr, an 8-byte SGE"}),
+    V("ibv_wr_atomic_fetch_add", "void",
+      (QPX, RKEY, RADDR, P("add", "uint64_t", "any")), "extended",
+      requires=("qp:RTS", "mr"),
+      contract={"ret": VOID,
+                "needs": "send op ATOMIC_FETCH_AND_ADD (USER_MR), 8-byte "
+                         "aligned remote_addr, an 8-byte SGE"}),
+    V("ibv_wr_set_sge", "void",
+      (QPX, P("lkey", "uint32_t", "an MR's lkey", ("0xdeadbeef",)),
+       P("addr", "uint64_t", "within that MR"),
+       P("length", "uint32_t", "0..MR length")), "extended",
+      requires=("qp", "mr"),
+      contract={"ret": VOID, "needs": "an op first (else EINVAL at "
+                                      "ibv_wr_complete)"}),
+    V("ibv_wr_set_sge_list", "void",
+      (QPX, P("num_sge", "size_t", "0..max_send_sge"),
+       P("sg_list", "const struct ibv_sge *", "num_sge long")), "extended",
+      requires=("qp", "mr"),
+      contract={"ret": VOID, "copies": "sg_list, at once"}),
+    V("ibv_wr_set_inline_data", "void",
+      (QPX, P("addr", "void *", "readable"),
+       P("length", "size_t", "0..max_inline_data")), "extended",
+      requires=("qp",),
+      contract={"ret": VOID, "copies": "the data, at once"}),
+    V("ibv_wr_set_inline_data_list", "void",
+      (QPX, P("num_buf", "size_t", "0.."),
+       P("buf_list", "const struct ibv_data_buf *", "num_buf long")),
+      "extended", requires=("qp",),
+      contract={"ret": VOID, "copies": "the data, at once"}),
+    V("ibv_wr_set_ud_addr", "void",
+      (QPX, P("ah", "struct ibv_ah *", "a live AH"),
+       P("remote_qpn", "uint32_t", "a UD QP number"),
+       P("remote_qkey", "uint32_t", "its qkey")), "extended",
+      requires=("qp", "ah"),
+      contract={"ret": VOID, "needs": "a UD QP (else EINVAL at "
+                                      "ibv_wr_complete)"}),
 )
 
 BY_NAME = {v.name: v for v in VERBS}
@@ -436,7 +551,6 @@ NOT_DESCRIBED = {
     "ibv_attach_mcast": "multicast: EOPNOTSUPP",
     "ibv_detach_mcast": "multicast: EOPNOTSUPP",
     "ibv_resolve_eth_l2_from_gid": "EOPNOTSUPP: the kernel resolves MACs",
-    "ibv_qp_to_qp_ex": "extended QPs: EOPNOTSUPP",
     "ibv_query_qp_data_in_order": "extended, EOPNOTSUPP-only stub",
     "ibv_import_device": "import calls: EOPNOTSUPP",
     "ibv_import_mr": "import calls: EOPNOTSUPP",
@@ -454,7 +568,7 @@ def exported_symbol_names(verb):
     """The shim's exported symbols that implement `verb`."""
     if verb.symbols:
         return verb.symbols
-    if verb.group in ("datapath",) or verb.name.endswith("_wq"):
+    if verb.group in ("datapath", "extended") or verb.name.endswith("_wq"):
         return ()           # inlines through ctx->ops / verbs_context
     if verb.group == "string":
         return ()           # libibverbs' own (user/libibasync.map)
