@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
+#include "ib_async_ibv.h"
 #include "ib_async_verbs.h"
 
 #define QKEY		0x11111111
@@ -130,39 +131,6 @@ static int post_one_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf,
 	struct ibv_recv_wr *bad;
 
 	return ibv_post_recv(qp, &wr, &bad);
-}
-
-static int rc_to_rts(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid,
-		     int gid_index)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_LOCAL_WRITE };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-	a.ah_attr.grh.hop_limit = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
 }
 
 TEST_F(ex, phys_port_cnt_ex_is_the_port_count)
@@ -287,8 +255,9 @@ TEST_F(ex, rc_qps_ex_connect_by_their_numbers)
 	}
 	EXPECT_NE(qp[0]->qp_num, qp[1]->qp_num);
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, rc_to_rts(qp[i], qp[!i]->qp_num, &self->gid,
-					self->gid_index));
+		ASSERT_EQ(0, ibv_test_rc_to_rts(qp[i], qp[!i]->qp_num,
+						&self->gid, self->gid_index,
+						IBV_ACCESS_LOCAL_WRITE));
 	ASSERT_EQ(0, ibv_query_qp(qp[0], &qa, IBV_QP_DEST_QPN, &qi));
 	EXPECT_EQ(qp[1]->qp_num, qa.dest_qp_num);
 	EXPECT_EQ(IBV_QPT_RC, (int)qi.qp_type);
@@ -345,8 +314,9 @@ TEST_F(ex, rc_traffic_through_an_extended_cq)
 		ASSERT_NE(NULL, qp[i]);
 	}
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, rc_to_rts(qp[i], qp[!i]->qp_num, &self->gid,
-					self->gid_index));
+		ASSERT_EQ(0, ibv_test_rc_to_rts(qp[i], qp[!i]->qp_num,
+						&self->gid, self->gid_index,
+						IBV_ACCESS_LOCAL_WRITE));
 	rmr = ibv_reg_mr(self->pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
 	smr = ibv_reg_mr(self->pd, msg, sizeof(msg), 0);
 	ASSERT_TRUE(rmr && smr);

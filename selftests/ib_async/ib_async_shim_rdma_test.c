@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <infiniband/verbs.h>
 
+#include "ib_async_ibv.h"
 #include "ib_async_verbs.h"
 
 #define BUF_LEN		(64 * 1024)
@@ -68,40 +69,6 @@ static int wait_byte(const volatile char *p, char byte)
 		iba_sleep_ms(1);
 	}
 	return 0;
-}
-
-/* @qp, of this fixture's access flags, to RTS as an RC QP of @dqpn. */
-static int rc_to_rts(struct ibv_qp *qp, uint32_t dqpn,
-		     const union ibv_gid *gid, int g)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = ACC_ALL };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)g;
-	a.ah_attr.grh.hop_limit = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 FIXTURE(rd) {
@@ -164,8 +131,9 @@ FIXTURE_SETUP(rd)
 		ASSERT_NE(NULL, self->mr[i]);
 	}
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, rc_to_rts(self->qp[i], self->qp[!i]->qp_num,
-				       &gid, g));
+		ASSERT_EQ(0, ibv_test_rc_to_rts(self->qp[i],
+						self->qp[!i]->qp_num, &gid, g,
+						ACC_ALL));
 }
 
 FIXTURE_TEARDOWN(rd)
@@ -506,7 +474,8 @@ TEST_F(rd, wr_api_posts_a_session_of_mixed_requests)
 					      strerror(errno));
 	}
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, rc_to_rts(ex[i], ex[!i]->qp_num, &gid, g));
+		ASSERT_EQ(0, ibv_test_rc_to_rts(ex[i], ex[!i]->qp_num, &gid,
+						g, ACC_ALL));
 	qx = ibv_qp_to_qp_ex(ex[0]);
 	ASSERT_NE(NULL, qx);
 	ASSERT_EQ(0, ibv_post_recv(ex[1], &r, &rbad));
