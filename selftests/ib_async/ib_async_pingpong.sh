@@ -3,9 +3,9 @@
 #
 # rdma-core's own example programs (ibverbs-utils), unmodified and built
 # against libibverbs, run as two processes with libibasync preloaded:
-# RC, UD (through an AH) and SRQ SEND/RECV traffic, every received buffer
-# checked by the programs themselves (-c), every completion status too,
-# polling and (-e) sleeping on a completion channel.
+# RC, UC, UD (through an AH) and SRQ SEND/RECV traffic, every received
+# buffer checked by the programs themselves (-c), every completion status
+# too, polling and (-e) sleeping on a completion channel.
 #
 # /dev/infiniband is overlaid with the ib_async nodes alone, so a program
 # that went to uverbs could not open the device at all; the same command
@@ -110,13 +110,12 @@ check "ud_pingpong_events_mode" \
 check "srq_pingpong_events_mode" \
 	pair srq_e 18607 "$SHIM" ibv_srq_pingpong -e -c -q 4
 
-# UC is not supported: the program is told so at ibv_create_qp().
-LD_PRELOAD=$SHIM timeout 20 ibv_uc_pingpong -d "$IB_ASYNC_IBDEV" -g "$G" \
-	-p 18604 > "$tmp/uc" 2>&1
-rc=$?
-log "uc_pingpong: exit $rc: $(head -2 "$tmp/uc" | tr '\n' ' ')"
-check "uc_pingpong_refused_at_create_qp" \
-	sh -c "[ $rc != 0 ] && [ $rc != 124 ] && grep -q \"Couldn't create QP\" $tmp/uc"
+# UC (the shim offers it where the node posts over registered memory):
+# the same two-process SEND/RECV, payload checked, polling and sleeping.
+check "uc_pingpong_two_processes_payload_checked" \
+	pair uc 18604 "$SHIM" ibv_uc_pingpong -c -s 4096
+check "uc_pingpong_events_mode" \
+	pair uc_e 18608 "$SHIM" ibv_uc_pingpong -e -c -s 4096
 
 after=$(qps)
 log "QPs on $IB_ASYNC_IBDEV: $qps_before before, $after after"
