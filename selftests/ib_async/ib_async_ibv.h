@@ -9,6 +9,29 @@
 
 #include <infiniband/verbs.h>
 
+#include "ib_async_util.h"
+
+/*
+ * Poll @cq until @want completions are in @wc or IBA_EVENT_TIMEOUT_MS has
+ * passed: how many arrived, or ibv_poll_cq()'s negative value.
+ */
+static inline int ibv_test_poll_n(struct ibv_cq *cq, int want,
+				  struct ibv_wc *wc)
+{
+	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
+	int got = 0, n;
+
+	while (got < want && iba_now_ms() < end) {
+		n = ibv_poll_cq(cq, want - got, wc + got);
+		if (n < 0)
+			return n;
+		got += n;
+		if (!n)
+			iba_sleep_ms(1);
+	}
+	return got;
+}
+
 /*
  * @qp to RTS as an RC QP connected to @dqpn over RoCE v2 (@gid at
  * @gid_index, the loopback test bed's own), with @access as its remote

@@ -45,36 +45,6 @@ static long span_kb(uintptr_t addr, size_t len)
 	return (long)(end - first) / 1024;
 }
 
-/*
- * The MR the RDMA core knows by @lkey on @ibdev: its length, or -1 when
- * it has none (`rdma resource show mr` prints lkey and rkey to root).
- */
-static long core_mr_len(const char *ibdev, uint32_t lkey, uint32_t *rkey)
-{
-	char cmd[256], line[1024], key[32], *p;
-	long len = -1;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "rdma resource show mr dev %s 2>/dev/null",
-		 ibdev);
-	snprintf(key, sizeof(key), " lkey 0x%x ", lkey);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, key))
-			continue;
-		p = strstr(line, " rkey ");
-		if (p && rkey)
-			*rkey = strtoul(p + 6, NULL, 16);
-		p = strstr(line, " mrlen ");
-		if (p)
-			len = strtol(p + 7, NULL, 10);
-	}
-	pclose(f);
-	return len;
-}
-
 static int reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 		  uint32_t access, struct ib_async_reg_mr *out)
 {
@@ -163,7 +133,7 @@ TEST_F(mr, pins_registers_and_releases)
 	pin1 = vm_pin_kb();
 	EXPECT_EQ(span_kb((uintptr_t)addr, len), pin1 - pin0);
 	/* The core's own record: the length and keys REG_MR returned. */
-	EXPECT_EQ((long)len, core_mr_len(self->dev.ibdev, mr.lkey, &rkey));
+	EXPECT_EQ((long)len, iba_core_mr_len(self->dev.ibdev, mr.lkey, &rkey));
 	EXPECT_EQ(mr.rkey, rkey);
 
 	/* The PD is in use; deregistration releases the pages. */
@@ -171,7 +141,7 @@ TEST_F(mr, pins_registers_and_releases)
 	EXPECT_EQ(-EINVAL, destroy(self->fd, IB_ASYNC_OBJ_PD, mr.handle, NULL));
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	EXPECT_EQ(pin0, vm_pin_kb());
-	EXPECT_EQ(-1, core_mr_len(self->dev.ibdev, mr.lkey, NULL));
+	EXPECT_EQ(-1, iba_core_mr_len(self->dev.ibdev, mr.lkey, NULL));
 	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
 }
@@ -197,8 +167,8 @@ TEST_F(mr, keys_are_distinct_and_close_unpins)
 	/* Closing the file deregisters both and unpins every page. */
 	close(fd2);
 	EXPECT_EQ(pin0, vm_pin_kb());
-	EXPECT_EQ(-1, core_mr_len(self->dev.ibdev, a.lkey, NULL));
-	EXPECT_EQ(-1, core_mr_len(self->dev.ibdev, b.lkey, NULL));
+	EXPECT_EQ(-1, iba_core_mr_len(self->dev.ibdev, a.lkey, NULL));
+	EXPECT_EQ(-1, iba_core_mr_len(self->dev.ibdev, b.lkey, NULL));
 }
 
 TEST_F(mr, refuses_what_uverbs_refuses)
@@ -430,7 +400,8 @@ TEST_F(mr, pinning_stuck_in_a_fault_holds_up_no_other_command)
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, call.ret);
 	EXPECT_NE(0U, call.mr.lkey);
-	EXPECT_EQ(2 * page, core_mr_len(self->dev.ibdev, call.mr.lkey, NULL));
+	EXPECT_EQ(2 * page,
+		  iba_core_mr_len(self->dev.ibdev, call.mr.lkey, NULL));
 	close(uffd);
 	munmap(area, 2 * page);
 }

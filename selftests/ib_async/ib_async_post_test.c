@@ -122,19 +122,6 @@ static int post_recvs(int fd, uint32_t type, uint32_t h,
 			 sizeof(*w), s, ns, NULL);
 }
 
-/* Wait until @p holds @byte (written by the device, not by a poll). */
-static int wait_byte(const volatile char *p, char byte)
-{
-	uint64_t t0 = iba_now_ms();
-
-	while (*p != byte) {
-		if (iba_now_ms() - t0 > IBA_EVENT_TIMEOUT_MS)
-			return -1;
-		iba_sleep_ms(1);
-	}
-	return 0;
-}
-
 /* Completions there are now, without waiting. */
 static int pending(int fd, uint32_t cq)
 {
@@ -238,7 +225,7 @@ TEST_F(post, send_gathers_and_receive_scatters_in_place)
 				&rw, 1, rs, 2));
 	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &sw, 1, ss, 2));
 	/* In B's memory before anything is polled: the device wrote it. */
-	ASSERT_EQ(0, wait_byte(self->rb + 203, 'd'));
+	ASSERT_EQ(0, iba_wait_byte(self->rb + 203, 'd'));
 	EXPECT_EQ(0, memcmp(self->rb + 100, "hellow", 6));
 	EXPECT_EQ(0, memcmp(self->rb + 200, "orld", 4));
 	EXPECT_EQ('b', self->rb[204]);
@@ -275,7 +262,7 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 	IBA_SKIPPED_IN_SETUP();
 	memcpy(self->la, "0123456789abcdef", 16);
 	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
-	ASSERT_EQ(0, wait_byte(self->rb + 512 + 15, 'f'));
+	ASSERT_EQ(0, iba_wait_byte(self->rb + 512 + 15, 'f'));
 	EXPECT_EQ(0, memcmp(self->rb + 512, "0123456789abcdef", 16));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
@@ -288,7 +275,7 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 	w.opcode = IB_UVERBS_WR_RDMA_READ;
 	w.remote_addr = (uintptr_t)self->rb + 8192;
 	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
-	ASSERT_EQ(0, wait_byte(self->la + 2048 + 15, '!'));
+	ASSERT_EQ(0, iba_wait_byte(self->la + 2048 + 15, '!'));
 	EXPECT_EQ(0, memcmp(self->la + 2048, "read me, please!", 16));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
@@ -383,7 +370,7 @@ TEST_F(post, uc_write_and_inline_send)
 				self->sgid, self->gid));
 	memcpy(self->la, "uc-write", 8);
 	ASSERT_EQ(0, post_sends(self->fd, ua.handle, &w, 1, &s, 1));
-	ASSERT_EQ(0, wait_byte(self->rb + 307, 'e'));
+	ASSERT_EQ(0, iba_wait_byte(self->rb + 307, 'e'));
 	EXPECT_EQ(0, memcmp(self->rb + 300, "uc-write", 8));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);

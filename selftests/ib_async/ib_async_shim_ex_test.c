@@ -99,21 +99,6 @@ static struct ibv_qp *make_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 	return ibv_create_qp_ex(ctx, &a);
 }
 
-/* Poll until @want completions arrived (or a timeout): how many, or < 0. */
-static int poll_n(struct ibv_cq *cq, int want, struct ibv_wc *wc)
-{
-	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
-	int got = 0, n;
-
-	while (got < want && iba_now_ms() < end) {
-		n = ibv_poll_cq(cq, want - got, wc + got);
-		if (n < 0)
-			return n;
-		got += n;
-	}
-	return got;
-}
-
 /* The receive among two completions, both successful; NULL otherwise. */
 static struct ibv_wc *recv_of_two(struct ibv_wc *wc)
 {
@@ -221,7 +206,7 @@ TEST_F(ex, ud_qp_ex_numbered_by_the_kernel_carries_traffic)
 	swr.wr.ud.remote_qpn = qp->qp_num;
 	swr.wr.ud.remote_qkey = QKEY;
 	ASSERT_EQ(0, ibv_post_send(qp, &swr, &sbad));
-	ASSERT_EQ(2, poll_n(self->cq, 2, wc));
+	ASSERT_EQ(2, ibv_test_poll_n(self->cq, 2, wc));
 	r = recv_of_two(wc);
 	ASSERT_NE(NULL, r);
 	/* rxe delivered to the number the QP was given, and says so */
@@ -271,7 +256,7 @@ TEST_F(ex, rc_qps_ex_connect_by_their_numbers)
 				    .opcode = IBV_WR_SEND,
 				    .send_flags = IBV_SEND_SIGNALED };
 	ASSERT_EQ(0, ibv_post_send(qp[0], &swr, &sbad));
-	ASSERT_EQ(2, poll_n(self->cq, 2, wc));
+	ASSERT_EQ(2, ibv_test_poll_n(self->cq, 2, wc));
 	r = recv_of_two(wc);
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(qp[1]->qp_num, r->qp_num);
@@ -370,7 +355,7 @@ TEST_F(ex, rc_traffic_through_an_extended_cq)
 	}
 	ASSERT_EQ(100U + MSGS - 2, want_recv);
 	/* the rest, fetched ahead or still in the kernel, by ibv_poll_cq() */
-	ret = poll_n(ibv_cq_ex_to_cq(cq), 2 + MSGS - sends, wc);
+	ret = ibv_test_poll_n(ibv_cq_ex_to_cq(cq), 2 + MSGS - sends, wc);
 	ASSERT_EQ(2 + MSGS - sends, ret);
 	for (i = 0; i < ret; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);

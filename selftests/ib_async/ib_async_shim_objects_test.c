@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <infiniband/verbs.h>
 
+#include "ib_async_ibv.h"
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
@@ -95,21 +96,6 @@ static int wait_event(struct ibv_context *ctx, enum ibv_event_type type,
 		ibv_ack_async_event(ev);
 	}
 	return -1;
-}
-
-/* Poll until @want completions arrived (or a timeout): how many, or < 0. */
-static int poll_n(struct ibv_cq *cq, int want, struct ibv_wc *wc)
-{
-	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
-	int got = 0, n;
-
-	while (got < want && iba_now_ms() < end) {
-		n = ibv_poll_cq(cq, want - got, wc + got);
-		if (n < 0)
-			return n;
-		got += n;
-	}
-	return got;
 }
 
 static void set_nonblock(int fd)
@@ -377,7 +363,7 @@ TEST_F(so, srq_limit_element_is_the_programs_srq)
 	EXPECT_EQ(1U, srq->events_completed);
 
 	/* both completions, the message after the GRH */
-	ASSERT_EQ(2, poll_n(cq, 2, wc));
+	ASSERT_EQ(2, ibv_test_poll_n(cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
 		if (wc[i].opcode != IBV_WC_RECV)
@@ -587,7 +573,7 @@ TEST_F(so, rc_send_with_imm_gathered_from_two_sges)
 				    .send_flags = IBV_SEND_SIGNALED,
 				    .imm_data = htonl(0xfeedbeef) };
 	ASSERT_EQ(0, ibv_post_send(qp[0], &swr, &sbad));
-	ASSERT_EQ(2, poll_n(cq, 2, wc));
+	ASSERT_EQ(2, ibv_test_poll_n(cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
 		if (wc[i].opcode != IBV_WC_RECV)

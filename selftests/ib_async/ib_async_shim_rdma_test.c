@@ -21,56 +21,6 @@
 #define ACC_ALL		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-/* The RDMA core's length of the MR with @lkey on @ibdev, or -1. */
-static long core_mr_len(const char *ibdev, uint32_t lkey)
-{
-	char cmd[256], line[1024], key[32], *p;
-	long len = -1;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "rdma resource show mr dev %s 2>/dev/null",
-		 ibdev);
-	snprintf(key, sizeof(key), " lkey 0x%x ", lkey);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		p = strstr(line, " mrlen ");
-		if (strstr(line, key) && p)
-			len = strtol(p + 7, NULL, 10);
-	}
-	pclose(f);
-	return len;
-}
-
-static int poll_n(struct ibv_cq *cq, int want, struct ibv_wc *wc)
-{
-	uint64_t t0 = iba_now_ms();
-	int got = 0, n;
-
-	while (got < want && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS) {
-		n = ibv_poll_cq(cq, want - got, wc + got);
-		if (n < 0)
-			return n;
-		got += n;
-		if (got < want)
-			iba_sleep_ms(2);
-	}
-	return got;
-}
-
-static int wait_byte(const volatile char *p, char byte)
-{
-	uint64_t t0 = iba_now_ms();
-
-	while (*p != byte) {
-		if (iba_now_ms() - t0 > IBA_EVENT_TIMEOUT_MS)
-			return -1;
-		iba_sleep_ms(1);
-	}
-	return 0;
-}
-
 FIXTURE(rd) {
 	struct iba_dev dev;
 	struct ibv_device **list;
@@ -168,15 +118,16 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* The MR is the kernel's: the core knows its lkey and length. */
-	EXPECT_EQ(BUF_LEN, core_mr_len(self->dev.ibdev, self->mr[0]->lkey));
+	EXPECT_EQ(BUF_LEN, iba_core_mr_len(self->dev.ibdev, self->mr[0]->lkey,
+					   NULL));
 
 	memcpy(a, "written by rdma!", 16);
 	w.wr.rdma.remote_addr = (uintptr_t)b + 100;
 	w.wr.rdma.rkey = self->mr[1]->rkey;
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(0, wait_byte(b + 115, '!'));
+	ASSERT_EQ(0, iba_wait_byte(b + 115, '!'));
 	EXPECT_EQ(0, memcmp(b + 100, "written by rdma!", 16));
-	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 	EXPECT_EQ((unsigned int)IBV_WC_RDMA_WRITE, wc[0].opcode);
 
@@ -186,7 +137,7 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 	w.opcode = IBV_WR_RDMA_READ;
 	w.wr.rdma.remote_addr = (uintptr_t)b + 200;
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 	EXPECT_EQ((unsigned int)IBV_WC_RDMA_READ, wc[0].opcode);
 	EXPECT_EQ(16U, wc[0].byte_len);
@@ -200,7 +151,7 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 	w.wr.atomic.rkey = self->mr[1]->rkey;
 	w.wr.atomic.compare_add = 2;
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 	EXPECT_EQ((unsigned int)IBV_WC_FETCH_ADD, wc[0].opcode);
 	EXPECT_EQ(40ULL, *(uint64_t *)(a + 512));
@@ -210,7 +161,7 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 	w.wr.atomic.compare_add = 42;
 	w.wr.atomic.swap = 7;
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_COMP_SWAP, wc[0].opcode);
 	EXPECT_EQ(7ULL, *remote);
 }
@@ -237,10 +188,10 @@ TEST_F(rd, write_with_imm_into_a_scattered_receive)
 	memcpy(a, "abcdefgh", 8);
 	ASSERT_EQ(0, ibv_post_recv(self->qp[1], &r, &rbad));
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(0, wait_byte(b + 2003, 'h'));
+	ASSERT_EQ(0, iba_wait_byte(b + 2003, 'h'));
 	EXPECT_EQ(0, memcmp(b + 1000, "abcd", 4));
 	EXPECT_EQ(0, memcmp(b + 2000, "efgh", 4));
-	ASSERT_EQ(2, poll_n(self->cq, 2, wc));
+	ASSERT_EQ(2, ibv_test_poll_n(self->cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status);
 		if (wc[i].wr_id != 0x77)
@@ -281,7 +232,7 @@ TEST_F(rd, long_chains_post_in_order_and_bad_wr_says_where_it_stopped)
 	s[34].lkey ^= 0x55;
 	EXPECT_EQ(EINVAL, ibv_post_send(self->qp[0], &w[0], &bad));
 	EXPECT_EQ(&w[32], bad);
-	n = poll_n(self->cq, 32, wc);
+	n = ibv_test_poll_n(self->cq, 32, wc);
 	ASSERT_EQ(32, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(500U + i, wc[i].wr_id);
@@ -323,7 +274,7 @@ TEST_F(rd, receive_after_its_mr_is_deregistered_fails_unwritten)
 	ASSERT_EQ(0, ibv_post_recv(self->qp[1], &r, &rbad));
 	ASSERT_EQ(0, ibv_dereg_mr(tmp));
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	n = poll_n(self->cq, 2, wc);
+	n = ibv_test_poll_n(self->cq, 2, wc);
 	ASSERT_LE(1, n);
 	for (i = 0; i < n; i++)
 		if (wc[i].wr_id == 9)
@@ -403,9 +354,9 @@ TEST_F(rd, uc_qps_connect_and_write)
 	w.wr.rdma.remote_addr = (uintptr_t)b + 3000;
 	w.wr.rdma.rkey = self->mr[1]->rkey;
 	ASSERT_EQ(0, ibv_post_send(uc[0], &w, &bad));
-	ASSERT_EQ(0, wait_byte(b + 3007, 'e'));
+	ASSERT_EQ(0, iba_wait_byte(b + 3007, 'e'));
 	EXPECT_EQ(0, memcmp(b + 3000, "uc write", 8));
-	ASSERT_EQ(1, poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
 	EXPECT_EQ(21U, wc[0].wr_id);
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 
@@ -417,7 +368,7 @@ TEST_F(rd, uc_qps_connect_and_write)
 	w.imm_data = htonl(0xc0de);
 	w.wr.rdma.remote_addr = (uintptr_t)b + 3100;
 	ASSERT_EQ(0, ibv_post_send(uc[0], &w, &bad));
-	n = poll_n(self->cq, 2, wc);
+	n = ibv_test_poll_n(self->cq, 2, wc);
 	ASSERT_EQ(2, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status);
@@ -496,7 +447,7 @@ TEST_F(rd, wr_api_posts_a_session_of_mixed_requests)
 	memset(msg, 0, sizeof(msg));
 	ASSERT_EQ(0, ibv_wr_complete(qx));
 
-	n = poll_n(self->cq, 4, wc);
+	n = ibv_test_poll_n(self->cq, 4, wc);
 	ASSERT_EQ(4, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status)

@@ -206,6 +206,51 @@ static inline int iba_btf_has(const char *mod, const char *name)
 	return in_mod || in_vmlinux;
 }
 
+/* Wait until @p holds @byte (written by the device, not by a poll). */
+static inline int iba_wait_byte(const volatile char *p, char byte)
+{
+	uint64_t t0 = iba_now_ms();
+
+	while (*p != byte) {
+		if (iba_now_ms() - t0 > IBA_EVENT_TIMEOUT_MS)
+			return -1;
+		iba_sleep_ms(1);
+	}
+	return 0;
+}
+
+/*
+ * The MR the RDMA core knows by @lkey on @ibdev: its length, or -1 when
+ * it has none (`rdma resource show mr` prints lkey and rkey to root).
+ * Its rkey goes to *@rkey unless @rkey is NULL.
+ */
+static inline long iba_core_mr_len(const char *ibdev, uint32_t lkey,
+				   uint32_t *rkey)
+{
+	char cmd[256], line[1024], key[32], *p;
+	long len = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show mr dev %s 2>/dev/null",
+		 ibdev);
+	snprintf(key, sizeof(key), " lkey 0x%x ", lkey);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, key))
+			continue;
+		p = strstr(line, " rkey ");
+		if (p && rkey)
+			*rkey = strtoul(p + 6, NULL, 16);
+		p = strstr(line, " mrlen ");
+		if (p)
+			len = strtol(p + 7, NULL, 10);
+	}
+	pclose(f);
+	return len;
+}
+
 static inline int iba_set_queue_len(int fd, unsigned int len)
 {
 	struct ib_async_queue_len q = {
