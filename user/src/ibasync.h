@@ -111,8 +111,12 @@ static inline struct ibasync_pd *to_ibasync_pd(struct ibv_pd *pd)
 	return (struct ibasync_pd *)pd;
 }
 
-/* One request of an ibv_wr_*() list: where its SGEs and inline data are. */
+/*
+ * One request of an ibv_wr_*() list and where its SGEs and inline data
+ * are; the requests are linked through wr.next when the list is posted.
+ */
 struct ibasync_wr_rec {
+	struct ibv_send_wr wr;
 	size_t sge_at, inl_at;
 };
 
@@ -127,9 +131,8 @@ struct ibasync_wr_list {
 	pthread_mutex_t lock;
 	bool started;
 	int err;
-	struct ibv_send_wr *wr;
 	struct ibasync_wr_rec *rec;
-	size_t n, wr_cap, rec_cap;
+	size_t n, rec_cap;
 	struct ibv_sge *sge;
 	size_t nsge, sge_cap;
 	unsigned char *inl;
@@ -139,7 +142,7 @@ struct ibasync_wr_list {
 /*
  * A QP remembers what ibv_query_qp() reports as its init attributes. One
  * created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is a struct ibv_qp_ex too
- * (send_ops non-zero or is_ex): ibv_qp_to_qp_ex() hands it out.
+ * (is_ex): ibv_qp_to_qp_ex() hands it out.
  */
 struct ibasync_qp {
 	union {

@@ -76,33 +76,59 @@ static int grow(void **arr, size_t *cap, size_t used, size_t more,
 	return 0;
 }
 
-/* A new request of @op, if the QP was made for @flag. */
-static void new_wr(struct ibv_qp_ex *qx, enum ibv_wr_opcode op,
-		   uint64_t flag, struct ibv_send_wr **out)
+/* A new request of @op, if the QP was made for @flag; NULL otherwise. */
+static struct ibv_send_wr *new_wr(struct ibv_qp_ex *qx, enum ibv_wr_opcode op,
+				  uint64_t flag)
 {
 	struct ibasync_qp *q = from_qpx(qx);
 	struct ibasync_wr_list *l = &q->wl;
-	struct ibv_send_wr *w;
+	struct ibasync_wr_rec *r;
 
-	*out = NULL;
 	if (!l->started || !(q->send_ops & flag)) {
 		fail(l, EINVAL);
-		return;
+		return NULL;
 	}
-	if (grow((void **)&l->wr, &l->wr_cap, l->n, 1, sizeof(*l->wr)) ||
-	    grow((void **)&l->rec, &l->rec_cap, l->n, 1, sizeof(*l->rec))) {
+	if (grow((void **)&l->rec, &l->rec_cap, l->n, 1, sizeof(*l->rec))) {
 		fail(l, ENOMEM);
-		return;
+		return NULL;
 	}
-	w = &l->wr[l->n];
-	memset(w, 0, sizeof(*w));
-	w->wr_id = qx->wr_id;
-	w->send_flags = qx->wr_flags;
-	w->opcode = op;
-	l->rec[l->n].sge_at = l->nsge;
-	l->rec[l->n].inl_at = l->inl_len;
-	l->n++;
-	*out = w;
+	r = &l->rec[l->n++];
+	memset(&r->wr, 0, sizeof(r->wr));
+	r->wr.wr_id = qx->wr_id;
+	r->wr.send_flags = qx->wr_flags;
+	r->wr.opcode = op;
+	r->sge_at = l->nsge;
+	r->inl_at = l->inl_len;
+	return &r->wr;
+}
+
+/* A new RDMA request (WRITE, WRITE_WITH_IMM, READ) of @rkey at @raddr. */
+static struct ibv_send_wr *rdma_wr(struct ibv_qp_ex *qx, enum ibv_wr_opcode op,
+				   uint64_t flag, uint32_t rkey,
+				   uint64_t raddr)
+{
+	struct ibv_send_wr *w = new_wr(qx, op, flag);
+
+	if (w) {
+		w->wr.rdma.rkey = rkey;
+		w->wr.rdma.remote_addr = raddr;
+	}
+	return w;
+}
+
+/* A new atomic request of @rkey at @raddr. */
+static void atomic_wr(struct ibv_qp_ex *qx, enum ibv_wr_opcode op,
+		      uint64_t flag, uint32_t rkey, uint64_t raddr,
+		      uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_send_wr *w = new_wr(qx, op, flag);
+
+	if (w) {
+		w->wr.atomic.rkey = rkey;
+		w->wr.atomic.remote_addr = raddr;
+		w->wr.atomic.compare_add = compare_add;
+		w->wr.atomic.swap = swap;
+	}
 }
 
 /* The request the setters apply to: the last one built. */
@@ -112,7 +138,7 @@ static struct ibv_send_wr *cur_wr(struct ibasync_wr_list *l)
 		fail(l, EINVAL);
 		return NULL;
 	}
-	return &l->wr[l->n - 1];
+	return &l->rec[l->n - 1].wr;
 }
 
 /*
@@ -233,16 +259,14 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qx, struct ibv_ah *ah,
 
 static void wr_send(struct ibv_qp_ex *qx)
 {
-	struct ibv_send_wr *w;
-
-	new_wr(qx, IBV_WR_SEND, IBV_QP_EX_WITH_SEND, &w);
+	new_wr(qx, IBV_WR_SEND, IBV_QP_EX_WITH_SEND);
 }
 
 static void wr_send_imm(struct ibv_qp_ex *qx, __be32 imm_data)
 {
-	struct ibv_send_wr *w;
+	struct ibv_send_wr *w = new_wr(qx, IBV_WR_SEND_WITH_IMM,
+				       IBV_QP_EX_WITH_SEND_WITH_IMM);
 
-	new_wr(qx, IBV_WR_SEND_WITH_IMM, IBV_QP_EX_WITH_SEND_WITH_IMM, &w);
 	if (w)
 		w->imm_data = imm_data;
 }
@@ -250,69 +274,43 @@ static void wr_send_imm(struct ibv_qp_ex *qx, __be32 imm_data)
 static void wr_rdma_write(struct ibv_qp_ex *qx, uint32_t rkey,
 			  uint64_t remote_addr)
 {
-	struct ibv_send_wr *w;
-
-	new_wr(qx, IBV_WR_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE, &w);
-	if (w) {
-		w->wr.rdma.rkey = rkey;
-		w->wr.rdma.remote_addr = remote_addr;
-	}
+	rdma_wr(qx, IBV_WR_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE, rkey,
+		remote_addr);
 }
 
 static void wr_rdma_write_imm(struct ibv_qp_ex *qx, uint32_t rkey,
 			      uint64_t remote_addr, __be32 imm_data)
 {
-	struct ibv_send_wr *w;
+	struct ibv_send_wr *w = rdma_wr(qx, IBV_WR_RDMA_WRITE_WITH_IMM,
+					IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+					rkey, remote_addr);
 
-	new_wr(qx, IBV_WR_RDMA_WRITE_WITH_IMM,
-	       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, &w);
-	if (w) {
-		w->wr.rdma.rkey = rkey;
-		w->wr.rdma.remote_addr = remote_addr;
+	if (w)
 		w->imm_data = imm_data;
-	}
 }
 
 static void wr_rdma_read(struct ibv_qp_ex *qx, uint32_t rkey,
 			 uint64_t remote_addr)
 {
-	struct ibv_send_wr *w;
-
-	new_wr(qx, IBV_WR_RDMA_READ, IBV_QP_EX_WITH_RDMA_READ, &w);
-	if (w) {
-		w->wr.rdma.rkey = rkey;
-		w->wr.rdma.remote_addr = remote_addr;
-	}
+	rdma_wr(qx, IBV_WR_RDMA_READ, IBV_QP_EX_WITH_RDMA_READ, rkey,
+		remote_addr);
 }
 
 static void wr_atomic_cmp_swp(struct ibv_qp_ex *qx, uint32_t rkey,
 			      uint64_t remote_addr, uint64_t compare,
 			      uint64_t swap)
 {
-	struct ibv_send_wr *w;
-
-	new_wr(qx, IBV_WR_ATOMIC_CMP_AND_SWP,
-	       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, &w);
-	if (w) {
-		w->wr.atomic.rkey = rkey;
-		w->wr.atomic.remote_addr = remote_addr;
-		w->wr.atomic.compare_add = compare;
-		w->wr.atomic.swap = swap;
-	}
+	atomic_wr(qx, IBV_WR_ATOMIC_CMP_AND_SWP,
+		  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
+		  compare, swap);
 }
 
 static void wr_atomic_fetch_add(struct ibv_qp_ex *qx, uint32_t rkey,
 				uint64_t remote_addr, uint64_t add)
 {
-	struct ibv_send_wr *w;
-
-	new_wr(qx, IBV_WR_ATOMIC_FETCH_AND_ADD,
-	       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, &w);
-	if (w) {
-		w->wr.atomic.rkey = rkey;
-		w->wr.atomic.remote_addr = remote_addr;
-		w->wr.atomic.compare_add = add;
-	}
+	atomic_wr(qx, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add,
+		  0);
 }
 
 /* Ops no QP here is made for: ibv_wr_complete() says EOPNOTSUPP. */
@@ -383,8 +381,8 @@ static int wr_complete(struct ibv_qp_ex *qx)
 		return EINVAL;
 	err = l->err;
 	for (i = 0; !err && i < l->n; i++) {
-		w = &l->wr[i];
-		w->next = i + 1 < l->n ? &l->wr[i + 1] : NULL;
+		w = &l->rec[i].wr;
+		w->next = i + 1 < l->n ? &l->rec[i + 1].wr : NULL;
 		w->sg_list = w->num_sge ? &l->sge[l->rec[i].sge_at] : NULL;
 		if (!(w->send_flags & IBV_SEND_INLINE))
 			continue;
@@ -392,7 +390,7 @@ static int wr_complete(struct ibv_qp_ex *qx)
 			w->sg_list[j].addr += (uintptr_t)l->inl;
 	}
 	if (!err && l->n)
-		err = qp->context->ops.post_send(qp, l->wr, &bad);
+		err = qp->context->ops.post_send(qp, &l->rec[0].wr, &bad);
 	end(l);
 	return err;
 }
@@ -442,7 +440,6 @@ void ibasync_wr_init(struct ibasync_qp *q, uint64_t send_ops)
  */
 void ibasync_wr_fini(struct ibasync_wr_list *l)
 {
-	free(l->wr);
 	free(l->rec);
 	free(l->sge);
 	free(l->inl);
