@@ -60,6 +60,23 @@ static enum dma_data_direction ib_async_wr_dir(const struct ib_async_wr *w)
 	return w->recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
+/*
+ * Requests come and go with every post and completion: their own cache,
+ * charged to the poster's memory cgroup and visible in /proc/slabinfo.
+ */
+static struct kmem_cache *ib_async_wr_cache;
+
+int __init ib_async_wr_cache_init(void)
+{
+	ib_async_wr_cache = KMEM_CACHE(ib_async_wr, SLAB_ACCOUNT);
+	return ib_async_wr_cache ? 0 : -ENOMEM;
+}
+
+void ib_async_wr_cache_exit(void)
+{
+	kmem_cache_destroy(ib_async_wr_cache);
+}
+
 /**
  * ib_async_wr_alloc_direct - a request over the caller's registered memory
  * @recv: a receive
@@ -73,7 +90,7 @@ struct ib_async_wr *ib_async_wr_alloc_direct(bool recv, u64 wr_id)
 {
 	struct ib_async_wr *w;
 
-	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	w = kmem_cache_zalloc(ib_async_wr_cache, GFP_KERNEL);
 	if (!w)
 		return NULL;
 	INIT_LIST_HEAD(&w->list);
@@ -95,7 +112,7 @@ static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
 	w->map_len = max_t(u32, len, 1);
 	w->buf = kzalloc(w->map_len, GFP_KERNEL_ACCOUNT);
 	if (!w->buf) {
-		kfree(w);
+		kmem_cache_free(ib_async_wr_cache, w);
 		return NULL;
 	}
 	return w;
@@ -108,7 +125,7 @@ static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
 void ib_async_wr_discard(struct ib_async_wr *w)
 {
 	kfree(w->buf);
-	kfree(w);
+	kmem_cache_free(ib_async_wr_cache, w);
 }
 
 /* The device is done with the buffer: after its completion or destroy. */

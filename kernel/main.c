@@ -119,16 +119,23 @@ static int __init ib_async_init(void)
 	IB_ASYNC_SAME_EVENT(WQ_FATAL);
 #undef IB_ASYNC_SAME_EVENT
 
-	ret = ib_async_device_init();
+	ret = ib_async_wr_cache_init();
 	if (ret)
 		return ret;
+	ret = ib_async_device_init();
+	if (ret)
+		goto err_cache;
 
 	ret = ib_register_client(&ib_async_client);
-	if (ret) {
-		ib_async_device_exit();
-		return ret;
-	}
+	if (ret)
+		goto err_device;
 	return 0;
+
+err_device:
+	ib_async_device_exit();
+err_cache:
+	ib_async_wr_cache_exit();
+	return ret;
 }
 
 static void __exit ib_async_exit(void)
@@ -137,6 +144,7 @@ static void __exit ib_async_exit(void)
 	ib_async_device_exit();
 	/* Files freed after a grace period must be gone with the code. */
 	rcu_barrier();
+	ib_async_wr_cache_exit();
 }
 
 module_init(ib_async_init);

@@ -47,6 +47,9 @@ union ib_async_kwr {
 	struct ib_ud_wr ud;
 };
 
+/* Inline bytes carried in struct ib_async_post itself. */
+#define IB_ASYNC_POST_SMALL_INLINE	64
+
 /**
  * struct ib_async_post - one call's work requests
  * @send: a send list (else receives)
@@ -60,6 +63,8 @@ union ib_async_kwr {
  * @krwr: receive requests for the device
  * @tr: their tracking
  * @inl: inline data, read from the caller
+ * @mem: the one allocation the arrays above are carved from
+ * @inl_small: @inl when the call's inline data fits
  */
 struct ib_async_post {
 	bool send;
@@ -73,6 +78,8 @@ struct ib_async_post {
 	struct ib_recv_wr *krwr;
 	struct ib_async_wr **tr;
 	u8 *inl;
+	void *mem;
+	u8 inl_small[IB_ASYNC_POST_SMALL_INLINE] __aligned(8);
 };
 
 static void ib_async_post_free(struct ib_async_post *p)
@@ -83,14 +90,53 @@ static void ib_async_post_free(struct ib_async_post *p)
 		for (i = 0; i < p->count; i++)
 			if (p->tr[i])
 				ib_async_wr_discard(p->tr[i]);
-	kvfree(p->tr);
-	kvfree(p->kswr);
-	kvfree(p->krwr);
-	kvfree(p->sges);
-	kvfree(p->usges);
-	kvfree(p->swrs);
-	kvfree(p->rwrs);
-	kvfree(p->inl);
+	kvfree(p->mem);
+	if (p->inl != p->inl_small)
+		kvfree(p->inl);
+}
+
+/* The next @n elements of @size from *@cur, which moves past them. */
+static void *ib_async_post_carve(u8 **cur, u32 n, size_t size)
+{
+	void *a = *cur;
+
+	*cur += ALIGN(n * size, sizeof(u64));
+	return a;
+}
+
+/*
+ * All of a call's arrays in one zeroed allocation: a post of one request
+ * costs one allocation here, not one per array. @count and @nsge are
+ * bounded (IB_ASYNC_POST_MAX_WRS, IB_ASYNC_POST_MAX_SGES), so the sums
+ * cannot overflow.
+ */
+static int ib_async_post_alloc(struct ib_async_post *p)
+{
+	size_t uwr = p->send ? sizeof(*p->swrs) : sizeof(*p->rwrs);
+	size_t kwr = p->send ? sizeof(*p->kswr) : sizeof(*p->krwr);
+	size_t n8 = sizeof(u64);
+	u8 *cur;
+
+	p->mem = kvzalloc(ALIGN(p->count * uwr, n8) +
+			  ALIGN(p->count * kwr, n8) +
+			  ALIGN(p->count * sizeof(*p->tr), n8) +
+			  ALIGN(p->nsge * sizeof(*p->usges), n8) +
+			  ALIGN(p->nsge * sizeof(*p->sges), n8),
+			  GFP_KERNEL_ACCOUNT);
+	if (!p->mem)
+		return -ENOMEM;
+	cur = p->mem;
+	if (p->send) {
+		p->swrs = ib_async_post_carve(&cur, p->count, uwr);
+		p->kswr = ib_async_post_carve(&cur, p->count, kwr);
+	} else {
+		p->rwrs = ib_async_post_carve(&cur, p->count, uwr);
+		p->krwr = ib_async_post_carve(&cur, p->count, kwr);
+	}
+	p->tr = ib_async_post_carve(&cur, p->count, sizeof(*p->tr));
+	p->usges = ib_async_post_carve(&cur, p->nsge, sizeof(*p->usges));
+	p->sges = ib_async_post_carve(&cur, p->nsge, sizeof(*p->sges));
+	return 0;
 }
 
 /* Copy @count elements of the caller's size @usize into @ksize ones. */
@@ -173,7 +219,10 @@ static int ib_async_read_inline(struct ib_async_post *p)
 		return 0;
 	if (total > IB_ASYNC_POST_MAX_INLINE)
 		return -EINVAL;
-	p->inl = kvmalloc(total, GFP_KERNEL_ACCOUNT);
+	if (total <= sizeof(p->inl_small))
+		p->inl = p->inl_small;
+	else
+		p->inl = kvmalloc(total, GFP_KERNEL_ACCOUNT);
 	if (!p->inl)
 		return -ENOMEM;
 	for (i = 0, s = 0; i < p->count; s += p->swrs[i].num_sge, i++) {
@@ -216,22 +265,9 @@ static int ib_async_post_prepare(const struct ib_async_post_list *arg,
 		return -E2BIG;
 	p->count = arg->count;
 	p->nsge = arg->num_sges;
-	if (p->send)
-		p->swrs = kvcalloc(p->count, ksize, GFP_KERNEL_ACCOUNT);
-	else
-		p->rwrs = kvcalloc(p->count, ksize, GFP_KERNEL_ACCOUNT);
-	p->usges = kvcalloc(p->nsge, sizeof(*p->usges), GFP_KERNEL_ACCOUNT);
-	p->sges = kvcalloc(p->nsge, sizeof(*p->sges), GFP_KERNEL_ACCOUNT);
-	p->tr = kvcalloc(p->count, sizeof(*p->tr), GFP_KERNEL_ACCOUNT);
-	if (p->send)
-		p->kswr = kvcalloc(p->count, sizeof(*p->kswr),
-				   GFP_KERNEL_ACCOUNT);
-	else
-		p->krwr = kvcalloc(p->count, sizeof(*p->krwr),
-				   GFP_KERNEL_ACCOUNT);
-	if (!(p->swrs || p->rwrs) || (p->nsge && !(p->usges && p->sges)) ||
-	    !p->tr || !(p->kswr || p->krwr))
-		return -ENOMEM;
+	ret = ib_async_post_alloc(p);
+	if (ret)
+		return ret;
 
 	ret = ib_async_copy_elems(p->send ? (void *)p->swrs : (void *)p->rwrs,
 				  ksize, arg->wrs, arg->wr_size, p->count);
