@@ -522,7 +522,7 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	if (arg->send_flags & IB_ASYNC_SEND_SOLICITED)
 		wr.wr.send_flags |= IB_SEND_SOLICITED;
 	wr.wr.ex.imm_data = arg->imm_data;
-	ret = ib_post_send(qp->qp, &wr.wr, &bad);
+	ret = ib_async_post_send(qp->qp, &wr.wr, &bad);
 	if (ret)
 		ib_async_wr_release(file, w);
 	ib_async_ucmd_unlock(u);

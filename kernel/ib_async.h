@@ -372,6 +372,8 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u);
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
 
 /* post.c: the data path over registered memory */
+int ib_async_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
 int ib_async_cmd_post_send_list(struct ib_async_ucmd *u);
 int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
 

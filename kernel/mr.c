@@ -319,7 +319,7 @@ static int ib_async_regq_register(struct ib_async_regq *rq,
 
 	if (rq->broken)
 		return -EIO;
-	ret = ib_post_send(rq->qp, &wr.wr, NULL);
+	ret = ib_async_post_send(rq->qp, &wr.wr, NULL);
 	if (ret)
 		return ret;
 	ret = ib_async_regq_wait(rq, wr.wr.wr_id);
