@@ -69,25 +69,6 @@ static int chan_queued(int chan)
 	return iba_get_info(chan, &info) ? -1 : (int)info.queued;
 }
 
-/* The value of an "ib_async-KEY:" line of @fd's fdinfo, or -1. */
-static long long fdinfo_value(int fd, const char *key)
-{
-	char path[64], line[128];
-	long long v = -1;
-	size_t klen = strlen(key);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':')
-			v = strtoll(line + klen + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 FIXTURE(chan) {
 	struct iba_dev dev;
 	int fd;
@@ -139,8 +120,8 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	EXPECT_EQ(-1, read(ch, &ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(0, iba_fionread(ch));
-	EXPECT_EQ(0, fdinfo_value(ch, "ib_async-cqs"));
-	EXPECT_EQ(8, fdinfo_value(ch, "ib_async-capacity"));
+	EXPECT_EQ(0, iba_fdinfo(ch, "cqs"));
+	EXPECT_EQ(8, iba_fdinfo(ch, "capacity"));
 	close(ch);
 
 	/* bad arguments make nothing */
@@ -184,11 +165,11 @@ TEST_F(chan, cq_takes_only_a_channel_of_its_own_file)
 	EXPECT_EQ(-EBADF, create_cq_on(self->fd, 1000, 1, &cq));
 	a.comp_channel = ch;	/* without the flag */
 	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &a));
-	EXPECT_EQ(0, fdinfo_value(ch, "ib_async-cqs"));
-	EXPECT_EQ(0, fdinfo_value(ch2, "ib_async-cqs"));
+	EXPECT_EQ(0, iba_fdinfo(ch, "cqs"));
+	EXPECT_EQ(0, iba_fdinfo(ch2, "cqs"));
 
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, 1, &cq));
-	EXPECT_EQ(1, fdinfo_value(ch, "ib_async-cqs"));
+	EXPECT_EQ(1, iba_fdinfo(ch, "cqs"));
 	/* the program may close the channel first: the CQ keeps it */
 	close(ch);
 	EXPECT_EQ(0, req_notify(self->fd, cq, 0));
@@ -209,12 +190,12 @@ TEST_F(chan, a_channel_serves_at_most_queue_len_cqs)
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, 1, &cq[0]));
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, 2, &cq[1]));
 	EXPECT_EQ(-ENOSPC, create_cq_on(self->fd, ch, 3, &cq[2]));
-	EXPECT_EQ(2, fdinfo_value(ch, "ib_async-cqs"));
+	EXPECT_EQ(2, iba_fdinfo(ch, "cqs"));
 	ASSERT_EQ(0, iba_set_queue_len(ch, 3));
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, 3, &cq[2]));
 	for (int i = 0; i < 3; i++)
 		EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, cq[i], NULL));
-	EXPECT_EQ(0, fdinfo_value(ch, "ib_async-cqs"));
+	EXPECT_EQ(0, iba_fdinfo(ch, "cqs"));
 	close(ch);
 }
 
@@ -404,7 +385,7 @@ TEST_F(chan, closing_the_node_wakes_a_blocked_reader_with_eio)
 	p = (struct pollfd){ .fd = r.fd, .events = POLLIN };
 	EXPECT_EQ(1, poll(&p, 1, 0));
 	EXPECT_NE(0, p.revents & POLLHUP);
-	EXPECT_EQ(0, fdinfo_value(r.fd, "ib_async-cqs"))
+	EXPECT_EQ(0, iba_fdinfo(r.fd, "cqs"))
 		TH_LOG("the node's close destroyed the CQ");
 	close(r.fd);
 }

@@ -75,25 +75,6 @@ static int chan_queued(int chan)
 	return iba_get_info(chan, &info) ? -1 : (int)info.queued;
 }
 
-/* The value of an "ib_async-KEY:" line of @fd's fdinfo, or -1. */
-static long long fdinfo_value(int fd, const char *key)
-{
-	char path[64], line[128];
-	long long v = -1;
-	size_t klen = strlen(key);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':')
-			v = strtoll(line + klen + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 FIXTURE(storm) {
 	struct iba_dev dev;
 	int fd, ch, ncq;
@@ -170,8 +151,8 @@ TEST_F(storm, one_record_per_unread_cq_from_every_context)
 		/* the raise returns once the handler ran: no waiting */
 		EXPECT_EQ(m, chan_queued(self->ch)) TH_LOG("%s", contexts[c]);
 		coalesced += m * (calls - 1);
-		EXPECT_EQ(coalesced, fdinfo_value(self->ch, "ib_async-coalesced"));
-		EXPECT_EQ(0, fdinfo_value(self->ch, "ib_async-lost"));
+		EXPECT_EQ(coalesced, iba_fdinfo(self->ch, "coalesced"));
+		EXPECT_EQ(0, iba_fdinfo(self->ch, "lost"));
 
 		ASSERT_EQ((ssize_t)(m * sizeof(ev[0])),
 			  read(self->ch, ev, sizeof(ev)));
@@ -260,9 +241,9 @@ TEST_F_TIMEOUT(storm, stalled_reader_storm_is_bounded_and_counted, 400)
 	EXPECT_GE(m, max_q);
 
 	EXPECT_EQ(m, chan_queued(self->ch));
-	EXPECT_EQ(k * m - m, fdinfo_value(self->ch, "ib_async-coalesced"));
-	EXPECT_EQ(0, fdinfo_value(self->ch, "ib_async-lost"));
-	EXPECT_EQ(m, fdinfo_value(self->ch, "ib_async-queued"));
+	EXPECT_EQ(k * m - m, iba_fdinfo(self->ch, "coalesced"));
+	EXPECT_EQ(0, iba_fdinfo(self->ch, "lost"));
+	EXPECT_EQ(m, iba_fdinfo(self->ch, "queued"));
 	ASSERT_EQ(0, iba_get_info(self->ch, &info));
 	EXPECT_EQ(0ULL, info.lost);
 	/* every call took a sequence number only if it was queued */
@@ -283,7 +264,7 @@ TEST_F_TIMEOUT(storm, stalled_reader_storm_is_bounded_and_counted, 400)
 	/* read: the next call queues again, and only it */
 	ASSERT_EQ(0, fire(self->ev[3], evsrc_hard(), 1));
 	EXPECT_EQ(1, chan_queued(self->ch));
-	EXPECT_EQ(k * m - m, fdinfo_value(self->ch, "ib_async-coalesced"));
+	EXPECT_EQ(k * m - m, iba_fdinfo(self->ch, "coalesced"));
 	ASSERT_EQ((ssize_t)sizeof(ev[0]), read(self->ch, ev, sizeof(ev)));
 	EXPECT_EQ(COOKIE(3), ev[0].element);
 
@@ -310,15 +291,15 @@ TEST_F(storm, loss_is_counted_when_queue_len_is_below_the_cq_count)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, make_cqs(self, m));
 	ASSERT_EQ(0, iba_set_queue_len(self->ch, len));
-	ASSERT_EQ(len, fdinfo_value(self->ch, "ib_async-capacity"));
-	EXPECT_EQ(m, fdinfo_value(self->ch, "ib_async-cqs"));
+	ASSERT_EQ(len, iba_fdinfo(self->ch, "capacity"));
+	EXPECT_EQ(m, iba_fdinfo(self->ch, "cqs"));
 
 	for (i = 0; i < m; i++)
 		ASSERT_EQ(0, fire(self->ev[i], evsrc_hard(), 1));
 	/* queue_len records and the overflow record */
 	EXPECT_EQ(len + 1, chan_queued(self->ch));
-	EXPECT_EQ(lost, fdinfo_value(self->ch, "ib_async-lost"));
-	EXPECT_EQ(0, fdinfo_value(self->ch, "ib_async-coalesced"));
+	EXPECT_EQ(lost, iba_fdinfo(self->ch, "lost"));
+	EXPECT_EQ(0, iba_fdinfo(self->ch, "coalesced"));
 	ASSERT_EQ(0, iba_get_info(self->ch, &info));
 	EXPECT_EQ((uint64_t)lost, info.lost);
 	EXPECT_EQ((uint64_t)m + 1, info.next_seq);
@@ -326,8 +307,8 @@ TEST_F(storm, loss_is_counted_when_queue_len_is_below_the_cq_count)
 	/* a queued CQ merges; a lost one is lost again */
 	ASSERT_EQ(0, fire(self->ev[0], evsrc_hard(), 1));
 	ASSERT_EQ(0, fire(self->ev[m - 1], evsrc_hard(), 1));
-	EXPECT_EQ(1, fdinfo_value(self->ch, "ib_async-coalesced"));
-	EXPECT_EQ(lost + 1, fdinfo_value(self->ch, "ib_async-lost"));
+	EXPECT_EQ(1, iba_fdinfo(self->ch, "coalesced"));
+	EXPECT_EQ(lost + 1, iba_fdinfo(self->ch, "lost"));
 	EXPECT_EQ(len + 1, chan_queued(self->ch));
 
 	ASSERT_EQ((ssize_t)((len + 1) * sizeof(ev[0])),
@@ -347,7 +328,7 @@ TEST_F(storm, loss_is_counted_when_queue_len_is_below_the_cq_count)
 	ASSERT_EQ(0, fire(self->ev[m - 1], evsrc_hard(), 1));
 	ASSERT_EQ((ssize_t)sizeof(ev[0]), read(self->ch, ev, sizeof(ev)));
 	EXPECT_EQ(COOKIE(m - 1), ev[0].element);
-	EXPECT_EQ(lost + 1, fdinfo_value(self->ch, "ib_async-lost"));
+	EXPECT_EQ(lost + 1, iba_fdinfo(self->ch, "lost"));
 }
 
 struct raiser {
@@ -407,24 +388,24 @@ TEST_F_TIMEOUT(storm, destroy_during_hardirq_storm_purges_its_records, 300)
 	for (t0 = iba_now_ms(); !chan_queued(self->ch) &&
 	     iba_now_ms() - t0 < 10000;)
 		usleep(200);
-	EXPECT_LT(0, fdinfo_value(self->ch, "ib_async-coalesced"));
+	EXPECT_LT(0, iba_fdinfo(self->ch, "coalesced"));
 
 	ASSERT_EQ(0, destroy_cq(self->fd, self->cq[0], &reported));
 	EXPECT_EQ(cq0_read, reported);
 	EXPECT_EQ(0, chan_queued(self->ch)) TH_LOG("a record outlived its CQ");
-	before = fdinfo_value(self->ch, "ib_async-coalesced");
+	before = iba_fdinfo(self->ch, "coalesced");
 	pthread_join(thr, NULL);
 	EXPECT_EQ(-ENOENT, r.ret);
 
 	/* nothing more comes for it */
 	usleep(200000);
-	after = fdinfo_value(self->ch, "ib_async-coalesced");
+	after = iba_fdinfo(self->ch, "coalesced");
 	EXPECT_EQ(before, after);
 	while ((n = read(self->ch, ev, sizeof(ev))) > 0)
 		late += n / (int)sizeof(ev[0]);
 	EXPECT_EQ(0, late);
-	EXPECT_EQ(1, fdinfo_value(self->ch, "ib_async-cqs"));
-	EXPECT_EQ(0, fdinfo_value(self->ch, "ib_async-lost"));
+	EXPECT_EQ(1, iba_fdinfo(self->ch, "cqs"));
+	EXPECT_EQ(0, iba_fdinfo(self->ch, "lost"));
 
 	/* the channel still serves CQ 1 */
 	ASSERT_EQ(0, fire(self->ev[1], evsrc_hard(), 1));

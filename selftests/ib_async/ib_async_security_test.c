@@ -70,25 +70,6 @@ static int cq_stays_empty(int fd, uint32_t cq, int ms)
 	return 1;
 }
 
-/* A number from /proc/self/fdinfo/FD ("ib_async-NAME:\tN"), or -1. */
-static long long fdinfo(int fd, const char *name)
-{
-	char path[64], line[256], key[128];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	snprintf(key, sizeof(key), "ib_async-%s:", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = strtoll(line + strlen(key), NULL, 10);
-	fclose(f);
-	return v;
-}
-
 static int ud_init(int fd, uint32_t qp)
 {
 	struct ib_async_qp_attr a = { .port_num = 1, .qkey = QKEY };
@@ -204,9 +185,9 @@ TEST_F(sec, flushed_receives_of_destroyed_qp_keep_their_wr_ids)
 	EXPECT_EQ((uint32_t)WC_FLUSH_ERR, wc[0].status);
 	EXPECT_EQ(b.qp_num, wc[0].qp_num);
 	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
-	EXPECT_EQ(0, fdinfo(self->fd, "stale-completions"));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "stale-completions"));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
-	EXPECT_EQ(0, fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
 }
 
 /*
@@ -255,7 +236,7 @@ TEST_F(sec, flushed_sends_of_destroyed_qp_keep_their_wr_ids)
 	EXPECT_EQ(0xb1u, wc[0].wr_id);
 	EXPECT_EQ(b.qp_num, wc[0].qp_num);
 	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
-	EXPECT_EQ(0, fdinfo(self->fd, "stale-completions"));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "stale-completions"));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, p.handle, NULL));
 }
@@ -328,11 +309,11 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 		EXPECT_EQ(b.qp_num, wc[i].qp_num);
 	}
 	EXPECT_EQ(0, memcmp(rbuf[1] + GRH_BYTES, m2, sizeof(m2)));
-	EXPECT_EQ(0, fdinfo(self->fd, "stale-completions"));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "stale-completions"));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, s.handle, NULL));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
-	EXPECT_EQ(0, fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
 }
 
 struct qkey_case {
@@ -521,7 +502,7 @@ static int memlock_bounded(void *p)
 		}
 		if (ret != -ENOMEM)
 			return 22;
-		charged += fdinfo(fd[i], "charged-bytes");
+		charged += iba_fdinfo(fd[i], "charged-bytes");
 	}
 	/* 3 of 4 messages of 64 KiB fit in 256 KiB with the overhead. */
 	if (posted < 3 || (long long)posted * MSG > MEMLOCK ||
@@ -545,7 +526,7 @@ static int memlock_bounded(void *p)
 		if (ioc(fd[1], IB_ASYNC_IOC_CREATE_QP, &qp) ||
 		    ud_init(fd[1], qp.handle))
 			return 25;
-		if (fdinfo(fd[1], "charged-bytes") >= MEMLOCK - MSG)
+		if (iba_fdinfo(fd[1], "charged-bytes") >= MEMLOCK - MSG)
 			return 26;
 		if (post_recv(fd[1], IB_ASYNC_OBJ_QP, qp.handle, 99, buf, MSG))
 			return 27;

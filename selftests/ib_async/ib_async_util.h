@@ -360,6 +360,26 @@ static inline int iba_wait_type(int fd, uint32_t type, int timeout_ms,
 	return 0;
 }
 
+/* The value of the "ib_async-@name:" line of @fd's fdinfo, or -1. */
+static inline long long iba_fdinfo(int fd, const char *name)
+{
+	char path[64], line[256], key[128];
+	long long v = -1;
+	size_t klen;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	klen = (size_t)snprintf(key, sizeof(key), "ib_async-%s:", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen))
+			v = strtoll(line + klen, NULL, 10);
+	fclose(f);
+	return v;
+}
+
 /* Read everything queued now (nonblocking fd). Returns records read. */
 static inline int iba_drain(int fd)
 {
