@@ -187,7 +187,10 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		w->cq = w->recv ? owner->recv_cq : owner->send_cq;
 		w->wc.qp_num = owner->qp_num;
 	}
-	list_add_tail(&w->list, &owner->wrs);
+	if (owner->type == IB_ASYNC_OBJ_QP && !w->recv)
+		list_add_tail(&w->list, &owner->sq_wrs);
+	else
+		list_add_tail(&w->list, &owner->wrs);
 	file->wr_count++;
 	file->wr_bytes += w->len;
 	return 0;
@@ -229,6 +232,8 @@ void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner)
 
 	list_for_each_entry_safe(w, next, &owner->wrs, list)
 		ib_async_wr_release(file, w);
+	list_for_each_entry_safe(w, next, &owner->sq_wrs, list)
+		ib_async_wr_release(file, w);
 }
 
 /*
@@ -266,6 +271,26 @@ static struct ib_async_wr *ib_async_wr_match(struct ib_async_file *file,
 	return w;
 }
 
+/*
+ * A send of @w's QP completed: the unsignalled sends posted before it are
+ * done too (a send queue completes in order) and will never have a
+ * completion of their own unless they failed, which they did not, or
+ * theirs would have come first. Their references to the caller's memory
+ * go now.
+ */
+static void ib_async_sq_retire(struct ib_async_file *file,
+			       struct ib_async_wr *w)
+{
+	struct ib_async_wr *x, *next;
+
+	list_for_each_entry_safe(x, next, &w->owner->sq_wrs, list) {
+		if (x == w)
+			break;
+		if (x->hidden)
+			ib_async_wr_release(file, x);
+	}
+}
+
 /* Record a completion in its request and queue it on the CQ's backlog. */
 static void ib_async_wr_complete(struct ib_async_file *file,
 				 struct ib_async_uobj *cq, struct ib_async_wr *w,
@@ -273,6 +298,8 @@ static void ib_async_wr_complete(struct ib_async_file *file,
 {
 	struct ib_async_wc *uwc = &w->wc;
 
+	if (w->owner->type == IB_ASYNC_OBJ_QP && !w->recv)
+		ib_async_sq_retire(file, w);
 	xa_erase(&file->wrs, lower_32_bits(w->id));
 	w->owner = NULL;
 	/* For a receive, the unmap also makes the data visible to the CPU. */
@@ -289,6 +316,7 @@ static void ib_async_wr_complete(struct ib_async_file *file,
 	uwc->slid = wc->slid;
 	uwc->sl = wc->sl;
 	uwc->dlid_path_bits = wc->dlid_path_bits;
+	/* a driver that completes unsignalled requests all the same */
 	if (w->hidden && wc->status == IB_WC_SUCCESS)
 		ib_async_wr_release(file, w);
 	else
@@ -518,7 +546,8 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	wr.wr.num_sge = 1;
 	wr.wr.sg_list = &sge;
 	wr.wr.opcode = arg->opcode;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
+	/* See ib_async_sq_retire() for the unsignalled ones. */
+	wr.wr.send_flags = w->hidden ? 0 : IB_SEND_SIGNALED;
 	if (arg->send_flags & IB_ASYNC_SEND_SOLICITED)
 		wr.wr.send_flags |= IB_SEND_SOLICITED;
 	wr.wr.ex.imm_data = arg->imm_data;

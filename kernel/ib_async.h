@@ -219,8 +219,10 @@ struct ib_async_uobj {
 	/*
 	 * QP, SRQ: requests the device owns. CQ: completed requests taken
 	 * off the device's queue, in order, not yet returned by POLL_CQ.
+	 * For a QP, its receives; its sends are on @sq_wrs, in post order.
 	 */
 	struct list_head wrs;
+	struct list_head sq_wrs;
 	/* PD: the QP that registers its MRs, made by the first REG_MR */
 	struct ib_async_regq *regq;
 	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */

@@ -367,8 +367,10 @@ static int ib_async_build_sends(struct ib_async_file *file,
 		k->wr.sg_list = u->num_sge ? &p->sges[s] : NULL;
 		k->wr.num_sge = u->num_sge;
 		k->wr.opcode = u->opcode;
-		/* Signalled always: see the hidden requests in datapath.c */
-		k->wr.send_flags = IB_SEND_SIGNALED;
+		p->tr[i]->hidden = !(u->send_flags & IB_ASYNC_SEND_SIGNALED) &&
+				   !qp->sq_sig_all;
+		/* See ib_async_sq_retire() for the unsignalled ones. */
+		k->wr.send_flags = p->tr[i]->hidden ? 0 : IB_SEND_SIGNALED;
 		if (u->send_flags & IB_ASYNC_SEND_FENCE)
 			k->wr.send_flags |= IB_SEND_FENCE;
 		if (u->send_flags & IB_ASYNC_SEND_SOLICITED)
@@ -392,8 +394,6 @@ static int ib_async_build_sends(struct ib_async_file *file,
 			break;
 		}
 		k->wr.next = i + 1 < p->count ? &p->kswr[i + 1].wr : NULL;
-		p->tr[i]->hidden = !(u->send_flags & IB_ASYNC_SEND_SIGNALED) &&
-				   !qp->sq_sig_all;
 		s += u->num_sge;
 	}
 	return 0;

@@ -94,6 +94,7 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 	uobj->type = type;
 	uobj->user_handle = user_handle;
 	INIT_LIST_HEAD(&uobj->wrs);
+	INIT_LIST_HEAD(&uobj->sq_wrs);
 	ret = ib_async_uobj_charge(uobj);
 	if (ret)
 		goto err_free;

@@ -18,7 +18,8 @@
 
 /**
  * struct ib_async_wr - a work request the device owns, then a completion
- * @list: on its owner's wrs, then on its CQ's backlog
+ * @list: on its owner's wrs (a QP's sends: sq_wrs), then on its CQ's
+ *	backlog
  * @owner: the QP or SRQ; NULL once completed
  * @cq: QP requests: where they complete
  * @qp: QP requests: compared, never followed
@@ -30,7 +31,8 @@
  * @len: its bytes
  * @map_len: @len, but at least 1
  * @recv: a receive
- * @hidden: an unsignalled send: its successful completion is not returned
+ * @hidden: an unsignalled send: posted unsignalled, retired by the
+ *	    completion of a later send of its QP (ib_async_sq_retire())
  * @mapped: @buf is mapped
  * @wc: the caller's wr_id at post; the rest at completion
  */

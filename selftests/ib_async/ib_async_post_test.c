@@ -35,19 +35,26 @@ static int reg(int fd, uint32_t pd, void *addr, uint64_t len, uint32_t access,
 	return ret;
 }
 
-static int qp_new(int fd, uint32_t pd, uint32_t cq, uint32_t type,
-		  struct ib_async_create_qp *out)
+/* A QP whose send queue holds @depth requests. */
+static int qp_new_depth(int fd, uint32_t pd, uint32_t cq, uint32_t type,
+			uint32_t depth, struct ib_async_create_qp *out)
 {
 	struct ib_async_create_qp a = {
 		.argsz = sizeof(a), .user_handle = 7, .pd_handle = pd,
 		.send_cq_handle = cq, .recv_cq_handle = cq, .qp_type = type,
-		.max_send_wr = 8, .max_recv_wr = 16, .max_send_sge = 2,
+		.max_send_wr = depth, .max_recv_wr = 16, .max_send_sge = 2,
 		.max_recv_sge = 2, .max_inline_data = 64,
 	};
 	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
 
 	*out = a;
 	return ret;
+}
+
+static int qp_new(int fd, uint32_t pd, uint32_t cq, uint32_t type,
+		  struct ib_async_create_qp *out)
+{
+	return qp_new_depth(fd, pd, cq, type, 8, out);
 }
 
 /* RC or UC through INIT, RTR (to @dqpn) and RTS, remote access allowed. */
@@ -390,6 +397,125 @@ TEST_F(post, uc_write_and_inline_send)
 	/* Inline from an address the caller cannot read is EFAULT. */
 	is.addr = 0xffff888000000000ULL;
 	EXPECT_EQ(-EFAULT, post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
+}
+
+/*
+ * Unsignalled sends take no slot of the CQ, as with any provider: 40 RDMA
+ * WRITEs without IB_SEND_SIGNALED and one with it, on a QP whose send CQ
+ * holds a few entries. The device must be asked for the one completion
+ * only (were all 41 signalled to it, the CQ would overflow: a CQ_ERR
+ * event and lost completions); every write lands, the one completion
+ * comes back, and the requests the file tracked are all released with it.
+ */
+TEST_F(post, unsignalled_sends_take_no_cq_slot)
+{
+	enum { N = 40 };
+	struct ib_async_create_qp c, d;
+	struct ib_async_send_wr w[N + 1];
+	struct ib_async_sge s[N + 1];
+	struct ib_async_event ev;
+	struct ib_async_wc wc[4];
+	uint32_t small;
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_cq(self->fd, 0xc1, 4, &small));
+	ASSERT_EQ(0, qp_new_depth(self->fd, self->pd, small, IB_UVERBS_QPT_RC,
+				  64, &c));
+	ASSERT_EQ(0, qp_new_depth(self->fd, self->pd, small, IB_UVERBS_QPT_RC,
+				  64, &d));
+	ASSERT_EQ(0, qp_connect(self->fd, c.handle, true, d.qp_num,
+				self->sgid, self->gid));
+	ASSERT_EQ(0, qp_connect(self->fd, d.handle, true, c.qp_num,
+				self->sgid, self->gid));
+	iba_drain(self->fd);
+	for (i = 0; i <= N; i++) {
+		snprintf(self->la + 3000 + 8 * i, 8, "w%06d", i);
+		s[i] = (struct ib_async_sge){ (uintptr_t)self->la + 3000 + 8 * i,
+					      8, self->ma.lkey };
+		w[i] = (struct ib_async_send_wr){
+			.wr_id = 500 + i, .num_sge = 1,
+			.opcode = IB_UVERBS_WR_RDMA_WRITE,
+			.send_flags = i == N ? IB_ASYNC_SEND_SIGNALED : 0,
+			.remote_addr = (uintptr_t)self->rb + 3000 + 8 * i,
+			.rkey = self->mb.rkey,
+		};
+	}
+	ASSERT_EQ(0, post_sends(self->fd, c.handle, w, N + 1, s, N + 1));
+	ASSERT_EQ(1, poll_cq(self->fd, small, wc, 1));
+	EXPECT_EQ(500U + N, wc[0].wr_id);
+	EXPECT_EQ(0U, wc[0].status);
+	for (i = 0; i <= N; i++)
+		ASSERT_EQ(0, memcmp(self->la + 3000 + 8 * i,
+				    self->rb + 3000 + 8 * i, 8));
+	iba_sleep_ms(100);
+	EXPECT_EQ(0, pending(self->fd, small));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	/* no CQ_ERR: the CQ never overflowed */
+	while (read(self->fd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev))
+		EXPECT_NE((uint32_t)IB_ASYNC_EV_CQ_ERR, ev.event_type);
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, c.handle, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, d.handle, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, small, NULL));
+}
+
+/*
+ * Inline data of several requests in one call, more in all than one
+ * request may carry (the call's buffer grows past its small form): each
+ * request's entries arrive in order, each at its own receive.
+ */
+TEST_F(post, inline_data_of_several_requests_in_one_call)
+{
+	char m1[30], m2[30], m3[50];
+	struct ib_async_sge is[3] = {
+		{ (uintptr_t)m1, sizeof(m1), 0 },
+		{ (uintptr_t)m2, sizeof(m2), 0 },
+		{ (uintptr_t)m3, sizeof(m3), 0 },
+	};
+	struct ib_async_send_wr w[2];
+	struct ib_async_sge rs[2] = {
+		{ (uintptr_t)self->rb + 1000, 64, self->mb.lkey },
+		{ (uintptr_t)self->rb + 1100, 64, self->mb.lkey },
+	};
+	struct ib_async_recv_wr rw[2] = {
+		{ .wr_id = 0x81, .num_sge = 1 },
+		{ .wr_id = 0x82, .num_sge = 1 },
+	};
+	struct ib_async_wc wc[4];
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	memset(m1, '1', sizeof(m1));
+	memset(m2, '2', sizeof(m2));
+	memset(m3, '3', sizeof(m3));
+	for (i = 0; i < 2; i++)
+		w[i] = (struct ib_async_send_wr){
+			.wr_id = 20 + i, .num_sge = i ? 1 : 2,
+			.opcode = IB_UVERBS_WR_SEND,
+			.send_flags = IB_ASYNC_SEND_SIGNALED |
+				      IB_ASYNC_SEND_INLINE,
+		};
+	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				rw, 2, rs, 2));
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, w, 2, is, 3));
+	/* the call has read it all already */
+	memset(m1, 0, sizeof(m1));
+	memset(m3, 0, sizeof(m3));
+	ASSERT_EQ(4, poll_cq(self->fd, self->cq, wc, 4));
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0U, wc[i].status);
+		if (wc[i].wr_id == 0x81)
+			EXPECT_EQ(60U, wc[i].byte_len);
+		if (wc[i].wr_id == 0x82)
+			EXPECT_EQ(50U, wc[i].byte_len);
+	}
+	for (i = 0; i < 60; i++)
+		ASSERT_EQ(i < 30 ? '1' : '2', self->rb[1000 + i]);
+	for (i = 0; i < 50; i++)
+		ASSERT_EQ('3', self->rb[1100 + i]);
+	/* beyond the message, the receive buffer is as it was */
+	EXPECT_EQ('b', self->rb[1060]);
+	EXPECT_EQ('b', self->rb[1150]);
 }
 
 /*
