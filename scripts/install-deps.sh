@@ -22,6 +22,7 @@ kmod                 # modprobe/insmod/depmod for the guest module set
 rdma-core            # rdma userspace config (/etc/libibverbs.d), reference behaviour
 ibverbs-utils        # ibv_devinfo, ibv_asyncwatch ... run in the guest
 ibverbs-providers    # librxe provider for libibverbs
+perftest             # ib_send_bw ... ib_atomic_bw: run in the guest over the shim and in make bench
 libibverbs-dev       # verbs headers and libibverbs.so to build against
 sparse               # make C=1 static checking
 shellcheck           # make lint: every shell script of the tree

@@ -52,6 +52,8 @@ install_programs() {
 	local -a progs=(/bin/dash /bin/ip /usr/bin/rdma /bin/kmod /bin/bash /usr/bin/timeout /sbin/ldconfig)
 	# All of ibverbs-utils (ibv_devinfo, ibv_devices, ibv_asyncwatch, the pingpong tests).
 	mapfile -t -O "${#progs[@]}" progs < <(dpkg -L ibverbs-utils | grep '^/usr/bin/')
+	# perftest's verbs tools (ib_send_bw ... ib_atomic_lat), not its raw Ethernet ones.
+	mapfile -t -O "${#progs[@]}" progs < <(dpkg -L perftest | grep '^/usr/bin/ib_')
 	local rxe
 	rxe=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
 	for f in "${progs[@]}" "$rxe" /usr/lib/x86_64-linux-gnu/libibverbs.so.1; do

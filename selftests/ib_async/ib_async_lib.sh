@@ -134,3 +134,87 @@ within() { # within BASE NOW TOL: NOW - BASE <= TOL
 	log "delta $(($2 - $1)) kB (tolerance $3 kB)"
 	[ $(($2 - $1)) -le "$3" ]
 }
+
+# roce_gid_index IBDEV: the index of the RoCE v2 GID of the test bed's
+# IPv4 address on port 1 (what rdma-core's examples and perftest take as
+# -g/-x); non-zero if there is none.
+roce_gid_index() {
+	rg_d=/sys/class/infiniband/$1/ports/1
+	for rg_i in $(seq 0 15); do
+		[ "$(cat "$rg_d/gid_attrs/types/$rg_i" 2>/dev/null)" = "RoCE v2" ] ||
+			continue
+		case $(cat "$rg_d/gids/$rg_i") in
+		0000:0000:0000:0000:0000:ffff:*) echo "$rg_i"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# hide_uverbs DIR: /dev/infiniband overlaid (bind mount) with copies of the
+# ib_async nodes alone, made (again) in DIR, so that a program that went to
+# ib_uverbs behind the shim could not open the device at all. Non-zero if
+# there is no ib_async node, the mount failed or uverbs0 stayed visible
+# (then nothing is left mounted). show_uverbs undoes it.
+hide_uverbs() {
+	mkdir -p "$1" || return 1
+	hu_any=
+	for hu_n in /dev/infiniband/ib_async*; do
+		[ -e "$hu_n" ] || continue
+		hu_maj=$(stat -c %t "$hu_n") hu_min=$(stat -c %T "$hu_n")
+		rm -f "$1/${hu_n##*/}"
+		mknod -m 666 "$1/${hu_n##*/}" c $((0x$hu_maj)) $((0x$hu_min)) ||
+			return 1
+		hu_any=1
+	done
+	[ -n "$hu_any" ] || return 1
+	mount -o bind "$1" /dev/infiniband || return 1
+	[ ! -e /dev/infiniband/uverbs0 ] && return 0
+	umount /dev/infiniband
+	return 1
+}
+show_uverbs() { umount /dev/infiniband; }
+
+# tcp_listening PORT: whether a TCP socket listens on PORT (IPv4)
+tcp_listening() {
+	grep -qi ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp
+}
+
+# perftest_pair DIR NAME PORT PRELOAD TOOL ARGS...: one perftest TOOL
+# (ib_send_bw, ib_write_lat...) as server and client, two processes on
+# $IB_ASYNC_IBDEV over its RoCE v2 GID, LD_PRELOAD=PRELOAD in both; their
+# output in DIR/NAME.server and DIR/NAME.client. 0 if both exited 0.
+# -F: the guest has no cpufreq, which perftest would otherwise refuse.
+# perftest times with the TSC, which QEMU does not keep in step across
+# vCPUs: each process stays on one CPU (the server on 1, the client on 0)
+# so that its own timestamps compare.
+perftest_pair() {
+	pp_dir=$1 pp_name=$2 pp_port=$3 pp_pre=$4
+	shift 4
+	pp_g=$(roce_gid_index "$IB_ASYNC_IBDEV") || return 1
+	pp_srv='' pp_cli=''
+	[ "$(nproc)" -ge 2 ] && pp_srv='taskset -c 1' pp_cli='taskset -c 0'
+	# shellcheck disable=SC2086 # $pp_srv: the command and its arguments
+	LD_PRELOAD=$pp_pre timeout 300 $pp_srv "$@" -d "$IB_ASYNC_IBDEV" \
+		-x "$pp_g" -p "$pp_port" -F >"$pp_dir/$pp_name.server" 2>&1 &
+	pp_spid=$!
+	if ! wait_for 15 tcp_listening "$pp_port"; then
+		kill "$pp_spid" 2>/dev/null
+		wait "$pp_spid"
+		return 1
+	fi
+	# shellcheck disable=SC2086 # $pp_cli: the command and its arguments
+	LD_PRELOAD=$pp_pre timeout 300 $pp_cli "$@" -d "$IB_ASYNC_IBDEV" \
+		-x "$pp_g" -p "$pp_port" -F 127.0.0.1 >"$pp_dir/$pp_name.client" 2>&1
+	pp_crc=$?
+	wait "$pp_spid"
+	pp_src=$?
+	[ "$pp_src" = 0 ] && [ "$pp_crc" = 0 ]
+}
+
+# perftest_row FILE: the result row of a perftest report, the line under
+# its "#bytes" header: bytes, iterations, then the tool's figures (bw:
+# peak and average MB/s, Mpps; lat: min, max, typical, avg, stdev, 99%
+# and 99.9% in us).
+perftest_row() {
+	awk '/#bytes/ { if ((getline r) > 0) print r; exit }' "$1"
+}

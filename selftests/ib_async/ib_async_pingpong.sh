@@ -24,23 +24,12 @@ SHIM=${IB_ASYNC_SHIM:-libibasync.so.1}
 LD_PRELOAD=$SHIM /bin/true 2>&1 | grep -q . && skip_all "cannot preload $SHIM"
 ITERS=${IB_ASYNC_PP_ITERS:-20}
 
-# The RoCE v2 GID of the test bed's IPv4 address.
-gid_index() {
-	d=/sys/class/infiniband/$IB_ASYNC_IBDEV/ports/1
-	for i in $(seq 0 15); do
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		case $(cat "$d/gids/$i") in
-		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
-		esac
-	done
-	return 1
-}
-G=$(gid_index) || skip_all "no RoCE v2 IPv4 GID on $IB_ASYNC_IBDEV"
+G=$(roce_gid_index "$IB_ASYNC_IBDEV") || skip_all "no RoCE v2 IPv4 GID on $IB_ASYNC_IBDEV"
 
 tmp=$(mktemp -d)
 mounted=
 cleanup() {
-	[ -n "$mounted" ] && umount /dev/infiniband
+	[ -n "$mounted" ] && show_uverbs
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -49,17 +38,8 @@ qps() { rdma resource show qp | grep -c "link $IB_ASYNC_IBDEV/"; }
 qps_before=$(qps)
 
 # Only the ib_async nodes stay visible under /dev/infiniband.
-mkdir "$tmp/dev"
-for n in /dev/infiniband/ib_async*; do
-	maj=$(stat -c %t "$n") min=$(stat -c %T "$n")
-	mknod -m 666 "$tmp/dev/${n##*/}" c $((0x$maj)) $((0x$min))
-done
-mount -o bind "$tmp/dev" /dev/infiniband && mounted=1
-check "uverbs_nodes_hidden" test -n "$mounted" -a ! -e /dev/infiniband/uverbs0
-
-listening() { # TCP port $1 in LISTEN state
-	grep -qi ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp
-}
+hide_uverbs "$tmp/dev" && mounted=1
+check "uverbs_nodes_hidden" test -n "$mounted"
 
 # pair NAME PORT PRELOAD PROGRAM ARGS...: server and client; 0 if both
 # exited 0 after $ITERS iterations. Output in $tmp/NAME.{server,client}.
@@ -68,7 +48,7 @@ pair() {
 	LD_PRELOAD=$pre timeout 60 "$@" -d "$IB_ASYNC_IBDEV" -g "$G" -p "$port" \
 		-n "$ITERS" > "$tmp/$pname.server" 2>&1 &
 	spid=$!
-	if ! wait_for 15 listening "$port"; then
+	if ! wait_for 15 tcp_listening "$port"; then
 		wait "$spid"
 		log "$pname: server did not listen (exit $?):"
 		sed 's/^/#   /' "$tmp/$pname.server"

@@ -28,18 +28,9 @@ export LD_LIBRARY_PATH="$root/py/deps"
 # set and dict order the same in every process, on both stacks
 export PYTHONHASHSEED=0
 PY=$root/py/bin/python3.11
-
-# The RoCE v2 GID of the test bed's IPv4 address (as ib_async_pingpong.sh).
-gid_index() {
-	d=/sys/class/infiniband/$DEV/ports/1
-	for i in $(seq 0 15); do
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		case $(cat "$d/gids/$i") in
-		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
-		esac
-	done
-	return 1
-}
+# roce_gid_index, hide_uverbs: the selftests' shell library, from the stage
+# shellcheck source=../ib_async_lib.sh
+. /usr/lib/ib_async/selftests/ib_async/ib_async_lib.sh
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -85,25 +76,15 @@ for f in "$root"/tests/test_*.py; do
 	case $m in test_mlx5_* | test_efa* | test_cuda*) continue ;; esac
 	MODULES="$MODULES $m" NMOD=$((NMOD + 1))
 done
-G=$(gid_index) || { echo "peer: no RoCE v2 IPv4 GID on $DEV"; exit 1; }
+G=$(roce_gid_index "$DEV") || { echo "peer: no RoCE v2 IPv4 GID on $DEV"; exit 1; }
 echo "peer: $DEV, GID index $G, $TMO s per module"
 run_stack uverbs
 
 # Only the ib_async nodes stay visible under /dev/infiniband.
-mkdir /tmp/peer/dev
-for n in /dev/infiniband/ib_async*; do
-	[ -e "$n" ] || { echo "peer: no ib_async node"; exit 1; }
-	maj=$(stat -c %t "$n") min=$(stat -c %T "$n")
-	mknod -m 666 "/tmp/peer/dev/${n##*/}" c $((0x$maj)) $((0x$min))
-done
-mount -o bind /tmp/peer/dev /dev/infiniband || exit 1
-if [ -e /dev/infiniband/uverbs0 ]; then
-	echo "peer: uverbs0 still visible"
-	exit 1
-fi
+hide_uverbs /tmp/peer/dev || { echo "peer: cannot hide the uverbs nodes"; exit 1; }
 if LD_PRELOAD=$SHIM /bin/true 2>&1 | grep -q .; then
 	echo "peer: cannot preload $SHIM"
 	exit 1
 fi
 run_stack shim "$SHIM"
-umount /dev/infiniband
+show_uverbs
