@@ -15,7 +15,8 @@
 # ("newest", 7.x from a Debian 13 chroot, KROOT its root). --install adds
 # make install's test, --deb-host the packages installed on this host.
 # With 6.1, rdma-core's own test suite runs there too, on ib_uverbs and over
-# the shim (make peer-test, suite "peer").
+# the shim (make peer-test, suite "peer"), and the differential test's
+# quick form (make difftest, suite "difftest").
 # Each suite writes its own TAP; this script renumbers the results into one
 # plan, prints "kernel RELEASE: N passed, M failed" for each guest kernel,
 # and "N passed, N failed, N skipped" last.
@@ -198,6 +199,13 @@ fi
 if wanted 6.1; then
 	run_suite peer "$top/selftests/ib_async/peer/peer-test.sh" --tap \
 		--kver "$KVER" --stage "$guest_stage"
+fi
+# The differential test's quick form (make difftest, issue 13): 40 random
+# verb programs of seed 1 and every regression program of gen/regress, on
+# ib_uverbs and over the shim in one more boot of the 6.1 guest.
+if wanted 6.1; then
+	run_suite difftest make -s -C "$top/selftests/ib_async/gen" run \
+		KVER="$KVER" STAGE="$guest_stage" PROGRAMS=40 SEED=1 TAP=1
 fi
 for g in "${GUESTS[@]}"; do
 	IFS=: read -r gname gkver gstage gkroot <<<"$g"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 """Reads the guest console of `make difftest` and compares the traces.
 
-  compare.py CONSOLE_LOG OUTDIR PROGRAMS
+  compare.py [--tap] CONSOLE_LOG OUTDIR PROGRAMS
 
 Programs whose traces were identical are counted by the guest.  For the
 others, each diff hunk is checked against intended.py; a program with any
@@ -11,6 +11,8 @@ OUTDIR/pN.{uverbs,ibasync}.  Last line, exactly:
   difftest: N programs, M verb calls, D divergences
 Exit 1 if D > 0, a program's result is missing, or a regression program
 (regress/NAME.c) does not print regress/NAME.expected on both stacks.
+--tap (scripts/check.sh): then also TAP, one line for the random programs
+as a whole and one for each regression program, and the plan.
 """
 import difflib
 import os
@@ -57,7 +59,7 @@ def strip_intended(u, a, explained):
     return out
 
 
-def main(log_path, outdir, programs):
+def main(log_path, outdir, programs, tap=False):
     with open(log_path, encoding="utf-8", errors="replace") as f:
         res, traces = parse(f.read())
     os.makedirs(outdir, exist_ok=True)
@@ -94,32 +96,49 @@ def main(log_path, outdir, programs):
             print(f"  - {x}")
         for x in a[j1:j2][:8]:
             print(f"  + {x}")
-    regress_fail = check_regressions(res, traces)
+    regress = check_regressions(res, traces)
     for k, v in sorted(explained.items()):
         print(f"difftest: intended ({k}): {v} times")
-    print(f"difftest: {programs} programs, {calls} verb calls, "
-          f"{divergences} divergences")
-    return 1 if divergences or regress_fail else 0
+    closing = (f"difftest: {programs} programs, {calls} verb calls, "
+               f"{divergences} divergences")
+    if tap:
+        print("TAP version 13")
+        print(f"{'not ok' if divergences else 'ok'} 1 "
+              f"difftest_random_programs_agree # {closing[10:]}")
+        for i, (name, ok) in enumerate(regress, 2):
+            print(f"{'ok' if ok else 'not ok'} {i} difftest_regress_{name}")
+        print(f"1..{len(regress) + 1}")
+    print(closing)
+    return 1 if divergences or not all(ok for _, ok in regress) else 0
 
 
 def check_regressions(res, traces):
-    """Each regress/NAME.c must give regress/NAME.expected on both stacks."""
+    """Each regress/NAME.c must give regress/NAME.expected on both stacks:
+    [(NAME, whether it did)]."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regress")
-    failed = 0
-    for name in sorted(n for n in res if n.startswith("r_")):
+    results = []
+    # every regression program of the tree, whether or not it reported
+    names = sorted("r_" + f[:-2] for f in os.listdir(here) if f.endswith(".c"))
+    for name in names:
         with open(os.path.join(here, name[2:] + ".expected")) as f:
             want = f.read().splitlines()
         bad = [side for side in ("uverbs", "ibasync")
                if traces.get((name, side)) != want]
-        failed += bool(bad)
+        results.append((name[2:], not bad))
         print(f"difftest: regress {name[2:]}: "
               f"{'FAIL on ' + ' and '.join(bad) if bad else 'ok'}")
         for side in bad:
             for x in difflib.unified_diff(want, traces.get((name, side), []),
                                           "expected", side, lineterm="", n=0):
                 print(f"    {x}")
-    return failed
+    return results
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    args = sys.argv[1:]
+    tap = args[:1] == ["--tap"]
+    if tap:
+        args = args[1:]
+    if len(args) != 3:
+        sys.exit(__doc__)
+    sys.exit(main(args[0], args[1], int(args[2]), tap))
