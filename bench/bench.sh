@@ -13,6 +13,7 @@
 # objects are destroyed (1048576), BENCH_COMP_K completion-event latency
 # samples per run (default BENCH_LAT_K), BENCH_FLOOD_CQS armed CQs on one
 # channel (64) and BENCH_FLOOD_ROUNDS completions of each (200),
+# BENCH_PERF_N iterations of each perftest tool per run (5000),
 # IBASYNC_RXE (rxe0).
 #
 # Runs in /payload: ibbench-uverbs, ibbench-ibasync, table.awk, host.txt.
@@ -31,7 +32,9 @@ DESTROY_N=${BENCH_DESTROY_N:-1048576}
 COMP_K=${BENCH_COMP_K:-$LAT_K}
 FLOOD_CQS=${BENCH_FLOOD_CQS:-64}
 FLOOD_ROUNDS=${BENCH_FLOOD_ROUNDS:-200}
+PERF_N=${BENCH_PERF_N:-5000}
 DEV=${IBASYNC_RXE:-rxe0}
+IB_ASYNC_IBDEV=$DEV
 MAXQ=/sys/module/ib_async/parameters/max_queue_len
 RES=/tmp/bench.results
 UV="./ibbench-uverbs -d $DEV"
@@ -51,6 +54,55 @@ fail() {
 run() {
 	out=$("$@") || fail "$*"
 	echo "$out" >>"$RES"
+}
+
+# perf SIDE NAME TOOL ARGS...: one perftest TOOL run (ib_send_bw...) on
+# ib_uverbs (SIDE uverbs) or through the shim alone (SIDE ib_async: the
+# uverbs nodes hidden), its client's figures appended to $RES: bandwidth
+# (MB/s) or typical and 99.9th percentile latency (us). perftest converts
+# TSC cycles with a CPU frequency it samples itself; when that sample fails
+# (a busy host under TCG) it prints 0: such a run is made again, up to
+# three times.
+perf_port=19000
+perf() {
+	side=$1 name=$2
+	shift 2
+	pre=''
+	[ "$side" = ib_async ] && pre=libibasync.so.1
+	for try in 1 2 3; do
+		if [ "$side" = ib_async ]; then
+			hide_uverbs /tmp/bench.dev || fail "cannot hide the uverbs nodes"
+		fi
+		perf_port=$((perf_port + 1))
+		perftest_pair /tmp bench.perf "$perf_port" "$pre" "$@" -n "$PERF_N"
+		prc=$?
+		[ "$side" = ib_async ] && show_uverbs
+		[ "$prc" = 0 ] || {
+			cat /tmp/bench.perf.server /tmp/bench.perf.client
+			fail "$side $*"
+		}
+		line=$(perftest_row /tmp/bench.perf.client | awk -v s="$side" -v t="$name" '
+			t ~ /_bw$/ && $4 > 0 {
+				printf "side=%s mode=perf tool=%s bw=%s\n", s, t, $4 }
+			t ~ /_lat$/ && $5 > 0 {
+				printf "side=%s mode=perf tool=%s typ=%s p999=%s\n",
+					s, t, $5, $9 }')
+		[ -n "$line" ] && break
+		progress "$side $name: perftest printed no figure (try $try)"
+	done
+	[ -n "$line" ] || fail "$side $*: no figure in three runs"
+	echo "$line" >>"$RES"
+}
+
+# perf_both NAME TOOL ARGS...: perf on both sides, order swapped as in both
+perf_both() {
+	if [ $((rep % 2)) -eq 1 ]; then
+		perf uverbs "$@"
+		perf ib_async "$@"
+	else
+		perf ib_async "$@"
+		perf uverbs "$@"
+	fi
 }
 
 # both SCENARIO-ARGS...: the uverbs and the ib_async binary, order swapped on
@@ -96,6 +148,12 @@ while [ "$rep" -le "$REPS" ]; do
 	progress "rep $rep/$REPS: completion events ($COMP_K SENDs; $FLOOD_CQS CQs x $FLOOD_ROUNDS)"
 	both complat "$COMP_K"
 	both compflood "$FLOOD_CQS" "$FLOOD_ROUNDS"
+	progress "rep $rep/$REPS: perftest, $PERF_N iterations per tool"
+	perf_both send_bw ib_send_bw -s 4096
+	perf_both write_bw ib_write_bw -s 4096
+	perf_both read_bw ib_read_bw -s 4096
+	perf_both send_lat ib_send_lat -s 64
+	perf_both write_lat ib_write_lat -s 64
 	rep=$((rep + 1))
 done
 progress "done"
@@ -113,6 +171,6 @@ echo "@@BENCH_TABLE_BEGIN@@"
 awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
     -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
     -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
-    -v fan_n="$FAN_N" -v compk="$COMP_K" -v host="$(cat host.txt 2>/dev/null)" \
+    -v fan_n="$FAN_N" -v compk="$COMP_K" -v perfn="$PERF_N" -v host="$(cat host.txt 2>/dev/null)" \
     -f table.awk "$RES"
 echo "@@BENCH_TABLE_END@@"

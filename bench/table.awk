@@ -3,7 +3,7 @@
 # table.awk: turn bench.sh's result lines (key=value, one per run) into the
 # benchmark table (reStructuredText simple tables), medians per figure.
 # Variables (-v): reps kver ncpu cpu accel dev latk sizes fanctx drain_n
-# fan_n compk host.
+# fan_n compk perfn host.
 function kv(line,    i, n, f, p) {
 	delete F
 	n = split(line, f, " ")
@@ -94,6 +94,13 @@ function row(w, a1, a2, a3, a4, a5, a6, a7, a8,    n, i, a, s) {
 		DN = F["n"]
 		add(g, "qp", F["qp_us"]); add(g, "cq", F["cq_us"])
 		add(g, "pd", F["pd_us"])
+	} else if (mode == "perf") {
+		g = side SUBSEP "perf" SUBSEP F["tool"]
+		if (F["tool"] ~ /_bw$/)
+			add(g, "bw", F["bw"])
+		else {
+			add(g, "typ", F["typ"]); add(g, "p999", F["p999"])
+		}
 	} else if (mode == "complat") {
 		g = side SUBSEP "complat"
 		add(g, "p50", F["p50_us"]); add(g, "p999", F["p999_us"])
@@ -293,4 +300,40 @@ END {
 	print row(w, "ib_async", sprintf("%.0f", ea), sprintf("%d", maxv(ga, "lost")))
 	print row(w, "ratio", sprintf("%.2fx", eu ? ea / eu : 0), "")
 	print rule(w)
+
+	# ---- 8. perftest
+	printf "\n8. Debian's perftest tools (RC, two processes pinned to the two CPUs, %d\n", perfn
+	printf "   iterations per run): ib_uverbs, and the shim alone (LD_PRELOAD, uverbs\n"
+	printf "   nodes hidden); bandwidth in MB/s of 4096-byte messages, latency in us\n"
+	printf "   of 64-byte ones\n\n"
+	w = "15 10 10 6 7"
+	print rule(w)
+	print row(w, "tool", "ib_uverbs", "ib_async", "ratio", "target")
+	print rule(w)
+	split("send_bw write_bw read_bw", B, " ")
+	perf_ok = 1
+	for (i = 1; i <= 3; i++) {
+		gu = "uverbs" SUBSEP "perf" SUBSEP B[i]; ga = "ib_async" SUBSEP "perf" SUBSEP B[i]
+		r = median(gu, "bw") ? median(ga, "bw") / median(gu, "bw") : 0
+		if (r < 0.9)
+			perf_ok = 0
+		print row(w, B[i], sprintf("%.1f", median(gu, "bw")), sprintf("%.1f", median(ga, "bw")),
+			sprintf("%.2fx", r), ">= 0.9x")
+	}
+	split("send_lat write_lat", B, " ")
+	for (i = 1; i <= 2; i++) {
+		gu = "uverbs" SUBSEP "perf" SUBSEP B[i]; ga = "ib_async" SUBSEP "perf" SUBSEP B[i]
+		split("typ p999", K, " ")
+		for (j = 1; j <= 2; j++) {
+			r = median(gu, K[j]) ? median(ga, K[j]) / median(gu, K[j]) : 0
+			if (r > 1.2 || r == 0)
+				perf_ok = 0
+			print row(w, B[i] " " (j == 1 ? "typ" : "99.9%"),
+				sprintf("%.1f", median(gu, K[j])), sprintf("%.1f", median(ga, K[j])),
+				sprintf("%.2fx", r), "<= 1.2x")
+		}
+	}
+	print rule(w)
+	print ""
+	printf "Target: bandwidth at least 0.9x and latency at most 1.2x ib_uverbs: %s\n", yn(perf_ok)
 }
