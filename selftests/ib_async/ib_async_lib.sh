@@ -218,3 +218,38 @@ perftest_pair() {
 perftest_row() {
 	awk '/#bytes/ { if ((getline r) > 0) print r; exit }' "$1"
 }
+
+# For the tests of unmodified rdma-core programs over the shim alone.
+# shim_only_begin PROGRAM: skips the test unless there is an ib_async node,
+# PROGRAM, root, a shim that preloads ($SHIM) and a RoCE v2 GID; then
+# makes $tmp (removed at exit), notes the device's QPs ($qps_before) and
+# overlays /dev/infiniband with the ib_async nodes alone (hide_uverbs,
+# undone at exit), one TAP line saying whether that worked.
+# shim_only_end: the TAP line that no QP was left behind, then the plan.
+device_qps() { rdma resource show qp | grep -c "link $IB_ASYNC_IBDEV/"; }
+shim_only_begin() {
+	[ -n "$(find_node)" ] || skip_all "no ib_async device"
+	command -v "$1" >/dev/null || skip_all "$1 not installed"
+	[ "$(id -u)" = 0 ] || skip_all "needs root"
+	SHIM=${IB_ASYNC_SHIM:-libibasync.so.1}
+	LD_PRELOAD=$SHIM /bin/true 2>&1 | grep -q . &&
+		skip_all "cannot preload $SHIM"
+	roce_gid_index "$IB_ASYNC_IBDEV" >/dev/null ||
+		skip_all "no RoCE v2 IPv4 GID on $IB_ASYNC_IBDEV"
+	tmp=$(mktemp -d)
+	so_mounted=
+	trap shim_only_cleanup EXIT
+	qps_before=$(device_qps)
+	hide_uverbs "$tmp/dev" && so_mounted=1
+	check "uverbs_nodes_hidden" test -n "$so_mounted"
+}
+shim_only_cleanup() {
+	[ -n "$so_mounted" ] && show_uverbs
+	rm -rf "$tmp"
+}
+shim_only_end() {
+	so_after=$(device_qps)
+	log "QPs on $IB_ASYNC_IBDEV: $qps_before before, $so_after after"
+	check "no_qp_left_behind" test "$so_after" = "$qps_before"
+	finish
+}

@@ -19,22 +19,6 @@
 
 #define BUF_LEN		(256 * 1024)
 
-static long vm_pin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* Pages [addr, addr + len) spans, in kB. */
 static long span_kb(uintptr_t addr, size_t len)
 {
@@ -125,12 +109,12 @@ TEST_F(mr, pins_registers_and_releases)
 	uint32_t rkey = 0;
 
 	IBA_SKIPPED_IN_SETUP();
-	pin0 = vm_pin_kb();
+	pin0 = iba_vm_pin_kb();
 	ASSERT_LE(0, pin0);
 	ASSERT_EQ(0, reg_mr(self->fd, self->pd, addr, len, RW, &mr));
 	ASSERT_NE(0U, mr.handle);
 	ASSERT_NE(0U, mr.lkey);
-	pin1 = vm_pin_kb();
+	pin1 = iba_vm_pin_kb();
 	EXPECT_EQ(span_kb((uintptr_t)addr, len), pin1 - pin0);
 	/* The core's own record: the length and keys REG_MR returned. */
 	EXPECT_EQ((long)len, iba_core_mr_len(self->dev.ibdev, mr.lkey, &rkey));
@@ -140,7 +124,7 @@ TEST_F(mr, pins_registers_and_releases)
 	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
 	EXPECT_EQ(-EINVAL, destroy(self->fd, IB_ASYNC_OBJ_PD, mr.handle, NULL));
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
-	EXPECT_EQ(pin0, vm_pin_kb());
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
 	EXPECT_EQ(-1, iba_core_mr_len(self->dev.ibdev, mr.lkey, NULL));
 	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
@@ -154,7 +138,7 @@ TEST_F(mr, keys_are_distinct_and_close_unpins)
 	int fd2;
 
 	IBA_SKIPPED_IN_SETUP();
-	pin0 = vm_pin_kb();
+	pin0 = iba_vm_pin_kb();
 	fd2 = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, create_pd(fd2, &pd2));
@@ -163,10 +147,10 @@ TEST_F(mr, keys_are_distinct_and_close_unpins)
 			    IB_UVERBS_ACCESS_LOCAL_WRITE, &b));
 	EXPECT_NE(a.lkey, b.lkey);
 	EXPECT_NE(a.handle, b.handle);
-	EXPECT_EQ(span_kb((uintptr_t)self->buf, BUF_LEN) + 4, vm_pin_kb() - pin0);
+	EXPECT_EQ(span_kb((uintptr_t)self->buf, BUF_LEN) + 4, iba_vm_pin_kb() - pin0);
 	/* Closing the file deregisters both and unpins every page. */
 	close(fd2);
-	EXPECT_EQ(pin0, vm_pin_kb());
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
 	EXPECT_EQ(-1, iba_core_mr_len(self->dev.ibdev, a.lkey, NULL));
 	EXPECT_EQ(-1, iba_core_mr_len(self->dev.ibdev, b.lkey, NULL));
 }
@@ -179,7 +163,7 @@ TEST_F(mr, refuses_what_uverbs_refuses)
 	long pin0;
 
 	IBA_SKIPPED_IN_SETUP();
-	pin0 = vm_pin_kb();
+	pin0 = iba_vm_pin_kb();
 #define BASE(_a) do {							\
 		memset(&(_a), 0, sizeof(_a));				\
 		(_a).pd_handle = self->pd;				\
@@ -231,7 +215,7 @@ TEST_F(mr, refuses_what_uverbs_refuses)
 	EXPECT_EQ(-EINVAL, reg_mr_raw(self->fd, &a)) TH_LOG("over max_mr_size");
 #undef BASE
 	/* Nothing was pinned by any of them. */
-	EXPECT_EQ(pin0, vm_pin_kb());
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
 }
 
 TEST_F(mr, faults_on_unmapped_and_read_only_memory)
@@ -242,7 +226,7 @@ TEST_F(mr, faults_on_unmapped_and_read_only_memory)
 	long pin0;
 
 	IBA_SKIPPED_IN_SETUP();
-	pin0 = vm_pin_kb();
+	pin0 = iba_vm_pin_kb();
 	hole = mmap(NULL, 4 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 		    -1, 0);
 	ASSERT_NE(MAP_FAILED, hole);
@@ -257,10 +241,10 @@ TEST_F(mr, faults_on_unmapped_and_read_only_memory)
 	/* Read-only access to read-only memory is fine, as with uverbs. */
 	EXPECT_EQ(0, reg_mr(self->fd, self->pd, ro, 4 * pg,
 			    IB_UVERBS_ACCESS_REMOTE_READ, &mr));
-	EXPECT_EQ(4 * pg / 1024, vm_pin_kb() - pin0);
+	EXPECT_EQ(4 * pg / 1024, iba_vm_pin_kb() - pin0);
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	munmap(ro, 4 * pg);
-	EXPECT_EQ(pin0, vm_pin_kb());
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
 }
 
 TEST_F(mr, memlock_limit_without_cap_ipc_lock)
@@ -283,7 +267,7 @@ TEST_F(mr, memlock_limit_without_cap_ipc_lock)
 		/* 256 KiB is past the 64 KiB limit... */
 		if (reg_mr(fd, pd, self->buf, BUF_LEN, RW, NULL) != -ENOMEM)
 			_exit(11);
-		if (vm_pin_kb() != 0)
+		if (iba_vm_pin_kb() != 0)
 			_exit(12);
 		/* ...32 KiB is within it, and a second 32 KiB is not. */
 		if (reg_mr(fd, pd, self->buf, 32 * 1024, RW, &mr))
@@ -291,7 +275,7 @@ TEST_F(mr, memlock_limit_without_cap_ipc_lock)
 		if (reg_mr(fd, pd, self->buf + 32 * 1024, 36 * 1024, RW,
 			   NULL) != -ENOMEM)
 			_exit(14);
-		if (vm_pin_kb() != 32)
+		if (iba_vm_pin_kb() != 32)
 			_exit(15);
 		_exit(0);
 	}
@@ -313,7 +297,7 @@ TEST_F(mr, only_the_opener_registers)
 		if (reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL) !=
 		    -EPERM)
 			_exit(1);
-		_exit(vm_pin_kb() == 0 ? 0 : 2);
+		_exit(iba_vm_pin_kb() == 0 ? 0 : 2);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));

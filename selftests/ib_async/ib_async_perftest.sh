@@ -19,27 +19,8 @@
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 
-[ -n "$(find_node)" ] || skip_all "no ib_async device"
-command -v ib_send_bw >/dev/null || skip_all "perftest not installed"
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-SHIM=${IB_ASYNC_SHIM:-libibasync.so.1}
-LD_PRELOAD=$SHIM /bin/true 2>&1 | grep -q . && skip_all "cannot preload $SHIM"
-roce_gid_index "$IB_ASYNC_IBDEV" >/dev/null || skip_all "no RoCE v2 IPv4 GID on $IB_ASYNC_IBDEV"
+shim_only_begin ib_send_bw
 ITERS=${IB_ASYNC_PERF_ITERS:-200}
-
-tmp=$(mktemp -d)
-mounted=
-cleanup() {
-	[ -n "$mounted" ] && show_uverbs
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-qps() { rdma resource show qp | grep -c "link $IB_ASYNC_IBDEV/"; }
-qps_before=$(qps)
-
-hide_uverbs "$tmp/dev" && mounted=1
-check "uverbs_nodes_hidden" test -n "$mounted"
 
 # tool NAME PORT TOOL ARGS...: TOOL over the shim
 tool() {
@@ -75,8 +56,4 @@ rc=$?
 log "without the shim: exit $rc: $(head -2 "$tmp/ctl" | tr '\n' ' ')"
 check "without_the_shim_the_tool_cannot_run" test $rc != 0 -a $rc != 124
 
-after=$(qps)
-log "QPs on $IB_ASYNC_IBDEV: $qps_before before, $after after"
-check "no_qp_left_behind" test "$after" = "$qps_before"
-
-finish
+shim_only_end

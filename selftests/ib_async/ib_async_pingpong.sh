@@ -17,29 +17,9 @@
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 
-[ -n "$(find_node)" ] || skip_all "no ib_async device"
-command -v ibv_rc_pingpong >/dev/null || skip_all "ibverbs-utils not installed"
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-SHIM=${IB_ASYNC_SHIM:-libibasync.so.1}
-LD_PRELOAD=$SHIM /bin/true 2>&1 | grep -q . && skip_all "cannot preload $SHIM"
+shim_only_begin ibv_rc_pingpong
 ITERS=${IB_ASYNC_PP_ITERS:-20}
-
-G=$(roce_gid_index "$IB_ASYNC_IBDEV") || skip_all "no RoCE v2 IPv4 GID on $IB_ASYNC_IBDEV"
-
-tmp=$(mktemp -d)
-mounted=
-cleanup() {
-	[ -n "$mounted" ] && show_uverbs
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-qps() { rdma resource show qp | grep -c "link $IB_ASYNC_IBDEV/"; }
-qps_before=$(qps)
-
-# Only the ib_async nodes stay visible under /dev/infiniband.
-hide_uverbs "$tmp/dev" && mounted=1
-check "uverbs_nodes_hidden" test -n "$mounted"
+G=$(roce_gid_index "$IB_ASYNC_IBDEV")
 
 # pair NAME PORT PRELOAD PROGRAM ARGS...: server and client; 0 if both
 # exited 0 after $ITERS iterations. Output in $tmp/NAME.{server,client}.
@@ -97,8 +77,4 @@ check "uc_pingpong_two_processes_payload_checked" \
 check "uc_pingpong_events_mode" \
 	pair uc_e 18608 "$SHIM" ibv_uc_pingpong -e -c -s 4096
 
-after=$(qps)
-log "QPs on $IB_ASYNC_IBDEV: $qps_before before, $after after"
-check "no_qp_left_behind" test "$after" = "$qps_before"
-
-finish
+shim_only_end

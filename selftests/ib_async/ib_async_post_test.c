@@ -697,6 +697,66 @@ TEST_F(post, refuses_malformed_lists)
 }
 
 /*
+ * fork() after registration (rdma-core's test_fork, at the memory level):
+ * the pinned pages stay the parent's, and the child gets copies. The
+ * child writes into its copies of both buffers; the device, reading A's
+ * MR and writing B's, must see and change the parent's pages only, and
+ * the child's copy of B must not change under it.
+ */
+TEST_F(post, registered_memory_stays_the_parents_across_fork)
+{
+	struct ib_async_sge s = { (uintptr_t)self->la + 5000, 8,
+				  self->ma.lkey };
+	struct ib_async_send_wr w = {
+		.wr_id = 77, .num_sge = 1, .opcode = IB_UVERBS_WR_RDMA_WRITE,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+		.remote_addr = (uintptr_t)self->rb + 6000, .rkey = self->mb.rkey,
+	};
+	int wrote[2], go[2], status;
+	struct ib_async_wc wc;
+	char c = 0;
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	memcpy(self->la + 5000, "parent!!", 8);
+	ASSERT_EQ(0, pipe(wrote));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		memcpy(self->la + 5000, "child!!!", 8);
+		memcpy(self->rb + 6000, "childsB!", 8);
+		if (write(wrote[1], "w", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		/* the device wrote the parent's B, not this copy */
+		_exit(memcmp(self->rb + 6000, "childsB!", 8) ? 1 : 0);
+	}
+	ASSERT_EQ(1, read(wrote[0], &c, 1));
+	/* the child's writes went to its own copies */
+	EXPECT_EQ(0, memcmp(self->la + 5000, "parent!!", 8));
+	EXPECT_EQ('b', self->rb[6000]);
+	/*
+	 * Writes of the parent after the fork: had the pages been shared
+	 * copy-on-write, these would move the parent to new pages and leave
+	 * the registered ones to the child.
+	 */
+	memcpy(self->la + 5000, "parent2!", 8);
+	self->rb[6008] = 'p';
+	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(1, poll_cq(self->fd, self->cq, &wc, 1));
+	EXPECT_EQ(0U, wc.status);
+	EXPECT_EQ(0, memcmp(self->rb + 6000, "parent2!p", 9));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(wrote[0]);
+	close(wrote[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+/*
  * A receive whose MR is deregistered before data arrives fails; the
  * memory, unpinned by then, is not written.
  */

@@ -8,6 +8,9 @@
  * ibv_destroy_qp() must return 0 promptly although the QP's event is still
  * unacknowledged (acks can no longer matter), the late ack must be safe,
  * and the rest must clean up: destroy CQ, dealloc PD, close the device.
+ * On rxe it also holds user memory registered with the device and a
+ * receive posted into it: after the removal, ibv_dereg_mr() must succeed
+ * and the pages must be unpinned (VmPin back to 0).
  *
  * Prints "ready PID", then "ok ..." and exits 0, or "fail: ..." and 1.
  * Device: IB_ASYNC_IBDEV (default rxe0; evsrc0 raises the SQ_DRAINED
@@ -40,6 +43,8 @@ int main(void)
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_mr *mr = NULL;
+	static char buf[65536] __attribute__((aligned(4096)));
 	uint64_t t0;
 	int i, n;
 
@@ -58,6 +63,22 @@ int main(void)
 	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_QKEY))
 		return fail("objects");
+	if (!strncmp(name, "rxe", 3)) {
+		struct ibv_sge sge = { (uintptr_t)buf, 4096, 0 };
+		struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+		if (!mr)
+			return fail("ibv_reg_mr");
+		sge.lkey = mr->lkey;
+		if (ibv_post_recv(qp, &rw, &bad))
+			return fail("ibv_post_recv");
+		if (iba_vm_pin_kb() < (long)sizeof(buf) / 1024) {
+			errno = EINVAL;
+			return fail("VmPin after ibv_reg_mr");
+		}
+	}
 	a.qp_state = IBV_QPS_RTR;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
 		return fail("RTR");
@@ -99,11 +120,18 @@ int main(void)
 		return fail("ibv_destroy_qp waited for an ack");
 	}
 	ibv_ack_async_event(&held);	/* late, on a parked QP: must be safe */
+	if (mr && ibv_dereg_mr(mr))
+		return fail("ibv_dereg_mr");
+	if (mr && iba_vm_pin_kb() != 0) {
+		errno = EBUSY;
+		return fail("VmPin after ibv_dereg_mr");
+	}
 	if (ibv_destroy_cq(cq) || ibv_dealloc_pd(pd))
 		return fail("destroy CQ/PD");
 	if (ibv_close_device(ctx))
 		return fail("close");
-	printf("ok shim: DEVICE_FATAL, ENODEV, destroy in %llu ms without the ack\n",
-	       (unsigned long long)(iba_now_ms() - t0));
+	printf("ok shim: DEVICE_FATAL, ENODEV, destroy in %llu ms without the ack%s\n",
+	       (unsigned long long)(iba_now_ms() - t0),
+	       mr ? ", user memory unpinned" : "");
 	return 0;
 }

@@ -360,6 +360,23 @@ static inline int iba_wait_type(int fd, uint32_t type, int timeout_ms,
 	return 0;
 }
 
+/* This process's pinned memory (VmPin of /proc/self/status), kB, or -1. */
+static inline long iba_vm_pin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* The value of the "ib_async-@name:" line of @fd's fdinfo, or -1. */
 static inline long long iba_fdinfo(int fd, const char *name)
 {
