@@ -187,10 +187,8 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		w->cq = w->recv ? owner->recv_cq : owner->send_cq;
 		w->wc.qp_num = owner->qp_num;
 	}
-	if (owner->type == IB_ASYNC_OBJ_QP && !w->recv)
-		list_add_tail(&w->list, &owner->sq_wrs);
-	else
-		list_add_tail(&w->list, &owner->wrs);
+	/* Only a QP has sends. */
+	list_add_tail(&w->list, w->recv ? &owner->wrs : &owner->sq_wrs);
 	file->wr_count++;
 	file->wr_bytes += w->len;
 	return 0;
@@ -298,7 +296,7 @@ static void ib_async_wr_complete(struct ib_async_file *file,
 {
 	struct ib_async_wc *uwc = &w->wc;
 
-	if (w->owner->type == IB_ASYNC_OBJ_QP && !w->recv)
+	if (!w->recv)
 		ib_async_sq_retire(file, w);
 	xa_erase(&file->wrs, lower_32_bits(w->id));
 	w->owner = NULL;
@@ -532,11 +530,8 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	if (!ret)
 		ret = ib_async_send_ud(file, qp, arg->ah_handle,
 				       arg->remote_qpn, arg->remote_qkey, &wr);
-	if (!ret) {
-		w->hidden = !(arg->send_flags & IB_ASYNC_SEND_SIGNALED) &&
-			    !qp->sq_sig_all;
+	if (!ret)
 		ret = ib_async_wr_attach(file, w, qp);
-	}
 	if (ret) {
 		ib_async_ucmd_unlock(u);
 		goto err_discard;
@@ -546,8 +541,7 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	wr.wr.num_sge = 1;
 	wr.wr.sg_list = &sge;
 	wr.wr.opcode = arg->opcode;
-	/* See ib_async_sq_retire() for the unsignalled ones. */
-	wr.wr.send_flags = w->hidden ? 0 : IB_SEND_SIGNALED;
+	wr.wr.send_flags = ib_async_wr_signal(w, qp, arg->send_flags);
 	if (arg->send_flags & IB_ASYNC_SEND_SOLICITED)
 		wr.wr.send_flags |= IB_SEND_SOLICITED;
 	wr.wr.ex.imm_data = arg->imm_data;

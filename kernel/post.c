@@ -367,10 +367,8 @@ static int ib_async_build_sends(struct ib_async_file *file,
 		k->wr.sg_list = u->num_sge ? &p->sges[s] : NULL;
 		k->wr.num_sge = u->num_sge;
 		k->wr.opcode = u->opcode;
-		p->tr[i]->hidden = !(u->send_flags & IB_ASYNC_SEND_SIGNALED) &&
-				   !qp->sq_sig_all;
-		/* See ib_async_sq_retire() for the unsignalled ones. */
-		k->wr.send_flags = p->tr[i]->hidden ? 0 : IB_SEND_SIGNALED;
+		k->wr.send_flags = ib_async_wr_signal(p->tr[i], qp,
+						      u->send_flags);
 		if (u->send_flags & IB_ASYNC_SEND_FENCE)
 			k->wr.send_flags |= IB_SEND_FENCE;
 		if (u->send_flags & IB_ASYNC_SEND_SOLICITED)

@@ -63,4 +63,23 @@ int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
 		     u32 ah_handle, u32 remote_qpn, u32 remote_qkey,
 		     struct ib_ud_wr *wr);
 
+/**
+ * ib_async_wr_signal - the device's signal flag for a send
+ * @w: the send's request
+ * @qp: its QP
+ * @send_flags: the caller's (IB_ASYNC_SEND_*)
+ *
+ * Notes in @w whether the send is unsignalled; then the device is not
+ * asked for its completion (ib_async_sq_retire() settles it).
+ *
+ * Return: IB_SEND_SIGNALED or 0.
+ */
+static inline int ib_async_wr_signal(struct ib_async_wr *w,
+				     const struct ib_async_uobj *qp,
+				     u32 send_flags)
+{
+	w->hidden = !(send_flags & IB_ASYNC_SEND_SIGNALED) && !qp->sq_sig_all;
+	return w->hidden ? 0 : IB_SEND_SIGNALED;
+}
+
 #endif /* IB_ASYNC_WR_H */
