@@ -94,28 +94,34 @@ perf() {
 	echo "$line" >>"$RES"
 }
 
-# perf_both NAME TOOL ARGS...: perf on both sides, order swapped as in both
-perf_both() {
+# in_turn FN ARGS...: FN uverbs ARGS, and FN ib_async ARGS, the order swapped
+# on even repetitions so that neither side always runs on a warmer system
+in_turn() {
+	fn=$1
+	shift
 	if [ $((rep % 2)) -eq 1 ]; then
-		perf uverbs "$@"
-		perf ib_async "$@"
+		"$fn" uverbs "$@"
+		"$fn" ib_async "$@"
 	else
-		perf ib_async "$@"
-		perf uverbs "$@"
+		"$fn" ib_async "$@"
+		"$fn" uverbs "$@"
 	fi
 }
 
-# both SCENARIO-ARGS...: the uverbs and the ib_async binary, order swapped on
-# even repetitions so that neither side always runs on a warmer system
-both() {
-	if [ $((rep % 2)) -eq 1 ]; then
-		run $UV "$@"
-		run $IA "$@"
-	else
-		run $IA "$@"
-		run $UV "$@"
-	fi
+# run_side SIDE SCENARIO-ARGS...: run with SIDE's ibbench binary (called
+# through in_turn, which shellcheck cannot see)
+# shellcheck disable=SC2317
+run_side() {
+	side=$1
+	shift
+	if [ "$side" = uverbs ]; then run $UV "$@"; else run $IA "$@"; fi
 }
+
+# both SCENARIO-ARGS...: the scenario with each ibbench binary, in turn
+both() { in_turn run_side "$@"; }
+
+# perf_both NAME TOOL ARGS...: perf on both sides, in turn
+perf_both() { in_turn perf "$@"; }
 
 [ -d /sys/module/ib_async ] || fail "ib_async.ko not loaded"
 load_module ib_async_storm || fail "cannot load ib_async_storm"

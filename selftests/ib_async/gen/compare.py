@@ -99,16 +99,16 @@ def main(log_path, outdir, programs, tap=False):
     regress = check_regressions(res, traces)
     for k, v in sorted(explained.items()):
         print(f"difftest: intended ({k}): {v} times")
-    closing = (f"difftest: {programs} programs, {calls} verb calls, "
-               f"{divergences} divergences")
+    counts = (f"{programs} programs, {calls} verb calls, "
+              f"{divergences} divergences")
     if tap:
         print("TAP version 13")
         print(f"{'not ok' if divergences else 'ok'} 1 "
-              f"difftest_random_programs_agree # {closing[10:]}")
+              f"difftest_random_programs_agree # {counts}")
         for i, (name, ok) in enumerate(regress, 2):
             print(f"{'ok' if ok else 'not ok'} {i} difftest_regress_{name}")
         print(f"1..{len(regress) + 1}")
-    print(closing)
+    print(f"difftest: {counts}")
     return 1 if divergences or not all(ok for _, ok in regress) else 0
 
 
