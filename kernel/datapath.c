@@ -340,10 +340,11 @@ static int ib_async_cq_fetch(struct ib_async_file *file,
 			     struct ib_async_uobj *cq, int max,
 			     const struct ib_async_dead_qp *dead)
 {
-	struct ib_wc wc[IB_ASYNC_POLL_BATCH];
+	struct ib_wc *wc = file->poll_wc;
 	int i, n;
 
-	n = ib_poll_cq(cq->cq, min_t(int, max, ARRAY_SIZE(wc)), wc);
+	lockdep_assert_held(&file->obj_mutex);
+	n = ib_poll_cq(cq->cq, min_t(int, max, IB_ASYNC_POLL_BATCH), wc);
 	for (i = 0; i < n; i++)
 		ib_async_wc_take(file, cq, &wc[i], dead);
 	return n;

@@ -142,6 +142,9 @@ struct ib_async_device {
 	struct mutex chan_lock;
 };
 
+/* Completions taken from the device per ib_poll_cq() call. */
+#define IB_ASYNC_POLL_BATCH	16
+
 struct ib_async_file {
 	struct ib_async_device *adev;
 	struct list_head list;		/* on adev->files */
@@ -172,6 +175,11 @@ struct ib_async_file {
 	u64 wr_bytes;
 	u64 stale_wcs;			/* completions that matched no request */
 	struct xarray mr_keys;		/* lkey -> MR uobj */
+	/*
+	 * ib_poll_cq()'s output, under obj_mutex: 1 KB that would otherwise
+	 * sit on the stack of every poll (and far more under KASAN).
+	 */
+	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
 
 	/* kernel memory the data path holds, charged to RLIMIT_MEMLOCK */
 	struct user_struct *user;	/* NULL: CAP_IPC_LOCK, not limited */

@@ -13,8 +13,6 @@
 /* Outstanding work requests a file may have, and their bytes. */
 #define IB_ASYNC_MAX_WRS	16384
 #define IB_ASYNC_MAX_WR_BYTES	(64U << 20)
-/* Completions taken from the device per ib_poll_cq() call. */
-#define IB_ASYNC_POLL_BATCH	16
 
 /**
  * struct ib_async_wr - a work request the device owns, then a completion
