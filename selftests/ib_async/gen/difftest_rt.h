@@ -30,7 +30,17 @@
 #define SEND_AREA 4096		/* first part of each MR buffer: sends */
 #define RECV_SLOT 512		/* then one slot per receive, never reused */
 #define RECV_SLOTS 128
-#define BUF_LEN (SEND_AREA + RECV_SLOT * RECV_SLOTS)
+#define RECV_AREA (RECV_SLOT * RECV_SLOTS)
+/* then one slot per one-sided operation (a WRITE's target, a READ's or an
+ * atomic's result, an atomic's target), never reused: what a completion
+ * prints of it cannot depend on when later requests ran */
+#define RDMA_SLOT 256
+#define RDMA_SLOTS 64
+#define RDMA_AREA (SEND_AREA + RECV_AREA)
+/* last, a pattern nothing writes: what RDMA READs read */
+#define READ_SRC (RDMA_AREA + RDMA_SLOT * RDMA_SLOTS)
+#define READ_LEN 4096
+#define BUF_LEN (READ_SRC + READ_LEN)
 #define QKEY 0x11111111u
 #define GRH 40
 
@@ -39,6 +49,7 @@ static struct ibv_pd *pd[MAXO];
 static struct ibv_mr *mr[MAXO];
 static unsigned char *buf[MAXO];
 static int mr_slot[MAXO];
+static int rdma_slot[MAXO];
 static struct ibv_cq *cq[MAXO];
 static struct ibv_qp *qp[MAXO];
 static int qp_ud[MAXO];
@@ -51,6 +62,16 @@ static long ncalls;
 /* Receives in flight: wr_id -> where the payload lands, for its checksum. */
 static struct { uint64_t wr_id; unsigned char *at; } rx[4096];
 static int nrx;
+
+/* One-sided requests: wr_id -> what their completion shows of memory. */
+static struct {
+	uint64_t wr_id;
+	int op;
+	int len;
+	unsigned char *local;	/* READ and atomics: where the result lands */
+	unsigned char *remote;	/* WRITE and atomics: the target */
+} tx[4096];
+static int ntx;
 
 static inline const char *ename(int e)
 {
@@ -198,6 +219,8 @@ static inline void setup(void)
 	for (int i = 0; i < MAXO; i++) {
 		buf[i] = aligned_alloc(4096, BUF_LEN);
 		memset(buf[i], 0, BUF_LEN);
+		for (int j = 0; j < READ_LEN; j++)
+			buf[i][READ_SRC + j] = (unsigned char)(i * 31 + j * 13);
 	}
 	line("setup ok");
 }
@@ -226,11 +249,40 @@ static inline int wc_cmp(const void *a, const void *b)
 	return x->wr_id < y->wr_id ? -1 : x->wr_id > y->wr_id;
 }
 
+/* What a finished one-sided request did to memory: a WRITE's target, a
+ * READ's result, an atomic's returned value and its target afterwards. */
+static inline void tx_memory(uint64_t wr_id, char *out, size_t n)
+{
+	for (int i = 0; i < ntx; i++) {
+		uint64_t got, now_;
+
+		if (tx[i].wr_id != wr_id)
+			continue;
+		switch (tx[i].op) {
+		case IBV_WR_RDMA_WRITE:
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			snprintf(out, n, " target=%08x", crc(tx[i].remote, tx[i].len));
+			break;
+		case IBV_WR_RDMA_READ:
+			snprintf(out, n, " read=%08x", crc(tx[i].local, tx[i].len));
+			break;
+		default:
+			memcpy(&got, tx[i].local, 8);
+			memcpy(&now_, tx[i].remote, 8);
+			snprintf(out, n, " old=%llx now=%llx",
+				 (unsigned long long)got, (unsigned long long)now_);
+		}
+	}
+}
+
 static inline void print_wc(int c, const struct ibv_wc *w)
 {
 	char extra[64] = "";
 
-	if (w->status == IBV_WC_SUCCESS && (w->opcode & IBV_WC_RECV)) {
+	if (w->status == IBV_WC_SUCCESS && !(w->opcode & IBV_WC_RECV))
+		tx_memory(w->wr_id, extra, sizeof(extra));
+	/* A receive consumed by RDMA WRITE WITH IMM holds no data. */
+	if (w->status == IBV_WC_SUCCESS && w->opcode == IBV_WC_RECV) {
 		for (int i = 0; i < nrx; i++)
 			if (rx[i].wr_id == w->wr_id) {
 				uint32_t len = w->byte_len, off;
@@ -240,10 +292,11 @@ static inline void print_wc(int c, const struct ibv_wc *w)
 					snprintf(extra, sizeof(extra), " crc=%08x",
 						 crc(rx[i].at + off, len - off));
 			}
-		if (w->wc_flags & IBV_WC_WITH_IMM)
-			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-				 " imm=%08x", w->imm_data);
 	}
+	if (w->status == IBV_WC_SUCCESS && (w->opcode & IBV_WC_RECV) &&
+	    w->wc_flags & IBV_WC_WITH_IMM)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " imm=%08x", w->imm_data);
 	line("  wc cq%d %s wr=%llu %s op=%d len=%u%s", c, qpname(w->qp_num),
 	     (unsigned long long)w->wr_id, ibv_wc_status_str(w->status),
 	     w->status == IBV_WC_SUCCESS ? (int)w->opcode : -1,
@@ -404,6 +457,9 @@ static inline void modify_qp(int q, enum ibv_qp_state state, int peer, int mask)
 	case IBV_QPS_INIT:
 		a.port_num = 1;
 		a.qkey = QKEY;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
 		m |= IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		     (qp_ud[q] ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
 		break;
@@ -509,6 +565,72 @@ static inline void post_send(int q, int m, uint64_t wr_id, int len, uint32_t imm
 		w.wr.ud.remote_qkey = qkey;
 	}
 	tr_rc(call, ibv_post_send(qp[q], &w, &bad));
+}
+
+/*
+ * A one-sided request on an RC QP from mr[m] to mr[rm] (the peer's):
+ * RDMA WRITE (imm != 0: WITH_IMM) of len bytes, RDMA READ of len bytes,
+ * or an 8-byte atomic (CMP_AND_SWP swaps in wr_id when the target holds
+ * `cmp`; FETCH_AND_ADD adds wr_id). Each takes fresh slots, so its
+ * completion can print what it did.
+ */
+static inline void post_rdma(int q, int m, int rm, uint64_t wr_id, int op,
+			     int len, uint32_t imm, int signaled, uint64_t cmp)
+{
+	static const char *ops[] = { "write", "write-imm", "send", "send-imm",
+				     "read", "cas", "faa" };
+	struct ibv_sge sge = { .length = len };
+	struct ibv_send_wr w = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = (enum ibv_wr_opcode)op,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+		.imm_data = imm,
+	}, *bad;
+	int atomic = op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		     op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	unsigned char *local, *remote;
+	char call[128];
+	int rc;
+
+	snprintf(call, sizeof(call), "ibv_post_send(q%d %s mr%d->mr%d wr=%llu len=%d%s%s)",
+		 q, ops[op], m, rm, (unsigned long long)wr_id, len,
+		 imm ? " imm" : "", signaled ? " sig" : "");
+	if (!qp[q] || !mr[m] || !mr[rm] || rdma_slot[m] >= RDMA_SLOTS ||
+	    rdma_slot[rm] >= RDMA_SLOTS)
+		return skip(call);
+	if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM) {
+		local = buf[m] + (wr_id * 64) % (SEND_AREA - len);
+		for (int i = 0; i < len; i++)
+			local[i] = (unsigned char)(wr_id * 5 + i);
+		remote = buf[rm] + RDMA_AREA + RDMA_SLOT * rdma_slot[rm]++;
+	} else if (op == IBV_WR_RDMA_READ) {
+		local = buf[m] + RDMA_AREA + RDMA_SLOT * rdma_slot[m]++;
+		remote = buf[rm] + READ_SRC + (wr_id * 8) % (READ_LEN - len);
+	} else {
+		local = buf[m] + RDMA_AREA + RDMA_SLOT * rdma_slot[m]++;
+		remote = buf[rm] + RDMA_AREA + RDMA_SLOT * rdma_slot[rm]++;
+	}
+	sge.addr = (uintptr_t)local;
+	sge.lkey = mr[m]->lkey;
+	if (atomic) {
+		sge.length = 8;
+		w.wr.atomic.remote_addr = (uintptr_t)remote;
+		w.wr.atomic.rkey = mr[rm]->rkey;
+		w.wr.atomic.compare_add = op == IBV_WR_ATOMIC_CMP_AND_SWP ? cmp : wr_id;
+		w.wr.atomic.swap = wr_id;
+	} else {
+		w.wr.rdma.remote_addr = (uintptr_t)remote;
+		w.wr.rdma.rkey = mr[rm]->rkey;
+	}
+	rc = ibv_post_send(qp[q], &w, &bad);
+	tr_rc(call, rc);
+	if (!rc && ntx < 4096) {
+		tx[ntx].wr_id = wr_id;
+		tx[ntx].op = op;
+		tx[ntx].len = atomic ? 8 : len;
+		tx[ntx].local = local;
+		tx[ntx++].remote = remote;
+	}
 }
 
 static inline void create_ah(int a, int p, int bad)

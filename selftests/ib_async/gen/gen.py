@@ -358,6 +358,47 @@ class Program:
             self.events(len(ev))
         return True
 
+    # One-sided operations: (opcode, remote access bit it needs, needs a
+    # local LOCAL_WRITE MR, consumes a peer receive).
+    RDMA_OPS = ((0, 2, False, False), (1, 2, False, True),
+                (4, 4, True, False), (5, 8, True, False),
+                (6, 8, True, False))
+
+    def s_post_rdma(self):
+        """RDMA WRITE (with immediate), READ or an atomic on an RC pair."""
+        qs = self.live("qp", lambda o: o.state == "RTS" and o.type == "RC"
+                       and o.peer is not None)
+        if not qs:
+            return False
+        q = self.rng.choice(qs)
+        p = self.kinds["qp"][q.peer]
+        if not p.live or p.state not in ("RTR", "RTS"):
+            return False
+        op, need, local_write, imm = self.rng.choice(self.RDMA_OPS)
+        mrs = self.live("mr", lambda m: m.pd == q.pd and
+                        (m.ok or not local_write))
+        rmrs = self.live("mr", lambda m: m.pd == p.pd and m.access & need)
+        if not mrs or not rmrs:
+            return False
+        if imm and self.rq_of(p).posted <= 0:
+            return False    # RNR retries are timing
+        m, rm = self.rng.choice(mrs), self.rng.choice(rmrs)
+        ln = 8 if op >= 5 else self.rng.choice([0, 1, 8, 64, 256])
+        sig = int(self.rng.random() < 0.8)
+        cmp = self.rng.choice([0, 0, 5])
+        self.emit("ibv_post_send", f"post_rdma({q.idx}, {m.idx}, {rm.idx}, "
+                  f"{self.next_wr()}, {op}, {ln}, "
+                  f"{0x5eed0000 + self.wr_id if imm else 0:#x}, {sig}, "
+                  f"{cmp});")
+        ev = []
+        if imm:
+            self.deliver(p, ev)
+        if sig:
+            self.kinds["cq"][q.scq].pending += 1
+        if ev:
+            self.events(len(ev))
+        return True
+
     def s_poll(self):
         cqs = self.live("cq")
         if not cqs:
@@ -485,6 +526,54 @@ class Program:
         self.s_poll_cq(c)
         return True
 
+    def s_rc_pair_scenario(self):
+        """Two RC QPs of one PD connected to each other, receives posted:
+        what one-sided operations and RC sends need, which the single
+        steps rarely line up by chance."""
+        mrs = self.live("mr", lambda m: m.ok)
+        cqs = self.live("cq", lambda c: c.cqe >= QP_CQ_MIN)
+        if not mrs or len(self.kinds["qp"]) + 2 > MAX_PER_KIND:
+            return False
+        m = self.rng.choice(mrs)
+        p = self.kinds["pd"][m.pd]
+        if not p.live:
+            return False
+        if not self.live("mr", lambda x: x.pd == p.idx and x.access == 15) \
+           and self.can_new("mr"):
+            # an MR open to every one-sided operation
+            r = self.new("mr", pd=p.idx, access=15, ok=1)
+            self.emit("ibv_reg_mr", f"reg_mr({r.idx}, {p.idx}, 0xf);")
+        if not cqs:
+            if not self.can_new("cq"):
+                return False
+            self.s_create_cq_valid()
+            cqs = [self.kinds["cq"][-1]]
+        pair = []
+        for _ in range(2):
+            q = self.new("qp", type="RC", pd=p.idx,
+                         scq=self.rng.choice(cqs).idx,
+                         rcq=self.rng.choice(cqs).idx, srq=-1,
+                         state="RESET", peer=None, posted=0, limit=0)
+            self.emit("ibv_create_qp",
+                      f"create_qp({q.idx}, {p.idx}, IBV_QPT_RC, {q.scq}, "
+                      f"{q.rcq}, -1, 16);")
+            self.modify(q, "INIT")
+            q.state = "INIT"
+            pair.append(q)
+        a, b = pair
+        self.modify(a, "RTR", b.idx)
+        self.modify(b, "RTR", a.idx)
+        for q in pair:
+            self.modify(q, "RTS")
+            q.state = "RTS"
+        a.peer, b.peer = b.idx, a.idx
+        for q in pair:
+            for _ in range(self.rng.randint(1, 3)):
+                self.emit("ibv_post_recv", f"post_recv({q.idx}, -1, {m.idx}, "
+                          f"{self.next_wr()}, 512, 0);")
+                q.posted += 1
+        return True
+
     def s_cq_overrun_scenario(self):
         """A recv CQ with cqe 1, several receives, the QP to ERR."""
         pds = self.live("pd")
@@ -588,11 +677,13 @@ class Program:
         ("s_create_cq", 4), ("s_create_srq", 2), ("s_create_qp", 6),
         ("s_qp_init", 6), ("s_connect", 6), ("s_bad_transition", 1),
         ("s_qp_err", 2), ("s_qp_reset", 1), ("s_sqd", 2),
-        ("s_post_recv", 8), ("s_post_send", 10), ("s_poll", 6),
+        ("s_post_recv", 8), ("s_post_send", 10), ("s_post_rdma", 6),
+        ("s_poll", 6),
         ("s_modify_srq", 2), ("s_query_srq", 1), ("s_create_ah", 3),
         ("s_query_qp", 2), ("s_queries", 3), ("s_strings", 1),
         ("s_create_wq", 1), ("s_srq_limit_scenario", 1),
-        ("s_cq_overrun_scenario", 1), ("s_destroy", 3),
+        ("s_cq_overrun_scenario", 1), ("s_rc_pair_scenario", 2),
+        ("s_destroy", 3),
     )
 
     def generate(self):

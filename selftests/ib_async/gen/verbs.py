@@ -389,9 +389,15 @@ VERBS = (
                 "note": "completions already queued stay pollable"}),
     V("ibv_post_send", "int",
       (P("qp", "struct ibv_qp *", "a QP in RTS (SQD: queued)"),
-       P("wr", "struct ibv_send_wr *", "SEND/SEND_WITH_IMM; UD: ah, "
-         "remote_qpn, remote_qkey", ("RDMA_WRITE (shim: EOPNOTSUPP)",
-                                    "bad lkey", "QP not in RTS")),
+       P("wr", "struct ibv_send_wr *", "SEND/SEND_WITH_IMM (UD: ah, "
+         "remote_qpn, remote_qkey); RC also RDMA_WRITE(_WITH_IMM) and "
+         "RDMA_READ (remote_addr, rkey of a peer-PD MR with REMOTE_WRITE/"
+         "READ), ATOMIC_CMP_AND_SWP/FETCH_AND_ADD (one 8-byte aligned sge, "
+         "REMOTE_ATOMIC; READ and atomics need a LOCAL_WRITE lkey)",
+         ("RDMA_WRITE on UD (shim: EINVAL at post; librxe: error "
+          "completion, QP to ERR)", "LOCAL_INV, BIND_MW, TSO (shim: "
+          "EOPNOTSUPP)", "INLINE on READ or an atomic (EINVAL)",
+          "bad lkey", "QP not in RTS")),
        P("bad_wr", "struct ibv_send_wr **", "writable")),
       "datapath", requires=("qp:RTS", "mr"),
       contract={"ret": ZERO_OR_ERRNO,
