@@ -106,6 +106,7 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 	ib_async_evq_stat(&chan->evq, &st);
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&chan->adev->dev));
 	seq_puts(m, "ib_async-channel:\tcompletion\n");
+	seq_printf(m, "ib_async-queue-id:\t%llu\n", st.id);
 	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
 	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);

@@ -30,8 +30,14 @@
 
 #include "ib_async.h"
 
+#define CREATE_TRACE_POINTS
+#include "ib_async_trace.h"
+
 /* Records one read() snapshots at a time. */
 #define IB_ASYNC_BOUNCE_RECS	32
+
+/* Queue ids for tracing and fdinfo: never reused while the module lives. */
+static atomic64_t ib_async_evq_ids = ATOMIC64_INIT(0);
 
 static u32 evq_slots(u32 cap)
 {
@@ -60,6 +66,7 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap)
 	mutex_init(&q->read_mutex);
 	init_waitqueue_head(&q->wait);
 	q->fasync = NULL;
+	q->id = atomic64_inc_return(&ib_async_evq_ids);
 	q->cap = cap;
 	q->head = 0;
 	q->len = 0;
@@ -98,7 +105,8 @@ static void evq_wake(struct ib_async_evq *q)
 }
 
 /* The queue is full: count the event lost. */
-static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
+static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
+			  u32 event_type)
 {
 	struct ib_async_event *rec;
 
@@ -108,7 +116,7 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
 		rec = evq_at(q, q->len - 1);
 		if (rec->event_type == IB_ASYNC_EV_OVERFLOW) {
 			rec->count++;
-			return;
+			goto out;
 		}
 	}
 	/*
@@ -123,6 +131,8 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns)
 	rec->count = 1;
 	rec->event_type = IB_ASYNC_EV_OVERFLOW;
 	rec->obj_type = IB_ASYNC_OBJ_NONE;
+out:
+	trace_ib_async_overflow(q->id, seq, event_type, rec->count, q->lost);
 }
 
 /*
@@ -140,6 +150,7 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
 	slot->rec.count = 1;
 	slot->owner = NULL;
 	q->ended = true;
+	trace_ib_async_enqueue(q->id, &slot->rec);
 }
 
 /* Queue @ev or count its loss. Return: whether readers need waking. */
@@ -165,8 +176,9 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 		slot->owner = owner;
 		if (owner)
 			owner->queued++;
+		trace_ib_async_enqueue(q->id, &slot->rec);
 	} else {
-		evq_note_loss(q, seq, ev->timestamp_ns);
+		evq_note_loss(q, seq, ev->timestamp_ns, ev->event_type);
 	}
 	return true;
 }
@@ -219,10 +231,12 @@ void ib_async_evq_push_once(struct ib_async_evq *q,
 	bool wake = false;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (owner->queued)
+	if (owner->queued) {
 		q->coalesced++;
-	else
+		trace_ib_async_coalesce(q->id, ev, q->coalesced);
+	} else {
 		wake = evq_add(q, ev, owner);
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	if (wake)
@@ -364,11 +378,16 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 		if (slot->rec.seq + slot->rec.count - 1 > seq) {
 			/* An overflow record the reader saw only in part. */
 			if (slot->rec.seq <= seq) {
-				slot->rec.count -= seq - slot->rec.seq + 1;
+				struct ib_async_event seen = slot->rec;
+
+				seen.count = seq - slot->rec.seq + 1;
+				trace_ib_async_dequeue(q->id, &seen);
+				slot->rec.count -= seen.count;
 				slot->rec.seq = seq + 1;
 			}
 			break;
 		}
+		trace_ib_async_dequeue(q->id, &slot->rec);
 		if (slot->owner) {
 			slot->owner->reported++;
 			slot->owner->queued--;
@@ -392,6 +411,8 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 	u32 i;
 
 	spin_lock_irqsave(&q->lock, flags);
+	for (i = 0; i < n; i++)
+		trace_ib_async_dequeue(q->id, &q->bounce[i]);
 	last = evq_at(q, n - 1);
 	if (last->count != seen->count) {
 		last->count -= seen->count;
@@ -569,6 +590,7 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 	q->len -= r - w;
 	q->holes = 0;
 	reported = owner->reported;
+	trace_ib_async_purge(q->id, r - w, reported);
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
 	return reported;
@@ -625,6 +647,7 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
+	st->id = q->id;
 	st->cap = q->cap;
 	st->queued = q->len - q->holes;
 	st->lost = q->lost;

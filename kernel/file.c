@@ -253,6 +253,7 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	stale = file->stale_wcs;
 	mutex_unlock(&file->obj_mutex);
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&file->adev->dev));
+	seq_printf(m, "ib_async-queue-id:\t%llu\n", st.id);
 	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
 	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);

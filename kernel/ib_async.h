@@ -97,6 +97,7 @@ struct ib_async_evq {
 	struct mutex read_mutex;	/* one copy-out at a time; resize */
 	wait_queue_head_t wait;
 	struct fasync_struct *fasync;
+	u64 id;				/* fdinfo's queue-id, the traces' queue */
 
 	/*
 	 * cap + 2 slots: cap for events, one for the overflow record that
@@ -273,6 +274,7 @@ __poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
 			   poll_table *wait);
 
 struct ib_async_evq_stat {
+	u64 id;
 	u32 cap;
 	u32 queued;
 	u64 lost;
