@@ -31,10 +31,11 @@ AVOIDED = {
         "once by the kernel's rxe (the shim posts through the kernel) but "
         "only at the next kernel entry by rdma-core's librxe, which just "
         "writes its ring",
-    "rdma-write-on-ud": "the shim refuses any opcode but SEND and "
-        "SEND_WITH_IMM at post (EOPNOTSUPP, by design); rdma-core's librxe "
-        "accepts RDMA WRITE on a UD QP and fails it in a completion that "
-        "moves the QP to ERR, so the rest of the trace differs",
+    "rdma-write-on-ud": "a one-sided operation on a UD QP is refused at "
+        "post by the kernel's rxe for the shim's kernel QP (EINVAL), while "
+        "rdma-core's librxe accepts it and fails it in a completion that "
+        "moves the QP to ERR, so the rest of the trace differs; one-sided "
+        "operations are drawn on RC pairs only",
     "rc-send-without-receive": "RNR retries make the outcome a matter of "
         "timing on both stacks",
     "cq-overrun-by-traffic": "which completions an overrun CQ loses depends "
