@@ -78,12 +78,12 @@ FIXTURE(aff) {
 
 FIXTURE_SETUP(aff)
 {
+	const char *why;
+
 	self->fd = -1;
-	if (!evsrc_present())
-		SKIP(return, "no evsrc0 test device (%s)", EVSRC_KO);
-	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
-	if (iba_find_dev(&self->dev) || strcmp(self->dev.ibdev, "evsrc0"))
-		SKIP(return, "no ib_async node for evsrc0");
+	why = evsrc_dev(&self->dev);
+	if (why)
+		SKIP(return, "%s", why);
 	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 65536));

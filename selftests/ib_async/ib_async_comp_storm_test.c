@@ -84,14 +84,14 @@ FIXTURE(storm) {
 
 FIXTURE_SETUP(storm)
 {
+	const char *why;
+
 	self->fd = -1;
 	self->ch = -1;
 	self->ncq = 0;
-	if (!evsrc_present())
-		SKIP(return, "no evsrc0 test device (%s)", EVSRC_KO);
-	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
-	if (iba_find_dev(&self->dev) || strcmp(self->dev.ibdev, "evsrc0"))
-		SKIP(return, "no ib_async node for evsrc0");
+	why = evsrc_dev(&self->dev);
+	if (why)
+		SKIP(return, "%s", why);
 	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_COMP_CHANNEL))

@@ -140,4 +140,18 @@ static inline int evsrc_present(void)
 	return access(EVSRC_DIR, F_OK) == 0;
 }
 
+/*
+ * Find evsrc0's ib_async node (loading the module if need be) in @dev.
+ * Returns NULL, or why a test using it must skip.
+ */
+static inline const char *evsrc_dev(struct iba_dev *dev)
+{
+	if (!evsrc_present())
+		return "no evsrc0 test device (" EVSRC_KO ")";
+	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
+	if (iba_find_dev(dev) || strcmp(dev->ibdev, "evsrc0"))
+		return "no ib_async node for evsrc0";
+	return NULL;
+}
+
 #endif /* IB_ASYNC_EVSRC_H */

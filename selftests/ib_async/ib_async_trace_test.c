@@ -108,13 +108,12 @@ FIXTURE_SETUP(trace)
 	struct ib_async_create_pd pd = { .argsz = sizeof(pd) };
 	struct ib_async_create_cq cq = { .argsz = sizeof(cq),
 					 .user_handle = CQ_COOKIE, .cqe = 4 };
+	const char *why;
 
 	self->fd = -1;
-	if (!evsrc_present())
-		SKIP(return, "no evsrc0 test device (%s)", EVSRC_KO);
-	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
-	if (iba_find_dev(&self->dev) || strcmp(self->dev.ibdev, "evsrc0"))
-		SKIP(return, "no ib_async node for evsrc0");
+	why = evsrc_dev(&self->dev);
+	if (why)
+		SKIP(return, "%s", why);
 	self->dir = tracefs();
 	if (!self->dir)
 		SKIP(return, "no tracefs with events/ib_async");
