@@ -145,7 +145,8 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 	chan = kzalloc(sizeof(*chan), GFP_KERNEL_ACCOUNT);
 	if (!chan)
 		return -ENOMEM;
-	ret = ib_async_evq_init(&chan->evq, ib_async_default_queue_len());
+	ret = ib_async_evq_init(&chan->evq, ib_async_default_queue_len(),
+				file->adev->stats);
 	if (ret) {
 		kfree(chan);
 		return ret;
@@ -276,6 +277,8 @@ void ib_async_comp_handler(struct ib_cq *cq, void *context)
 		.obj_handle	= uobj->handle,
 	};
 
+	ib_async_stat_add(uobj->file->adev->stats, IB_ASYNC_STAT_COMP_EVENTS,
+			  1);
 	if (uobj->comp_chan)
 		ib_async_evq_push_once(&uobj->comp_chan->evq, &rec,
 				       &uobj->comp);

@@ -43,7 +43,16 @@ static struct attribute *ib_async_dev_attrs[] = {
 	&dev_attr_ibdev.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(ib_async_dev);
+
+static const struct attribute_group ib_async_dev_group = {
+	.attrs	= ib_async_dev_attrs,
+};
+
+static const struct attribute_group *ib_async_dev_groups[] = {
+	&ib_async_dev_group,
+	&ib_async_stats_group,
+	NULL,
+};
 
 static ssize_t abi_version_show(IB_ASYNC_CLASS_ATTR_CONST struct class *class,
 				IB_ASYNC_CLASS_ATTR_CONST struct class_attribute *attr,
@@ -117,6 +126,7 @@ static void ib_async_event_handler(struct ib_event_handler *handler,
 	rec.event_type = event->event;
 	rec.port_num = event->element.port_num;
 	rec.obj_type = IB_ASYNC_OBJ_PORT;
+	ib_async_stat_add(adev->stats, IB_ASYNC_STAT_EVENTS, 1);
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(file, &adev->files, list)
@@ -175,6 +185,7 @@ static void ib_async_device_release(struct device *dev)
 	struct ib_async_device *adev =
 		container_of(dev, struct ib_async_device, dev);
 
+	ib_async_stats_free(adev);
 	kfree(adev);
 }
 
@@ -192,6 +203,10 @@ struct ib_async_device *ib_async_device_add(struct ib_device *ib_dev)
 	spin_lock_init(&adev->files_lock);
 	INIT_LIST_HEAD(&adev->files);
 	adev->ib_dev = ib_dev;
+	if (ib_async_stats_alloc(adev)) {
+		kfree(adev);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	device_initialize(&adev->dev);
 	adev->dev.class = &ib_async_class;

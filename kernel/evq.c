@@ -60,13 +60,15 @@ static struct ib_async_slot *evq_alloc_ring(u32 cap)
 			GFP_KERNEL_ACCOUNT);
 }
 
-int ib_async_evq_init(struct ib_async_evq *q, u32 cap)
+int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
+		      struct ib_async_stats __percpu *stats)
 {
 	spin_lock_init(&q->lock);
 	mutex_init(&q->read_mutex);
 	init_waitqueue_head(&q->wait);
 	q->fasync = NULL;
 	q->id = atomic64_inc_return(&ib_async_evq_ids);
+	q->stats = stats;
 	q->cap = cap;
 	q->head = 0;
 	q->len = 0;
@@ -112,6 +114,7 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 
 	lockdep_assert_held(&q->lock);
 	q->lost++;
+	ib_async_stat_add(q->stats, IB_ASYNC_STAT_LOST, 1);
 	if (q->len) {
 		rec = evq_at(q, q->len - 1);
 		if (rec->event_type == IB_ASYNC_EV_OVERFLOW) {
@@ -150,6 +153,7 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
 	slot->rec.count = 1;
 	slot->owner = NULL;
 	q->ended = true;
+	ib_async_stat_add(q->stats, IB_ASYNC_STAT_QUEUED, 1);
 	trace_ib_async_enqueue(q->id, &slot->rec);
 }
 
@@ -176,6 +180,7 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 		slot->owner = owner;
 		if (owner)
 			owner->queued++;
+		ib_async_stat_add(q->stats, IB_ASYNC_STAT_QUEUED, 1);
 		trace_ib_async_enqueue(q->id, &slot->rec);
 	} else {
 		evq_note_loss(q, seq, ev->timestamp_ns, ev->event_type);
@@ -233,6 +238,7 @@ void ib_async_evq_push_once(struct ib_async_evq *q,
 	spin_lock_irqsave(&q->lock, flags);
 	if (owner->queued) {
 		q->coalesced++;
+		ib_async_stat_add(q->stats, IB_ASYNC_STAT_COALESCED, 1);
 		trace_ib_async_coalesce(q->id, ev, q->coalesced);
 	} else {
 		wake = evq_add(q, ev, owner);
@@ -382,12 +388,14 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 
 				seen.count = seq - slot->rec.seq + 1;
 				trace_ib_async_dequeue(q->id, &seen);
+				ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, 1);
 				slot->rec.count -= seen.count;
 				slot->rec.seq = seq + 1;
 			}
 			break;
 		}
 		trace_ib_async_dequeue(q->id, &slot->rec);
+		ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, 1);
 		if (slot->owner) {
 			slot->owner->reported++;
 			slot->owner->queued--;
@@ -413,6 +421,7 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 	spin_lock_irqsave(&q->lock, flags);
 	for (i = 0; i < n; i++)
 		trace_ib_async_dequeue(q->id, &q->bounce[i]);
+	ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, n);
 	last = evq_at(q, n - 1);
 	if (last->count != seen->count) {
 		last->count -= seen->count;
@@ -590,6 +599,7 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 	q->len -= r - w;
 	q->holes = 0;
 	reported = owner->reported;
+	ib_async_stat_add(q->stats, IB_ASYNC_STAT_PURGED, r - w);
 	trace_ib_async_purge(q->id, r - w, reported);
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);

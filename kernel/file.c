@@ -30,7 +30,8 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 	if (!file)
 		return -ENOMEM;
 
-	ret = ib_async_evq_init(&file->evq, ib_async_default_queue_len());
+	ret = ib_async_evq_init(&file->evq, ib_async_default_queue_len(),
+				adev->stats);
 	if (ret)
 		goto err_free;
 	ib_async_file_objs_init(file);

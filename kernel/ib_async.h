@@ -55,6 +55,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
@@ -98,6 +99,7 @@ struct ib_async_evq {
 	wait_queue_head_t wait;
 	struct fasync_struct *fasync;
 	u64 id;				/* fdinfo's queue-id, the traces' queue */
+	struct ib_async_stats __percpu *stats;	/* its device's */
 
 	/*
 	 * cap + 2 slots: cap for events, one for the overflow record that
@@ -126,6 +128,50 @@ struct ib_async_evq {
 	struct ib_async_event *bounce;
 };
 
+/**
+ * enum ib_async_stat - what a device's events did since it appeared
+ * @IB_ASYNC_STAT_EVENTS: async events the driver reported to ib_async,
+ *	each once whatever the number of files it reached
+ * @IB_ASYNC_STAT_COMP_EVENTS: completion events of CQs bound to a
+ *	completion channel
+ * @IB_ASYNC_STAT_QUEUED: records queues took (an event counts once per
+ *	queue)
+ * @IB_ASYNC_STAT_READ: records that reached user space and left their queue
+ * @IB_ASYNC_STAT_LOST: events a full queue had no slot for
+ * @IB_ASYNC_STAT_COALESCED: completion events merged into their CQ's
+ *	unread record
+ * @IB_ASYNC_STAT_PURGED: unread records dropped because their object was
+ *	destroyed
+ * @IB_ASYNC_NR_STATS: how many there are
+ *
+ * Kept per CPU (stats.c); sysfs shows the sums under counters/.
+ */
+enum ib_async_stat {
+	IB_ASYNC_STAT_EVENTS,
+	IB_ASYNC_STAT_COMP_EVENTS,
+	IB_ASYNC_STAT_QUEUED,
+	IB_ASYNC_STAT_READ,
+	IB_ASYNC_STAT_LOST,
+	IB_ASYNC_STAT_COALESCED,
+	IB_ASYNC_STAT_PURGED,
+	IB_ASYNC_NR_STATS
+};
+
+/**
+ * struct ib_async_stats - one CPU's copy of a device's counters
+ * @c: indexed by enum ib_async_stat
+ */
+struct ib_async_stats {
+	u64 c[IB_ASYNC_NR_STATS];
+};
+
+/* Count @n of @stat in this CPU's copy: irq-safe, no lock, no atomic. */
+static inline void ib_async_stat_add(struct ib_async_stats __percpu *stats,
+				     enum ib_async_stat stat, u64 n)
+{
+	this_cpu_add(stats->c[stat], n);
+}
+
 struct ib_async_device {
 	struct device dev;
 	struct cdev cdev;
@@ -141,6 +187,8 @@ struct ib_async_device {
 
 	/* each file's channels list, and every channel's file */
 	struct mutex chan_lock;
+
+	struct ib_async_stats __percpu *stats;
 };
 
 /* Completions taken from the device per ib_poll_cq() call. */
@@ -252,7 +300,8 @@ u32 ib_async_default_queue_len(void);
 u32 ib_async_max_queue_len(void);
 
 /* evq.c */
-int ib_async_evq_init(struct ib_async_evq *q, u32 cap);
+int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
+		      struct ib_async_stats __percpu *stats);
 void ib_async_evq_destroy(struct ib_async_evq *q);
 void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 		       struct ib_async_evcount *owner);
@@ -283,6 +332,11 @@ struct ib_async_evq_stat {
 };
 
 void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
+
+/* stats.c */
+int ib_async_stats_alloc(struct ib_async_device *adev);
+void ib_async_stats_free(struct ib_async_device *adev);
+extern const struct attribute_group ib_async_stats_group;
 
 /* device.c */
 int ib_async_device_init(void);

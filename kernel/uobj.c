@@ -437,5 +437,6 @@ void ib_async_uobj_event(struct ib_event *event, void *context)
 		.obj_handle	= uobj->handle,
 	};
 
+	ib_async_stat_add(uobj->file->adev->stats, IB_ASYNC_STAT_EVENTS, 1);
 	ib_async_evq_push(&uobj->file->evq, &rec, &uobj->ev);
 }

@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The event queues' tracepoints (events/ib_async/ in tracefs): every record
+ * Watching queues from outside: fdinfo's queue ids, the per-device counters
+ * in sysfs (counters/) and the tracepoints (events/ib_async/ in tracefs).
+ *
+ * The counters: every event the driver raised counts once in events, each
+ * queue that took it in queued, each loss in lost, each record a reader
+ * got in read, each record a destroy dropped in purged, checked as
+ * differences around what this test raised and read.
+ *
+ * The tracepoints: every record
  * a queue takes is traced once as ib_async_enqueue, every record a reader
  * gets once as ib_async_dequeue, with the sequence number, type and object
  * of the record read() returned; a loss is traced with its run and total,
@@ -94,7 +102,7 @@ static void expect_line(char *out, size_t len, const struct ib_async_event *ev)
 		 (unsigned long long)ev->count);
 }
 
-FIXTURE(trace) {
+FIXTURE(obs) {
 	const char *dir;
 	struct iba_dev dev;
 	int fd;
@@ -103,7 +111,7 @@ FIXTURE(trace) {
 	int ev_cq;
 };
 
-FIXTURE_SETUP(trace)
+FIXTURE_SETUP(obs)
 {
 	struct ib_async_create_pd pd = { .argsz = sizeof(pd) };
 	struct ib_async_create_cq cq = { .argsz = sizeof(cq),
@@ -132,7 +140,7 @@ FIXTURE_SETUP(trace)
 	ASSERT_EQ(0, tr_write(self->dir, "events/ib_async/enable", "1", 0));
 }
 
-FIXTURE_TEARDOWN(trace)
+FIXTURE_TEARDOWN(obs)
 {
 	if (self->dir)
 		tr_write(self->dir, "events/ib_async/enable", "0", 0);
@@ -140,13 +148,13 @@ FIXTURE_TEARDOWN(trace)
 		close(self->fd);
 }
 
-static int raise_cq(FIXTURE_DATA(trace) *self, const char *ctx, int n)
+static int raise_cq(FIXTURE_DATA(obs) *self, const char *ctx, int n)
 {
 	return evsrc_write("raise", "%u cq:%d %s %d", IB_ASYNC_EV_CQ_ERR,
 			   self->ev_cq, ctx, n);
 }
 
-TEST_F(trace, queue_ids_differ_between_files)
+TEST_F(obs, queue_ids_differ_between_files)
 {
 	int other;
 
@@ -157,7 +165,7 @@ TEST_F(trace, queue_ids_differ_between_files)
 	close(other);
 }
 
-TEST_F(trace, every_record_is_traced_in_and_out_as_read_returned_it)
+TEST_F(obs, every_record_is_traced_in_and_out_as_read_returned_it)
 {
 	char lines[MAX_LINES][256], want[256];
 	struct ib_async_event ev[8];
@@ -192,7 +200,7 @@ TEST_F(trace, every_record_is_traced_in_and_out_as_read_returned_it)
 	}
 }
 
-TEST_F(trace, each_loss_is_traced_with_its_run_and_the_total)
+TEST_F(obs, each_loss_is_traced_with_its_run_and_the_total)
 {
 	char lines[MAX_LINES][256], want[256];
 	struct ib_async_event ev[8];
@@ -224,7 +232,7 @@ TEST_F(trace, each_loss_is_traced_with_its_run_and_the_total)
 	EXPECT_STREQ(want, lines[len]);
 }
 
-TEST_F(trace, destroy_traces_the_purge_of_unread_records)
+TEST_F(obs, destroy_traces_the_purge_of_unread_records)
 {
 	char lines[MAX_LINES][256], want[256];
 	struct ib_async_event ev;
@@ -244,7 +252,7 @@ TEST_F(trace, destroy_traces_the_purge_of_unread_records)
 	EXPECT_STREQ(want, lines[0]);
 }
 
-TEST_F(trace, a_merged_completion_event_is_traced_on_the_channels_queue)
+TEST_F(obs, a_merged_completion_event_is_traced_on_the_channels_queue)
 {
 	struct ib_async_create_channel ch = {
 		.argsz = sizeof(ch), .flags = IB_ASYNC_CHANNEL_NONBLOCK,
@@ -282,6 +290,125 @@ TEST_F(trace, a_merged_completion_event_is_traced_on_the_channels_queue)
 	EXPECT_EQ(0, trace_lines(self->dir, "ib_async_enqueue", self->qid,
 				 lines, MAX_LINES));
 	close(ch.fd);
+}
+
+enum { C_EVENTS, C_COMP, C_QUEUED, C_READ, C_LOST, C_COALESCED, C_PURGED,
+       C_N };
+static const char *const counter_names[C_N] = {
+	"events", "comp_events", "queued", "read", "lost", "coalesced",
+	"purged",
+};
+
+/* Every counter of @dev's node, from sysfs. 0 or -1. */
+static int counters(const struct iba_dev *dev, long long *c)
+{
+	const char *node = strrchr(dev->node, '/') + 1;
+	char path[256], buf[32];
+	int i;
+
+	for (i = 0; i < C_N; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/ib_async/%s/counters/%s", node,
+			 counter_names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			return -1;
+		c[i] = fgets(buf, sizeof(buf), f) ? atoll(buf) : -1;
+		fclose(f);
+	}
+	return 0;
+}
+
+/* The counters moved by exactly @want since @before. */
+static void expect_counts(struct __test_metadata *_metadata,
+			  const struct iba_dev *dev, const long long *before,
+			  const long long *want)
+{
+	long long now[C_N];
+	int i;
+
+	ASSERT_EQ(0, counters(dev, now));
+	for (i = 0; i < C_N; i++) {
+		const char *name = counter_names[i];
+		long long d = now[i] - before[i];
+
+		if (d != want[i])
+			TH_LOG("counters/%s: %lld -> %lld, want +%lld", name,
+			       before[i], now[i], want[i]);
+		EXPECT_EQ(want[i], d);
+	}
+}
+
+TEST_F(obs, counters_count_queued_lost_read_and_purged_records)
+{
+	struct ib_async_event ev[8];
+	long long before[C_N], want[C_N] = { 0 };
+	uint64_t reported;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, counters(&self->dev, before));
+	ASSERT_EQ(0, iba_set_queue_len(self->fd, 2));
+	/* affiliated: only the CQ's file queues them; 2 fit, 3 are lost */
+	ASSERT_EQ(0, raise_cq(self, evsrc_hard(), 5));
+	want[C_EVENTS] = 5;
+	want[C_QUEUED] = 2;
+	want[C_LOST] = 3;
+	expect_counts(_metadata, &self->dev, before, want);
+
+	/* two records and the overflow record reach the reader */
+	ASSERT_EQ(3 * (ssize_t)sizeof(ev[0]), read(self->fd, ev, sizeof(ev)));
+	want[C_READ] = 3;
+	expect_counts(_metadata, &self->dev, before, want);
+
+	/* two more, unread when the CQ goes */
+	ASSERT_EQ(0, raise_cq(self, "process", 2));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, &reported));
+	EXPECT_EQ(2ULL, reported);
+	want[C_EVENTS] += 2;
+	want[C_QUEUED] += 2;
+	want[C_PURGED] = 2;
+	expect_counts(_metadata, &self->dev, before, want);
+}
+
+TEST_F(obs, a_port_event_counts_once_and_is_queued_by_every_file)
+{
+	long long before[C_N], want[C_N] = { 0 };
+	int other;
+
+	IBA_SKIPPED_IN_SETUP();
+	other = open(self->dev.node, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, counters(&self->dev, before));
+	ASSERT_EQ(0, evsrc_write("raise", "SM_CHANGE port:1 %s 3",
+				 evsrc_hard()));
+	want[C_EVENTS] = 3;
+	want[C_QUEUED] = 6;
+	expect_counts(_metadata, &self->dev, before, want);
+	EXPECT_EQ(3, iba_drain(other));
+	want[C_READ] = 3;
+	expect_counts(_metadata, &self->dev, before, want);
+	close(other);
+}
+
+TEST_F(obs, counters_outlive_the_files_that_saw_the_events)
+{
+	long long before[C_N], after[C_N];
+	int other;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, counters(&self->dev, before));
+	other = open(self->dev.node, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, iba_set_queue_len(other, 1));
+	ASSERT_EQ(0, evsrc_write("raise", "SM_CHANGE port:1 process 4"));
+	close(other);
+	ASSERT_EQ(0, counters(&self->dev, after));
+	EXPECT_EQ(4, after[C_EVENTS] - before[C_EVENTS]);
+	/* this fixture's file took all 4, the closed one 1 */
+	EXPECT_EQ(5, after[C_QUEUED] - before[C_QUEUED]);
+	EXPECT_EQ(3, after[C_LOST] - before[C_LOST]);
 }
 
 TEST_HARNESS_MAIN
