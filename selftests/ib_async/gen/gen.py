@@ -38,6 +38,10 @@ class Obj:
     def __init__(self, idx, **kw):
         self.idx = idx
         self.live = True
+        # QPs and SRQs: the MRs their posted receives use, and whether one
+        # was deregistered under them (the next message may fail the QP)
+        self.rx_mrs = set()
+        self.doomed = False
         self.__dict__.update(kw)
 
 
@@ -78,6 +82,19 @@ class Program:
 
     def rq_of(self, q):
         return self.kinds["srq"][q.srq] if q.srq >= 0 else q
+
+    def doomed(self, q):
+        """A message to q may land in a receive whose MR is gone: the QP
+        (and an RC sender) then goes to ERR, which the model cannot tell
+        from the trace; so no more traffic to it, nor receives."""
+        return self.rq_of(q).doomed
+
+    def recv(self, target, m, srq=False):
+        """One receive of 512 bytes into MR m, posted to a QP or an SRQ."""
+        q, s = (-1, target.idx) if srq else (target.idx, -1)
+        self.emit("ibv_post_srq_recv" if srq else "ibv_post_recv",
+                  f"post_recv({q}, {s}, {m.idx}, {self.next_wr()}, 512, 0);")
+        target.rx_mrs.add(m.idx)
 
     # ---- steps, one per verb ------------------------------------------------
     def s_alloc_pd(self):
@@ -247,6 +264,7 @@ class Program:
         q = self.rng.choice(qs)
         self.modify(q, "RESET")
         q.state, q.peer, q.posted = "RESET", None, 0
+        q.rx_mrs, q.doomed = set(), False     # RESET empties its queue
         return True
 
     def s_sqd(self):
@@ -286,13 +304,10 @@ class Program:
         if not use_srq and target.posted >= 16:
             return False
         n = self.rng.randint(1, 3)
+        if target.doomed:
+            return False
         for _ in range(n):
-            if use_srq:
-                self.emit("ibv_post_srq_recv", f"post_recv(-1, {target.idx}, "
-                          f"{m.idx}, {self.next_wr()}, 512, 0);")
-            else:
-                self.emit("ibv_post_recv", f"post_recv({target.idx}, -1, "
-                          f"{m.idx}, {self.next_wr()}, 512, 0);")
+            self.recv(target, m, use_srq)
             if use_srq or target.state != "RESET":
                 target.posted += 1
         return True
@@ -327,7 +342,8 @@ class Program:
             p = self.kinds["qp"][q.peer]
             rq = self.rq_of(p)
             # Never without a receive waiting: RNR retries are timing.
-            if not p.live or rq.posted <= 0 or p.state not in ("RTR", "RTS"):
+            if not p.live or rq.posted <= 0 or \
+               p.state not in ("RTR", "RTS") or self.doomed(p):
                 return False
             self.emit("ibv_post_send", f"post_send({q.idx}, {m.idx}, "
                       f"{self.next_wr()}, {ln}, {imm:#x}, {sig}, -1, -1, "
@@ -340,6 +356,8 @@ class Program:
                 return False
             a = self.rng.choice(ahs)
             d = self.rng.choice(dsts)
+            if self.doomed(d):
+                return False
             qkey, opcode = "QKEY", -1
             # No RDMA WRITE on UD: librxe accepts the post and fails the QP
             # (a cascade), the shim refuses it (intended.py AVOIDED).
@@ -372,7 +390,7 @@ class Program:
             return False
         q = self.rng.choice(qs)
         p = self.kinds["qp"][q.peer]
-        if not p.live or p.state not in ("RTR", "RTS"):
+        if not p.live or p.state not in ("RTR", "RTS") or self.doomed(p):
             return False
         op, need, local_write, imm = self.rng.choice(self.RDMA_OPS)
         mrs = self.live("mr", lambda m: m.pd == q.pd and
@@ -510,8 +528,7 @@ class Program:
         q.state = "RTS"
         k = self.rng.randint(2, 4)
         for _ in range(k):
-            self.emit("ibv_post_srq_recv", f"post_recv(-1, {s.idx}, {m.idx}, "
-                      f"{self.next_wr()}, 512, 0);")
+            self.recv(s, m, srq=True)
         s.posted = k
         self.emit("ibv_modify_srq", f"modify_srq({s.idx}, {k}, IBV_SRQ_LIMIT);")
         s.limit = k
@@ -569,8 +586,7 @@ class Program:
         a.peer, b.peer = b.idx, a.idx
         for q in pair:
             for _ in range(self.rng.randint(1, 3)):
-                self.emit("ibv_post_recv", f"post_recv({q.idx}, -1, {m.idx}, "
-                          f"{self.next_wr()}, 512, 0);")
+                self.recv(q, m)
                 q.posted += 1
         return True
 
@@ -592,8 +608,7 @@ class Program:
         self.modify(q, "INIT")
         q.state = "INIT"
         for _ in range(self.rng.randint(2, 5)):
-            self.emit("ibv_post_recv", f"post_recv({q.idx}, -1, {m.idx}, "
-                      f"{self.next_wr()}, 512, 0);")
+            self.recv(q, m)
             q.posted += 1
         self.modify(q, "ERR")
         q.state = "ERR"
@@ -642,6 +657,10 @@ class Program:
         self.emit(fn, f'DESTROY({fn}, {tab}, {o.idx}, "{nm}");')
         if not self.busy(kind, o):
             o.live = False
+            if kind == "mr":
+                for x in self.live("qp") + self.live("srq"):
+                    if o.idx in x.rx_mrs:
+                        x.doomed = True
             if kind == "qp":
                 for x in self.live("qp", lambda x: x.peer == o.idx):
                     x.peer = None

@@ -30,7 +30,10 @@ AVOIDED = {
     "post-recv-to-err-qp": "a receive posted to a QP in ERR is flushed at "
         "once by the kernel's rxe (the shim posts through the kernel) but "
         "only at the next kernel entry by rdma-core's librxe, which just "
-        "writes its ring",
+        "writes its ring; a QP (or SRQ) whose posted receive's MR was "
+        "deregistered counts as possibly in ERR, since the next message "
+        "that lands in that receive fails it, and gets no more receives "
+        "or messages",
     "rdma-write-on-ud": "a one-sided operation on a UD QP is refused at "
         "post by the kernel's rxe for the shim's kernel QP (EINVAL), while "
         "rdma-core's librxe accepts it and fails it in a completion that "
