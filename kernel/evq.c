@@ -106,6 +106,23 @@ static void evq_wake(struct ib_async_evq *q)
 	kill_fasync(&q->fasync, SIGIO, POLL_IN);
 }
 
+/* A record entered the queue: the device's count and the trace see it. */
+static void evq_queued(struct ib_async_evq *q, const struct ib_async_event *rec)
+{
+	lockdep_assert_held(&q->lock);
+	ib_async_stat_add(q->stats, IB_ASYNC_STAT_QUEUED, 1);
+	trace_ib_async_enqueue(q->id, rec);
+}
+
+/* A record, as the reader got it, left the queue for user space. */
+static void evq_dequeued(struct ib_async_evq *q,
+			 const struct ib_async_event *rec)
+{
+	lockdep_assert_held(&q->lock);
+	ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, 1);
+	trace_ib_async_dequeue(q->id, rec);
+}
+
 /* The queue is full: count the event lost. */
 static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 			  u32 event_type)
@@ -153,8 +170,7 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
 	slot->rec.count = 1;
 	slot->owner = NULL;
 	q->ended = true;
-	ib_async_stat_add(q->stats, IB_ASYNC_STAT_QUEUED, 1);
-	trace_ib_async_enqueue(q->id, &slot->rec);
+	evq_queued(q, &slot->rec);
 }
 
 /* Queue @ev or count its loss. Return: whether readers need waking. */
@@ -180,8 +196,7 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 		slot->owner = owner;
 		if (owner)
 			owner->queued++;
-		ib_async_stat_add(q->stats, IB_ASYNC_STAT_QUEUED, 1);
-		trace_ib_async_enqueue(q->id, &slot->rec);
+		evq_queued(q, &slot->rec);
 	} else {
 		evq_note_loss(q, seq, ev->timestamp_ns, ev->event_type);
 	}
@@ -387,15 +402,13 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 				struct ib_async_event seen = slot->rec;
 
 				seen.count = seq - slot->rec.seq + 1;
-				trace_ib_async_dequeue(q->id, &seen);
-				ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, 1);
+				evq_dequeued(q, &seen);
 				slot->rec.count -= seen.count;
 				slot->rec.seq = seq + 1;
 			}
 			break;
 		}
-		trace_ib_async_dequeue(q->id, &slot->rec);
-		ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, 1);
+		evq_dequeued(q, &slot->rec);
 		if (slot->owner) {
 			slot->owner->reported++;
 			slot->owner->queued--;
@@ -420,8 +433,7 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 
 	spin_lock_irqsave(&q->lock, flags);
 	for (i = 0; i < n; i++)
-		trace_ib_async_dequeue(q->id, &q->bounce[i]);
-	ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, n);
+		evq_dequeued(q, &q->bounce[i]);
 	last = evq_at(q, n - 1);
 	if (last->count != seen->count) {
 		last->count -= seen->count;

@@ -7,7 +7,7 @@
  *
  * Producers run in any context, hard irq included, and a storm fans one
  * event out to every open file: each bumps its own CPU's copy
- * (this_cpu_inc() is irq-safe), so the event path shares no cache line
+ * (this_cpu_add() is irq-safe), so the event path shares no cache line
  * and takes no lock. A read sums the copies; it is exact once producers
  * are quiet.
  */
