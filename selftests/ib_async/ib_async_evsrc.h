@@ -70,19 +70,13 @@ int evsrc_write(const char *file, const char *fmt, ...)
 {
 	char path[256], buf[256];
 	va_list ap;
-	int fd, n, ret = 0;
+	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	snprintf(path, sizeof(path), EVSRC_DIR "/%s", file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return iba_write_file(path, buf, n, 0);
 }
 
 /* evsrc's id of the newest object of a kind, or of the QP with @qpn. */

@@ -26,19 +26,7 @@ static const uint32_t port_types[] = {
 /* Write @s to a debugfs file of the module: 0 or -errno. */
 static int evsrc_put(const char *file, const char *s)
 {
-	int fd, ret = 0;
-	ssize_t n;
-
-	fd = open(file, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		ret = -errno;
-	else if (n != (ssize_t)strlen(s))
-		ret = -EIO;
-	close(fd);
-	return ret;
+	return iba_write_file(file, s, strlen(s), 0);
 }
 
 static __attribute__((format(printf, 1, 2)))

@@ -52,16 +52,9 @@ static int tr_write(const char *dir, const char *file, const char *s,
 		    int flags)
 {
 	char path[256];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | flags);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
+	return iba_write_file(path, s, strlen(s), flags);
 }
 
 /*
@@ -310,7 +303,7 @@ static int counters(const struct iba_dev *dev, long long *c)
 		FILE *f;
 
 		snprintf(path, sizeof(path),
-			 "/sys/class/ib_async/%s/counters/%s", node,
+			 IBA_CLASS_DIR "/%s/counters/%s", node,
 			 counter_names[i]);
 		f = fopen(path, "r");
 		if (!f)

@@ -488,22 +488,39 @@ static inline int iba_storm_available(void)
 	return access(IBA_STORM_FILE, W_OK) ? -1 : 0;
 }
 
+/*
+ * Write @len bytes of @buf to @path (a debugfs, tracefs or sysfs control
+ * file) in one write(), opened O_WRONLY | @flags. 0, -errno, or -EIO for
+ * a short write.
+ */
+static inline int iba_write_file(const char *path, const char *buf,
+				 size_t len, int flags)
+{
+	int fd, ret = 0;
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		ret = -errno;
+	else if (n != (ssize_t)len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
 /* Dispatch @count events of @type on @port of @ibdev. 0 or -errno. */
 static inline int iba_storm(const char *ibdev, unsigned int type,
 			    unsigned int port, unsigned long count)
 {
 	char buf[128];
-	int fd, len, ret = 0;
+	int len;
 
-	fd = open(IBA_STORM_FILE, O_WRONLY);
-	if (fd < 0)
-		return -errno;
 	len = snprintf(buf, sizeof(buf), "%s %u %u %lu\n", ibdev, type, port,
 		       count);
-	if (write(fd, buf, len) != len)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return iba_write_file(IBA_STORM_FILE, buf, len, 0);
 }
 
 static inline const char *iba_type_str(uint32_t t)
