@@ -275,32 +275,36 @@ static inline void tx_memory(uint64_t wr_id, char *out, size_t n)
 	}
 }
 
+/* What a receive brought: the crc of its payload (past a UD GRH). */
+static inline void rx_memory(const struct ibv_wc *w, char *out, size_t n)
+{
+	for (int i = 0; i < nrx; i++)
+		if (rx[i].wr_id == w->wr_id) {
+			uint32_t len = w->byte_len, off;
+
+			off = (len >= GRH && w->wc_flags & IBV_WC_GRH) ? GRH : 0;
+			if (len - off <= RECV_SLOT - GRH)
+				snprintf(out, n, " crc=%08x",
+					 crc(rx[i].at + off, len - off));
+		}
+}
+
 static inline void print_wc(int c, const struct ibv_wc *w)
 {
+	int ok = w->status == IBV_WC_SUCCESS;
 	char extra[64] = "";
 
-	if (w->status == IBV_WC_SUCCESS && !(w->opcode & IBV_WC_RECV))
+	if (ok && !(w->opcode & IBV_WC_RECV))
 		tx_memory(w->wr_id, extra, sizeof(extra));
 	/* A receive consumed by RDMA WRITE WITH IMM holds no data. */
-	if (w->status == IBV_WC_SUCCESS && w->opcode == IBV_WC_RECV) {
-		for (int i = 0; i < nrx; i++)
-			if (rx[i].wr_id == w->wr_id) {
-				uint32_t len = w->byte_len, off;
-
-				off = (len >= GRH && w->wc_flags & IBV_WC_GRH) ? GRH : 0;
-				if (len - off <= RECV_SLOT - GRH)
-					snprintf(extra, sizeof(extra), " crc=%08x",
-						 crc(rx[i].at + off, len - off));
-			}
-	}
-	if (w->status == IBV_WC_SUCCESS && (w->opcode & IBV_WC_RECV) &&
-	    w->wc_flags & IBV_WC_WITH_IMM)
+	if (ok && w->opcode == IBV_WC_RECV)
+		rx_memory(w, extra, sizeof(extra));
+	if (ok && (w->opcode & IBV_WC_RECV) && w->wc_flags & IBV_WC_WITH_IMM)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 " imm=%08x", w->imm_data);
 	line("  wc cq%d %s wr=%llu %s op=%d len=%u%s", c, qpname(w->qp_num),
 	     (unsigned long long)w->wr_id, ibv_wc_status_str(w->status),
-	     w->status == IBV_WC_SUCCESS ? (int)w->opcode : -1,
-	     w->status == IBV_WC_SUCCESS ? w->byte_len : 0, extra);
+	     ok ? (int)w->opcode : -1, ok ? w->byte_len : 0, extra);
 }
 
 /* Poll until `expect` completions came or 1.5 s passed, then until the CQ
