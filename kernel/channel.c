@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Completion channels: one file per ibv_create_comp_channel(), with the
- * same bounded queue, batched read, poll and fasync as the device node,
- * fed by the completion handler of the CQs made with it.
+ * Channels: files of their own with the same bounded queue, batched read,
+ * poll and fasync as the device node. A completion channel, one per
+ * ibv_create_comp_channel(), is fed by the completion handler of the CQs
+ * made with it; an event channel by the event handlers, with the events
+ * its subscriptions match (evchan.c).
  *
  * Lifetime: the channel's file holds one reference and every CQ using it
  * one more, so the completion handler, which the driver calls only while
@@ -11,41 +13,65 @@
  * its stream when the context is closed or the device removed: a channel
  * never pins its context (the context's CQs pin the channel, and the
  * other way round would be a cycle that a process exit never breaks).
+ * Event delivery walks that list under RCU, so a channel's memory goes
+ * only after a grace period.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/poll.h>
+#include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/termios.h>
 
 #include "ib_async.h"
 
+static void ib_async_channel_free_rcu(struct rcu_head *rcu)
+{
+	struct ib_async_channel *chan =
+		container_of(rcu, struct ib_async_channel, rcu);
+
+	ib_async_evchan_free_subs(chan);
+	ib_async_evq_destroy(&chan->evq);
+	kfree(chan);
+}
+
+/*
+ * The device goes now, in process context; the memory after the event
+ * handlers that may be walking past the channel (the device outlives
+ * them: its handler is unregistered, and its files closed, first).
+ */
 static void ib_async_channel_free(struct kref *ref)
 {
 	struct ib_async_channel *chan =
 		container_of(ref, struct ib_async_channel, ref);
 
-	ib_async_evq_destroy(&chan->evq);
 	put_device(&chan->adev->dev);
-	kfree(chan);
+	call_rcu(&chan->rcu, ib_async_channel_free_rcu);
 }
 
-static void ib_async_channel_put(struct ib_async_channel *chan)
+void ib_async_channel_put(struct ib_async_channel *chan)
 {
 	kref_put(&chan->ref, ib_async_channel_free);
+}
+
+/* Take @chan off its context's list. */
+static void ib_async_channel_unlink_locked(struct ib_async_channel *chan)
+{
+	lockdep_assert_held(&chan->adev->chan_lock);
+	if (chan->file) {
+		list_del_rcu(&chan->list);
+		chan->file = NULL;
+	}
 }
 
 /* Forget the context; its stream stays open while users hold the file. */
 static void ib_async_channel_unlink(struct ib_async_channel *chan)
 {
 	mutex_lock(&chan->adev->chan_lock);
-	if (chan->file) {
-		list_del_init(&chan->list);
-		chan->file = NULL;
-	}
+	ib_async_channel_unlink_locked(chan);
 	mutex_unlock(&chan->adev->chan_lock);
 }
 
@@ -89,8 +115,7 @@ static long ib_async_channel_ioctl(struct file *filp, unsigned int cmd,
 
 	if (cmd == FIONREAD) {
 		ib_async_evq_stat(&chan->evq, &st);
-		return put_user(st.queued * IB_ASYNC_REC_SIZE,
-				(int __user *)arg);
+		return put_user(st.queued * st.rec_size, (int __user *)arg);
 	}
 	return ib_async_uapi_channel_ioctl(filp, chan, cmd,
 					   (void __user *)arg);
@@ -103,15 +128,25 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 	struct ib_async_channel *chan = filp->private_data;
 	struct ib_async_evq_stat st;
 
+	bool event = chan->type == IB_ASYNC_CHANNEL_EVENT;
+
 	ib_async_evq_stat(&chan->evq, &st);
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&chan->adev->dev));
-	seq_puts(m, "ib_async-channel:\tcompletion\n");
+	seq_printf(m, "ib_async-channel:\t%s\n",
+		   event ? "event" : "completion");
 	seq_printf(m, "ib_async-queue-id:\t%llu\n", st.id);
 	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
 	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
+	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
-	seq_printf(m, "ib_async-cqs:\t%d\n", atomic_read(&chan->cqs));
+	if (event) {
+		seq_printf(m, "ib_async-coalescing:\t%s\n",
+			   chan->evq.buckets ? "yes" : "no");
+		ib_async_evchan_show_subs(m, chan);
+	} else {
+		seq_printf(m, "ib_async-cqs:\t%d\n", atomic_read(&chan->cqs));
+	}
 }
 
 static const struct file_operations ib_async_channel_fops = {
@@ -134,26 +169,43 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 	struct ib_async_create_channel *arg = u->cmd;
 	struct ib_async_file *file = u->file;
 	struct ib_async_channel *chan;
+	unsigned int qflags = 0;
 	struct file *filp;
 	int fd, ret;
 
-	if (arg->flags & ~IB_ASYNC_CHANNEL_NONBLOCK || arg->fd)
+	if (arg->flags & ~(IB_ASYNC_CHANNEL_NONBLOCK |
+			   IB_ASYNC_CHANNEL_COALESCE) || arg->fd)
 		return -EINVAL;
-	if (arg->type != IB_ASYNC_CHANNEL_COMP)
+	switch (arg->type) {
+	case IB_ASYNC_CHANNEL_COMP:
+		if (arg->flags & IB_ASYNC_CHANNEL_COALESCE)
+			return -EINVAL;
+		if (!u->ib_dev->kverbs_provider)
+			return -EOPNOTSUPP;
+		break;
+	case IB_ASYNC_CHANNEL_EVENT:
+		qflags = IB_ASYNC_EVQ_CHAN;
+		if (arg->flags & IB_ASYNC_CHANNEL_COALESCE)
+			qflags |= IB_ASYNC_EVQ_COALESCE;
+		break;
+	default:
 		return -EINVAL;
+	}
 
 	chan = kzalloc(sizeof(*chan), GFP_KERNEL_ACCOUNT);
 	if (!chan)
 		return -ENOMEM;
 	ret = ib_async_evq_init(&chan->evq, ib_async_default_queue_len(),
-				file->adev->stats);
+				file->adev->stats, qflags);
 	if (ret) {
 		kfree(chan);
 		return ret;
 	}
 	kref_init(&chan->ref);
+	chan->type = arg->type;
 	atomic_set(&chan->cqs, 0);
 	INIT_LIST_HEAD(&chan->list);
+	INIT_LIST_HEAD(&chan->forget);
 	get_device(&file->adev->dev);
 	chan->adev = file->adev;
 
@@ -162,7 +214,9 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 		ib_async_channel_put(chan);
 		return fd;
 	}
-	filp = anon_inode_getfile("[ib_async_comp]", &ib_async_channel_fops,
+	filp = anon_inode_getfile(arg->type == IB_ASYNC_CHANNEL_EVENT ?
+				  "[ib_async_event]" : "[ib_async_comp]",
+				  &ib_async_channel_fops,
 				  chan, O_RDONLY |
 				  (arg->flags & IB_ASYNC_CHANNEL_NONBLOCK ?
 				   O_NONBLOCK : 0));
@@ -174,7 +228,7 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 
 	mutex_lock(&chan->adev->chan_lock);
 	chan->file = file;
-	list_add_tail(&chan->list, &file->channels);
+	list_add_tail_rcu(&chan->list, &file->channels);
 	mutex_unlock(&chan->adev->chan_lock);
 
 	arg->fd = fd;
@@ -185,26 +239,24 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 }
 
 /**
- * ib_async_channel_get_for_cq - the channel a new CQ will report to
- * @file: the file the CQ is made on
+ * ib_async_channel_get - a channel of a context, by the caller's descriptor
+ * @file: the context
  * @fd: the caller's descriptor of the channel
+ * @type: the kind of channel the caller needs
  *
  * The channel must have been made on @file, as ib_uverbs requires of a
- * completion channel, and have room for one more CQ's record.
+ * completion channel.
  *
- * Return: the channel, with a reference and the CQ counted, or
- * ERR_PTR(-EBADF) (no such descriptor), -EINVAL (not a channel of @file),
- * -ENOSPC (its queue is as long as its CQs are many).
+ * Return: the channel, with a reference, or ERR_PTR(-EBADF) (no such
+ * descriptor) or -EINVAL (not a channel of @file, or of another type).
  */
-struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
-						     int fd)
+struct ib_async_channel *ib_async_channel_get(struct ib_async_file *file,
+					      int fd, u32 type)
 {
 	struct ib_async_channel *chan;
-	struct ib_async_evq_stat st;
 	struct file *filp;
 	int ret = 0;
 
-	lockdep_assert_held(&file->obj_mutex);
 	filp = fget(fd);
 	if (!filp)
 		return ERR_PTR(-EBADF);
@@ -215,21 +267,45 @@ struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
 	chan = filp->private_data;
 
 	mutex_lock(&file->adev->chan_lock);
-	if (chan->file != file)
+	if (chan->file != file || chan->type != type)
 		ret = -EINVAL;
-	mutex_unlock(&file->adev->chan_lock);
-	if (!ret) {
-		/* CQs of one file are made under its obj_mutex: no race. */
-		ib_async_evq_stat(&chan->evq, &st);
-		if (atomic_read(&chan->cqs) >= st.cap)
-			ret = -ENOSPC;
-	}
-	if (!ret) {
-		atomic_inc(&chan->cqs);
+	else
 		kref_get(&chan->ref);
-	}
+	mutex_unlock(&file->adev->chan_lock);
 	fput(filp);
 	return ret ? ERR_PTR(ret) : chan;
+}
+
+/**
+ * ib_async_channel_get_for_cq - the channel a new CQ will report to
+ * @file: the file the CQ is made on
+ * @fd: the caller's descriptor of the channel
+ *
+ * The channel must be a completion channel of @file with room for one
+ * more CQ's record.
+ *
+ * Return: the channel, with a reference and the CQ counted, or the errors
+ * of ib_async_channel_get() and -ENOSPC (its queue is as long as its CQs
+ * are many).
+ */
+struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
+						     int fd)
+{
+	struct ib_async_channel *chan;
+	struct ib_async_evq_stat st;
+
+	lockdep_assert_held(&file->obj_mutex);
+	chan = ib_async_channel_get(file, fd, IB_ASYNC_CHANNEL_COMP);
+	if (IS_ERR(chan))
+		return chan;
+	/* CQs of one file are made under its obj_mutex: no race. */
+	ib_async_evq_stat(&chan->evq, &st);
+	if (atomic_read(&chan->cqs) >= st.cap) {
+		ib_async_channel_put(chan);
+		return ERR_PTR(-ENOSPC);
+	}
+	atomic_inc(&chan->cqs);
+	return chan;
 }
 
 /* A CQ is gone, and so are its records in the channel. */
@@ -245,19 +321,22 @@ void ib_async_channel_put_cq(struct ib_async_channel *chan)
  * @err: what their readers get once the queued records are read: -EIO
  *	(closed, as ib_uverbs reports it) or -ENODEV (removed)
  *
- * A reader blocked in read() or poll() wakes up.
+ * An event channel's stream ends at removal as the node's does, with a
+ * DEVICE_FATAL record. A reader blocked in read() or poll() wakes up.
  */
 void ib_async_channels_close(struct ib_async_file *file, int err)
 {
 	struct ib_async_channel *chan, *next;
+	u64 now = ktime_get_ns();
 
 	mutex_lock(&file->adev->chan_lock);
 	list_for_each_entry_safe(chan, next, &file->channels, list) {
-		ib_async_evq_close(&chan->evq, err);
-		if (err == -EIO) {
-			list_del_init(&chan->list);
-			chan->file = NULL;
-		}
+		if (chan->type == IB_ASYNC_CHANNEL_EVENT && err == -ENODEV)
+			ib_async_evq_shutdown(&chan->evq, now);
+		else
+			ib_async_evq_close(&chan->evq, err);
+		if (err == -EIO)
+			ib_async_channel_unlink_locked(chan);
 	}
 	mutex_unlock(&file->adev->chan_lock);
 }

@@ -129,8 +129,10 @@ static void ib_async_event_handler(struct ib_event_handler *handler,
 	ib_async_stat_add(adev->stats, IB_ASYNC_STAT_EVENTS, 1);
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(file, &adev->files, list)
+	list_for_each_entry_rcu(file, &adev->files, list) {
 		ib_async_evq_push(&file->evq, &rec, NULL);
+		ib_async_evchans_deliver(file, &rec);
+	}
 	rcu_read_unlock();
 }
 

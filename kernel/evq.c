@@ -19,10 +19,21 @@
  * A record of an affiliated event remembers its object's counters (the
  * slot's owner: a CQ has one set for its async events and one for its
  * completion events) so that consuming it counts towards the object's
- * events_reported and destroying the object can purge what was not read. Destroy runs after
- * the verbs object is gone, so no new record can name it by then.
+ * events_reported and destroying the object can purge what was not read.
+ * Destroy runs after the verbs object is gone, so no new record can name
+ * it by then.
+ *
+ * An event channel's queue gives each record extras (cookie, occurrences,
+ * last timestamp) from a pool sized with the ring. In a coalescing one
+ * the extras of unread records are also hashed by key (type, object or
+ * port), so an event finds the record to merge into in constant time
+ * from any context. A record leaves the hash once a reader has copied it,
+ * so no occurrence can be added to a record the reader already has: a
+ * later event then takes a new record, and the counts stay exact.
  */
 #include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -60,9 +71,167 @@ static struct ib_async_slot *evq_alloc_ring(u32 cap)
 			GFP_KERNEL_ACCOUNT);
 }
 
-int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
-		      struct ib_async_stats __percpu *stats)
+/* Extras for every record but an overflow one: cap events and the end. */
+static u32 evq_nx(u32 cap)
 {
+	return cap + 1;
+}
+
+/* An event channel's extras, and for coalescing their hash chains. */
+struct evq_xtab {
+	struct ib_async_evx *xs;
+	u32 *buckets;
+	u32 bits;
+};
+
+static int evq_alloc_x(u32 cap, unsigned int flags, struct evq_xtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!(flags & IB_ASYNC_EVQ_CHAN))
+		return 0;
+	t->xs = kvcalloc(evq_nx(cap), sizeof(*t->xs), GFP_KERNEL_ACCOUNT);
+	if (!t->xs)
+		return -ENOMEM;
+	if (flags & IB_ASYNC_EVQ_COALESCE) {
+		/* about one record per chain when the queue is full */
+		t->bits = max(1, ilog2(roundup_pow_of_two(evq_nx(cap))));
+		t->buckets = kvcalloc(1U << t->bits, sizeof(*t->buckets),
+				      GFP_KERNEL_ACCOUNT);
+		if (!t->buckets) {
+			kvfree(t->xs);
+			t->xs = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static unsigned int evq_flags(const struct ib_async_evq *q)
+{
+	return (q->xs ? IB_ASYNC_EVQ_CHAN : 0) |
+	       (q->buckets ? IB_ASYNC_EVQ_COALESCE : 0);
+}
+
+/* Put extras [from, nx) on the free list. */
+static void evq_x_free_from(struct ib_async_evq *q, u32 from)
+{
+	u32 nx = evq_nx(q->cap), i;
+
+	q->x_free = from < nx ? from + 1 : 0;
+	for (i = from; i < nx; i++)
+		q->xs[i].next = i + 1 < nx ? i + 2 : 0;
+}
+
+static struct ib_async_evx *evq_x(struct ib_async_evq *q, u32 x)
+{
+	return &q->xs[x - 1];
+}
+
+/* What coalescing compares: the event's type and object, or port. */
+static u64 evq_key(const struct ib_async_event *ev)
+{
+	u32 id = ev->obj_type == IB_ASYNC_OBJ_PORT ? ev->port_num :
+						    ev->obj_handle;
+
+	return (u64)(u16)ev->event_type << 48 | (u64)(u16)ev->obj_type << 32 |
+	       id;
+}
+
+static u32 *evq_chain(u32 *buckets, u32 bits, u64 key)
+{
+	return &buckets[hash_64(key, bits)];
+}
+
+/* The unread, uncopied record of @key in a coalescing queue: 1 + index. */
+static u32 evq_x_find(struct ib_async_evq *q, u64 key)
+{
+	u32 x;
+
+	lockdep_assert_held(&q->lock);
+	for (x = *evq_chain(q->buckets, q->bucket_bits, key); x;
+	     x = evq_x(q, x)->next)
+		if (evq_x(q, x)->key == key)
+			return x;
+	return 0;
+}
+
+static void evq_x_hash(u32 *buckets, u32 bits, struct ib_async_evx *e, u32 x)
+{
+	u32 *chain = evq_chain(buckets, bits, e->key);
+
+	e->next = *chain;
+	e->hashed = true;
+	*chain = x;
+}
+
+static void evq_x_unhash(struct ib_async_evq *q, u32 x)
+{
+	struct ib_async_evx *e = evq_x(q, x);
+	u32 *p = evq_chain(q->buckets, q->bucket_bits, e->key);
+
+	while (*p != x)
+		p = &evq_x(q, *p)->next;
+	*p = e->next;
+	e->hashed = false;
+}
+
+/* Extras for a record of @ev entering an event channel: 1 + index. */
+static u32 evq_x_get(struct ib_async_evq *q, const struct ib_async_event *ev,
+		     u64 cookie)
+{
+	struct ib_async_evx *e;
+	u32 x = q->x_free;
+
+	lockdep_assert_held(&q->lock);
+	/* The pool holds one per slot an event can take. */
+	if (WARN_ON_ONCE(!x))
+		return 0;
+	e = evq_x(q, x);
+	q->x_free = e->next;
+	e->cookie = cookie;
+	e->occurrences = 1;
+	e->last_ns = ev->timestamp_ns;
+	e->key = evq_key(ev);
+	e->next = 0;
+	e->hashed = false;
+	/* A stream's end merges with nothing. */
+	if (q->buckets && ev->event_type != IB_ASYNC_EV_DEVICE_FATAL)
+		evq_x_hash(q->buckets, q->bucket_bits, e, x);
+	return x;
+}
+
+/* A record left the queue: its extras are free again. */
+static void evq_x_put(struct ib_async_evq *q, u32 x)
+{
+	struct ib_async_evx *e = evq_x(q, x);
+
+	lockdep_assert_held(&q->lock);
+	if (e->hashed)
+		evq_x_unhash(q, x);
+	e->next = q->x_free;
+	q->x_free = x;
+}
+
+/* Bytes of one record, as the reader gets it, in the bounce buffer. */
+static struct ib_async_event *evq_bounce(struct ib_async_evq *q, u32 i)
+{
+	return q->bounce + (size_t)i * q->rec_size;
+}
+
+/**
+ * ib_async_evq_init - make an empty queue
+ * @q: the queue
+ * @cap: its capacity in events
+ * @stats: its device's counters
+ * @flags: IB_ASYNC_EVQ_CHAN, IB_ASYNC_EVQ_COALESCE
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
+		      struct ib_async_stats __percpu *stats, unsigned int flags)
+{
+	struct evq_xtab t;
+
 	spin_lock_init(&q->lock);
 	mutex_init(&q->read_mutex);
 	init_waitqueue_head(&q->wait);
@@ -77,17 +246,27 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 	q->next_seq = 1;
 	q->lost = 0;
 	q->coalesced = 0;
+	q->delivered = 0;
 	q->ended = false;
 	q->dead = false;
 	q->dead_err = 0;
+	q->rec_size = flags & IB_ASYNC_EVQ_CHAN ? IB_ASYNC_CHAN_REC_SIZE :
+						  IB_ASYNC_REC_SIZE;
 
-	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, IB_ASYNC_REC_SIZE,
+	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, q->rec_size,
 			    GFP_KERNEL_ACCOUNT);
 	q->ring = evq_alloc_ring(cap);
-	if (!q->bounce || !q->ring) {
+	if (evq_alloc_x(cap, flags, &t))
+		memset(&t, 0, sizeof(t));
+	q->xs = t.xs;
+	q->buckets = t.buckets;
+	q->bucket_bits = t.bits;
+	if (!q->bounce || !q->ring || (flags & IB_ASYNC_EVQ_CHAN && !q->xs)) {
 		ib_async_evq_destroy(q);
 		return -ENOMEM;
 	}
+	if (q->xs)
+		evq_x_free_from(q, 0);
 	return 0;
 }
 
@@ -95,6 +274,10 @@ void ib_async_evq_destroy(struct ib_async_evq *q)
 {
 	kvfree(q->ring);
 	q->ring = NULL;
+	kvfree(q->xs);
+	q->xs = NULL;
+	kvfree(q->buckets);
+	q->buckets = NULL;
 	kfree(q->bounce);
 	q->bounce = NULL;
 	mutex_destroy(&q->read_mutex);
@@ -119,6 +302,7 @@ static void evq_dequeued(struct ib_async_evq *q,
 			 const struct ib_async_event *rec)
 {
 	lockdep_assert_held(&q->lock);
+	q->delivered++;
 	ib_async_stat_add(q->stats, IB_ASYNC_STAT_READ, 1);
 	trace_ib_async_dequeue(q->id, rec);
 }
@@ -144,6 +328,7 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 	 * cap records, so the first spare slot is free.
 	 */
 	evq_slot(q, q->len)->owner = NULL;
+	evq_slot(q, q->len)->x = 0;
 	rec = evq_at(q, q->len++);
 	memset(rec, 0, sizeof(*rec));
 	rec->seq = seq;
@@ -159,7 +344,8 @@ out:
  * Queue the record that ends the stream (not ended yet). It goes in the
  * last reserved slot, so it always fits, even after an overflow record.
  */
-static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
+static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev,
+		    u64 cookie)
 {
 	struct ib_async_slot *slot;
 
@@ -169,13 +355,17 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev)
 	slot->rec.seq = q->next_seq++;
 	slot->rec.count = 1;
 	slot->owner = NULL;
+	slot->x = q->xs ? evq_x_get(q, ev, cookie) : 0;
 	q->ended = true;
 	evq_queued(q, &slot->rec);
 }
 
-/* Queue @ev or count its loss. Return: whether readers need waking. */
+/*
+ * Queue @ev (with @cookie in an event channel) or count its loss.
+ * Return: whether readers need waking.
+ */
 static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
-		    struct ib_async_evcount *owner)
+		    struct ib_async_evcount *owner, u64 cookie)
 {
 	struct ib_async_slot *slot;
 	u64 seq;
@@ -184,7 +374,7 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 	if (q->ended)
 		return false;
 	if (ev->event_type == IB_ASYNC_EV_DEVICE_FATAL) {
-		evq_end(q, ev);
+		evq_end(q, ev, cookie);
 		return true;
 	}
 	seq = q->next_seq++;
@@ -194,6 +384,7 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 		slot->rec.seq = seq;
 		slot->rec.count = 1;
 		slot->owner = owner;
+		slot->x = q->xs ? evq_x_get(q, ev, cookie) : 0;
 		if (owner)
 			owner->queued++;
 		evq_queued(q, &slot->rec);
@@ -223,11 +414,21 @@ void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 	bool wake;
 
 	spin_lock_irqsave(&q->lock, flags);
-	wake = evq_add(q, ev, owner);
+	wake = evq_add(q, ev, owner, 0);
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	if (wake)
 		evq_wake(q);
+}
+
+/* An event merged into an unread record: counted, traced, no slot used. */
+static void evq_coalesced(struct ib_async_evq *q,
+			  const struct ib_async_event *ev)
+{
+	lockdep_assert_held(&q->lock);
+	q->coalesced++;
+	ib_async_stat_add(q->stats, IB_ASYNC_STAT_COALESCED, 1);
+	trace_ib_async_coalesce(q->id, ev, q->coalesced);
 }
 
 /**
@@ -251,12 +452,45 @@ void ib_async_evq_push_once(struct ib_async_evq *q,
 	bool wake = false;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (owner->queued) {
-		q->coalesced++;
-		ib_async_stat_add(q->stats, IB_ASYNC_STAT_COALESCED, 1);
-		trace_ib_async_coalesce(q->id, ev, q->coalesced);
+	if (owner->queued)
+		evq_coalesced(q, ev);
+	else
+		wake = evq_add(q, ev, owner, 0);
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	if (wake)
+		evq_wake(q);
+}
+
+/**
+ * ib_async_evq_push_chan - queue an event in an event channel
+ * @q: the channel's queue
+ * @ev: the record; seq and count are filled in here
+ * @cookie: the matching subscription's
+ *
+ * In a coalescing channel an event with the key of a record no reader has
+ * copied yet adds to that record's occurrences and last timestamp
+ * instead. Safe from any context, including hard irq.
+ */
+void ib_async_evq_push_chan(struct ib_async_evq *q,
+			    const struct ib_async_event *ev, u64 cookie)
+{
+	struct ib_async_evx *e;
+	unsigned long flags;
+	bool wake = false;
+	u32 x = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->buckets && !q->ended &&
+	    ev->event_type != IB_ASYNC_EV_DEVICE_FATAL)
+		x = evq_x_find(q, evq_key(ev));
+	if (x) {
+		e = evq_x(q, x);
+		e->occurrences++;
+		e->last_ns = ev->timestamp_ns;
+		evq_coalesced(q, ev);
 	} else {
-		wake = evq_add(q, ev, owner);
+		wake = evq_add(q, ev, NULL, cookie);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 
@@ -284,7 +518,7 @@ void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns)
 
 	spin_lock_irqsave(&q->lock, flags);
 	if (!q->ended)
-		evq_end(q, &rec);
+		evq_end(q, &rec, 0);
 	q->dead = true;
 	q->dead_err = -ENODEV;
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -339,13 +573,20 @@ static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 {
 	struct ib_async_slot *ring, *old;
+	struct ib_async_evx *e;
+	struct evq_xtab t;
 	unsigned long flags;
 	int ret = 0;
-	u32 i;
+	u32 i, k;
 
 	ring = evq_alloc_ring(cap);
 	if (!ring)
 		return -ENOMEM;
+	/* read_mutex keeps the queue's kind still; it never changes anyway */
+	if (evq_alloc_x(cap, evq_flags(q), &t)) {
+		kvfree(ring);
+		return -ENOMEM;
+	}
 
 	mutex_lock(&q->read_mutex);
 	spin_lock_irqsave(&q->lock, flags);
@@ -354,19 +595,67 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 	} else if (q->ended || !evq_resize_fits(q, cap)) {
 		ret = -EBUSY;
 	} else {
-		for (i = 0; i < q->len; i++)
+		/* Extras are renumbered in queue order, hashed ones rehashed. */
+		for (i = 0, k = 0; i < q->len; i++) {
 			ring[i] = *evq_slot(q, i);
+			if (!ring[i].x)
+				continue;
+			e = &t.xs[k];
+			*e = *evq_x(q, ring[i].x);
+			ring[i].x = ++k;
+			if (e->hashed)
+				evq_x_hash(t.buckets, t.bits, e, k);
+		}
 		old = q->ring;
 		q->ring = ring;
 		q->head = 0;
 		q->cap = cap;
 		ring = old;
+		swap(q->xs, t.xs);
+		swap(q->buckets, t.buckets);
+		q->bucket_bits = t.bits;
+		if (q->xs)
+			evq_x_free_from(q, k);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
 
 	kvfree(ring);
+	kvfree(t.xs);
+	kvfree(t.buckets);
 	return ret;
+}
+
+/*
+ * The record of @slot as a reader gets it, at @to. An event channel's
+ * record leaves the coalescing hash here: once the reader may have it,
+ * its occurrences must not change.
+ */
+static void evq_copy_out(struct ib_async_evq *q, void *to,
+			 struct ib_async_slot *slot)
+{
+	struct ib_async_chan_event *ce = to;
+	struct ib_async_evx *e;
+
+	lockdep_assert_held(&q->lock);
+	if (!q->xs) {
+		*(struct ib_async_event *)to = slot->rec;
+		return;
+	}
+	ce->event = slot->rec;
+	if (!slot->x) {
+		/* an overflow record: its count is the events lost */
+		ce->cookie = 0;
+		ce->occurrences = 0;
+		ce->last_timestamp_ns = slot->rec.timestamp_ns;
+		return;
+	}
+	e = evq_x(q, slot->x);
+	if (e->hashed)
+		evq_x_unhash(q, slot->x);
+	ce->cookie = e->cookie;
+	ce->occurrences = e->occurrences;
+	ce->last_timestamp_ns = e->last_ns;
 }
 
 /* Copy up to @max records, from the @off'th on, into the bounce buffer. */
@@ -378,9 +667,25 @@ static u32 evq_snapshot(struct ib_async_evq *q, u32 off, u32 max)
 	spin_lock_irqsave(&q->lock, flags);
 	n = q->len > off ? min(q->len - off, max) : 0;
 	for (i = 0; i < n; i++)
-		q->bounce[i] = *evq_at(q, off + i);
+		evq_copy_out(q, evq_bounce(q, i), evq_slot(q, off + i));
 	spin_unlock_irqrestore(&q->lock, flags);
 	return n;
+}
+
+/* The head record was consumed: release what it held. */
+static void evq_pop(struct ib_async_evq *q)
+{
+	struct ib_async_slot *slot = evq_slot(q, 0);
+
+	lockdep_assert_held(&q->lock);
+	if (slot->owner) {
+		slot->owner->reported++;
+		slot->owner->queued--;
+	}
+	if (slot->x)
+		evq_x_put(q, slot->x);
+	q->head = (q->head + 1) % evq_slots(q->cap);
+	q->len--;
 }
 
 /*
@@ -409,12 +714,7 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 			break;
 		}
 		evq_dequeued(q, &slot->rec);
-		if (slot->owner) {
-			slot->owner->reported++;
-			slot->owner->queued--;
-		}
-		q->head = (q->head + 1) % evq_slots(q->cap);
-		q->len--;
+		evq_pop(q);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 }
@@ -426,14 +726,14 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
  */
 static void evq_consume(struct ib_async_evq *q, u32 n)
 {
-	const struct ib_async_event *seen = &q->bounce[n - 1];
+	const struct ib_async_event *seen = evq_bounce(q, n - 1);
 	struct ib_async_event *last;
 	unsigned long flags;
 	u32 i;
 
 	spin_lock_irqsave(&q->lock, flags);
 	for (i = 0; i < n; i++)
-		evq_dequeued(q, &q->bounce[i]);
+		evq_dequeued(q, evq_bounce(q, i));
 	last = evq_at(q, n - 1);
 	if (last->count != seen->count) {
 		last->count -= seen->count;
@@ -441,16 +741,8 @@ static void evq_consume(struct ib_async_evq *q, u32 n)
 		n--;
 	}
 	/* Only what reached the user counts towards events_reported. */
-	for (i = 0; i < n; i++) {
-		struct ib_async_evcount *owner = evq_slot(q, i)->owner;
-
-		if (owner) {
-			owner->reported++;
-			owner->queued--;
-		}
-	}
-	q->head = (q->head + n) % evq_slots(q->cap);
-	q->len -= n;
+	for (i = 0; i < n; i++)
+		evq_pop(q);
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 
@@ -507,8 +799,8 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 				return -ERESTARTSYS;
 			continue;
 		}
-		if (copy_to_user(buf + done * IB_ASYNC_REC_SIZE, q->bounce,
-				 n * IB_ASYNC_REC_SIZE)) {
+		if (copy_to_user(buf + done * q->rec_size, q->bounce,
+				 n * q->rec_size)) {
 			ret = -EFAULT;
 			break;
 		}
@@ -535,13 +827,13 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 			  size_t count, bool nonblock)
 {
-	size_t want = count / IB_ASYNC_REC_SIZE;
+	size_t want = count / q->rec_size;
 	ssize_t n;
 
 	if (!want)
 		return -EINVAL;
 	n = ib_async_evq_read_batch(q, 0, buf, want, nonblock, false);
-	return n > 0 ? n * IB_ASYNC_REC_SIZE : n;
+	return n > 0 ? n * q->rec_size : n;
 }
 
 /*
@@ -550,39 +842,34 @@ ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
  */
 #define IB_ASYNC_PURGE_CHUNK	256
 
-/**
- * ib_async_evq_purge - drop the unread records of a destroyed object
- * @q: the queue
- * @owner: the counters of an object whose verbs object no longer exists
- *
+/* Whose records a purge drops: an object's counters, or its handle. */
+struct evq_victim {
+	struct ib_async_evcount *owner;
+	u32 obj_type;
+	u32 handle;
+};
+
+static bool evq_is_victim(const struct ib_async_slot *slot,
+			  const struct evq_victim *v)
+{
+	if (v->owner)
+		return slot->owner == v->owner;
+	return slot->rec.obj_handle == v->handle &&
+	       slot->rec.obj_type == v->obj_type;
+}
+
+/*
  * The ring is compacted in chunks with the lock dropped in between: the
  * slots emptied so far form one run of holes that moves towards the tail.
  * Producers keep appending behind it meanwhile (their full-queue check
  * counts the holes, so an event may be counted lost a little early while
- * a purge runs); readers and resizes wait on read_mutex. Called with no
- * lock that device removal or another file waits for.
- *
- * Return: how many of the object's events reached the user.
+ * a purge runs); readers and resizes wait on read_mutex.
  */
-u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
+static void evq_purge(struct ib_async_evq *q, const struct evq_victim *v)
 {
 	struct ib_async_slot *slot;
 	unsigned long flags;
 	u32 r = 0, w = 0, end;
-	u64 reported;
-
-	/*
-	 * Most objects have nothing queued (PDs and AHs never do): then
-	 * there is nothing to walk, and no reader to wait for, since none
-	 * can be about to consume a record of this object.
-	 */
-	spin_lock_irqsave(&q->lock, flags);
-	reported = owner->reported;
-	if (!owner->queued) {
-		spin_unlock_irqrestore(&q->lock, flags);
-		return reported;
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
 
 	/* A reader between snapshot and consume relies on the head. */
 	mutex_lock(&q->read_mutex);
@@ -591,8 +878,11 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 		end = min(q->len, r + IB_ASYNC_PURGE_CHUNK);
 		for (; r < end; r++) {
 			slot = evq_slot(q, r);
-			if (slot->owner == owner) {
-				owner->queued--;
+			if (evq_is_victim(slot, v)) {
+				if (slot->owner)
+					slot->owner->queued--;
+				if (slot->x)
+					evq_x_put(q, slot->x);
 				continue;
 			}
 			if (w != r)
@@ -600,7 +890,7 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 			w++;
 		}
 		/* Done: all dropped, and nothing behind a hole to move. */
-		if (r == q->len || (!owner->queued && r == w))
+		if (r == q->len || (v->owner && !v->owner->queued && r == w))
 			break;
 		q->hole_at = w;
 		q->holes = r - w;
@@ -610,12 +900,63 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 	}
 	q->len -= r - w;
 	q->holes = 0;
-	reported = owner->reported;
 	ib_async_stat_add(q->stats, IB_ASYNC_STAT_PURGED, r - w);
-	trace_ib_async_purge(q->id, r - w, reported);
+	trace_ib_async_purge(q->id, r - w, v->owner ? v->owner->reported : 0);
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
+}
+
+/**
+ * ib_async_evq_purge - drop the unread records of a destroyed object
+ * @q: the queue
+ * @owner: the counters of an object whose verbs object no longer exists
+ *
+ * Called with no lock that device removal or another file waits for: it
+ * may wait for a reader copying to a slow user buffer.
+ *
+ * Return: how many of the object's events reached the user.
+ */
+u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
+{
+	struct evq_victim v = { .owner = owner };
+	unsigned long flags;
+	u64 reported;
+	u32 queued;
+
+	/*
+	 * Most objects have nothing queued (PDs and AHs never do): then
+	 * there is nothing to walk, and no reader to wait for, since none
+	 * can be about to consume a record of this object.
+	 */
+	spin_lock_irqsave(&q->lock, flags);
+	queued = owner->queued;
+	reported = owner->reported;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (!queued)
+		return reported;
+
+	evq_purge(q, &v);
+	/* Nothing of the object is left to read: the count is final. */
+	spin_lock_irqsave(&q->lock, flags);
+	reported = owner->reported;
+	spin_unlock_irqrestore(&q->lock, flags);
 	return reported;
+}
+
+/**
+ * ib_async_evq_purge_obj - drop an event channel's records of an object
+ * @q: the channel's queue
+ * @obj_type: the object's type
+ * @handle: its handle, which no new record can carry any more
+ *
+ * As ib_async_evq_purge(), for a queue that keeps no per-object counters.
+ */
+void ib_async_evq_purge_obj(struct ib_async_evq *q, u32 obj_type, u32 handle)
+{
+	struct evq_victim v = { .obj_type = obj_type, .handle = handle };
+
+	if (READ_ONCE(q->len))
+		evq_purge(q, &v);
 }
 
 /**
@@ -674,6 +1015,8 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 	st->queued = q->len - q->holes;
 	st->lost = q->lost;
 	st->coalesced = q->coalesced;
+	st->delivered = q->delivered;
 	st->next_seq = q->next_seq;
+	st->rec_size = q->rec_size;
 	spin_unlock_irqrestore(&q->lock, flags);
 }

@@ -31,11 +31,12 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 
 	ret = ib_async_evq_init(&file->evq, ib_async_default_queue_len(),
-				adev->stats);
+				adev->stats, 0);
 	if (ret)
 		goto err_free;
 	ib_async_file_objs_init(file);
 	INIT_LIST_HEAD(&file->channels);
+	mutex_init(&file->forget_mutex);
 	ib_async_account_init(file);
 	snprintf(file->owner_name, sizeof(file->owner_name), "ib_async[%d]",
 		 task_tgid_vnr(current));
@@ -88,6 +89,7 @@ void ib_async_file_free(struct ib_async_file *file)
 	xa_destroy(&file->objs);
 	xa_destroy(&file->wrs);
 	mutex_destroy(&file->obj_mutex);
+	mutex_destroy(&file->forget_mutex);
 	call_rcu(&file->rcu, ib_async_file_free_rcu);
 	put_device(&adev->dev);
 }
@@ -132,7 +134,8 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 	info->phys_port_cnt = rdma_end_port(ib_dev);
 	info->node_guid = ib_dev->node_guid;
 	info->ibdev_index = ib_dev->index;
-	info->features = IB_ASYNC_FEATURE_READ_BATCH;
+	info->features = IB_ASYNC_FEATURE_READ_BATCH |
+			 IB_ASYNC_FEATURE_EVENT_CHANNEL;
 	if (ib_dev->kverbs_provider)
 		info->features |= IB_ASYNC_FEATURE_VERBS |
 				  IB_ASYNC_FEATURE_COMP_CHANNEL;
@@ -171,7 +174,7 @@ int ib_async_cmd_get_info(struct ib_async_ucmd *u)
 	ib_async_evq_stat(u->evq, &st);
 	info->argsz = sizeof(*info);
 	info->abi_version = IB_ASYNC_ABI_VERSION;
-	info->record_size = IB_ASYNC_REC_SIZE;
+	info->record_size = st.rec_size;
 	info->queue_len = st.cap;
 	info->max_queue_len = ib_async_max_queue_len();
 	info->queued = st.queued;
@@ -219,7 +222,7 @@ static long ib_async_ioctl_fionread(struct ib_async_file *file,
 	struct ib_async_evq_stat st;
 
 	ib_async_evq_stat(&file->evq, &st);
-	return put_user(st.queued * IB_ASYNC_REC_SIZE, uarg);
+	return put_user(st.queued * st.rec_size, uarg);
 }
 
 static long ib_async_ioctl(struct file *filp, unsigned int cmd,
@@ -259,6 +262,7 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
+	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
 	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
 	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);

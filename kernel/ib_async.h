@@ -34,9 +34,13 @@
  *                   with the device through its PD's registration QP
  *                   (ib_async_regq), kept until deregistered.
  *
- *  ib_async_channel a completion channel (channel.c): a file of its own
- *                   with a queue, fed by the completion handler of the CQs
- *                   that use it, each of which holds a reference.
+ *  ib_async_channel a channel (channel.c): a file of its own with a
+ *                   queue. A completion channel is fed by the completion
+ *                   handler of the CQs that use it, each of which holds a
+ *                   reference; an event channel (evchan.c) by the event
+ *                   handlers, through its context's RCU list of channels,
+ *                   with what its subscriptions match. Freed after a
+ *                   grace period.
  *
  * Lock order: disassoc_rwsem -> obj_mutex -> evq.read_mutex -> files_lock
  * -> chan_lock -> evq.lock. Object commands hold disassoc_rwsem for reading and the
@@ -67,9 +71,11 @@
 #include <rdma/ib_async.h>
 
 #define IB_ASYNC_REC_SIZE	sizeof(struct ib_async_event)
+#define IB_ASYNC_CHAN_REC_SIZE	sizeof(struct ib_async_chan_event)
 /* Hard limit for max_queue_len: keeps a resize copy with irqs off short. */
 #define IB_ASYNC_QUEUE_LEN_LIMIT	BIT(20)
 
+struct seq_file;
 struct ib_async_uobj;
 struct ib_async_channel;
 struct ib_async_mr;
@@ -87,10 +93,44 @@ struct ib_async_evcount {
 	u32 queued;
 };
 
-/* A queued record and, for an affiliated event, its object's counters. */
+/**
+ * struct ib_async_slot - a queued record
+ * @rec: the record
+ * @owner: an affiliated event's object's counters, in a queue that counts
+ *	them (the node's and completion channels'); else NULL
+ * @x: in an event channel, 1 + the index of the record's extras in the
+ *	queue's xs; 0 for none (an overflow record)
+ */
 struct ib_async_slot {
 	struct ib_async_event rec;
 	struct ib_async_evcount *owner;
+	u32 x;
+};
+
+/**
+ * struct ib_async_evx - what an event channel's record has beyond the event
+ * @cookie: as &struct ib_async_chan_event's
+ * @occurrences: as &struct ib_async_chan_event's
+ * @last_ns: its last_timestamp_ns
+ * @key: what coalescing compares: type, object type, handle or port
+ * @next: 1 + the next index on its hash chain or on the free list; 0 ends
+ * @hashed: on a hash chain: a later event of @key merges into it
+ */
+struct ib_async_evx {
+	u64 cookie;
+	u64 occurrences;
+	u64 last_ns;
+	u64 key;
+	u32 next;
+	bool hashed;
+};
+
+/* How a queue is made (ib_async_evq_init()) */
+enum {
+	/* records are struct ib_async_chan_event: an event channel's */
+	IB_ASYNC_EVQ_CHAN	= BIT(0),
+	/* and an event like an unread one merges into it */
+	IB_ASYNC_EVQ_COALESCE	= BIT(1),
 };
 
 struct ib_async_evq {
@@ -117,7 +157,20 @@ struct ib_async_evq {
 	u32 holes;
 	u64 next_seq;
 	u64 lost;
-	u64 coalesced;			/* ib_async_evq_push_once() merges */
+	u64 coalesced;			/* events merged into unread records */
+	u64 delivered;			/* records consumed by readers */
+	u32 rec_size;			/* bytes per record a reader gets */
+
+	/*
+	 * Event channels: one set of extras per record that can be queued
+	 * (cap + 1, the end record's included), and in a coalescing one a
+	 * hash of the unread records' keys, 1 << bucket_bits chains. Sized
+	 * with the ring, so pushing never allocates.
+	 */
+	struct ib_async_evx *xs;
+	u32 x_free;			/* 1 + first free, 0: none */
+	u32 *buckets;			/* 1 + first on each chain, 0: empty */
+	u32 bucket_bits;
 	/* a DEVICE_FATAL record was queued: the stream takes nothing more */
 	bool ended;
 	/* the stream is over: after the last record, read() gives dead_err */
@@ -125,7 +178,7 @@ struct ib_async_evq {
 	int dead_err;
 
 	/* Snapshot of records being copied out; used under read_mutex. */
-	struct ib_async_event *bounce;
+	void *bounce;
 };
 
 /**
@@ -206,7 +259,10 @@ struct ib_async_file {
 	bool orphaned;
 	struct list_head reap;
 	struct ib_async_evq evq;
-	struct list_head channels;	/* completion channels made on it */
+	/* channels made on it: RCU, which event delivery walks */
+	struct list_head channels;
+	/* one object's forgetting at a time walks the event channels */
+	struct mutex forget_mutex;
 	/* the data path copies only to and from the opener's memory */
 	struct mm_struct *mm;
 	/* what "rdma resource show" calls the file's objects */
@@ -236,20 +292,62 @@ struct ib_async_file {
 };
 
 /**
- * struct ib_async_channel - a completion channel (channel.c)
- * @ref: its file, and each CQ using it
- * @adev: the device, whose chan_lock guards @file and @list
+ * struct ib_async_sub - one subscription of an event channel
+ * @type_mask: with IB_ASYNC_SUB_TYPES, the event types it matches
+ * @cookie: returned in its records
+ * @id: its id in the channel
+ * @flags: enum ib_async_subscribe_flags
+ * @port: with IB_ASYNC_SUB_PORT, the port it matches
+ * @obj_type: with IB_ASYNC_SUB_OBJECT, the object's type
+ * @obj_handle: and handle
+ */
+struct ib_async_sub {
+	u64 type_mask;
+	u64 cookie;
+	u32 id;
+	u32 flags;
+	u32 port;
+	u32 obj_type;
+	u32 obj_handle;
+};
+
+/**
+ * struct ib_async_subset - an event channel's subscriptions, replaced whole
+ * @rcu: freed after the readers of the set it replaced
+ * @n: how many
+ * @subs: in the order they were made
+ */
+struct ib_async_subset {
+	struct rcu_head rcu;
+	u32 n;
+	struct ib_async_sub subs[];
+};
+
+/**
+ * struct ib_async_channel - a channel (channel.c, evchan.c)
+ * @ref: its file, each CQ using it, and a forgetting object's walk
+ * @adev: the device, whose chan_lock guards @file, @list, @subs, @sub_next
  * @file: the context it was made on; NULL once that is closed
- * @list: on @file's channels
- * @cqs: CQs using it; a new one needs a free slot in @evq
- * @evq: IB_ASYNC_EV_COMP records
+ * @list: on @file's channels (RCU)
+ * @type: enum ib_async_channel_type
+ * @cqs: completion channels: CQs using it; a new one needs a free slot
+ * @subs: event channels: the subscriptions (RCU), NULL for none
+ * @sub_next: event channels: the last subscription id given
+ * @forget: event channels: on a forgetting object's walk (forget_mutex)
+ * @rcu: freed after a grace period, as delivery may be walking past it
+ * @evq: its records
  */
 struct ib_async_channel {
 	struct kref ref;
 	struct ib_async_device *adev;
 	struct ib_async_file *file;
 	struct list_head list;
+	u32 type;
 	atomic_t cqs;
+	struct ib_async_subset __rcu *subs;
+	u32 sub_next;
+	struct list_head forget;
+	struct rcu_head rcu;
 	struct ib_async_evq evq;
 };
 
@@ -301,14 +399,17 @@ u32 ib_async_max_queue_len(void);
 
 /* evq.c */
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
-		      struct ib_async_stats __percpu *stats);
+		      struct ib_async_stats __percpu *stats, unsigned int flags);
 void ib_async_evq_destroy(struct ib_async_evq *q);
 void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 		       struct ib_async_evcount *owner);
 void ib_async_evq_push_once(struct ib_async_evq *q,
 			    const struct ib_async_event *ev,
 			    struct ib_async_evcount *owner);
+void ib_async_evq_push_chan(struct ib_async_evq *q,
+			    const struct ib_async_event *ev, u64 cookie);
 u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner);
+void ib_async_evq_purge_obj(struct ib_async_evq *q, u32 obj_type, u32 handle);
 void ib_async_evq_orphan(struct ib_async_evq *q,
 			 struct ib_async_evcount *owner);
 void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns);
@@ -328,7 +429,9 @@ struct ib_async_evq_stat {
 	u32 queued;
 	u64 lost;
 	u64 coalesced;
+	u64 delivered;
 	u64 next_seq;
+	u32 rec_size;
 };
 
 void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
@@ -451,6 +554,20 @@ struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
 void ib_async_channel_put_cq(struct ib_async_channel *chan);
 void ib_async_channels_close(struct ib_async_file *file, int err);
 void ib_async_comp_handler(struct ib_cq *cq, void *context);
+struct ib_async_channel *ib_async_channel_get(struct ib_async_file *file,
+					      int fd, u32 type);
+void ib_async_channel_put(struct ib_async_channel *chan);
+
+/* evchan.c: event channels */
+void ib_async_evchans_deliver(struct ib_async_file *file,
+			      const struct ib_async_event *ev);
+void ib_async_evchans_forget(struct ib_async_file *file, u32 obj_type,
+			     u32 handle);
+void ib_async_evchan_show_subs(struct seq_file *m,
+			       struct ib_async_channel *chan);
+void ib_async_evchan_free_subs(struct ib_async_channel *chan);
+int ib_async_cmd_subscribe(struct ib_async_ucmd *u);
+int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u);
 
 /* account.c */
 void ib_async_account_init(struct ib_async_file *file);

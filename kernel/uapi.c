@@ -47,6 +47,8 @@ union ib_async_ucmd_buffer {
 	struct ib_async_req_notify_cq req_notify_cq;
 	struct ib_async_reg_mr reg_mr;
 	struct ib_async_post_list post_list;
+	struct ib_async_subscribe subscribe;
+	struct ib_async_unsubscribe unsubscribe;
 };
 
 /**
@@ -131,7 +133,7 @@ static const struct ib_async_ioctl_op ib_async_ops[] = {
 		    IB_ASYNC_POLL_CQ_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
 	IB_ASYNC_OP(CREATE_CHANNEL, ib_async_cmd_create_channel,
 		    struct ib_async_create_channel,
-		    IB_ASYNC_CREATE_CHANNEL_SIZE_V1, 0),
+		    IB_ASYNC_CREATE_CHANNEL_SIZE_V1, IB_ASYNC_CMD_NO_KVERBS),
 	IB_ASYNC_OP(REQ_NOTIFY_CQ, ib_async_cmd_req_notify_cq,
 		    struct ib_async_req_notify_cq,
 		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, 0),
@@ -143,6 +145,12 @@ static const struct ib_async_ioctl_op ib_async_ops[] = {
 	IB_ASYNC_OP(POST_RECV_LIST, ib_async_cmd_post_recv_list,
 		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
 		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(SUBSCRIBE, ib_async_cmd_subscribe,
+		    struct ib_async_subscribe, IB_ASYNC_SUBSCRIBE_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(UNSUBSCRIBE, ib_async_cmd_unsubscribe,
+		    struct ib_async_unsubscribe, IB_ASYNC_UNSUBSCRIBE_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
 };
 
 /*
@@ -185,6 +193,11 @@ static_assert(sizeof(struct ib_async_reg_mr) == IB_ASYNC_REG_MR_SIZE_V1);
 static_assert(sizeof(struct ib_async_post_list) == IB_ASYNC_POST_LIST_SIZE_V1);
 static_assert(sizeof(struct ib_async_send_wr) == IB_ASYNC_SEND_WR_SIZE_V1);
 static_assert(sizeof(struct ib_async_recv_wr) == IB_ASYNC_RECV_WR_SIZE_V1);
+static_assert(sizeof(struct ib_async_chan_event) ==
+	      IB_ASYNC_CHAN_EVENT_SIZE_V1);
+static_assert(sizeof(struct ib_async_subscribe) == IB_ASYNC_SUBSCRIBE_SIZE_V1);
+static_assert(sizeof(struct ib_async_unsubscribe) ==
+	      IB_ASYNC_UNSUBSCRIBE_SIZE_V1);
 /* The numbers fit the range the header reserves. */
 static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_ops) - 1 <=
 	      IB_ASYNC_CMD_LAST);
@@ -294,6 +307,9 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
 
 	if (u->destroyed) {
 		struct ib_async_destroy *d = &buf.destroy;
+
+		ib_async_evchans_forget(u->file, u->destroyed->type,
+					u->destroyed->handle);
 
 		d->events_reported =
 			ib_async_uobj_destroy_end(u->destroyed,

@@ -439,4 +439,7 @@ void ib_async_uobj_event(struct ib_event *event, void *context)
 
 	ib_async_stat_add(uobj->file->adev->stats, IB_ASYNC_STAT_EVENTS, 1);
 	ib_async_evq_push(&uobj->file->evq, &rec, &uobj->ev);
+	rcu_read_lock();
+	ib_async_evchans_deliver(uobj->file, &rec);
+	rcu_read_unlock();
 }

@@ -127,7 +127,7 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	/* bad arguments make nothing */
 	{
 		struct ib_async_create_channel a = {
-			.argsz = sizeof(a), .type = 2,
+			.argsz = sizeof(a), .type = 3,
 		};
 
 		EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL,

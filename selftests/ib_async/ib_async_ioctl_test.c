@@ -97,7 +97,7 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	IBA_SKIPPED_IN_SETUP();
 	/* past the last command, and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_POST_RECV_LIST + 1), buf));
+					  IB_ASYNC_CMD_UNSUBSCRIBE + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
 					  IB_ASYNC_CMD_LAST), buf));
@@ -251,7 +251,8 @@ TEST_F(ioc, get_info_reports_features)
 						    IB_ASYNC_FEATURE_VERBS |
 						    IB_ASYNC_FEATURE_RESIZE_CQ |
 						    IB_ASYNC_FEATURE_COMP_CHANNEL |
-						    IB_ASYNC_FEATURE_USER_MR));
+						    IB_ASYNC_FEATURE_USER_MR |
+						    IB_ASYNC_FEATURE_EVENT_CHANNEL));
 	ret = ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd) ? errno : 0;
 	EXPECT_EQ(info.features & IB_ASYNC_FEATURE_VERBS ? 0 : EOPNOTSUPP, ret);
 	/*

@@ -171,6 +171,9 @@ struct ib_async_event {
  *	memory with the device. Without it (a kernel without user memory
  *	support, a device without fast registration or RC, iWARP) the
  *	command fails with EOPNOTSUPP.
+ * @IB_ASYNC_FEATURE_EVENT_CHANNEL: event channels (IB_ASYNC_CHANNEL_EVENT,
+ *	IB_ASYNC_IOC_SUBSCRIBE, IB_ASYNC_IOC_UNSUBSCRIBE) are offered, on
+ *	every device, with or without kernel verbs.
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -181,6 +184,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_RESIZE_CQ	= 1 << 2,
 	IB_ASYNC_FEATURE_COMP_CHANNEL	= 1 << 3,
 	IB_ASYNC_FEATURE_USER_MR	= 1 << 4,
+	IB_ASYNC_FEATURE_EVENT_CHANNEL	= 1 << 5,
 };
 
 /**
@@ -255,7 +259,9 @@ enum ib_async_read_flags {
  * @argsz: size of the structure.
  * @flags: enum ib_async_read_flags.
  * @consume_seq: 0 to consume nothing.
- * @buf: user pointer to an array of &struct ib_async_event.
+ * @buf: user pointer to an array of records: &struct ib_async_event, or
+ *	on an event channel &struct ib_async_chan_event (GET_INFO's
+ *	record_size).
  * @count: in: records that fit at @buf; out: records copied.
  * @reserved: must be 0.
  *
@@ -1130,17 +1136,25 @@ struct ib_async_poll_cq {
  *	makes
  * @IB_ASYNC_CHANNEL_COMP: a completion channel: IB_ASYNC_EV_COMP records
  *	of the CQs created with it.
+ * @IB_ASYNC_CHANNEL_EVENT: an event channel: the async events of its
+ *	context that its subscriptions (IB_ASYNC_IOC_SUBSCRIBE) match, as
+ *	&struct ib_async_chan_event records.
  */
 enum ib_async_channel_type {
 	IB_ASYNC_CHANNEL_COMP	= 1,
+	IB_ASYNC_CHANNEL_EVENT	= 2,
 };
 
 /**
  * enum ib_async_create_channel_flags - flags of IB_ASYNC_IOC_CREATE_CHANNEL
  * @IB_ASYNC_CHANNEL_NONBLOCK: open the new file descriptor O_NONBLOCK.
+ * @IB_ASYNC_CHANNEL_COALESCE: event channels only: an event whose type and
+ *	object (or, unaffiliated, port) match a record still unread adds to
+ *	that record's occurrences instead of taking a slot.
  */
 enum ib_async_create_channel_flags {
 	IB_ASYNC_CHANNEL_NONBLOCK	= 1 << 0,
+	IB_ASYNC_CHANNEL_COALESCE	= 1 << 1,
 };
 
 /**
@@ -1151,15 +1165,29 @@ enum ib_async_create_channel_flags {
  * @fd: out: the channel's new file descriptor (close-on-exec).
  *
  * A channel is a file of its own, with the queue of the device's node:
- * read() and IB_ASYNC_IOC_READ_BATCH return &struct ib_async_event
- * records, poll/epoll and O_ASYNC work, IB_ASYNC_IOC_GET_INFO reports its
- * queue and IB_ASYNC_IOC_SET_QUEUE_LEN resizes it (the default is the
- * module's default queue length); other commands fail on it with ENOTTY.
- * A CQ that already has an unread record in the channel gets no second
- * one: its events merge (counted as coalesced in fdinfo), as they mean
- * the same thing, "poll this CQ". When the file it was made on is closed,
- * or the device is removed, reads return what is queued, then fail with
- * EIO (closed) or ENODEV (removed), and poll reports EPOLLHUP.
+ * read() and IB_ASYNC_IOC_READ_BATCH return whole records, poll/epoll and
+ * O_ASYNC work, IB_ASYNC_IOC_GET_INFO reports its queue (and in
+ * record_size the size of its records) and IB_ASYNC_IOC_SET_QUEUE_LEN
+ * resizes it (the default is the module's default queue length); other
+ * commands fail on it with ENOTTY. When the file it was made on is
+ * closed, reads return what is queued, then fail with EIO, and poll
+ * reports EPOLLHUP.
+ *
+ * A completion channel holds &struct ib_async_event records. A CQ that
+ * already has an unread record in the channel gets no second one: its
+ * events merge (counted as coalesced in fdinfo), as they mean the same
+ * thing, "poll this CQ". When the device is removed its reads end with
+ * ENODEV once the queued records are read.
+ *
+ * An event channel holds &struct ib_async_chan_event records: it starts
+ * with no subscription, and receives each async event its context's queue
+ * receives that one of its subscriptions matches, once, whatever the
+ * number of subscriptions that match. A DEVICE_FATAL, the end of every
+ * stream, reaches every event channel, subscribed or not. When the device
+ * is removed the stream ends as the node's does: a DEVICE_FATAL record
+ * (cookie 0) unless one ended it already, then ENODEV. Its records need
+ * no acknowledgment: destroying an object discards its unread records in
+ * every channel, and a record read is the reader's copy.
  */
 struct ib_async_create_channel {
 	__u32 argsz;
@@ -1169,6 +1197,100 @@ struct ib_async_create_channel {
 };
 
 #define IB_ASYNC_CREATE_CHANNEL_SIZE_V1	16
+
+/**
+ * struct ib_async_chan_event - one record of an event channel
+ * @event: the event, as the context's own queue reports it, except that
+ *	@event.seq numbers the channel's stream (an overflow record's count
+ *	is, as there, the number of events the channel lost).
+ * @cookie: the cookie of the earliest subscription that matched; 0 for an
+ *	overflow record and for the DEVICE_FATAL of device removal.
+ * @occurrences: how many events the record stands for: 1, or more in a
+ *	coalescing channel (which does not give the merged ones sequence
+ *	numbers of their own); 0 for an overflow record.
+ * @last_timestamp_ns: CLOCK_MONOTONIC time of the last of them.
+ */
+struct ib_async_chan_event {
+	struct ib_async_event event;
+	__aligned_u64 cookie;
+	__aligned_u64 occurrences;
+	__aligned_u64 last_timestamp_ns;
+};
+
+#define IB_ASYNC_CHAN_EVENT_SIZE_V1	72
+
+/**
+ * enum ib_async_subscribe_flags - what a subscription matches on
+ * @IB_ASYNC_SUB_TYPES: only events whose type has its bit in type_mask.
+ * @IB_ASYNC_SUB_PORT: only events whose port_num is port (0: events of
+ *	the whole device).
+ * @IB_ASYNC_SUB_OBJECT: only events of the object obj_handle.
+ *
+ * A subscription without any of them matches every event.
+ */
+enum ib_async_subscribe_flags {
+	IB_ASYNC_SUB_TYPES	= 1 << 0,
+	IB_ASYNC_SUB_PORT	= 1 << 1,
+	IB_ASYNC_SUB_OBJECT	= 1 << 2,
+};
+
+/* Most subscriptions one event channel holds at a time. */
+#define IB_ASYNC_MAX_SUBSCRIPTIONS	64
+
+/**
+ * struct ib_async_subscribe - argument of IB_ASYNC_IOC_SUBSCRIBE
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_subscribe_flags.
+ * @fd: the event channel, made on this file.
+ * @port: with IB_ASYNC_SUB_PORT, the port (0..phys_port_cnt); else 0.
+ * @type_mask: with IB_ASYNC_SUB_TYPES, bit N for enum ib_async_event_type
+ *	N (0..IB_ASYNC_EV_DEVICE_SPEED_CHANGE), at least one; else 0.
+ * @cookie: returned in every record the subscription matches.
+ * @obj_handle: with IB_ASYNC_SUB_OBJECT, a CQ, QP, SRQ or WQ of this file;
+ *	else 0.
+ * @sub_id: out: the subscription's id in the channel, never 0 and never
+ *	reused while the channel exists.
+ *
+ * Sent to the context's node, naming the channel by its descriptor (as
+ * IB_ASYNC_IOC_CREATE_CQ names a completion channel). A subscription to
+ * an object ends when the object is destroyed; the channel holds no
+ * reference on it. Errors: EBADF (no such descriptor), EINVAL (not an
+ * event channel of this file, a bit or field out of range, an object
+ * that raises no events), ENOENT (no such object), ENOSPC (the channel
+ * has IB_ASYNC_MAX_SUBSCRIPTIONS), EIO (the channel's stream ended).
+ */
+struct ib_async_subscribe {
+	__u32 argsz;
+	__u32 flags;
+	__s32 fd;
+	__u32 port;
+	__aligned_u64 type_mask;
+	__aligned_u64 cookie;
+	__u32 obj_handle;
+	__u32 sub_id;
+};
+
+#define IB_ASYNC_SUBSCRIBE_SIZE_V1	40
+
+/**
+ * struct ib_async_unsubscribe - argument of IB_ASYNC_IOC_UNSUBSCRIBE
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @fd: the event channel, made on this file.
+ * @sub_id: the subscription.
+ *
+ * From the command's return on, no event the subscription alone matches
+ * is queued; records already queued stay. ENOENT for an id the channel
+ * does not hold (never had, or already ended).
+ */
+struct ib_async_unsubscribe {
+	__u32 argsz;
+	__u32 flags;
+	__s32 fd;
+	__u32 sub_id;
+};
+
+#define IB_ASYNC_UNSUBSCRIBE_SIZE_V1	16
 
 /**
  * enum ib_async_notify_flags - flags of IB_ASYNC_IOC_REQ_NOTIFY_CQ
@@ -1285,6 +1407,8 @@ struct ib_async_reg_mr {
  * @IB_ASYNC_CMD_REG_MR: &struct ib_async_reg_mr.
  * @IB_ASYNC_CMD_POST_SEND_LIST: &struct ib_async_post_list.
  * @IB_ASYNC_CMD_POST_RECV_LIST: &struct ib_async_post_list.
+ * @IB_ASYNC_CMD_SUBSCRIBE: &struct ib_async_subscribe.
+ * @IB_ASYNC_CMD_UNSUBSCRIBE: &struct ib_async_unsubscribe.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -1315,6 +1439,8 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_REG_MR,
 	IB_ASYNC_CMD_POST_SEND_LIST,
 	IB_ASYNC_CMD_POST_RECV_LIST,
+	IB_ASYNC_CMD_SUBSCRIBE,
+	IB_ASYNC_CMD_UNSUBSCRIBE,
 };
 
 #define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
@@ -1356,5 +1482,8 @@ enum ib_async_cmd {
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND_LIST)
 #define IB_ASYNC_IOC_POST_RECV_LIST \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV_LIST)
+#define IB_ASYNC_IOC_SUBSCRIBE	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_SUBSCRIBE)
+#define IB_ASYNC_IOC_UNSUBSCRIBE \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_UNSUBSCRIBE)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */
