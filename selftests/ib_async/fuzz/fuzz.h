@@ -148,7 +148,7 @@ struct fz_shared {
 };
 
 /* A worker: one thread, or a process forked by one. */
-/* Completion channels a worker keeps open; the oldest is closed first. */
+/* Channels a worker keeps open; the oldest is closed first. */
 #define FZ_CHANNELS	4
 
 struct fz_ctx {
@@ -171,9 +171,10 @@ struct fz_ctx {
 	/* the call in flight: for reports, and its file's generation */
 	char desc[256];
 	uint32_t gen;
-	/* completion channels this worker made, and the slot of each */
+	/* channels this worker made, the slot and type of each */
 	int chan_fd[FZ_CHANNELS];
 	uint32_t chan_slot[FZ_CHANNELS];
+	uint32_t chan_type[FZ_CHANNELS];
 	uint32_t nchan;
 };
 
@@ -275,6 +276,8 @@ struct fz_call {
 		struct ib_async_post_send post_send;
 		struct ib_async_poll_cq poll_cq;
 		struct ib_async_create_channel create_channel;
+		struct ib_async_subscribe subscribe;
+		struct ib_async_unsubscribe unsubscribe;
 		struct ib_async_req_notify_cq req_notify_cq;
 		struct ib_async_reg_mr reg_mr;
 		struct ib_async_post_list post_list;
@@ -317,7 +320,8 @@ struct fz_cmd {
 	X(POST_RECV, post_recv) X(POST_SEND, post_send)			\
 	X(POLL_CQ, poll_cq) X(CREATE_CHANNEL, create_channel)		\
 	X(REQ_NOTIFY_CQ, req_notify_cq) X(REG_MR, reg_mr)		\
-	X(POST_SEND_LIST, post_send_list) X(POST_RECV_LIST, post_recv_list)
+	X(POST_SEND_LIST, post_send_list) X(POST_RECV_LIST, post_recv_list) \
+	X(SUBSCRIBE, subscribe) X(UNSUBSCRIBE, unsubscribe)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };

@@ -1414,15 +1414,29 @@ void fz_done_post_send(struct fz_ctx *ctx, struct fz_call *c)
 	(void)c;
 }
 
-/* ---- completion channels ---- */
+/* ---- completion and event channels ---- */
 
 bool fz_build_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 {
 	struct ib_async_create_channel *a = &c->a.create_channel;
 
-	a->type = IB_ASYNC_CHANNEL_COMP;
+	a->type = fz_chance(&ctx->rng, 60) ? IB_ASYNC_CHANNEL_COMP :
+					     IB_ASYNC_CHANNEL_EVENT;
 	a->flags = fz_chance(&ctx->rng, 50) ? IB_ASYNC_CHANNEL_NONBLOCK : 0;
+	if (a->type == IB_ASYNC_CHANNEL_EVENT && fz_chance(&ctx->rng, 50))
+		a->flags |= IB_ASYNC_CHANNEL_COALESCE;
 	return true;
+}
+
+/* Whether a channel's record is one it may hold. */
+static bool channel_record_ok(uint32_t chan_type,
+			      const struct ib_async_event *ev)
+{
+	if (ev->event_type == IB_ASYNC_EV_OVERFLOW)
+		return true;
+	if (chan_type == IB_ASYNC_CHANNEL_COMP)
+		return ev->event_type == IB_ASYNC_EV_COMP;
+	return ev->event_type <= IB_ASYNC_EV_DEVICE_SPEED_CHANGE;
 }
 
 /*
@@ -1432,9 +1446,9 @@ bool fz_build_create_channel(struct fz_ctx *ctx, struct fz_call *c)
  */
 void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 {
-	struct ib_async_event ev[8];
+	struct ib_async_chan_event ev[8];
 	int fd = c->a.create_channel.fd;
-	uint32_t i;
+	uint32_t i, size;
 
 	if (!check(ctx, fd >= 0, "channel-fd",
 		   "CREATE_CHANNEL succeeded with a negative fd"))
@@ -1444,10 +1458,12 @@ void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 		for (i = 1; i < FZ_CHANNELS; i++) {
 			ctx->chan_fd[i - 1] = ctx->chan_fd[i];
 			ctx->chan_slot[i - 1] = ctx->chan_slot[i];
+			ctx->chan_type[i - 1] = ctx->chan_type[i];
 		}
 		ctx->nchan--;
 	}
 	ctx->chan_fd[ctx->nchan] = fd;
+	ctx->chan_type[ctx->nchan] = c->a.create_channel.type;
 	ctx->chan_slot[ctx->nchan++] = c->slot;
 	for (i = 0; i < ctx->nchan; i++) {
 		struct ib_async_read_batch b = {
@@ -1459,10 +1475,76 @@ void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 			continue;
 		check(ctx, b.count <= 8, "channel-read",
 		      "a channel returned more records than asked");
-		check(ctx, !b.count || ev[0].event_type == IB_ASYNC_EV_COMP ||
-		      ev[0].event_type == IB_ASYNC_EV_OVERFLOW,
+		/* an event channel's records are longer: step by its size */
+		size = ctx->chan_type[i] == IB_ASYNC_CHANNEL_EVENT ?
+		       sizeof(ev[0]) : sizeof(ev[0].event);
+		check(ctx, !b.count ||
+		      channel_record_ok(ctx->chan_type[i],
+					(void *)((char *)ev +
+						 (b.count - 1) * size)),
 		      "channel-record", "a channel returned a foreign record");
 	}
+}
+
+/* One of this worker's channels, mostly an event channel of @slot. */
+static int pick_channel(struct fz_ctx *ctx, uint32_t slot)
+{
+	uint32_t i, j;
+
+	if (!ctx->nchan)
+		return -1;
+	i = fz_below(&ctx->rng, ctx->nchan);
+	for (j = 0; j < ctx->nchan && fz_chance(&ctx->rng, 90); j++)
+		if (ctx->chan_slot[j] == slot &&
+		    ctx->chan_type[j] == IB_ASYNC_CHANNEL_EVENT)
+			i = j;
+	return ctx->chan_fd[i];
+}
+
+bool fz_build_subscribe(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_subscribe *a = &c->a.subscribe;
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj o;
+
+	a->fd = pick_channel(ctx, c->slot);
+	a->cookie = fz_next(r);
+	if (fz_chance(r, 40)) {
+		a->flags |= IB_ASYNC_SUB_TYPES;
+		a->type_mask = fz_next(r) & ((1ULL << 21) - 1);
+		if (!a->type_mask)
+			a->type_mask = 1ULL << IB_ASYNC_EV_PORT_ERR;
+	}
+	if (fz_chance(r, 40)) {
+		a->flags |= IB_ASYNC_SUB_PORT;
+		a->port = fz_below(r, 3);
+	}
+	if (fz_chance(r, 30) && fz_pick_obj(ctx, c->slot, 0, &o)) {
+		a->flags |= IB_ASYNC_SUB_OBJECT;
+		a->obj_handle = o.handle;
+	}
+	return true;
+}
+
+void fz_done_subscribe(struct fz_ctx *ctx, struct fz_call *c)
+{
+	check(ctx, c->a.subscribe.sub_id != 0, "subscribe-id",
+	      "SUBSCRIBE succeeded with subscription id 0");
+}
+
+bool fz_build_unsubscribe(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_unsubscribe *a = &c->a.unsubscribe;
+
+	a->fd = pick_channel(ctx, c->slot);
+	a->sub_id = fz_range(&ctx->rng, 1, 16);
+	return true;
+}
+
+void fz_done_unsubscribe(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
 }
 
 bool fz_build_req_notify_cq(struct fz_ctx *ctx, struct fz_call *c)

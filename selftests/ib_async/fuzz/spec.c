@@ -252,7 +252,8 @@ static const struct fz_field f_poll_cq[] = {
 };
 
 static const struct fz_field f_create_channel[] = {
-	HDR(ib_async_create_channel, IB_ASYNC_CHANNEL_NONBLOCK),
+	HDR(ib_async_create_channel,
+	    IB_ASYNC_CHANNEL_NONBLOCK | IB_ASYNC_CHANNEL_COALESCE),
 	F(ib_async_create_channel, type, FK_VAL, 0),
 	F(ib_async_create_channel, fd, FK_OUT, 0),
 };
@@ -288,6 +289,23 @@ static const struct fz_field f_post_list[] = {
 	F(ib_async_post_list, posted, FK_OUT, 0),
 	F(ib_async_post_list, error, FK_OUT, 0),
 	F(ib_async_post_list, reserved, FK_RSV, 0),
+};
+
+static const struct fz_field f_subscribe[] = {
+	HDR(ib_async_subscribe, IB_ASYNC_SUB_TYPES | IB_ASYNC_SUB_PORT |
+				IB_ASYNC_SUB_OBJECT),
+	F(ib_async_subscribe, fd, FK_VAL, 0),
+	F(ib_async_subscribe, port, FK_PORT, 0),
+	F(ib_async_subscribe, type_mask, FK_VAL, 0),
+	F(ib_async_subscribe, cookie, FK_VAL, 0),
+	F(ib_async_subscribe, obj_handle, FK_VAL, 0),
+	F(ib_async_subscribe, sub_id, FK_OUT, 0),
+};
+
+static const struct fz_field f_unsubscribe[] = {
+	HDR(ib_async_unsubscribe, 0),
+	F(ib_async_unsubscribe, fd, FK_VAL, 0),
+	F(ib_async_unsubscribe, sub_id, FK_VAL, 0),
 };
 
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
@@ -357,6 +375,10 @@ const struct fz_cmd fz_cmds[] = {
 	    IB_ASYNC_POST_LIST_SIZE_V1, f_post_list, 8, true),
 	CMD(POST_RECV_LIST, post_recv_list, ib_async_post_list,
 	    IB_ASYNC_POST_LIST_SIZE_V1, f_post_list, 6, true),
+	CMD(SUBSCRIBE, subscribe, ib_async_subscribe,
+	    IB_ASYNC_SUBSCRIBE_SIZE_V1, f_subscribe, 3, false),
+	CMD(UNSUBSCRIBE, unsubscribe, ib_async_unsubscribe,
+	    IB_ASYNC_UNSUBSCRIBE_SIZE_V1, f_unsubscribe, 2, false),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -366,7 +388,7 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_POST_RECV_LIST,
+	       IB_ASYNC_CMD_UNSUBSCRIBE,
 	       "enum ib_async_cmd grew: describe the new command here");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)
