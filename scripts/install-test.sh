@@ -5,7 +5,8 @@
 # PREFIX=/usr/local. For each, what was installed is checked, not what
 # the Makefiles meant to install:
 #   - the file list, exactly (the module source by debian/ib-async-dkms.install,
-#     a man page for every function of <infiniband/ib_async_shim.h>);
+#     a man page for every function of <infiniband/ib_async_shim.h> and
+#     <infiniband/ib_async.h>);
 #   - libibasync.so.1: SONAME, its NEEDED libibverbs, every symbol of
 #     user/libibasync.map exported at its version node and nothing else;
 #     the libibasync.so link; ib_async_watch runs on the installed library;
@@ -48,11 +49,14 @@ changelog_version() {
 }
 version=$(changelog_version)
 
-# The functions <infiniband/ib_async_shim.h> declares.
+# The functions <infiniband/ib_async_shim.h> and <infiniband/ib_async.h>
+# declare (the name before the parenthesis: a return type may be a
+# struct ibasync_... too).
 shim_functions() {
-	grep -oE '^[a-z_0-9 ]+[ *]ibasync_[a-z_0-9]+\(' \
-		"$top/user/include/infiniband/ib_async_shim.h" |
-		grep -oE 'ibasync_[a-z_0-9]+' | sort -u
+	grep -hoE '^[a-z_0-9 ]+[ *]ibasync_[a-z_0-9]+\(' \
+		"$top/user/include/infiniband/ib_async_shim.h" \
+		"$top/user/include/infiniband/ib_async.h" |
+		grep -oE 'ibasync_[a-z_0-9]+\($' | tr -d '(' | sort -u
 }
 
 # The module's source files, where debian/ib-async-dkms.install puts them
@@ -73,6 +77,7 @@ expected_files() {
 	local p=$1 libdir=$1/lib/$multiarch f
 	printf '%s\n' "$p/bin/ib_async_watch" \
 		"$p/include/infiniband/ib_async_shim.h" \
+		"$p/include/infiniband/ib_async.h" \
 		"$p/include/rdma/ib_async.h" \
 		"$libdir/libibasync.so.1" "$libdir/libibasync.so" \
 		"$libdir/pkgconfig/libibasync.pc" \
@@ -173,8 +178,10 @@ build_program() {	# DEST PREFIX
 	cc -Wall -Wextra -Werror -MMD -MF "$prog.d" -o "$prog" \
 		"$top/scripts/installed-program.c" $flags &&
 		grep -F "$dest$prefix/include/infiniband/ib_async_shim.h" "$prog.d" >/dev/null &&
+		grep -F "$dest$prefix/include/infiniband/ib_async.h" "$prog.d" >/dev/null &&
 		grep -F "$dest$prefix/include/rdma/ib_async.h" "$prog.d" >/dev/null &&
 		objdump -T "$prog" | grep -E '\(?IBASYNC_1\.0\)?[[:space:]]+ibasync_lost_events$' >/dev/null &&
+		objdump -T "$prog" | grep -E '\(?IBASYNC_1\.1\)?[[:space:]]+ibasync_create_channel$' >/dev/null &&
 		LD_LIBRARY_PATH=$dest$prefix/lib/$multiarch ldd "$prog" |
 		grep -F "libibasync.so.1 => $dest$prefix/lib/$multiarch/" >/dev/null &&
 		LD_LIBRARY_PATH=$dest$prefix/lib/$multiarch "$prog"
@@ -266,7 +273,7 @@ run_prefix() {	# PREFIX
 	installed_files "$dest" >"$tmp/installed"
 	check "PREFIX=$prefix: the files installed are the expected $(wc -l <"$tmp/expected")" \
 		same_list "$tmp/expected" "$tmp/installed"
-	check "PREFIX=$prefix: a man page for each of the $(shim_functions | wc -l) functions of ib_async_shim.h" \
+	check "PREFIX=$prefix: a man page for each of the $(shim_functions | wc -l) functions of ib_async_shim.h and ib_async.h" \
 		check_man_pages "$dest" "$prefix"
 	check "PREFIX=$prefix: the .so man pages name pages installed" \
 		check_man_links "$dest" "$prefix"

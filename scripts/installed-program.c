@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * A program built against an installed libibasync (make install's tree,
- * or libibasync-dev): the shim's own call, a verbs one and one libibverbs
- * provides, so it needs both libraries' headers and symbols.
- * scripts/install-test.sh and scripts/deb-test.sh build and run it.
+ * or libibasync-dev): the shim's own calls (of both its headers), a verbs
+ * one and one libibverbs provides, so it needs both libraries' headers
+ * and symbols. scripts/install-test.sh and scripts/deb-test.sh build and
+ * run it.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
 
 int main(void)
@@ -17,8 +21,15 @@ int main(void)
 		struct ibv_context *ctx = ibv_open_device(list[0]);
 
 		if (ctx) {
+			struct ibasync_channel *ch;
+
 			printf("lost %llu\n",
 			       (unsigned long long)ibasync_lost_events(ctx));
+			ch = ibasync_create_channel(ctx, 0);
+			printf("event channel: %s\n",
+			       ch ? "yes" : strerror(errno));
+			if (ch)
+				ibasync_destroy_channel(ch);
 			ibv_close_device(ctx);
 		}
 	}

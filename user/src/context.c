@@ -76,6 +76,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	features = node_features(fd);
 	c->ev_no_batch = !(features & IB_ASYNC_FEATURE_READ_BATCH);
 	c->user_mr = features & IB_ASYNC_FEATURE_USER_MR;
+	c->evchan = features & IB_ASYNC_FEATURE_EVENT_CHANNEL;
 	atomic_init(&c->lost_events, 0);
 	pthread_mutex_init(&c->ev_lock, NULL);
 	pthread_mutex_init(&c->dead_lock, NULL);

@@ -80,6 +80,8 @@ struct ibasync_context {
 	 * here and messages go through the kernel's buffers.
 	 */
 	bool user_mr;
+	/* IB_ASYNC_FEATURE_EVENT_CHANNEL: ibasync_create_channel() works */
+	bool evchan;
 
 	/* memory regions by lkey, without user_mr; see mr.c */
 	pthread_rwlock_t mr_lock;
@@ -283,6 +285,16 @@ void ibasync_mr_init(struct ibasync_context *c);
 void ibasync_mr_fini(struct ibasync_context *c);
 int ibasync_mr_check(struct ibasync_context *c, const struct ibv_sge *sge,
 		     int need_access);
+
+/*
+ * An event channel (evchan.c): a file the kernel made on the context's
+ * file, which names it by fd in (un)subscribe requests. Never changed
+ * after creation, so every call on it may run in any thread.
+ */
+struct ibasync_channel {
+	struct ibv_context *context;
+	int fd;
+};
 
 /* channel.c */
 int ibasync_channel_attach(struct ibv_comp_channel *channel,

@@ -29,6 +29,13 @@ for s in ibasync_query ibasync_set_queue_len ibasync_lost_events; do
 	printf '%s\n' "$DEFS" | grep -qx "IBASYNC_1.0 $s"
 	ok $? "$s@@IBASYNC_1.0 defined"
 done
+for s in ibasync_create_channel ibasync_destroy_channel ibasync_channel_fd \
+	 ibasync_subscribe ibasync_unsubscribe ibasync_get_events; do
+	printf '%s\n' "$DEFS" | grep -qx "IBASYNC_1.1 $s"
+	ok $? "$s@@IBASYNC_1.1 defined"
+done
+"$OBJDUMP" -p "$LIB" | grep -A1 'IBASYNC_1\.1$' | grep -q '^[[:space:]]*IBASYNC_1\.0[[:space:]]*$'
+ok $? "IBASYNC_1.1 inherits IBASYNC_1.0"
 # rdma-core's enum-to-string calls are libibverbs' own, reached through
 # our dependency on it when a program is linked against us alone
 STRS="ibv_event_type_str ibv_wc_status_str ibv_port_state_str ibv_node_type_str"
@@ -38,7 +45,7 @@ for s in $STRS; do
 done
 "$OBJDUMP" -p "$LIB" | grep -q 'NEEDED *libibverbs\.so\.1$'
 ok $? "NEEDED libibverbs.so.1"
-extra=$(printf '%s\n' "$DEFS" | grep -v -e '^IBVERBS_1\.[0-9]* _*ibv_' -e '^IBASYNC_1.0 ibasync_')
+extra=$(printf '%s\n' "$DEFS" | grep -v -e '^IBVERBS_1\.[0-9]* _*ibv_' -e '^IBASYNC_1\.[01] ibasync_')
 [ -z "$extra" ]
 ok $? "no other exported functions${extra:+: $extra}"
 

@@ -5,6 +5,7 @@
 set -u
 WATCH=${WATCH:-./ib_async_watch}
 MKREC=${MKREC:-build/plain/bin/mkrec}
+FAKE_EVCHAN=${FAKE_EVCHAN:-$(pwd)/build/plain/lib/fake_evchan.so}
 LIB=$(pwd)/libibasync.so.1
 OBJDUMP=${OBJDUMP:-objdump}
 NM=${NM:-nm}
@@ -80,6 +81,72 @@ pid=$!
 wait $pid
 grep -q '^{"timestamp_ns":1000000042,"time":"[^"]*","device":"fake0","seq":42,"type":"IBV_EVENT_GID_CHANGE","type_num":18,"desc":"GID table change","obj":"port","port":1,"handle":0,"element":1,"count":1}$' "$TMP/out"
 ok $? "--json line: $(cat "$TMP/out")"
+
+# Event channels. The fake tree's node has no ioctls, so no channels:
+# -t alone keeps filtering the node's records here (above); --port and
+# --coalesce cannot be met.
+for opt in "--port 1" "--coalesce"; do
+	# shellcheck disable=SC2086 # the option and its argument
+	"$WATCH" -d fake0 $opt --timeout 1 >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 1 ] && grep -q "fake0: cannot create an event channel: the ib_async module has none" "$TMP/err"
+	ok $? "$opt without kernel event channels: exit 1, says so (rc $rc: $(cat "$TMP/err"))"
+done
+
+# With them (fake_evchan.so answers the ioctls, the FIFO $CHAN is the
+# channel): subscriptions made, the channel's records printed.
+CHAN="$TMP/chan"
+mkfifo "$CHAN"
+export IBASYNC_FAKE_CHAN="$CHAN" IBASYNC_FAKE_LOG="$TMP/log"
+exec 3<>"$CHAN"		# O_RDWR: writes never wait for the watcher
+: > "$TMP/log"
+"$MKREC" 0x10000:0:1:4:0:0xffff:0:0:0 8:1:5:1:1:0:0:1:1000000005 \
+	10:2:6:1:2:0:1:3:1000000099 9:0:7:1:0:0:2:1:1000000007 \
+	11:2:8:1:2:0:1:1:1000000008 >&3
+LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --port 2 -p 0 --port 2 \
+	-t port_err -t IBV_EVENT_PORT_ACTIVE --coalesce -q 16 -n 2 \
+	>"$TMP/out" 2>"$TMP/err"; rc=$?
+ok "$([ $rc = 0 ]; echo $?)" "--port --coalesce -t -n 2: exit 0 (rc $rc $(cat "$TMP/err"))"
+printf '%s\n' "create type=2 flags=3" "queue_len fd=node len=16" \
+	"queue_len fd=chan len=16" \
+	"subscribe fd=chan flags=3 port=2 types=0x600 cookie=1" \
+	"subscribe fd=chan flags=3 port=0 types=0x600 cookie=2" > "$TMP/want"
+sort "$TMP/want" > "$TMP/want.s"
+sort "$TMP/log" > "$TMP/log.s"
+cmp -s "$TMP/want.s" "$TMP/log.s"
+ok $? "one NONBLOCK|COALESCE event channel, -q on it too, a subscription per port: $(tr '\n' '|' < "$TMP/log")"
+sed -n 1p "$TMP/out" | grep -q " fake0 OVERFLOW 4 events lost seq 1-4$"
+ok $? "channel overflow line: $(sed -n 1p "$TMP/out")"
+sed -n 2p "$TMP/out" | grep -q " fake0 port 1 IBV_EVENT_DEVICE_FATAL (local catastrophic error) seq 5 cookie 0$"
+ok $? "the stream's end, of no subscription, printed: $(sed -n 2p "$TMP/out")"
+sed -n 3p "$TMP/out" | grep -q " fake0 port 2 IBV_EVENT_PORT_ERR (port error) seq 6 cookie 1 occurrences 3 last 1.000000099$"
+ok $? "coalesced record: $(sed -n 3p "$TMP/out")"
+sed -n 4p "$TMP/out" | grep -q " fake0 port 0 IBV_EVENT_PORT_ACTIVE (port active) seq 7 cookie 2$"
+ok $? "second port's record: $(sed -n 4p "$TMP/out")"
+[ "$(wc -l < "$TMP/out")" = 4 ]
+ok $? "-n 2 counts the subscribed events only: 4 lines"
+
+# -t alone: a channel where the kernel has them; JSON with the channel's fields
+: > "$TMP/log"
+"$MKREC" 10:1:9:1:1:0:1:2:1000000012 >&3
+LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 -t port_err --json -n 1 \
+	>"$TMP/out" 2>"$TMP/err"; rc=$?
+grep -q '"seq":9,"type":"IBV_EVENT_PORT_ERR","type_num":10,"desc":"port error","obj":"port","port":1,"handle":0,"element":1,"count":1,"cookie":1,"occurrences":2,"last_timestamp_ns":1000000012}$' "$TMP/out" &&
+	[ $rc = 0 ]
+ok $? "--json on a channel: port, type, cookie, occurrences, last_timestamp_ns: $(cat "$TMP/out" "$TMP/err")"
+grep -qx "subscribe fd=chan flags=1 port=0 types=0x400 cookie=1" "$TMP/log" &&
+	grep -qx "create type=2 flags=1" "$TMP/log"
+ok $? "-t alone: one subscription of the type, no coalescing: $(tr '\n' '|' < "$TMP/log")"
+
+LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --port 2 -t 21 --timeout 1 \
+	>/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "event type 21 cannot be subscribed to (0-20 only)" "$TMP/err"
+ok $? "--port with -t 21: exit 1, says so (rc $rc: $(cat "$TMP/err"))"
+LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --port 3 --timeout 1 \
+	>/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "no watched device has port 3" "$TMP/err"
+ok $? "--port beyond the device's 2: exit 1, says so (rc $rc: $(cat "$TMP/err"))"
+exec 3>&-
+unset IBASYNC_FAKE_CHAN IBASYNC_FAKE_LOG
 
 # the unmodified rdma-core binary, on our implementation
 AW=$(command -v ibv_asyncwatch)

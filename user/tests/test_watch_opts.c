@@ -90,8 +90,59 @@ static void test_args(void)
 	BAD("--timeout", "-1");
 	BAD("--timeout", "inf");
 	BAD("-t", "nope");
+	BAD("--port", "x");
+	BAD("--port", "-1");
+	BAD("-p", "4294967296");
+	BAD("--coalesce", "1");
 	BAD("extra");
 	BAD("--bogus");
+}
+
+static void test_channel_opts(void)
+{
+	char *many[2 * (WATCH_MAX_FILTERS + 1) + 2] = { "ib_async_watch" };
+	char nums[WATCH_MAX_FILTERS + 1][12];
+	struct watch_opts o;
+	uint64_t mask;
+	uint32_t bad = 0;
+	int argc = 1;
+
+	OK(!parse(&o, ARGC("--port", "2", "-p", "0", "--port", "2",
+			   "--coalesce"),
+		  ARGV("--port", "2", "-p", "0", "--port", "2", "--coalesce")) &&
+	   o.nports == 2 && o.ports[0] == 2 && o.ports[1] == 0 && o.coalesce,
+	   "--port 2 -p 0 --port 2 --coalesce: ports 2, 0 (once each)");
+	OK(watch_needs_channel(&o), "--port/--coalesce need a channel");
+	OK(!watch_type_mask(&o, &mask, &bad) && mask == 0,
+	   "no -t: mask 0 (every type)");
+	watch_opts_free(&o);
+
+	OK(!parse(&o, ARGC("-t", "port_err", "-t", "0x10000", "-t", "20"),
+		  ARGV("-t", "port_err", "-t", "0x10000", "-t", "20")) &&
+	   !watch_needs_channel(&o) && !o.coalesce,
+	   "-t alone: no channel needed");
+	OK(!watch_type_mask(&o, &mask, &bad) &&
+	   mask == ((1ULL << 10) | (1ULL << 20)),
+	   "mask: PORT_ERR and DEVICE_SPEED_CHANGE, OVERFLOW adds nothing");
+	watch_opts_free(&o);
+	OK(!parse(&o, ARGC("-t", "9", "-t", "21"), ARGV("-t", "9", "-t", "21")) &&
+	   watch_type_mask(&o, &mask, &bad) == -1 && bad == 21,
+	   "-t 21: no subscription can name it");
+	watch_opts_free(&o);
+
+	for (int i = 0; i <= WATCH_MAX_FILTERS; i++) {
+		snprintf(nums[i], sizeof(nums[i]), "%d", i);
+		many[argc++] = "--port";
+		many[argc++] = nums[i];
+	}
+	many[argc] = NULL;
+	OK(parse(&o, argc, many), "%d distinct ports: too many",
+	   WATCH_MAX_FILTERS + 1);
+	watch_opts_free(&o);
+	many[argc - 2] = NULL;
+	OK(!parse(&o, argc - 2, many) && o.nports == WATCH_MAX_FILTERS,
+	   "%d ports: fine", WATCH_MAX_FILTERS);
+	watch_opts_free(&o);
 }
 
 static void test_format(void)
@@ -138,12 +189,59 @@ static void test_format(void)
 	   "too small a buffer: -1, not a cut line");
 }
 
+/* Records of an event channel: the node's line, then cookie and counts. */
+static void test_format_chan(void)
+{
+	struct watch_clock now = { .mono = { 110, 0 }, .real = { 1000000000, 0 } };
+	struct ib_async_chan_event one = {
+		.event = { .element = 2, .seq = 3, .timestamp_ns = 100123456789ULL,
+			   .count = 1, .event_type = 10, .port_num = 2,
+			   .obj_type = IB_ASYNC_OBJ_PORT },
+		.cookie = 2, .occurrences = 1,
+		.last_timestamp_ns = 100123456789ULL,
+	};
+	struct ib_async_chan_event many = one, ovf = {
+		.event = { .seq = 4, .timestamp_ns = 100500000000ULL,
+			   .count = 5, .event_type = IB_ASYNC_EV_OVERFLOW,
+			   .obj_type = IB_ASYNC_OBJ_NONE },
+	};
+	char buf[512];
+
+	many.occurrences = 40;
+	many.last_timestamp_ns = 100900000001ULL;
+	watch_format_chan(buf, sizeof(buf), "evsrc0", &one, &now, false);
+	OK(!strcmp(buf, "100.123456789 2001-09-09T01:46:30.123456Z evsrc0 "
+		   "port 2 IBV_EVENT_PORT_ERR (port error) seq 3 cookie 2\n"),
+	   "channel text line: cookie after seq: %s", buf);
+	watch_format_chan(buf, sizeof(buf), "evsrc0", &many, &now, false);
+	OK(strstr(buf, " seq 3 cookie 2 occurrences 40 last 100.900000001\n") != NULL,
+	   "coalesced: occurrences and the last one's time: %s", buf);
+	watch_format_chan(buf, sizeof(buf), "evsrc0", &ovf, &now, false);
+	OK(!strcmp(buf, "100.500000000 2001-09-09T01:46:30.500000Z evsrc0 "
+		   "OVERFLOW 5 events lost seq 4-8\n"),
+	   "channel overflow line as the node's: %s", buf);
+	watch_format_chan(buf, sizeof(buf), "evsrc0", &many, &now, true);
+	OK(!strcmp(buf, "{\"timestamp_ns\":100123456789,\"time\":"
+		   "\"2001-09-09T01:46:30.123456Z\",\"device\":\"evsrc0\","
+		   "\"seq\":3,\"type\":\"IBV_EVENT_PORT_ERR\",\"type_num\":10,"
+		   "\"desc\":\"port error\",\"obj\":\"port\",\"port\":2,"
+		   "\"handle\":0,\"element\":2,\"count\":1,\"cookie\":2,"
+		   "\"occurrences\":40,\"last_timestamp_ns\":100900000001}\n"),
+	   "channel JSON line: cookie, occurrences, last_timestamp_ns: %s", buf);
+	watch_format_chan(buf, sizeof(buf), "evsrc0", &ovf, &now, true);
+	OK(strstr(buf, "\"count\":5,\"cookie\":0,\"occurrences\":0,"
+		       "\"last_timestamp_ns\":0}\n") != NULL,
+	   "channel JSON overflow: %s", buf);
+}
+
 int main(void)
 {
 	devnull = fopen("/dev/null", "w");
 	test_types();
 	test_args();
+	test_channel_opts();
 	test_format();
+	test_format_chan();
 	fclose(devnull);
 	return tap_done();
 }

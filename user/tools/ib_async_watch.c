@@ -4,6 +4,11 @@
  * them. Devices are found and opened through libibasync; records are then
  * read straight from the node, since struct ibv_async_event has no room
  * for the sequence number, timestamp or overflow count worth showing.
+ *
+ * With --port, --coalesce or -t, the kernel does the choosing: the tool
+ * reads an event channel (libibasync's ibasync_create_channel()) with one
+ * subscription per port, each of the -t types, instead of the node. Its
+ * records are read straight from the channel, as the node's are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +17,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
 
 #include "ibasync.h"
@@ -21,9 +28,15 @@
 
 #define BATCH 64		/* records per read() */
 
+/* one subscription per --port fits in one channel */
+_Static_assert(WATCH_MAX_FILTERS <= IB_ASYNC_MAX_SUBSCRIPTIONS,
+	       "a channel holds a subscription per port");
+
 struct watched {
 	struct ibv_context *ctx;
 	const char *name;
+	/* the stream read, if the kernel filters; else the node is */
+	struct ibasync_channel *chan;
 };
 
 struct watch {
@@ -32,6 +45,7 @@ struct watch {
 	struct watched *devs;
 	size_t ndevs;
 	unsigned long long seen;	/* events printed, overflow excluded */
+	bool port_found[WATCH_MAX_FILTERS]; /* --port i exists somewhere */
 	const char *prog;
 };
 
@@ -65,6 +79,103 @@ static struct ibv_device *find_device(struct watch *w, const char *name)
 	return NULL;
 }
 
+/* A subscription, said if the kernel refuses it. */
+static int add_subscription(struct watch *w, struct watched *d,
+			    const struct ibasync_subscription *s)
+{
+	if (!ibasync_subscribe(d->chan, s, NULL))
+		return 0;
+	if (s->flags & IBASYNC_SUB_PORT)
+		error(w, "%s: cannot subscribe to port %u: %s", d->name,
+		      s->port_num, strerror(errno));
+	else
+		error(w, "%s: cannot subscribe: %s", d->name, strerror(errno));
+	return -1;
+}
+
+/*
+ * The subscriptions of the options: each of the -t types (all without
+ * -t), on each --port the device has, cookie N for the Nth --port (1
+ * without --port). -t naming only OVERFLOW, which every channel reports
+ * unasked, makes none.
+ */
+static int subscribe_all(struct watch *w, struct watched *d, uint64_t mask)
+{
+	struct ibasync_subscription s = {
+		.flags = mask ? IBASYNC_SUB_TYPES : 0, .types = mask,
+		.cookie = 1,
+	};
+	struct ib_async_info info;
+
+	if (w->opts.ntypes && !mask)
+		return 0;
+	if (!w->opts.nports)
+		return add_subscription(w, d, &s);
+	if (ibasync_query(d->ctx, &info)) {
+		error(w, "%s: cannot query: %s", d->name, strerror(errno));
+		return -1;
+	}
+	s.flags |= IBASYNC_SUB_PORT;
+	for (size_t i = 0; i < w->opts.nports; i++) {
+		/* watching several devices, a port some of them lack */
+		if (w->opts.ports[i] > info.phys_port_cnt)
+			continue;
+		w->port_found[i] = true;
+		s.port_num = w->opts.ports[i];
+		s.cookie = i + 1;
+		if (add_subscription(w, d, &s))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read the device through an event channel if the options ask for one.
+ * Returns 0 (d->chan set if so), or -1 after saying why. -t alone, where
+ * a channel would not serve it as the node does (a type above 20, only
+ * OVERFLOW, which means the node's losses, or a kernel without event
+ * channels), leaves the node to be read and filtered here.
+ */
+static int open_channel(struct watch *w, struct watched *d)
+{
+	struct ib_async_queue_len q = { .argsz = sizeof(q),
+					.queue_len = w->opts.queue_len };
+	bool needed = watch_needs_channel(&w->opts);
+	unsigned int flags = IBASYNC_CHANNEL_NONBLOCK;
+	uint64_t mask;
+	uint32_t bad;
+
+	if (!needed && !w->opts.ntypes)
+		return 0;
+	if (watch_type_mask(&w->opts, &mask, &bad)) {
+		if (!needed)
+			return 0;
+		error(w, "event type %u cannot be subscribed to (0-%u only)",
+		      bad, IB_ASYNC_EV_DEVICE_SPEED_CHANGE);
+		return -1;
+	}
+	if (!needed && !mask)
+		return 0;
+	if (w->opts.coalesce)
+		flags |= IBASYNC_CHANNEL_COALESCE;
+	d->chan = ibasync_create_channel(d->ctx, flags);
+	if (!d->chan) {
+		if (errno == EOPNOTSUPP && !needed)
+			return 0;
+		error(w, "%s: cannot create an event channel: %s", d->name,
+		      errno == EOPNOTSUPP ?
+		      "the ib_async module has none" : strerror(errno));
+		return -1;
+	}
+	if (w->opts.queue_len &&
+	    ioctl(ibasync_channel_fd(d->chan), IB_ASYNC_IOC_SET_QUEUE_LEN, &q)) {
+		error(w, "%s: cannot set the channel's queue length %u: %s",
+		      d->name, w->opts.queue_len, strerror(errno));
+		return -1;
+	}
+	return subscribe_all(w, d, mask);
+}
+
 static int open_one(struct watch *w, struct ibv_device *dev)
 {
 	struct watched *d = &w->devs[w->ndevs];
@@ -89,7 +200,7 @@ static int open_one(struct watch *w, struct ibv_device *dev)
 		error(w, "%s: fcntl: %s", d->name, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return open_channel(w, d);
 }
 
 static int select_devices(struct watch *w)
@@ -120,6 +231,13 @@ static int select_devices(struct watch *w)
 	for (size_t i = 0; !w->opts.ndevices && i < n; i++)
 		if (open_one(w, w->list[i]))
 			return -1;
+	for (size_t i = 0; i < w->opts.nports; i++) {
+		if (!w->port_found[i]) {
+			error(w, "no watched device has port %u",
+			      w->opts.ports[i]);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -144,17 +262,22 @@ static int setup(struct watch *w)
 
 static void teardown(struct watch *w)
 {
-	for (size_t i = 0; i < w->ndevs; i++)
+	for (size_t i = 0; i < w->ndevs; i++) {
+		if (w->devs[i].chan)
+			ibasync_destroy_channel(w->devs[i].chan);
 		if (w->devs[i].ctx)
 			ibv_close_device(w->devs[i].ctx);
+	}
 	free(w->devs);
 	if (w->list)
 		ibv_free_device_list(w->list);
 	watch_opts_free(&w->opts);
 }
 
+/* One line for @rec, or for @xrec (a channel's) if not NULL. */
 static int print_record(struct watch *w, const char *dev,
-			const struct ib_async_event *rec)
+			const struct ib_async_event *rec,
+			const struct ib_async_chan_event *xrec)
 {
 	struct watch_clock now;
 	char line[1024];
@@ -162,7 +285,10 @@ static int print_record(struct watch *w, const char *dev,
 
 	clock_gettime(CLOCK_MONOTONIC, &now.mono);
 	clock_gettime(CLOCK_REALTIME, &now.real);
-	len = watch_format(line, sizeof(line), dev, rec, &now, w->opts.json);
+	len = xrec ? watch_format_chan(line, sizeof(line), dev, xrec, &now,
+				       w->opts.json) :
+		     watch_format(line, sizeof(line), dev, rec, &now,
+				  w->opts.json);
 	if (len < 0)
 		return 0;	/* cannot happen with sane names; skip */
 	/* one write per line and a flush: readers sit behind a pipe */
@@ -206,7 +332,7 @@ static int drain(struct watch *w, struct watched *d)
 
 			if (!watch_type_selected(&w->opts, r->event_type))
 				continue;
-			if (print_record(w, d->name, r))
+			if (print_record(w, d->name, r, NULL))
 				return -1;
 			if (r->event_type != IB_ASYNC_EV_OVERFLOW)
 				w->seen++;
@@ -216,6 +342,92 @@ static int drain(struct watch *w, struct watched *d)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Read n whole records of size @rec from @fd into @buf: n > 0; 0 when
+ * there is nothing (EAGAIN, EINTR); -1 once the stream ended with ENODEV
+ * (device removed), -2 on another error, said.
+ */
+static ssize_t read_recs(struct watch *w, const struct watched *d, int fd,
+			 void *buf, size_t len, size_t rec)
+{
+	ssize_t n = read(fd, buf, len);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n < 0 && errno == ENODEV)
+		return -1;
+	if (n <= 0 || n % (ssize_t)rec) {
+		error(w, "%s: read: %s", d->name,
+		      n < 0 ? strerror(errno) : "short record");
+		return -2;
+	}
+	return n / (ssize_t)rec;
+}
+
+/*
+ * Drain what a device's event channel has ready, as drain() the node.
+ * Records no subscription matched (cookie 0: overflow, and the
+ * DEVICE_FATAL that ends every stream) are printed, not counted.
+ */
+static int drain_chan(struct watch *w, struct watched *d)
+{
+	struct ib_async_chan_event recs[BATCH];
+	ssize_t n;
+
+	while (!count_reached(w)) {
+		n = read_recs(w, d, ibasync_channel_fd(d->chan), recs,
+			      sizeof(recs), sizeof(recs[0]));
+		if (n == 0)
+			return 0;
+		if (n == -1) {
+			error(w, "%s: device removed", d->name);
+			return 1;
+		}
+		if (n < 0)
+			return -1;
+		for (ssize_t i = 0; i < n; i++) {
+			if (print_record(w, d->name, &recs[i].event, &recs[i]))
+				return -1;
+			if (recs[i].cookie &&
+			    recs[i].event.event_type != IB_ASYNC_EV_OVERFLOW)
+				w->seen++;
+			if (count_reached(w))
+				return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * With a channel, the context's own queue still takes every event: read
+ * and drop them, lest it overflow and count losses in the device's
+ * counters. Returns 1 once the device is gone, -1 on error.
+ */
+static int discard_node(struct watch *w, struct watched *d)
+{
+	struct ib_async_event recs[BATCH];
+	ssize_t n;
+
+	do {
+		n = read_recs(w, d, d->ctx->async_fd, recs, sizeof(recs),
+			      sizeof(recs[0]));
+	} while (n > 0);
+	if (n == -1)
+		return 1;
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * What a readable descriptor has, @chan: the device's channel, or its
+ * node. As drain().
+ */
+static int service(struct watch *w, struct watched *d, bool chan)
+{
+	if (chan)
+		return drain_chan(w, d);
+	return d->chan ? discard_node(w, d) : drain(w, d);
 }
 
 static long long now_ms(void)
@@ -243,16 +455,24 @@ static int run(struct watch *w)
 {
 	long long deadline = w->opts.timeout_ms < 0 ? -1 :
 			     now_ms() + w->opts.timeout_ms;
+	/* each device's node, then its channel (fd -1 if none) */
+	size_t live = w->ndevs, nfds = 2 * w->ndevs;
 	struct pollfd *pfd;
-	size_t live = w->ndevs;
 	int ret = WATCH_EXIT_OK;
 
-	pfd = calloc(w->ndevs, sizeof(*pfd));
+	pfd = calloc(nfds, sizeof(*pfd));
 	if (!pfd)
 		return error(w, "out of memory"), WATCH_EXIT_ERROR;
-	for (size_t i = 0; i < w->ndevs; i++)
-		pfd[i] = (struct pollfd){ .fd = w->devs[i].ctx->async_fd,
-					  .events = POLLIN };
+	for (size_t i = 0; i < w->ndevs; i++) {
+		const struct watched *d = &w->devs[i];
+
+		pfd[2 * i] = (struct pollfd){ .fd = d->ctx->async_fd,
+					      .events = POLLIN };
+		pfd[2 * i + 1] = (struct pollfd){
+			.fd = d->chan ? ibasync_channel_fd(d->chan) : -1,
+			.events = POLLIN,
+		};
+	}
 	while (!stop && !count_reached(w)) {
 		int timeout = poll_timeout(deadline), n;
 
@@ -262,7 +482,7 @@ static int run(struct watch *w)
 				ret = WATCH_EXIT_TIMEOUT;
 			break;
 		}
-		n = poll(pfd, w->ndevs, timeout);
+		n = poll(pfd, nfds, timeout);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -270,19 +490,22 @@ static int run(struct watch *w)
 			ret = WATCH_EXIT_ERROR;
 			break;
 		}
-		for (size_t i = 0; n > 0 && i < w->ndevs; i++) {
+		for (size_t i = 0; n > 0 && i < nfds; i++) {
+			struct watched *d = &w->devs[i / 2];
+			bool chan = i % 2;
 			int r;
 
 			if (!pfd[i].revents)
 				continue;
-			r = drain(w, &w->devs[i]);
+			r = service(w, d, chan);
 			if (r < 0) {
 				ret = WATCH_EXIT_ERROR;
 				goto out;
 			}
 			if (r > 0) {
 				pfd[i].fd = -1;	/* poll() skips it */
-				if (!--live) {
+				/* the stream read ended: the device is gone */
+				if (chan == !!d->chan && !--live) {
 					error(w, "no devices left");
 					ret = WATCH_EXIT_ERROR;
 					goto out;

@@ -26,6 +26,9 @@ struct watch_opts {
 	size_t ndevices;
 	uint32_t types[WATCH_MAX_FILTERS]; /* -t; none given: all types */
 	size_t ntypes;
+	uint32_t ports[WATCH_MAX_FILTERS]; /* -p, once each; none: all ports */
+	size_t nports;
+	bool coalesce;			/* --coalesce */
 	unsigned long long count;	/* -n; 0: no limit */
 	long long timeout_ms;		/* --timeout; -1: none */
 	unsigned int queue_len;		/* -q; 0: leave as opened */
@@ -57,6 +60,20 @@ const char *watch_type_name(uint32_t type);
 /* Whether a record passes the -t filters (overflow records always do). */
 bool watch_type_selected(const struct watch_opts *o, uint32_t type);
 
+/*
+ * Whether the options can only be met by an event channel: --port or
+ * --coalesce. (-t alone is met by one where the kernel has them.)
+ */
+bool watch_needs_channel(const struct watch_opts *o);
+
+/*
+ * The -t types as a subscription's type mask (bit N: type N; OVERFLOW,
+ * which a channel always reports, adds none). Returns 0, or -1 with the
+ * first type a subscription cannot name (above 20) in *bad.
+ */
+int watch_type_mask(const struct watch_opts *o, uint64_t *mask,
+		    uint32_t *bad);
+
 /* Clocks sampled together, to turn a record's monotonic time into UTC. */
 struct watch_clock {
 	struct timespec mono;
@@ -70,5 +87,10 @@ struct watch_clock {
 int watch_format(char *buf, size_t len, const char *dev,
 		 const struct ib_async_event *rec,
 		 const struct watch_clock *now, bool json);
+
+/* The same for a record of an event channel, with its cookie and counts. */
+int watch_format_chan(char *buf, size_t len, const char *dev,
+		      const struct ib_async_chan_event *rec,
+		      const struct watch_clock *now, bool json);
 
 #endif /* IB_ASYNC_WATCH_H */

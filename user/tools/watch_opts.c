@@ -86,6 +86,26 @@ bool watch_type_selected(const struct watch_opts *o, uint32_t type)
 	return false;
 }
 
+bool watch_needs_channel(const struct watch_opts *o)
+{
+	return o->nports || o->coalesce;
+}
+
+int watch_type_mask(const struct watch_opts *o, uint64_t *mask, uint32_t *bad)
+{
+	*mask = 0;
+	for (size_t i = 0; i < o->ntypes; i++) {
+		if (o->types[i] == IB_ASYNC_EV_OVERFLOW)
+			continue;
+		if (o->types[i] > IB_ASYNC_EV_DEVICE_SPEED_CHANGE) {
+			*bad = o->types[i];
+			return -1;
+		}
+		*mask |= 1ULL << o->types[i];
+	}
+	return 0;
+}
+
 void watch_usage_hint(FILE *f)
 {
 	fprintf(f, "Try '%s --help' for more information.\n", PROG);
@@ -100,6 +120,10 @@ void watch_usage(FILE *f, const char *argv0)
 "  -d, --device NAME     watch RDMA device NAME (repeatable; default: all)\n"
 "  -t, --type TYPE       only events of TYPE: PORT_ERR, IBV_EVENT_PORT_ERR\n"
 "                        or a number (repeatable; default: all)\n"
+"  -p, --port N          only events of port N, 0 for the whole device\n"
+"                        (repeatable; default: all)\n"
+"      --coalesce        one line for repeats of an event not read yet\n"
+"                        (with its number of occurrences)\n"
 "  -n, --count N         exit after N events\n"
 "      --timeout SECONDS exit after SECONDS (status 3 if the events wanted\n"
 "                        were not all seen)\n"
@@ -138,6 +162,22 @@ static int add_device(struct watch_opts *o, const char *name)
 	return 0;
 }
 
+/* A port once, however often it is given: one subscription each. */
+static int add_port(struct watch_opts *o, const char *arg, FILE *err)
+{
+	unsigned long long v;
+
+	if (parse_number(arg, UINT32_MAX, &v))
+		return fprintf(err, "%s: invalid port: %s\n", PROG, arg), -1;
+	for (size_t i = 0; i < o->nports; i++)
+		if (o->ports[i] == v)
+			return 0;
+	if (o->nports == WATCH_MAX_FILTERS)
+		return fprintf(err, "%s: too many --port filters\n", PROG), -1;
+	o->ports[o->nports++] = (uint32_t)v;
+	return 0;
+}
+
 static int parse_one(struct watch_opts *o, int c, const char *arg, FILE *err)
 {
 	unsigned long long v;
@@ -153,6 +193,11 @@ static int parse_one(struct watch_opts *o, int c, const char *arg, FILE *err)
 		if (watch_parse_type(arg, &o->types[o->ntypes]))
 			return fprintf(err, "%s: unknown event type: %s\n", PROG, arg), -1;
 		o->ntypes++;
+		return 0;
+	case 'p':
+		return add_port(o, arg, err);
+	case 'C':
+		o->coalesce = true;
 		return 0;
 	case 'n':
 		if (parse_number(arg, ULLONG_MAX, &v) || !v)
@@ -184,6 +229,8 @@ int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err)
 	static const struct option longopts[] = {
 		{ "device",	required_argument, NULL, 'd' },
 		{ "type",	required_argument, NULL, 't' },
+		{ "port",	required_argument, NULL, 'p' },
+		{ "coalesce",	no_argument,	   NULL, 'C' },
 		{ "count",	required_argument, NULL, 'n' },
 		{ "timeout",	required_argument, NULL, 'T' },
 		{ "queue-len",	required_argument, NULL, 'q' },
@@ -197,7 +244,7 @@ int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err)
 	o->timeout_ms = -1;
 	optind = 0;	/* GNU: full re-initialisation, so tests can reparse */
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "d:t:n:q:h", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "d:t:p:n:q:h", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg, err))
 			return -1;
 	if (optind < argc) {

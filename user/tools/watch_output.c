@@ -106,8 +106,26 @@ static void put_type_text(struct out *o, uint32_t type)
 	put(o, " (%s)", ibv_event_type_str((enum ibv_event_type)type));
 }
 
+/*
+ * What an event channel adds to a record (NULL: a record of the node):
+ * the subscription that matched, and the events a coalesced record
+ * stands for, up to the last one's time.
+ */
+static void put_chan_text(struct out *o, const struct ib_async_chan_event *x)
+{
+	if (!x)
+		return;
+	put(o, " cookie %llu", ULL(x->cookie));
+	if (x->occurrences > 1)
+		put(o, " occurrences %llu last %llu.%09llu",
+		    ULL(x->occurrences),
+		    ULL(x->last_timestamp_ns / NSEC_PER_SEC),
+		    ULL(x->last_timestamp_ns % NSEC_PER_SEC));
+}
+
 static void format_text(struct out *o, const char *dev,
 			const struct ib_async_event *r,
+			const struct ib_async_chan_event *x,
 			const struct watch_clock *now)
 {
 	put(o, "%llu.%09llu ", ULL(r->timestamp_ns / NSEC_PER_SEC),
@@ -126,11 +144,14 @@ static void format_text(struct out *o, const char *dev,
 		put(o, "%s handle %u user_handle 0x%llx ",
 		    obj_name(r->obj_type), r->obj_handle, ULL(r->element));
 	put_type_text(o, r->event_type);
-	put(o, " seq %llu\n", ULL(r->seq));
+	put(o, " seq %llu", ULL(r->seq));
+	put_chan_text(o, x);
+	put(o, "\n");
 }
 
 static void format_json(struct out *o, const char *dev,
 			const struct ib_async_event *r,
+			const struct ib_async_chan_event *x,
 			const struct watch_clock *now)
 {
 	const char *name = watch_type_name(r->event_type);
@@ -150,22 +171,42 @@ static void format_json(struct out *o, const char *dev,
 		put(o, ",\"desc\":\"%s\"",
 		    ibv_event_type_str((enum ibv_event_type)r->event_type));
 	put(o, ",\"obj\":\"%s\",\"port\":%u,\"handle\":%u"
-	    ",\"element\":%llu,\"count\":%llu}\n",
+	    ",\"element\":%llu,\"count\":%llu",
 	    obj_name(r->obj_type), r->port_num, r->obj_handle,
 	    ULL(r->element), ULL(r->count));
+	if (x)
+		put(o, ",\"cookie\":%llu,\"occurrences\":%llu"
+		    ",\"last_timestamp_ns\":%llu", ULL(x->cookie),
+		    ULL(x->occurrences), ULL(x->last_timestamp_ns));
+	put(o, "}\n");
 }
 
-int watch_format(char *buf, size_t len, const char *dev,
-		 const struct ib_async_event *rec,
-		 const struct watch_clock *now, bool json)
+static int format(char *buf, size_t len, const char *dev,
+		  const struct ib_async_event *rec,
+		  const struct ib_async_chan_event *x,
+		  const struct watch_clock *now, bool json)
 {
 	struct out o = { .buf = buf, .len = len };
 
 	if (!len)
 		return -1;
 	if (json)
-		format_json(&o, dev, rec, now);
+		format_json(&o, dev, rec, x, now);
 	else
-		format_text(&o, dev, rec, now);
+		format_text(&o, dev, rec, x, now);
 	return o.overflow ? -1 : (int)o.pos;
+}
+
+int watch_format(char *buf, size_t len, const char *dev,
+		 const struct ib_async_event *rec,
+		 const struct watch_clock *now, bool json)
+{
+	return format(buf, len, dev, rec, NULL, now, json);
+}
+
+int watch_format_chan(char *buf, size_t len, const char *dev,
+		      const struct ib_async_chan_event *rec,
+		      const struct watch_clock *now, bool json)
+{
+	return format(buf, len, dev, &rec->event, rec, now, json);
 }
