@@ -24,6 +24,8 @@
 
 #include <rdma/ib_async.h>
 
+#include "fake_ioctl.h"
+
 static int chan_fd = -1;
 static unsigned int next_sub_id;
 
@@ -47,7 +49,7 @@ static void log_line(const char *fmt, ...)
 	fclose(f);
 }
 
-static int fake(int fd, unsigned long req, void *arg)
+static int fake_ioctl(int fd, unsigned long req, void *arg)
 {
 	const char *ports = getenv("IBASYNC_FAKE_PORTS");
 	const char *fifo = getenv("IBASYNC_FAKE_CHAN");
@@ -88,20 +90,6 @@ static int fake(int fd, unsigned long req, void *arg)
 			 fd == chan_fd ? "chan" : "node", q->queue_len);
 		return 0;
 	}
-	return -2;
+	return FAKE_IOCTL_PASS;
 }
 
-__attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
-{
-	va_list ap;
-	void *arg;
-	int ret;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	ret = fake(fd, req, arg);
-	if (ret != -2)
-		return ret;
-	return (int)syscall(SYS_ioctl, fd, req, arg);
-}

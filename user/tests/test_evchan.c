@@ -23,6 +23,7 @@
 #include <infiniband/ib_async.h>
 #include <infiniband/verbs.h>
 
+#include "fake_ioctl.h"
 #include "fake_tree.h"
 #include "ibasync.h"
 #include "tap.h"
@@ -74,7 +75,7 @@ static int fake_read_batch(int fd, struct ib_async_read_batch *b)
 	return 0;
 }
 
-static int fake_ioctl(int fd, unsigned long req, void *arg)
+static int fake_answer(int fd, unsigned long req, void *arg)
 {
 	struct ib_async_info *info = arg;
 	struct ib_async_create_channel *cc = arg;
@@ -108,25 +109,14 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	case IB_ASYNC_IOC_READ_BATCH:
 		return fake_read_batch(fd, arg);
 	}
-	return -2;	/* not faked */
+	return FAKE_IOCTL_PASS;
 }
 
-__attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
+static int fake_ioctl(int fd, unsigned long req, void *arg)
 {
-	va_list ap;
-	void *arg;
-	int ret;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (fake.on) {
-		ret = fake_ioctl(fd, req, arg);
-		if (ret != -2)
-			return ret;
-	}
-	return (int)syscall(SYS_ioctl, fd, req, arg);
+	return fake.on ? fake_answer(fd, req, arg) : FAKE_IOCTL_PASS;
 }
+
 
 /* ---- channels ------------------------------------------------------------ */
 
