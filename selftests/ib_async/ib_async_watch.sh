@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ib_async_watch (user/): events from a link flap, --json output, a missing
-# device, --timeout.
+# device, --timeout, --port through a kernel subscription.
 # Functions here also run by name through check, wait_for and trap, calls
 # that shellcheck cannot see: it would call their bodies unreachable.
 # shellcheck disable=SC2317
@@ -74,5 +74,42 @@ ib_async_watch -d "$IB_ASYNC_IBDEV" -t LID_CHANGE --count 1 --timeout 2 \
 	> /dev/null 2>&1
 st=$?
 check "watch_timeout_exits_3" [ "$st" -eq 3 ]
+
+# 5. --port 2 on the two-port test device: the kernel subscription the
+# watcher makes lets only port 2's events through, each with its cookie
+EVSRC=/sys/kernel/debug/ib_async_evsrc
+# the subscription is in place once the channel's fdinfo lists it
+subscribed() {
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in
+		*ib_async_event*)
+			grep -q "^ib_async-subscriptions:.1$" \
+				"/proc/$1/fdinfo/${f##*/}" && return 0 ;;
+		esac
+	done
+	return 1
+}
+if load_module ib_async_evsrc &&
+	{ [ -d $EVSRC/evsrc0 ] || echo evsrc0 > $EVSRC/add; } &&
+	wait_for 10 test -d $EVSRC/evsrc0; then
+	ib_async_watch -d evsrc0 --port 2 --json --count 2 --timeout 30 \
+		> "$tmp/port2" 2>&1 &
+	pid=$!
+	wait_for 20 subscribed $pid || log "watch did not subscribe"
+	echo "SM_CHANGE port:1" > $EVSRC/evsrc0/raise
+	echo "LID_CHANGE port:2" > $EVSRC/evsrc0/raise
+	echo "SM_CHANGE port:1 process 3" > $EVSRC/evsrc0/raise
+	echo "SM_CHANGE port:2" > $EVSRC/evsrc0/raise
+	wait $pid
+	st=$?
+	log "port 2: exit $st: $(cat "$tmp/port2")"
+	check "watch_port_exits_0" [ "$st" -eq 0 ]
+	check "watch_port_2_lines" [ "$(grep -c '"port":2' "$tmp/port2")" -eq 2 ]
+	check "watch_port_no_port_1" [ "$(grep -c '"port":1' "$tmp/port2")" -eq 0 ]
+	check "watch_port_in_order" sh -c "head -n1 '$tmp/port2' | grep -q LID_CHANGE"
+	check "watch_port_cookie" grep -q '"cookie":1' "$tmp/port2"
+else
+	ok "watch_port # SKIP no evsrc0 test device"
+fi
 
 finish
