@@ -273,6 +273,14 @@ void ib_async_evchans_forget(struct ib_async_file *file, u32 obj_type,
 	struct ib_async_channel *chan, *next;
 	LIST_HEAD(walk);
 
+	/*
+	 * Most contexts have no channel: no lock to take. One listed after
+	 * this check was made after the destroy, so it cannot name the
+	 * object: subscribing checks the handle under the obj_mutex the
+	 * destroy erased it under.
+	 */
+	if (list_empty(&file->channels))
+		return;
 	mutex_lock(&file->forget_mutex);
 	mutex_lock(&adev->chan_lock);
 	list_for_each_entry(chan, &file->channels, list) {
