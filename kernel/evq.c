@@ -44,6 +44,10 @@
 #define CREATE_TRACE_POINTS
 #include "ib_async_trace.h"
 
+/* What an event channel's extras cost lives beside the ring, not in it. */
+static_assert(sizeof(struct ib_async_slot) ==
+	      sizeof(struct ib_async_event) + sizeof(void *));
+
 /* Records one read() snapshots at a time. */
 #define IB_ASYNC_BOUNCE_RECS	32
 
@@ -327,8 +331,8 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 	 * A full queue whose tail is not an overflow record holds exactly
 	 * cap records, so the first spare slot is free.
 	 */
+	/* no owner, and in an event channel no extras (x is 0 too) */
 	evq_slot(q, q->len)->owner = NULL;
-	evq_slot(q, q->len)->x = 0;
 	rec = evq_at(q, q->len++);
 	memset(rec, 0, sizeof(*rec));
 	rec->seq = seq;
@@ -355,7 +359,8 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev,
 	slot->rec.seq = q->next_seq++;
 	slot->rec.count = 1;
 	slot->owner = NULL;
-	slot->x = q->xs ? evq_x_get(q, ev, cookie) : 0;
+	if (q->xs)
+		slot->x = evq_x_get(q, ev, cookie);
 	q->ended = true;
 	evq_queued(q, &slot->rec);
 }
@@ -384,8 +389,9 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 		slot->rec.seq = seq;
 		slot->rec.count = 1;
 		slot->owner = owner;
-		slot->x = q->xs ? evq_x_get(q, ev, cookie) : 0;
-		if (owner)
+		if (q->xs)	/* event channels have no owners */
+			slot->x = evq_x_get(q, ev, cookie);
+		else if (owner)
 			owner->queued++;
 		evq_queued(q, &slot->rec);
 	} else {
@@ -598,7 +604,7 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 		/* Extras are renumbered in queue order, hashed ones rehashed. */
 		for (i = 0, k = 0; i < q->len; i++) {
 			ring[i] = *evq_slot(q, i);
-			if (!ring[i].x)
+			if (!q->xs || !ring[i].x)
 				continue;
 			e = &t.xs[k];
 			*e = *evq_x(q, ring[i].x);
@@ -678,12 +684,13 @@ static void evq_pop(struct ib_async_evq *q)
 	struct ib_async_slot *slot = evq_slot(q, 0);
 
 	lockdep_assert_held(&q->lock);
-	if (slot->owner) {
+	if (q->xs) {
+		if (slot->x)
+			evq_x_put(q, slot->x);
+	} else if (slot->owner) {
 		slot->owner->reported++;
 		slot->owner->queued--;
 	}
-	if (slot->x)
-		evq_x_put(q, slot->x);
 	q->head = (q->head + 1) % evq_slots(q->cap);
 	q->len--;
 }
@@ -849,11 +856,12 @@ struct evq_victim {
 	u32 handle;
 };
 
-static bool evq_is_victim(const struct ib_async_slot *slot,
+static bool evq_is_victim(const struct ib_async_evq *q,
+			  const struct ib_async_slot *slot,
 			  const struct evq_victim *v)
 {
 	if (v->owner)
-		return slot->owner == v->owner;
+		return !q->xs && slot->owner == v->owner;
 	return slot->rec.obj_handle == v->handle &&
 	       slot->rec.obj_type == v->obj_type;
 }
@@ -878,11 +886,13 @@ static void evq_purge(struct ib_async_evq *q, const struct evq_victim *v)
 		end = min(q->len, r + IB_ASYNC_PURGE_CHUNK);
 		for (; r < end; r++) {
 			slot = evq_slot(q, r);
-			if (evq_is_victim(slot, v)) {
-				if (slot->owner)
+			if (evq_is_victim(q, slot, v)) {
+				if (q->xs) {
+					if (slot->x)
+						evq_x_put(q, slot->x);
+				} else if (slot->owner) {
 					slot->owner->queued--;
-				if (slot->x)
-					evq_x_put(q, slot->x);
+				}
 				continue;
 			}
 			if (w != r)
@@ -961,7 +971,8 @@ void ib_async_evq_purge_obj(struct ib_async_evq *q, u32 obj_type, u32 handle)
 
 /**
  * ib_async_evq_orphan - keep an object's records but forget the object
- * @q: the queue
+ * @q: the queue: the node's or a completion channel's (event channels
+ *	keep no owners)
  * @owner: the counters of an object about to be freed
  *
  * At device removal the records stay readable but nobody waits for their

@@ -96,15 +96,20 @@ struct ib_async_evcount {
 /**
  * struct ib_async_slot - a queued record
  * @rec: the record
- * @owner: an affiliated event's object's counters, in a queue that counts
- *	them (the node's and completion channels'); else NULL
- * @x: in an event channel, 1 + the index of the record's extras in the
- *	queue's xs; 0 for none (an overflow record)
+ * @owner: in the node's queue and completion channels (no xs): an
+ *	affiliated event's object's counters, else NULL
+ * @x: in an event channel (xs): 1 + the index of the record's extras in
+ *	xs; 0 for none (an overflow record)
+ *
+ * A queue uses one or the other, never both, so every queue's slot stays
+ * 56 bytes.
  */
 struct ib_async_slot {
 	struct ib_async_event rec;
-	struct ib_async_evcount *owner;
-	u32 x;
+	union {
+		struct ib_async_evcount *owner;
+		u32 x;
+	};
 };
 
 /**
