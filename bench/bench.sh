@@ -14,6 +14,10 @@
 # samples per run (default BENCH_LAT_K), BENCH_FLOOD_CQS armed CQs on one
 # channel (64) and BENCH_FLOOD_ROUNDS completions of each (200),
 # BENCH_PERF_N iterations of each perftest tool per run (5000),
+# BENCH_FFAN_N events of the filtered fan-out (BENCH_FAN_N), half of each
+# of the two BENCH_FFAN_TYPES ("SM_CHANGE LID_CHANGE"), to BENCH_FFAN_CTX
+# contexts (100) whose own ib_async queues hold BENCH_FFAN_CTXQ (64),
+# BENCH_COAL_SIZES storms on a coalescing channel (BENCH_SIZES),
 # IBASYNC_RXE (rxe0).
 #
 # Runs in /payload: ibbench-uverbs, ibbench-ibasync, table.awk, host.txt.
@@ -33,6 +37,11 @@ COMP_K=${BENCH_COMP_K:-$LAT_K}
 FLOOD_CQS=${BENCH_FLOOD_CQS:-64}
 FLOOD_ROUNDS=${BENCH_FLOOD_ROUNDS:-200}
 PERF_N=${BENCH_PERF_N:-5000}
+FFAN_N=${BENCH_FFAN_N:-$FAN_N}
+FFAN_TYPES=${BENCH_FFAN_TYPES:-"SM_CHANGE LID_CHANGE"}
+FFAN_CTX=${BENCH_FFAN_CTX:-100}
+FFAN_CTXQ=${BENCH_FFAN_CTXQ:-64}
+COAL_SIZES=${BENCH_COAL_SIZES:-$SIZES}
 DEV=${IBASYNC_RXE:-rxe0}
 IB_ASYNC_IBDEV=$DEV
 MAXQ=/sys/module/ib_async/parameters/max_queue_len
@@ -142,9 +151,27 @@ while [ "$rep" -le "$REPS" ]; do
 	done
 	progress "rep $rep/$REPS: drain of $DRAIN_N"
 	IBASYNC_QUEUE_LEN=$((DRAIN_N + 1024)) both drain "$DRAIN_N"
+	# the context's own queue small: only the channel is read
+	IBASYNC_QUEUE_LEN=64 run $IA drainb "$DRAIN_N"
+	IBASYNC_QUEUE_LEN=$((DRAIN_N + 1024)) run $IA drainprof "$DRAIN_N"
 	progress "rep $rep/$REPS: fan-out of $FAN_N to $FAN_CTX contexts"
 	for c in $FAN_CTX; do
 		IBASYNC_QUEUE_LEN=$((FAN_N + 1024)) both fanout "$FAN_N" "$c"
+	done
+	progress "rep $rep/$REPS: filtered fan-out of $FFAN_N ($FFAN_TYPES) to $FFAN_CTX contexts"
+	# shellcheck disable=SC2086 # two words, the two types
+	run $UV ffan "$FFAN_N" 0 $FFAN_TYPES
+	# shellcheck disable=SC2086
+	IBASYNC_QUEUE_LEN=$FFAN_CTXQ both ffan "$FFAN_N" "$FFAN_CTX" $FFAN_TYPES
+	# and with channels of the default length (1024): bounded, may lose
+	# shellcheck disable=SC2086
+	IBASYNC_QUEUE_LEN=$FFAN_CTXQ run $IA ffan "$FFAN_N" "$FFAN_CTX" $FFAN_TYPES 1024
+	for t in $FFAN_TYPES; do
+		run $UV stormcost "$t" $((FFAN_N / 2))
+	done
+	progress "rep $rep/$REPS: coalescing channel, stalled reader ($COAL_SIZES)"
+	for n in $COAL_SIZES; do
+		run $IA coalesce "$n"
 	done
 	progress "rep $rep/$REPS: latency, $LAT_K events per reader"
 	both latency "$LAT_K" blocking
@@ -178,5 +205,7 @@ awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
     -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
     -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
     -v fan_n="$FAN_N" -v compk="$COMP_K" -v perfn="$PERF_N" -v host="$(cat host.txt 2>/dev/null)" \
+    -v ffan_n="$FFAN_N" -v ffan_ctx="$FFAN_CTX" -v ffan_types="$FFAN_TYPES" \
+    -v ffan_ctxq="$FFAN_CTXQ" -v coal_sizes="$COAL_SIZES" \
     -f table.awk "$RES"
 echo "@@BENCH_TABLE_END@@"

@@ -11,7 +11,11 @@
  * measurement, how many events the kernel reported lost
  * (ibasync_lost_events) and how large the queue was (ibasync_query).
  * Queue lengths come from IBASYNC_QUEUE_LEN, read by libibasync at
- * ibv_open_device.
+ * ibv_open_device. The event-channel modes (drainb, coalesce and the
+ * ib_async side of ffan) use libibasync's channel API
+ * (<infiniband/ib_async.h>) and size a channel with
+ * IB_ASYNC_IOC_SET_QUEUE_LEN on its descriptor; drainprof issues the
+ * shim's IB_ASYNC_IOC_READ_BATCH by hand to time it alone.
  *
  * Events come from ib_async_storm.ko: writing "<ibdev> SM_CHANGE <port> <n>"
  * to its debugfs file calls ib_dispatch_event() n times and returns after
@@ -36,6 +40,24 @@
  *                send and receive CQ its own), R rounds of one SEND per
  *                pair: every CQ completes and is re-armed each round;
  *                events/s through ibv_get_cq_event + ibv_ack_cq_events
+ *   ffan N C TYPEA TYPEB [CHANQ]
+ *                filtered fan-out: C contexts each wanting one of two
+ *                event types, N events of both interleaved; ib_async
+ *                reads only per-context event channels subscribed to the
+ *                type, ib_uverbs reads everything and filters; then the
+ *                same storm unread, for kernel memory (C = 0: the storm
+ *                alone)
+ *   stormcost TYPE N
+ *                a storm of one type with no context open, timed
+ *   drainb N     (ib_async) drain N queued events through an event
+ *                channel subscribed to everything, ibasync_get_events in
+ *                batches of 64
+ *   drainprof N  (ib_async) where the get+ack drain's time goes: the
+ *                drain, the shim's batch ioctl by hand, the ack, a mutex
+ *                pair, a system call, a clock read, each as a whole loop
+ *   coalesce N   (ib_async) a stalled reader on a coalescing channel
+ *                during a storm of N: kernel memory growth, then one
+ *                record with N occurrences expected
  *
  * The completion modes use only the public verbs (PD, MR, CQ, RC QPs on
  * the port's RoCE v2 IPv4-mapped GID, rxe's own loopback), the same on
@@ -59,6 +81,9 @@
 
 #include <infiniband/verbs.h>
 #ifdef BENCH_IBASYNC
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
 #define BENCH_SIDE "ib_async"
 #else
@@ -210,10 +235,11 @@ static double ticks_to_ms(long long ticks)
 
 static int storm_fd = -1;
 
-static void storm(unsigned long n)
+/* A storm of @n events of the type named @type (as the storm file takes). */
+static void storm_type(const char *type, unsigned long n)
 {
 	char cmd[128];
-	int len = snprintf(cmd, sizeof(cmd), "%s SM_CHANGE %d %lu", ibdev_name,
+	int len = snprintf(cmd, sizeof(cmd), "%s %s %d %lu", ibdev_name, type,
 			   STORM_PORT, n);
 
 	if (storm_fd < 0) {
@@ -223,6 +249,11 @@ static void storm(unsigned long n)
 	}
 	if (write(storm_fd, cmd, (size_t)len) != len)
 		die("storm write");
+}
+
+static void storm(unsigned long n)
+{
+	storm_type("SM_CHANGE", n);
 }
 
 static struct ibv_context *open_ctx(void)
@@ -1041,13 +1072,565 @@ static void mode_compflood(int ncq, int rounds)
 	free(e);
 }
 
+/* ---- event channels: batched drain, filtered fan-out, coalescing ------- */
+
+#define CHAN_BATCH	64	/* records per ibasync_get_events() */
+#define FFAN_CHUNK	256	/* events of one type per storm write */
+
+/* The types the storm module raises, by the name its file takes. */
+static const struct {
+	const char *name;
+	enum ibv_event_type type;
+} storm_names[] = {
+	{ "PORT_ACTIVE", IBV_EVENT_PORT_ACTIVE },
+	{ "PORT_ERR", IBV_EVENT_PORT_ERR },
+	{ "LID_CHANGE", IBV_EVENT_LID_CHANGE },
+	{ "PKEY_CHANGE", IBV_EVENT_PKEY_CHANGE },
+	{ "SM_CHANGE", IBV_EVENT_SM_CHANGE },
+	{ "CLIENT_REREGISTER", IBV_EVENT_CLIENT_REREGISTER },
+};
+
+static enum ibv_event_type storm_type_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(storm_names) / sizeof(storm_names[0]); i++)
+		if (!strcmp(storm_names[i].name, name))
+			return storm_names[i].type;
+	fail("unknown storm event type");
+	return IBV_EVENT_SM_CHANGE;
+}
+
+static long long mem_kb(const struct meminfo *a, const struct meminfo *b)
+{
+	return (b->slab - a->slab) + (b->vmalloc - a->vmalloc);
+}
+
+#ifdef BENCH_IBASYNC
+/* A non-blocking event channel of @ctx holding @qlen records (0: default). */
+static struct ibasync_channel *chan_open(struct ibv_context *ctx,
+					 unsigned int flags, unsigned int qlen)
+{
+	struct ibasync_channel *ch;
+	struct ib_async_queue_len q = { .argsz = sizeof(q) };
+
+	ch = ibasync_create_channel(ctx, IBASYNC_CHANNEL_NONBLOCK | flags);
+	if (!ch)
+		die("ibasync_create_channel");
+	q.queue_len = qlen;
+	if (qlen && ioctl(ibasync_channel_fd(ch), IB_ASYNC_IOC_SET_QUEUE_LEN,
+			  &q))
+		die("IB_ASYNC_IOC_SET_QUEUE_LEN on a channel");
+	return ch;
+}
+
+static unsigned int chan_qlen(struct ibasync_channel *ch)
+{
+	struct ib_async_info info = { .argsz = sizeof(info) };
+
+	if (ioctl(ibasync_channel_fd(ch), IB_ASYNC_IOC_GET_INFO, &info))
+		die("IB_ASYNC_IOC_GET_INFO on a channel");
+	return info.queue_len;
+}
+
+/* Subscribe @ch to @types (type bits; 0: every event). */
+static void chan_sub(struct ibasync_channel *ch, uint64_t types,
+		     uint64_t cookie)
+{
+	struct ibasync_subscription sub = {
+		.flags = types ? IBASYNC_SUB_TYPES : 0,
+		.types = types,
+		.cookie = cookie,
+	};
+
+	if (ibasync_subscribe(ch, &sub, NULL))
+		die("ibasync_subscribe");
+}
+
+/*
+ * Drain through an event channel subscribed to everything: the storm
+ * queued first (channel queue n + 1024), then ibasync_get_events() in
+ * batches of CHAN_BATCH until n storm events were returned. The context's
+ * own queue (IBASYNC_QUEUE_LEN, small) gets every event too; it is not read.
+ */
+static void mode_drainb(unsigned long n)
+{
+	static struct ibasync_event ev[CHAN_BATCH];
+	struct ibv_context *ctx = open_ctx();
+	struct ibasync_channel *ch;
+	unsigned long got = 0, calls = 0;
+	unsigned long long lost = 0;
+	uint64_t t0, t1;
+	int k, i;
+
+	quiesce(ctx);
+	ch = chan_open(ctx, 0, (unsigned int)n + 1024);
+	chan_sub(ch, 0, 1);
+	storm(n);
+	t0 = now_ns();
+	while (got < n) {
+		k = ibasync_get_events(ch, ev, CHAN_BATCH,
+				       IBASYNC_GET_NONBLOCK);
+		if (k < 0) {
+			if (errno == EAGAIN)
+				break;
+			die("ibasync_get_events");
+		}
+		calls++;
+		for (i = 0; i < k; i++) {
+			if (ev[i].kind == IBASYNC_EVENT_OVERFLOW)
+				lost += ev[i].lost;
+			else if (ev[i].event_type == STORM_TYPE)
+				got += ev[i].occurrences;
+		}
+	}
+	t1 = now_ns();
+	printf("side=%s mode=drainb n=%lu got=%lu lost=%llu qlen=%u ns=%llu "
+	       "evps=%.0f calls=%lu calls_per_ev=%.4f\n",
+	       BENCH_SIDE, n, got, lost, chan_qlen(ch),
+	       (unsigned long long)(t1 - t0),
+	       (double)got * 1e9 / (double)(t1 - t0), calls,
+	       got ? (double)calls / (double)got : 0.0);
+	ibasync_destroy_channel(ch);
+	ibv_close_device(ctx);
+}
+
+/*
+ * Where the time of the ibv_get_async_event + ibv_ack_async_event drain
+ * goes. A clock read around every call would cost more than the calls
+ * (the guest's clocksource is not one the vDSO reads: clock_gettime is a
+ * system call, measured here), so every figure times a whole loop: the
+ * drain itself (as mode_drain); the READ_BATCH ioctl the shim makes once
+ * per 64 events (peek 64, consume the previous batch), issued by hand on
+ * the context's fd over a second storm of n; the same ioctl consuming as
+ * it copies (no peek), over a third; ibv_ack_async_event of a port event
+ * alone; an uncontended mutex lock + unlock pair (the shim takes its
+ * event lock once per ibv_get_async_event); a trivial system call
+ * (getppid); and one clock read.
+ */
+static double ioctl_loop(struct ibv_context *ctx, unsigned long n, int peek,
+			 double *per_rec)
+{
+	static struct ib_async_event raw[CHAN_BATCH];
+	unsigned long calls = 0, recs = 0, storm_recs = 0;
+	uint64_t consume = 0, t0, t1;
+
+	storm(n);
+	t0 = now_ns();
+	for (;;) {
+		struct ib_async_read_batch rb = {
+			.argsz = sizeof(rb),
+			.flags = IB_ASYNC_READ_NONBLOCK |
+				 (peek ? IB_ASYNC_READ_PEEK : 0),
+			.consume_seq = peek ? consume : 0,
+			.buf = (uintptr_t)raw,
+			.count = CHAN_BATCH,
+		};
+		unsigned int j;
+
+		if (ioctl(ctx->async_fd, IB_ASYNC_IOC_READ_BATCH, &rb)) {
+			if (errno == EAGAIN)
+				break;
+			die("IB_ASYNC_IOC_READ_BATCH");
+		}
+		calls++;
+		if (!rb.count)
+			break;
+		recs += rb.count;
+		for (j = 0; j < rb.count; j++)
+			storm_recs += raw[j].event_type == STORM_TYPE;
+		consume = raw[rb.count - 1].seq + raw[rb.count - 1].count - 1;
+		if (storm_recs >= n)
+			break;
+	}
+	t1 = now_ns();
+	if (peek && consume) {	/* leave the queue empty */
+		struct ib_async_read_batch rb = {
+			.argsz = sizeof(rb), .flags = IB_ASYNC_READ_NONBLOCK,
+			.consume_seq = consume,
+		};
+
+		if (ioctl(ctx->async_fd, IB_ASYNC_IOC_READ_BATCH, &rb) &&
+		    errno != EAGAIN)
+			die("IB_ASYNC_IOC_READ_BATCH");
+	}
+	*per_rec = recs ? (double)(t1 - t0) / (double)recs : 0.0;
+	return calls ? (double)(t1 - t0) / (double)calls : 0.0;
+}
+
+static void mode_drainprof(unsigned long n)
+{
+	struct ibv_async_event port_ev = {
+		.event_type = STORM_TYPE, .element.port_num = STORM_PORT,
+	};
+	struct ibv_context *ctx;
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	double clk, mtx, sys, ack, loop, peek, peek_rec, rd, rd_rec;
+	unsigned long got = 0, i, k = 1000000;
+	char cs[64] = "?";
+	uint64_t t0, t1;
+	FILE *f;
+
+	f = fopen("/sys/devices/system/clocksource/clocksource0/"
+		  "current_clocksource", "r");
+	if (f) {
+		if (fscanf(f, "%63s", cs) != 1)
+			strcpy(cs, "?");
+		fclose(f);
+	}
+	t0 = now_ns();
+	for (i = 0; i < k / 100; i++)
+		(void)now_ns();
+	clk = (double)(now_ns() - t0) / (double)(k / 100);
+	t0 = now_ns();
+	for (i = 0; i < k; i++) {
+		pthread_mutex_lock(&mu);
+		pthread_mutex_unlock(&mu);
+	}
+	mtx = (double)(now_ns() - t0) / (double)k;
+	t0 = now_ns();
+	for (i = 0; i < k / 100; i++)
+		(void)syscall(SYS_getppid);
+	sys = (double)(now_ns() - t0) / (double)(k / 100);
+	t0 = now_ns();
+	for (i = 0; i < k; i++)
+		ibv_ack_async_event(&port_ev);
+	ack = (double)(now_ns() - t0) / (double)k;
+
+	ctx = open_ctx();
+	quiesce(ctx);
+	storm(n);
+	t0 = now_ns();
+	while (got < n) {
+		int r = get_one(ctx);
+
+		if (r < 0) {
+			if (errno == EAGAIN)
+				break;
+			die("ibv_get_async_event");
+		}
+		got += (unsigned long)r;
+	}
+	t1 = now_ns();
+	loop = (double)(t1 - t0) / (double)(got ? got : 1);
+	/* hand the shim's last batch back: consumed, nothing buffered */
+	drain_nonblock(ctx);
+	peek = ioctl_loop(ctx, n, 1, &peek_rec);
+	rd = ioctl_loop(ctx, n, 0, &rd_rec);
+	ibv_close_device(ctx);
+	printf("side=%s mode=drainprof n=%lu got=%lu clocksource=%s "
+	       "clk_ns=%.1f mutex_ns=%.1f syscall_ns=%.1f ack_ns=%.1f "
+	       "loop_ns=%.1f peek_call_ns=%.1f peek_rec_ns=%.1f "
+	       "read_call_ns=%.1f read_rec_ns=%.1f\n",
+	       BENCH_SIDE, n, got, cs, clk, mtx, sys, ack, loop, peek,
+	       peek_rec, rd, rd_rec);
+}
+
+/*
+ * A reader that does not read, on a coalescing event channel subscribed
+ * to SM_CHANGE (default queue length), during a storm of n: kernel memory
+ * growth (Slab + VmallocUsed, as mode_stall) from after the channel was
+ * made to the end of the storm; then the channel is read: exact when it
+ * holds one record whose occurrences are n and no overflow. The
+ * context's own queue (IBASYNC_QUEUE_LEN) also receives the storm:
+ * delivered + lost must be n there as well.
+ */
+static void mode_coalesce(unsigned long n)
+{
+	static struct ibasync_event ev[CHAN_BATCH];
+	struct meminfo m0, m1, m2;
+	struct ibv_context *ctx;
+	struct ibasync_channel *ch;
+	unsigned long long occ = 0, lost = 0;
+	unsigned long recs = 0, ctx_got;
+	unsigned int qlen;
+	int k, i;
+
+	read_meminfo(&m0);
+	ctx = open_ctx();
+	quiesce(ctx);
+	ch = chan_open(ctx, IBASYNC_CHANNEL_COALESCE, 0);
+	chan_sub(ch, IBASYNC_EVENT_TYPE_BIT(STORM_TYPE), 1);
+	read_meminfo(&m1);
+	storm(n);		/* nothing is read */
+	read_meminfo(&m2);
+	while ((k = ibasync_get_events(ch, ev, CHAN_BATCH,
+				       IBASYNC_GET_NONBLOCK)) > 0) {
+		for (i = 0; i < k; i++) {
+			recs++;
+			if (ev[i].kind == IBASYNC_EVENT_OVERFLOW)
+				lost += ev[i].lost;
+			else if (ev[i].event_type == STORM_TYPE)
+				occ += ev[i].occurrences;
+		}
+	}
+	if (errno != EAGAIN)
+		die("ibasync_get_events");
+	qlen = chan_qlen(ch);
+	ctx_got = drain_nonblock(ctx);
+	printf("side=%s mode=coalesce n=%lu records=%lu occurrences=%llu "
+	       "lost=%llu chan_qlen=%u open_kb=%lld growth_kb=%lld "
+	       "slab_kb=%lld vmalloc_kb=%lld ctx_got=%lu ctx_lost=%llu "
+	       "exact=%d\n",
+	       BENCH_SIDE, n, recs, occ, lost, qlen, mem_kb(&m0, &m1),
+	       mem_kb(&m1, &m2), m2.slab - m1.slab, m2.vmalloc - m1.vmalloc,
+	       ctx_got, lost_events(ctx),
+	       recs == 1 && occ == n && !lost &&
+	       ctx_got + lost_events(ctx) == n);
+	ibasync_destroy_channel(ch);
+	ibv_close_device(ctx);
+}
+#endif /* BENCH_IBASYNC */
+
+/* ---- filtered fan-out --------------------------------------------------- */
+
+/*
+ * n events, half of type A and half of type B, dispatched in alternating
+ * writes of FFAN_CHUNK events of each type (one port: rxe has one, so
+ * the filter is the event type).
+ */
+struct ffan_storm {
+	const char *ta, *tb;
+	unsigned long half;
+	uint64_t t_start, t_end;
+};
+
+static void ffan_dispatch(struct ffan_storm *a)
+{
+	unsigned long sent = 0, k;
+
+	while (sent < a->half) {
+		k = a->half - sent < FFAN_CHUNK ? a->half - sent : FFAN_CHUNK;
+		storm_type(a->ta, k);
+		storm_type(a->tb, k);
+		sent += k;
+	}
+}
+
+static void *ffan_thread(void *p)
+{
+	struct ffan_storm *a = p;
+
+	a->t_start = now_ns();
+	ffan_dispatch(a);
+	a->t_end = now_ns();
+	return NULL;
+}
+
+struct ffan_ctx {
+	struct ibv_context *ctx;
+#ifdef BENCH_IBASYNC
+	struct ibasync_channel *ch;
+#endif
+	int fd;				/* what the epoll set watches */
+	enum ibv_event_type want;
+	unsigned long got;		/* events of its type */
+	unsigned long other;		/* events read and discarded */
+	unsigned long long lost;	/* ib_async: overflow */
+};
+
+/* Read @f until EAGAIN, counting its type's events and the others. */
+static void ffan_read(struct ffan_ctx *f)
+{
+#ifdef BENCH_IBASYNC
+	struct ibasync_event ev[CHAN_BATCH];
+	int k, i;
+
+	while ((k = ibasync_get_events(f->ch, ev, CHAN_BATCH,
+				       IBASYNC_GET_NONBLOCK)) > 0) {
+		for (i = 0; i < k; i++) {
+			if (ev[i].kind == IBASYNC_EVENT_OVERFLOW)
+				f->lost += ev[i].lost;
+			else if (ev[i].event_type == f->want)
+				f->got += ev[i].occurrences;
+			else
+				f->other++;
+		}
+	}
+	if (errno != EAGAIN)
+		die("ibasync_get_events");
+#else
+	struct ibv_async_event ev;
+
+	while (!ibv_get_async_event(f->ctx, &ev)) {
+		if (ev.event_type == f->want)
+			f->got++;
+		else
+			f->other++;	/* filtered out here, in userspace */
+		ibv_ack_async_event(&ev);
+	}
+	if (errno != EAGAIN)
+		die("ibv_get_async_event");
+#endif
+}
+
+/*
+ * C contexts, context i interested in type A (i even) or B (i odd). On
+ * ib_async each has an event channel subscribed to its type (queue
+ * CHANQ, by default n/2 + 1024: the whole share, nothing lost) and only
+ * the channels are read; the contexts' own queues (IBASYNC_QUEUE_LEN,
+ * small) still receive every event and overflow, unread. On ib_uverbs
+ * every context reads every event and drops the other type. Phase 1: one
+ * epoll loop reads while a second thread dispatches; wall time until
+ * every context has its n/2 events (or, on a channel too short to keep
+ * up, has them or their overflow records), kernel CPU as in mode_fanout.
+ * Phase 2: the same storm with nobody reading: kernel memory growth (as
+ * mode_stall), then everything is read and counted again. complete and
+ * complete2: in each phase, delivered + lost was every context's share
+ * (lost and lost2: how many were lost, all contexts). Also the memory
+ * the setup took (open_kb). C = 0: the storm alone (side none), the cost every storm has.
+ */
+static void mode_ffan(unsigned long n, int nctx, const char *ta,
+		      const char *tb, unsigned int chanq)
+{
+	static struct ffan_ctx f[MAX_CTX];
+	struct epoll_event evs[64];
+	struct ffan_storm sa = { .ta = ta, .tb = tb, .half = n / 2 };
+	struct meminfo m0, m1, m2, m3;
+	struct rusage ru0, ru1;
+	unsigned long long lost = 0, lost2 = 0;
+	unsigned long other = 0, bad = 0;
+	long long st0, st1;
+	int ep, i, done = 0, complete2 = 1;
+	pthread_t thr;
+	uint64_t t_done;
+
+	if (nctx < 0 || nctx > MAX_CTX || n < 2)
+		fail("ffan: N >= 2 events, 0..1024 contexts");
+	storm_type_of(ta);
+	storm_type_of(tb);
+	storm_fd = open(STORM_FILE, O_WRONLY | O_CLOEXEC);
+	if (storm_fd < 0)
+		die(STORM_FILE);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		die("epoll_create1");
+	read_meminfo(&m0);
+	for (i = 0; i < nctx; i++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.u32 = i };
+
+		f[i].ctx = open_ctx();
+		f[i].want = storm_type_of(i % 2 ? tb : ta);
+		quiesce(f[i].ctx);
+#ifdef BENCH_IBASYNC
+		f[i].ch = chan_open(f[i].ctx, 0,
+				    chanq ? chanq : (unsigned int)(n / 2) + 1024);
+		chan_sub(f[i].ch, IBASYNC_EVENT_TYPE_BIT(f[i].want),
+			 (uint64_t)i + 1);
+		f[i].fd = ibasync_channel_fd(f[i].ch);
+#else
+		f[i].fd = f[i].ctx->async_fd;
+#endif
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, f[i].fd, &e))
+			die("epoll_ctl");
+	}
+	read_meminfo(&m1);
+
+	/* phase 1: readers keep up */
+	getrusage(RUSAGE_SELF, &ru0);
+	st0 = read_stat_sys();
+	if (pthread_create(&thr, NULL, ffan_thread, &sa))
+		fail("pthread_create");
+	while (done < nctx) {
+		int k = epoll_wait(ep, evs, 64, 10000);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			die("epoll_wait");
+		if (k == 0)
+			break;	/* 10 s without an event: events lost */
+		for (i = 0; i < k; i++) {
+			struct ffan_ctx *c = &f[evs[i].data.u32];
+			/* a bounded channel may lose: its overflow says how many */
+			int was_done = c->got + c->lost >= sa.half;
+
+			ffan_read(c);
+			if (!was_done && c->got + c->lost >= sa.half)
+				done++;
+		}
+	}
+	t_done = now_ns();
+	pthread_join(thr, NULL);
+	st1 = read_stat_sys();
+	getrusage(RUSAGE_SELF, &ru1);
+	for (i = 0; i < nctx; i++) {
+		ffan_read(&f[i]);	/* stragglers: none expected */
+		if (f[i].got + f[i].lost != sa.half)
+			bad++;
+		other += f[i].other;
+		lost += f[i].lost;
+		f[i].got = 0;
+		f[i].lost = 0;
+	}
+
+	/* phase 2: nobody reads during the storm */
+	read_meminfo(&m2);
+	ffan_dispatch(&sa);
+	read_meminfo(&m3);
+	for (i = 0; i < nctx; i++) {
+		ffan_read(&f[i]);
+		/* a bounded queue may lose, but must count what it lost */
+		if (f[i].got + f[i].lost != sa.half)
+			complete2 = 0;
+		lost2 += f[i].lost;
+	}
+	for (i = 0; i < nctx; i++) {
+#ifdef BENCH_IBASYNC
+		ibasync_destroy_channel(f[i].ch);
+#endif
+		ibv_close_device(f[i].ctx);
+	}
+	close(ep);
+	if (!nctx)	/* the storm alone: time it like phase 1 */
+		t_done = sa.t_end;
+	printf("side=%s mode=ffan n=%lu ctx=%d types=%s,%s chanq=%u complete=%d "
+	       "complete2=%d lost=%llu lost2=%llu other_per_ctx=%.1f ms=%.2f "
+	       "storm_ms=%.2f proc_sys_ms=%.2f proc_user_ms=%.2f sys_ms=%.2f "
+	       "open_kb=%lld storm_kb=%lld\n",
+	       nctx ? BENCH_SIDE : "none", n, nctx, ta, tb,
+	       chanq ? chanq : (unsigned int)(n / 2) + 1024,
+	       done == nctx && !bad, complete2, lost, lost2,
+	       nctx ? (double)other / nctx : 0.0,
+	       (double)(t_done - sa.t_start) / 1e6,
+	       (double)(sa.t_end - sa.t_start) / 1e6,
+	       (double)(tv_ns(&ru1.ru_stime) - tv_ns(&ru0.ru_stime)) / 1e6,
+	       (double)(tv_ns(&ru1.ru_utime) - tv_ns(&ru0.ru_utime)) / 1e6,
+	       ticks_to_ms(st1 - st0), mem_kb(&m0, &m1), mem_kb(&m2, &m3));
+}
+
+/* The storm of @n events of one type with nobody reading: its cost. */
+static void mode_stormcost(const char *type, unsigned long n)
+{
+	struct rusage ru0, ru1;
+	long long st0, st1;
+	uint64_t t0, t1;
+
+	storm_type_of(type);
+	storm_type(type, 1);	/* opens the file */
+	getrusage(RUSAGE_SELF, &ru0);
+	st0 = read_stat_sys();
+	t0 = now_ns();
+	storm_type(type, n);
+	t1 = now_ns();
+	st1 = read_stat_sys();
+	getrusage(RUSAGE_SELF, &ru1);
+	printf("side=none mode=stormcost type=%s n=%lu ms=%.2f us_per_ev=%.2f "
+	       "proc_sys_ms=%.2f sys_ms=%.2f\n", type, n,
+	       (double)(t1 - t0) / 1e6, (double)(t1 - t0) / 1e3 / (double)n,
+	       (double)(tv_ns(&ru1.ru_stime) - tv_ns(&ru0.ru_stime)) / 1e6,
+	       ticks_to_ms(st1 - st0));
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ibbench-{uverbs,ibasync} [-d ibdev] stall N | idle N |\n"
 		"       drain N |\n"
 		"       fanout N CONTEXTS | latency K blocking|epoll |\n"
-		"       destroy N | complat K | compflood NCQS ROUNDS\n");
+		"       destroy N | complat K | compflood NCQS ROUNDS |\n"
+		"       ffan N CONTEXTS TYPEA TYPEB [CHANQ] | stormcost TYPE N |\n"
+		"       drainb N | drainprof N | coalesce N (ib_async only)\n");
 	exit(2);
 }
 
@@ -1078,6 +1661,19 @@ int main(int argc, char **argv)
 		mode_complat(atoi(argv[2]));
 	else if (!strcmp(mode, "compflood") && argc > 3)
 		mode_compflood(atoi(argv[2]), atoi(argv[3]));
+	else if (!strcmp(mode, "ffan") && argc > 5)
+		mode_ffan(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv[4],
+			  argv[5], argc > 6 ? (unsigned int)atoi(argv[6]) : 0);
+	else if (!strcmp(mode, "stormcost") && argc > 3)
+		mode_stormcost(argv[2], strtoul(argv[3], NULL, 0));
+#ifdef BENCH_IBASYNC
+	else if (!strcmp(mode, "drainb"))
+		mode_drainb(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(mode, "drainprof"))
+		mode_drainprof(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(mode, "coalesce"))
+		mode_coalesce(strtoul(argv[2], NULL, 0));
+#endif
 	else if (!strcmp(mode, "latency") && argc > 3)
 		mode_latency(atoi(argv[2]), !strcmp(argv[3], "epoll"));
 	else
