@@ -438,6 +438,19 @@ static void *storm_thread(void *p)
 	return NULL;
 }
 
+/* epoll_wait() for up to 10 s, again after a signal: ready fds, 0 if none. */
+static int wait_ready(int ep, struct epoll_event *evs, int max)
+{
+	int k;
+
+	do
+		k = epoll_wait(ep, evs, max, 10000);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		die("epoll_wait");
+	return k;
+}
+
 static void mode_fanout(unsigned long n, int nctx)
 {
 	static struct ibv_context *ctx[MAX_CTX];
@@ -472,12 +485,8 @@ static void mode_fanout(unsigned long n, int nctx)
 	if (pthread_create(&thr, NULL, storm_thread, &sa))
 		fail("pthread_create");
 	while (done < nctx) {
-		int k = epoll_wait(ep, evs, 64, 10000);
+		int k = wait_ready(ep, evs, 64);
 
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			die("epoll_wait");
 		if (k == 0)
 			break;	/* 10 s without an event: events lost */
 		for (i = 0; i < k; i++) {
@@ -1532,12 +1541,8 @@ static void mode_ffan(unsigned long n, int nctx, const char *ta,
 	if (pthread_create(&thr, NULL, ffan_thread, &sa))
 		fail("pthread_create");
 	while (done < nctx) {
-		int k = epoll_wait(ep, evs, 64, 10000);
+		int k = wait_ready(ep, evs, 64);
 
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			die("epoll_wait");
 		if (k == 0)
 			break;	/* 10 s without an event: events lost */
 		for (i = 0; i < k; i++) {
