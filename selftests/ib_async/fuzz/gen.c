@@ -1459,11 +1459,13 @@ void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 			ctx->chan_fd[i - 1] = ctx->chan_fd[i];
 			ctx->chan_slot[i - 1] = ctx->chan_slot[i];
 			ctx->chan_type[i - 1] = ctx->chan_type[i];
+			ctx->chan_sub[i - 1] = ctx->chan_sub[i];
 		}
 		ctx->nchan--;
 	}
 	ctx->chan_fd[ctx->nchan] = fd;
 	ctx->chan_type[ctx->nchan] = c->a.create_channel.type;
+	ctx->chan_sub[ctx->nchan] = 0;
 	ctx->chan_slot[ctx->nchan++] = c->slot;
 	for (i = 0; i < ctx->nchan; i++) {
 		struct ib_async_read_batch b = {
@@ -1486,28 +1488,39 @@ void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 	}
 }
 
-/* One of this worker's channels, mostly an event channel of @slot. */
+/*
+ * The index of one of this worker's event channels of @slot, or (one time
+ * in ten, or when it has none) of any channel; -1 for none at all.
+ */
 static int pick_channel(struct fz_ctx *ctx, uint32_t slot)
 {
-	uint32_t i, j;
+	uint32_t j, n = 0, mine[FZ_CHANNELS];
 
 	if (!ctx->nchan)
 		return -1;
-	i = fz_below(&ctx->rng, ctx->nchan);
-	for (j = 0; j < ctx->nchan && fz_chance(&ctx->rng, 90); j++)
+	for (j = 0; j < ctx->nchan; j++)
 		if (ctx->chan_slot[j] == slot &&
 		    ctx->chan_type[j] == IB_ASYNC_CHANNEL_EVENT)
-			i = j;
-	return ctx->chan_fd[i];
+			mine[n++] = j;
+	if (!n || fz_chance(&ctx->rng, 10))
+		return (int)fz_below(&ctx->rng, ctx->nchan);
+	return (int)mine[fz_below(&ctx->rng, n)];
 }
+
+/* The objects a subscription may name: those that raise events. */
+static const uint32_t fz_event_objs[] = {
+	IB_ASYNC_OBJ_CQ, IB_ASYNC_OBJ_QP, IB_ASYNC_OBJ_SRQ, IB_ASYNC_OBJ_WQ,
+};
 
 bool fz_build_subscribe(struct fz_ctx *ctx, struct fz_call *c)
 {
 	struct ib_async_subscribe *a = &c->a.subscribe;
 	struct fz_rng *r = &ctx->rng;
+	int ch = pick_channel(ctx, c->slot);
 	struct fz_obj o;
+	uint32_t type;
 
-	a->fd = pick_channel(ctx, c->slot);
+	a->fd = ch < 0 ? -1 : ctx->chan_fd[ch];
 	a->cookie = fz_next(r);
 	if (fz_chance(r, 40)) {
 		a->flags |= IB_ASYNC_SUB_TYPES;
@@ -1519,7 +1532,9 @@ bool fz_build_subscribe(struct fz_ctx *ctx, struct fz_call *c)
 		a->flags |= IB_ASYNC_SUB_PORT;
 		a->port = fz_below(r, 3);
 	}
-	if (fz_chance(r, 30) && fz_pick_obj(ctx, c->slot, 0, &o)) {
+	type = fz_event_objs[fz_below(r, sizeof(fz_event_objs) /
+					 sizeof(fz_event_objs[0]))];
+	if (fz_chance(r, 30) && fz_pick_obj(ctx, c->slot, type, &o)) {
 		a->flags |= IB_ASYNC_SUB_OBJECT;
 		a->obj_handle = o.handle;
 	}
@@ -1528,16 +1543,29 @@ bool fz_build_subscribe(struct fz_ctx *ctx, struct fz_call *c)
 
 void fz_done_subscribe(struct fz_ctx *ctx, struct fz_call *c)
 {
+	uint32_t i;
+
 	check(ctx, c->a.subscribe.sub_id != 0, "subscribe-id",
 	      "SUBSCRIBE succeeded with subscription id 0");
+	/* for UNSUBSCRIBE to name a subscription that exists */
+	for (i = 0; i < ctx->nchan; i++)
+		if (ctx->chan_fd[i] == c->a.subscribe.fd)
+			ctx->chan_sub[i] = c->a.subscribe.sub_id;
 }
 
 bool fz_build_unsubscribe(struct fz_ctx *ctx, struct fz_call *c)
 {
 	struct ib_async_unsubscribe *a = &c->a.unsubscribe;
+	int ch = pick_channel(ctx, c->slot);
 
-	a->fd = pick_channel(ctx, c->slot);
-	a->sub_id = fz_range(&ctx->rng, 1, 16);
+	a->fd = ch < 0 ? -1 : ctx->chan_fd[ch];
+	/* mostly the channel's latest subscription, else a guess */
+	if (ch >= 0 && ctx->chan_sub[ch] && fz_chance(&ctx->rng, 70))
+		a->sub_id = ctx->chan_sub[ch] - fz_below(&ctx->rng, 2);
+	else
+		a->sub_id = fz_range(&ctx->rng, 1, 16);
+	if (!a->sub_id)
+		a->sub_id = 1;
 	return true;
 }
 
