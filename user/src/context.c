@@ -43,21 +43,64 @@ static int apply_env_queue_len(int fd)
 }
 
 /*
- * What the node offers (enum ib_async_feature). A node that cannot say
- * (the device is going away) is taken to offer nothing beyond read().
+ * What the node offers (enum ib_async_feature) and its queue length. A
+ * node that cannot say (the device is going away) is taken to offer
+ * nothing beyond read().
  */
-static uint64_t node_features(int fd)
+static void node_info(int fd, struct ib_async_info *info)
 {
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	memset(info, 0, sizeof(*info));
+	info->argsz = sizeof(*info);
+	if (ioctl(fd, IB_ASYNC_IOC_GET_INFO, info))
+		info->features = 0;
+}
 
-	return ioctl(fd, IB_ASYNC_IOC_GET_INFO, &info) ? 0 : info.features;
+/* The node, its IBASYNC_QUEUE_LEN applied: a descriptor or -1. */
+static int open_node(const struct ibasync_device *dev)
+{
+	int fd = open(dev->node_path, O_RDWR | O_CLOEXEC), err;
+
+	if (fd < 0 || !apply_env_queue_len(fd))
+		return fd;
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/*
+ * Give the node a ring as large as its queue, so that a queue's worth of
+ * events waits in memory the program reads without system calls. Any
+ * failure (ENOMEM past RLIMIT_MEMLOCK, a kernel without rings) leaves
+ * READ_BATCH in place, except that a file whose MAP_RING succeeded
+ * refuses read() and READ_BATCH: if mapping it fails, the node is opened
+ * anew, which no program has seen yet. Returns the descriptor to use, or
+ * -1 if that reopening failed.
+ */
+static int map_node_ring(const struct ibasync_device *dev, int fd,
+			 struct ib_async_info *info, struct ibasync_ring *r)
+{
+	struct ib_async_map_ring m;
+
+	if (!(info->features & IB_ASYNC_FEATURE_EVENT_RING) ||
+	    ibasync_ring_disabled() || !info->queue_len ||
+	    ibasync_ring_request(fd, info->queue_len, &m))
+		return fd;
+	if (!ibasync_ring_mmap(fd, &m, sizeof(struct ib_async_event), r))
+		return fd;
+	close(fd);
+	fd = open_node(dev);
+	if (fd >= 0)
+		node_info(fd, info);
+	info->features &= ~(uint64_t)IB_ASYNC_FEATURE_EVENT_RING;
+	return fd;
 }
 
 static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
-			 int fd, int cmd_fd)
+			 int fd, int cmd_fd, const struct ib_async_info *info)
 {
 	struct ibv_context *ctx = &c->vctx.context;
-	uint64_t features;
+	uint64_t features = info->features;
 
 	ctx->device = &dev->device;
 	ctx->ops = ibasync_ops;
@@ -73,10 +116,11 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	/* full size: every extended op is present, and NULL */
 	c->vctx.sz = sizeof(c->vctx);
 	c->dev = dev;
-	features = node_features(fd);
 	c->ev_no_batch = !(features & IB_ASYNC_FEATURE_READ_BATCH);
 	c->user_mr = features & IB_ASYNC_FEATURE_USER_MR;
 	c->evchan = features & IB_ASYNC_FEATURE_EVENT_CHANNEL;
+	c->ring_ok = (features & IB_ASYNC_FEATURE_EVENT_RING) &&
+		     !ibasync_ring_disabled();
 	atomic_init(&c->lost_events, 0);
 	pthread_mutex_init(&c->ev_lock, NULL);
 	pthread_mutex_init(&c->dead_lock, NULL);
@@ -93,14 +137,19 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct ibasync_device *dev = to_ibasync_dev(device);
+	struct ibasync_chan_list *chans = NULL;
+	struct ibasync_ring ring = { 0 };
+	struct ib_async_info info;
 	struct ibasync_context *c;
 	int fd, cmd_fd = -1, err;
 
-	fd = open(dev->node_path, O_RDWR | O_CLOEXEC);
+	fd = open_node(dev);
 	if (fd < 0)
 		return NULL;
-	if (apply_env_queue_len(fd))
-		goto err;
+	node_info(fd, &info);
+	fd = map_node_ring(dev, fd, &info, &ring);
+	if (fd < 0)
+		return NULL;
 	/*
 	 * cmd_fd is a second descriptor of the same open file: code that
 	 * closes, polls or fcntl()s either one keeps working.
@@ -108,14 +157,22 @@ IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	cmd_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (cmd_fd < 0)
 		goto err;
+	chans = ibasync_chan_list_new();
+	if (!chans)
+		goto err;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto err;
 	ibasync_device_get(dev);
-	init_context(c, dev, fd, cmd_fd);
+	c->ev_ring = ring;
+	c->chans = chans;
+	init_context(c, dev, fd, cmd_fd, &info);
 	return &c->vctx.context;
 err:
 	err = errno;
+	if (chans)
+		ibasync_chan_list_put(chans);
+	ibasync_ring_unmap(&ring);
 	if (cmd_fd >= 0)
 		close(cmd_fd);
 	close(fd);
@@ -129,6 +186,9 @@ IBASYNC_EXPORT int ibv_close_device(struct ibv_context *context)
 
 	close(context->cmd_fd);
 	close(context->async_fd);
+	ibasync_ring_unmap(&c->ev_ring);
+	/* channels may outlive the context: the list goes with the last */
+	ibasync_chan_list_put(c->chans);
 	pthread_mutex_destroy(&context->mutex);
 	pthread_mutex_destroy(&c->ev_lock);
 	ibasync_free_dead(c);

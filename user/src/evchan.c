@@ -7,10 +7,16 @@
  * file naming the channel by descriptor, and objects by the handle the
  * kernel gave them, which the rdma-core object keeps in its handle field.
  *
- * Records are consumed as they are read, one READ_BATCH per call: unlike
- * the context's own queue, nothing waits for them to be acknowledged.
+ * Records are consumed as they are read: unlike the context's own queue,
+ * nothing waits for them to be acknowledged. Where the node offers rings,
+ * a channel's is mapped at its first ibasync_get_events() (after the
+ * program had the chance to size the queue, which the ring takes as its
+ * size) and records are taken from it without system calls; otherwise
+ * each call is one READ_BATCH. A coalescing channel gets no ring: its
+ * records change while queued, and the kernel refuses.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -44,6 +50,77 @@ _Static_assert(sizeof(((struct ibasync_event *)0)->element) ==
 	       sizeof(((struct ibv_async_event *)0)->element),
 	       "element as struct ibv_async_event has it");
 
+struct ibasync_chan_list *ibasync_chan_list_new(void)
+{
+	struct ibasync_chan_list *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	pthread_mutex_init(&l->lock, NULL);
+	l->refs = 1;	/* the context's */
+	return l;
+}
+
+void ibasync_chan_list_put(struct ibasync_chan_list *l)
+{
+	bool last;
+
+	pthread_mutex_lock(&l->lock);
+	last = !--l->refs;
+	pthread_mutex_unlock(&l->lock);
+	if (!last)
+		return;
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+static void chan_list_add(struct ibasync_chan_list *l,
+			  struct ibasync_channel *ch)
+{
+	pthread_mutex_lock(&l->lock);
+	l->refs++;
+	ch->list = l;
+	ch->next = l->head;
+	if (l->head)
+		l->head->pprev = &ch->next;
+	ch->pprev = &l->head;
+	l->head = ch;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void chan_list_del(struct ibasync_channel *ch)
+{
+	struct ibasync_chan_list *l = ch->list;
+
+	pthread_mutex_lock(&l->lock);
+	*ch->pprev = ch->next;
+	if (ch->next)
+		ch->next->pprev = ch->pprev;
+	pthread_mutex_unlock(&l->lock);
+	ibasync_chan_list_put(l);
+}
+
+/*
+ * After the kernel destroyed an object of the list's context: its records
+ * in the channels' rings must not be handed out any more (the kernel
+ * purged only those still in its queues). Called with the context's
+ * ev_lock held; each channel's lock keeps its consumer still meanwhile.
+ */
+void ibasync_chan_list_mark(struct ibasync_chan_list *l, uint32_t obj_type,
+			    uint32_t handle)
+{
+	struct ibasync_channel *ch;
+
+	pthread_mutex_lock(&l->lock);
+	for (ch = l->head; ch; ch = ch->next) {
+		pthread_mutex_lock(&ch->lock);
+		if (ch->ring.hdr)
+			ibasync_ring_mark(&ch->ring, obj_type, handle);
+		pthread_mutex_unlock(&ch->lock);
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
 IBASYNC_EXPORT struct ibasync_channel *
 ibasync_create_channel(struct ibv_context *context, unsigned int flags)
 {
@@ -76,18 +153,26 @@ ibasync_create_channel(struct ibv_context *context, unsigned int flags)
 	}
 	ch->context = context;
 	ch->fd = arg.fd;
+	pthread_mutex_init(&ch->lock, NULL);
+	ch->ring_ok = to_ibasync_ctx(context)->ring_ok &&
+		      !(flags & IBASYNC_CHANNEL_COALESCE);
+	chan_list_add(to_ibasync_ctx(context)->chans, ch);
 	return ch;
 }
 
 /*
  * Closing the descriptor ends the channel and its subscriptions; records
- * not read are gone with it.
+ * not read are gone with it. Off the list first, so that no destroy is
+ * marking its ring when it goes.
  */
 IBASYNC_EXPORT int ibasync_destroy_channel(struct ibasync_channel *channel)
 {
 	if (!channel)
 		return ibasync_err(EINVAL);
+	chan_list_del(channel);
+	ibasync_ring_unmap(&channel->ring);
 	close(channel->fd);
+	pthread_mutex_destroy(&channel->lock);
 	free(channel);
 	return 0;
 }
@@ -238,6 +323,91 @@ static void to_public(const struct ib_async_chan_event *k,
 	e->last_timestamp_ns = k->last_timestamp_ns;
 }
 
+/*
+ * Give the channel its ring, with its lock held: as many records as its
+ * queue holds now. 1: mapped; 0: no ring (MAP_RING refused: READ_BATCH
+ * stays, for good); -1 with errno: MAP_RING succeeded, so READ_BATCH is
+ * refused from now on, but the mapping failed; the next call tries the
+ * mmap() again.
+ */
+static int chan_map_ring(struct ibasync_channel *ch)
+{
+	struct ib_async_info info = { .argsz = sizeof(info) };
+
+	if (!ch->ring_requested) {
+		if (ioctl(ch->fd, IB_ASYNC_IOC_GET_INFO, &info) ||
+		    !info.queue_len ||
+		    ibasync_ring_request(ch->fd, info.queue_len, &ch->map)) {
+			ch->ring_ok = false;
+			return 0;
+		}
+		ch->ring_requested = true;
+	}
+	return ibasync_ring_mmap(ch->fd, &ch->map,
+				 sizeof(struct ib_async_chan_event),
+				 &ch->ring) ? -1 : 1;
+}
+
+/*
+ * Up to @n records of the ring, converted into @events, the consumer
+ * moved once for all of them; records of destroyed objects are skipped.
+ */
+static int ring_take_events(struct ibasync_ring *r,
+			    struct ibasync_event *events, int n)
+{
+	struct ib_async_chan_event k;
+	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
+	int got = 0;
+
+	for (; avail && got < n; avail--, cons++) {
+		memcpy(&k, ibasync_ring_rec(r, cons), sizeof(k));
+		if (k.event.event_type != IBASYNC_RING_SKIP)
+			to_public(&k, &events[got++]);
+	}
+	ibasync_ring_consume(r, cons);
+	return got;
+}
+
+/*
+ * ibasync_get_events() through the ring, channel lock held on entry and
+ * dropped here. An empty ring costs a RING_WAIT that does not block, so
+ * that a destroy marking this ring never waits behind a sleeping reader;
+ * a blocking call sleeps in poll(), unlocked, then looks again.
+ */
+static int ring_get_events(struct ibasync_channel *ch,
+			   struct ibasync_event *events, int n,
+			   unsigned int flags)
+{
+	struct ib_async_ring_wait w = {
+		.argsz = sizeof(w), .flags = IB_ASYNC_READ_NONBLOCK,
+	};
+	int got, err;
+
+	for (;;) {
+		got = ring_take_events(&ch->ring, events, n);
+		if (got) {
+			pthread_mutex_unlock(&ch->lock);
+			return got;
+		}
+		err = ioctl(ch->fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
+		if (!err && w.available)
+			continue;
+		pthread_mutex_unlock(&ch->lock);
+		/* ENODEV, EIO: the stream is over, as READ_BATCH would say */
+		if (err && err != EAGAIN) {
+			errno = err;
+			return -1;
+		}
+		if (flags & IBASYNC_GET_NONBLOCK) {
+			errno = EAGAIN;
+			return -1;
+		}
+		if (ibasync_wait_readable(ch->fd))
+			return -1;
+		pthread_mutex_lock(&ch->lock);
+	}
+}
+
 IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 				      struct ibasync_event *events, int n,
 				      unsigned int flags)
@@ -246,11 +416,23 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	struct ib_async_chan_event k;
 	unsigned char *raw = (unsigned char *)events;
 	uint32_t i;
+	int err;
 
 	if (!channel || !events || n < 1 || flags & ~IBASYNC_GET_NONBLOCK) {
 		errno = EINVAL;
 		return -1;
 	}
+	pthread_mutex_lock(&channel->lock);
+	if (channel->ring_ok && !channel->ring.hdr &&
+	    chan_map_ring(channel) < 0) {
+		err = errno;
+		pthread_mutex_unlock(&channel->lock);
+		errno = err;
+		return -1;
+	}
+	if (channel->ring.hdr)
+		return ring_get_events(channel, events, n, flags);
+	pthread_mutex_unlock(&channel->lock);
 	if (flags & IBASYNC_GET_NONBLOCK)
 		b.flags |= IB_ASYNC_READ_NONBLOCK;
 	b.buf = (uintptr_t)events;

@@ -107,7 +107,7 @@ static int fetch_batch(struct ibasync_context *c, int fd)
 }
 
 /* Wait for the fd to become readable, unless it is non-blocking. */
-static int wait_readable(int fd)
+int ibasync_wait_readable(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int fl = fcntl(fd, F_GETFL);
@@ -122,15 +122,51 @@ static int wait_readable(int fd)
 }
 
 /*
- * The next record for this context: from the batch buffer, else from a
- * new batch, else after waiting (as a blocking read would). Each record
- * is handed to exactly one caller.
+ * The next record from the node's ring: taken under ev_lock, so each goes
+ * to one caller and a destroy's marking (ibasync_destroy_handle()) sees a
+ * stable consumer. An empty ring costs one RING_WAIT, which moves what
+ * waits in the kernel queue (records that came while the ring was full)
+ * and never blocks there: the wait happens in poll() without the lock.
+ */
+static int next_ring_record(struct ibasync_context *c, int fd,
+			    struct ib_async_event *rec)
+{
+	struct ib_async_ring_wait w = { .argsz = sizeof(w) };
+	int err;
+
+	for (;;) {
+		pthread_mutex_lock(&c->ev_lock);
+		if (ibasync_ring_take(&c->ev_ring, rec, sizeof(*rec))) {
+			pthread_mutex_unlock(&c->ev_lock);
+			return 0;
+		}
+		w.flags = IB_ASYNC_READ_NONBLOCK;
+		err = ioctl(fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
+		pthread_mutex_unlock(&c->ev_lock);
+		if (!err && w.available)
+			continue;
+		/* ENODEV, EIO: the stream is over, as read() would say */
+		if (err && err != EAGAIN) {
+			errno = err;
+			return -1;
+		}
+		if (ibasync_wait_readable(fd))
+			return -1;
+	}
+}
+
+/*
+ * The next record for this context: from the ring if there is one; else
+ * from the batch buffer, else from a new batch, else after waiting (as a
+ * blocking read would). Each record is handed to exactly one caller.
  */
 static int next_record(struct ibasync_context *c, int fd,
 		       struct ib_async_event *rec)
 {
 	int err;
 
+	if (c->ev_ring.hdr)
+		return next_ring_record(c, fd, rec);
 	for (;;) {
 		pthread_mutex_lock(&c->ev_lock);
 		if (c->ev_next == c->ev_count && !c->ev_no_batch &&
@@ -141,7 +177,7 @@ static int next_record(struct ibasync_context *c, int fd,
 				errno = err;
 				return -1;
 			}
-			if (wait_readable(fd))
+			if (ibasync_wait_readable(fd))
 				return -1;
 			continue;
 		}
@@ -151,7 +187,7 @@ static int next_record(struct ibasync_context *c, int fd,
 		}
 		if (c->ev_next == c->ev_count) {	/* an empty batch */
 			pthread_mutex_unlock(&c->ev_lock);
-			if (wait_readable(fd))
+			if (ibasync_wait_readable(fd))
 				return -1;
 			continue;
 		}
@@ -238,13 +274,48 @@ static void forget_buffered(struct ibasync_context *c, uint32_t obj_type,
 }
 
 /*
+ * ibasync_destroy_handle() on a context with a ring, ev_lock held (and
+ * dropped here). A record in the ring already counts in events_reported
+ * but must not be handed out once the object is gone: mark it skipped,
+ * and leave it out of the acks to wait for. DESTROY first: after it, no
+ * record of the object can enter any ring, so the scan misses none. The
+ * context's channels are purged too, while ev_lock still keeps the
+ * object's handle from being handed out anywhere.
+ */
+static int destroy_ring_locked(struct ibasync_context *c,
+			       struct ib_async_destroy *d, uint64_t *reported,
+			       uint64_t *comp_reported)
+{
+	uint32_t marked;
+
+	if (ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_DESTROY, d)) {
+		int err = errno;
+
+		pthread_mutex_unlock(&c->ev_lock);
+		return ibasync_err(err);
+	}
+	marked = ibasync_ring_mark(&c->ev_ring, d->obj_type, d->handle);
+	ibasync_chan_list_mark(c->chans, d->obj_type, d->handle);
+	pthread_mutex_unlock(&c->ev_lock);
+	/* the kernel counted each marked record: fewer would be a bug there */
+	*reported = d->events_reported >= marked ?
+		    d->events_reported - marked : 0;
+	if (comp_reported)
+		*comp_reported = d->comp_events_reported;
+	return 0;
+}
+
+/*
  * Destroy a kernel object and learn how many of its events (and, for a
- * CQ, of its completion events, if @comp_reported) reached the program. With batching, a record handed out by ibv_get_async_event()
- * is still queued (peeked) until the next fetch consumes it, and only a
+ * CQ, of its completion events, if @comp_reported) reached the program.
+ * With batching, a record handed out by ibv_get_async_event() is still
+ * queued (peeked) until the next fetch consumes it, and only a
  * consumed record counts in events_reported: so first consume everything
  * handed out, then destroy, then forget the buffered records the kernel
  * has just purged, all under ev_lock so that no record of the object can
- * be handed out in between and acknowledged after the object is freed.
+ * be handed out in between and acknowledged after the object is freed;
+ * the channels' rings are purged under it too (the kernel does not take
+ * back what it put there).
  */
 int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
@@ -259,6 +330,8 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 	int fd = c->vctx.context.cmd_fd, err = 0;
 
 	pthread_mutex_lock(&c->ev_lock);
+	if (c->ev_ring.hdr)
+		return destroy_ring_locked(c, &d, reported, comp_reported);
 	if (!c->ev_no_batch && c->ev_handed) {
 		b.consume_seq = c->ev_handed;
 		/*
@@ -273,6 +346,8 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 		err = errno;
 	if (!err && !c->ev_no_batch)
 		forget_buffered(c, obj_type, handle);
+	if (!err)
+		ibasync_chan_list_mark(c->chans, obj_type, handle);
 	pthread_mutex_unlock(&c->ev_lock);
 	if (err)
 		return ibasync_err(err);

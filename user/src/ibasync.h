@@ -35,6 +35,38 @@
 /* Queue length applied at ibv_open_device(), see libibasync(7). */
 #define IBASYNC_QUEUE_LEN_ENV	"IBASYNC_QUEUE_LEN"
 
+/* Non-empty: no mapped event rings, see libibasync(7) and ring.c. */
+#define IBASYNC_NO_RING_ENV	"IBASYNC_NO_RING"
+
+/*
+ * A mapped event ring (ring.c); hdr NULL when there is none. Its
+ * consumer is whoever holds the lock of the queue it belongs to.
+ */
+struct ibasync_ring {
+	struct ib_async_ring_header *hdr;
+	size_t map_size;
+	unsigned char *records;
+	uint32_t mask, record_size;
+};
+
+/*
+ * The event_type the library writes over a record of a destroyed object
+ * still in a ring: no kernel type is this large, and takers skip it.
+ */
+#define IBASYNC_RING_SKIP	UINT32_MAX
+
+/*
+ * The channels of a context, which a destroy of one of its objects must
+ * purge of that object's records (events.c). Shared by the context and
+ * each channel on the list, and freed with the last of them, since a
+ * channel may outlive its context (ibasync_create_channel(3)).
+ */
+struct ibasync_chan_list {
+	pthread_mutex_t lock;
+	struct ibasync_channel *head;
+	unsigned int refs;
+};
+
 /*
  * A device as ibv_get_device_list() hands it out. The public part must be
  * first: users only ever see &dev->device. Each list entry and each open
@@ -74,6 +106,15 @@ struct ibasync_context {
 	uint64_t ev_handed;	/* last seq handed out, for the next fetch */
 	/* IB_ASYNC_FEATURE_READ_BATCH not offered: one read() per event */
 	bool ev_no_batch;
+	/*
+	 * The node's ring, mapped at open: when present, every record is
+	 * taken from it under ev_lock (read() and READ_BATCH refuse a ring
+	 * queue) and ev_buf stays unused.
+	 */
+	struct ibasync_ring ev_ring;
+	/* IB_ASYNC_FEATURE_EVENT_RING and not IBASYNC_NO_RING: for channels */
+	bool ring_ok;
+	struct ibasync_chan_list *chans;
 	/*
 	 * IB_ASYNC_FEATURE_USER_MR: MRs are the kernel's (REG_MR) and work
 	 * requests are posted in lists over them; else MRs are ranges kept
@@ -244,6 +285,7 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
 			   uint64_t *comp_reported);
 int ibasync_disassociated(struct ibasync_context *c);
+int ibasync_wait_readable(int fd);
 
 /* objects.c */
 void ibasync_free_dead(struct ibasync_context *c);
@@ -288,13 +330,49 @@ int ibasync_mr_check(struct ibasync_context *c, const struct ibv_sge *sge,
 
 /*
  * An event channel (evchan.c): a file the kernel made on the context's
- * file, which names it by fd in (un)subscribe requests. Never changed
- * after creation, so every call on it may run in any thread.
+ * file, which names it by fd in (un)subscribe requests. context and fd
+ * never change after creation; the ring is mapped at the first
+ * ibasync_get_events() and, like the records in it, is the lock's, so
+ * every call on a channel may run in any thread.
  */
 struct ibasync_channel {
 	struct ibv_context *context;
 	int fd;
+	struct ibasync_chan_list *list;
+	struct ibasync_channel *next, **pprev;	/* on list, under its lock */
+	pthread_mutex_t lock;
+	/* may get a ring: the node offers it, no coalescing, no opt-out */
+	bool ring_ok;
+	/* MAP_RING done, map holds its answer; mapped once ring.hdr is set */
+	bool ring_requested;
+	struct ib_async_map_ring map;
+	struct ibasync_ring ring;
 };
+
+/* ring.c */
+bool ibasync_ring_disabled(void);
+int ibasync_ring_request(int fd, uint32_t entries,
+			 struct ib_async_map_ring *m);
+int ibasync_ring_mmap(int fd, const struct ib_async_map_ring *m,
+		      size_t rec_size, struct ibasync_ring *r);
+void ibasync_ring_unmap(struct ibasync_ring *r);
+uint32_t ibasync_ring_avail(const struct ibasync_ring *r, uint32_t *cons);
+void ibasync_ring_consume(struct ibasync_ring *r, uint32_t cons);
+bool ibasync_ring_take(struct ibasync_ring *r, void *rec, size_t size);
+uint32_t ibasync_ring_mark(struct ibasync_ring *r, uint32_t obj_type,
+			   uint32_t handle);
+
+/* Record number @i (a wrapping count) of a ring. */
+static inline void *ibasync_ring_rec(const struct ibasync_ring *r, uint32_t i)
+{
+	return r->records + (size_t)(i & r->mask) * r->record_size;
+}
+
+/* evchan.c */
+struct ibasync_chan_list *ibasync_chan_list_new(void);
+void ibasync_chan_list_put(struct ibasync_chan_list *l);
+void ibasync_chan_list_mark(struct ibasync_chan_list *l, uint32_t obj_type,
+			    uint32_t handle);
 
 /* channel.c */
 int ibasync_channel_attach(struct ibv_comp_channel *channel,
