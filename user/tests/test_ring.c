@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Mapped event rings against a fake kernel: the context's ring taken by
+ * ibv_get_async_event(), a destroy's marking of its object's records,
+ * an event channel's ring taken by ibasync_get_events(), and the cases
+ * that keep READ_BATCH (IBASYNC_NO_RING, a coalescing channel, a ring
+ * that cannot be mapped).
+ *
+ * The node of the fake tree is made a regular file here, and a channel's
+ * file is a memfd: both can be mmap()ed, and this program maps them too,
+ * writing records and the producer count as the kernel would. ioctl() is
+ * this program's (fake_ioctl.h): GET_INFO offers rings, MAP_RING answers
+ * offset 0, RING_WAIT moves fake.pending records into the ring, and
+ * READ_BATCH fails with EBUSY as it does on a ring queue.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/ib_async.h>
+#include <infiniband/ib_async_shim.h>
+#include <infiniband/verbs.h>
+
+#include "fake_ioctl.h"
+#include "fake_tree.h"
+#include "ibasync.h"
+#include "tap.h"
+
+#define ENTRIES		8
+#define MAX_PENDING	8
+#define REC_OFF		IB_ASYNC_RING_HEADER_SIZE_V1
+
+/* What this program plays the kernel for: the node's ring or a channel's. */
+struct fake_ring {
+	int fd;
+	size_t rec_size;
+	struct ib_async_ring_header *hdr;	/* this program's mapping */
+	/* records waiting in the "kernel queue" for RING_WAIT */
+	unsigned char pending[MAX_PENDING][sizeof(struct ib_async_chan_event)];
+	unsigned int npending;
+};
+
+static struct {
+	bool on;
+	struct fake_ring node, chan;
+	int maps, batches, waits;
+	struct ib_async_map_ring map;		/* the last MAP_RING asked */
+	struct ib_async_ring_wait wait;		/* the last RING_WAIT asked */
+	bool bad_header;	/* MAP_RING answers a size too small */
+	int wait_err;		/* RING_WAIT fails with it when set */
+	uint64_t reported;	/* DESTROY's events_reported */
+	uint32_t handles;	/* the last CREATE_CQ's */
+} fake;
+
+static size_t ring_bytes(size_t rec_size)
+{
+	return REC_OFF + ENTRIES * rec_size;
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static struct fake_ring *ring_of(int fd)
+{
+	if (fd == fake.chan.fd)
+		return &fake.chan;
+	return &fake.node;	/* the node, under either of its descriptors */
+}
+
+/* Set up the file behind @r as the kernel lays a ring out. */
+static int fake_map_ring(struct fake_ring *r, struct ib_async_map_ring *m)
+{
+	size_t len = ring_bytes(r->rec_size);
+
+	fake.maps++;
+	fake.map = *m;
+	if (m->entries != ENTRIES)
+		return fail(EINVAL);	/* the test sizes every queue so */
+	if (r->hdr)
+		return fail(EBUSY);
+	if (ftruncate(r->fd, (off_t)len))
+		return -1;
+	r->hdr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->hdr == MAP_FAILED) {
+		r->hdr = NULL;
+		return -1;
+	}
+	memset(r->hdr, 0, len);
+	r->hdr->entries = ENTRIES;
+	r->hdr->record_size = (uint32_t)r->rec_size;
+	r->hdr->records_offset = REC_OFF;
+	m->mmap_offset = 0;
+	m->mmap_size = fake.bad_header ? len - 1 : len;
+	return 0;
+}
+
+/* Publish @rec as the kernel does: the record, then the producer count. */
+static bool publish(struct fake_ring *r, const void *rec)
+{
+	uint32_t prod = r->hdr->producer;
+
+	if (prod - __atomic_load_n(&r->hdr->consumer, __ATOMIC_ACQUIRE) ==
+	    ENTRIES)
+		return false;
+	memcpy((unsigned char *)r->hdr + REC_OFF +
+	       (prod & (ENTRIES - 1)) * r->rec_size, rec, r->rec_size);
+	__atomic_store_n(&r->hdr->producer, prod + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+static int fake_ring_wait(struct fake_ring *r, struct ib_async_ring_wait *w)
+{
+	unsigned int i, moved = 0;
+
+	fake.waits++;
+	fake.wait = *w;
+	if (!r->hdr)
+		return fail(EINVAL);
+	while (moved < r->npending && publish(r, r->pending[moved]))
+		moved++;
+	r->npending -= moved;
+	for (i = 0; i < r->npending; i++)
+		memcpy(r->pending[i], r->pending[i + moved], r->rec_size);
+	w->available = r->hdr->producer - r->hdr->consumer;
+	if (w->available)
+		return 0;
+	return fail(fake.wait_err ? fake.wait_err : EAGAIN);
+}
+
+static int fake_answer(int fd, unsigned long req, void *arg)
+{
+	struct ib_async_info *info = arg;
+	struct ib_async_create_channel *cc = arg;
+	struct ib_async_destroy *d = arg;
+
+	switch (req) {
+	case IB_ASYNC_IOC_GET_INFO:
+		memset(info, 0, sizeof(*info));
+		info->argsz = sizeof(*info);
+		info->features = IB_ASYNC_FEATURE_READ_BATCH |
+				 IB_ASYNC_FEATURE_EVENT_CHANNEL |
+				 IB_ASYNC_FEATURE_EVENT_RING;
+		info->queue_len = ENTRIES;
+		return 0;
+	case IB_ASYNC_IOC_MAP_RING:
+		return fake_map_ring(ring_of(fd), arg);
+	case IB_ASYNC_IOC_RING_WAIT:
+		return fake_ring_wait(ring_of(fd), arg);
+	case IB_ASYNC_IOC_READ_BATCH:
+		fake.batches++;
+		return fail(ring_of(fd)->hdr ? EBUSY : EAGAIN);
+	case IB_ASYNC_IOC_DESTROY:
+		d->events_reported = fake.reported;
+		d->comp_events_reported = 0;
+		return 0;
+	case IB_ASYNC_IOC_CREATE_CHANNEL:
+		fake.chan.fd = memfd_create("fake-channel", MFD_CLOEXEC);
+		fake.chan.hdr = NULL;
+		fake.chan.npending = 0;
+		cc->fd = fake.chan.fd;
+		return cc->fd < 0 ? -1 : 0;
+	case IB_ASYNC_IOC_CREATE_CQ:
+		((struct ib_async_create_cq *)arg)->handle = ++fake.handles;
+		return 0;
+	case IB_ASYNC_IOC_SUBSCRIBE:
+		return 0;
+	}
+	return FAKE_IOCTL_PASS;
+}
+
+static int fake_ioctl(int fd, unsigned long req, void *arg)
+{
+	return fake.on ? fake_answer(fd, req, arg) : FAKE_IOCTL_PASS;
+}
+
+static void fake_unmap(struct fake_ring *r)
+{
+	if (r->hdr)
+		munmap(r->hdr, ring_bytes(r->rec_size));
+	r->hdr = NULL;
+	r->npending = 0;
+	/* its number may come back as the node's */
+	if (r == &fake.chan)
+		r->fd = -1;
+}
+
+/* ---- records --------------------------------------------------------- */
+
+static struct ib_async_event rec(uint32_t type, uint64_t element,
+				 uint32_t obj_type, uint32_t handle,
+				 uint64_t seq)
+{
+	return (struct ib_async_event){
+		.element = element, .seq = seq, .count = 1,
+		.event_type = type, .port_num = 1, .obj_type = obj_type,
+		.obj_handle = handle,
+	};
+}
+
+static struct ib_async_chan_event crec(struct ib_async_event e)
+{
+	return (struct ib_async_chan_event){
+		.event = e, .cookie = e.seq + 100, .occurrences = 1,
+	};
+}
+
+static int get(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	return ibv_get_async_event(ctx, ev);
+}
+
+/* ---- the context's ring ------------------------------------------------ */
+
+static void test_node_ring(struct ibv_context *ctx)
+{
+	struct ibasync_context *c = to_ibasync_ctx(ctx);
+	struct ib_async_event e, ovf = {
+		.seq = 4, .count = 5, .event_type = IB_ASYNC_EV_OVERFLOW,
+	};
+	struct ibv_qp qp = { .context = ctx, .handle = 7 };
+	struct ibv_cq *cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+	struct ibv_async_event ev;
+	unsigned int i;
+	bool ok = true;
+
+	OK(c->ev_ring.hdr && fake.maps == 1 && fake.map.entries == ENTRIES &&
+	   fake.map.argsz == sizeof(fake.map) && fake.map.flags == 0,
+	   "open: one MAP_RING of the queue's length, mapped");
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+
+	e = rec(IBV_EVENT_PORT_ERR, 1, IB_ASYNC_OBJ_PORT, 0, 1);
+	publish(&fake.node, &e);
+	publish(&fake.node, &ovf);
+	e = rec(IBV_EVENT_QP_FATAL, (uintptr_t)&qp, IB_ASYNC_OBJ_QP, 7, 10);
+	publish(&fake.node, &e);
+	fake.waits = fake.batches = 0;
+	OK(!get(ctx, &ev) && ev.event_type == IBV_EVENT_PORT_ERR &&
+	   ev.element.port_num == 1 && fake.node.hdr->consumer == 1,
+	   "a record from the ring, the consumer moved past it");
+	OK(!get(ctx, &ev) && ev.event_type == IBV_EVENT_QP_FATAL &&
+	   ev.element.qp == &qp && ibasync_lost_events(ctx) == 5 &&
+	   fake.node.hdr->consumer == 3,
+	   "an overflow record counted lost and passed over");
+	ibv_ack_async_event(&ev);
+	OK(fake.waits == 0 && fake.batches == 0,
+	   "records in the ring: no system call");
+
+	errno = 0;
+	OK(get(ctx, &ev) == -1 && errno == EAGAIN && fake.waits == 1 &&
+	   fake.wait.argsz == sizeof(fake.wait) &&
+	   fake.wait.flags == IB_ASYNC_READ_NONBLOCK,
+	   "empty: one RING_WAIT, non-blocking; O_NONBLOCK: EAGAIN");
+
+	/* more than the ring holds waits in the "kernel queue" */
+	for (i = 0; i < ENTRIES + 2; i++) {
+		e = rec(IBV_EVENT_SM_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 20 + i);
+		if (!publish(&fake.node, &e))
+			memcpy(fake.node.pending[fake.node.npending++], &e,
+			       sizeof(e));
+	}
+	for (i = 0; i < ENTRIES + 2; i++)
+		ok = ok && !get(ctx, &ev) &&
+		     ev.event_type == IBV_EVENT_SM_CHANGE;
+	OK(ok && fake.node.npending == 0 && fake.batches == 0,
+	   "a full ring and two queued behind it: all %u, in order",
+	   ENTRIES + 2);
+
+	/*
+	 * A destroy skips the object's records still in the ring and
+	 * waits only for the ack of the one handed out: a wait for all
+	 * three the kernel reports would never end (alarm() in main()).
+	 */
+	if (!OK(cq, "a CQ"))
+		return;
+	e = rec(IBV_EVENT_CQ_ERR, (uintptr_t)cq, IB_ASYNC_OBJ_CQ, cq->handle,
+		39);
+	publish(&fake.node, &e);
+	OK(!get(ctx, &ev) && ev.element.cq == cq, "the CQ's first record");
+	ibv_ack_async_event(&ev);
+	e = rec(IBV_EVENT_CQ_ERR, (uintptr_t)cq, IB_ASYNC_OBJ_CQ, cq->handle,
+		40);
+	publish(&fake.node, &e);
+	e = rec(IBV_EVENT_QP_FATAL, (uintptr_t)&qp, IB_ASYNC_OBJ_QP,
+		cq->handle, 41);
+	publish(&fake.node, &e);
+	e = rec(IBV_EVENT_PORT_ACTIVE, 1, IB_ASYNC_OBJ_PORT, 0, 42);
+	publish(&fake.node, &e);
+	e = rec(IBV_EVENT_CQ_ERR, (uintptr_t)cq, IB_ASYNC_OBJ_CQ, cq->handle,
+		43);
+	publish(&fake.node, &e);
+	fake.reported = 3;
+	OK(!ibv_destroy_cq(cq),
+	   "ibv_destroy_cq: the 2 records in the ring not waited for");
+	OK(!get(ctx, &ev) && ev.event_type == IBV_EVENT_QP_FATAL &&
+	   !get(ctx, &ev) && ev.event_type == IBV_EVENT_PORT_ACTIVE,
+	   "a QP's record of the same handle and a port record are kept");
+	errno = 0;
+	OK(get(ctx, &ev) == -1 && errno == EAGAIN &&
+	   fake.node.hdr->consumer == fake.node.hdr->producer,
+	   "the destroyed CQ's records are skipped, and consumed");
+
+	fake.wait_err = ENODEV;
+	errno = 0;
+	OK(get(ctx, &ev) == -1 && errno == ENODEV,
+	   "the stream's end: RING_WAIT's ENODEV returned");
+	fake.wait_err = 0;
+}
+
+/* ---- a channel's ring --------------------------------------------------- */
+
+static void test_channel_ring(struct ibv_context *ctx)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+	struct ibasync_channel *ch = ibasync_create_channel(ctx, 0);
+	struct ibasync_event ev[4];
+	struct ib_async_chan_event k;
+	int n;
+
+	if (!OK(cq, "a CQ"))
+		return;
+
+	fake.maps = fake.waits = fake.batches = 0;
+	OK(ch && !fake.maps, "create: no ring yet");
+	errno = 0;
+	n = ibasync_get_events(ch, ev, 4, IBASYNC_GET_NONBLOCK);
+	OK(n == -1 && errno == EAGAIN && fake.maps == 1 &&
+	   fake.map.entries == ENTRIES && fake.waits == 1 &&
+	   fake.wait.flags == IB_ASYNC_READ_NONBLOCK && !fake.batches,
+	   "first get_events: MAP_RING of the channel's queue length, then "
+	   "RING_WAIT: EAGAIN");
+
+	k = crec(rec(IBV_EVENT_PORT_ERR, 2, IB_ASYNC_OBJ_PORT, 0, 1));
+	k.event.port_num = 2;
+	publish(&fake.chan, &k);
+	k = crec(rec(IBV_EVENT_CQ_ERR, (uintptr_t)cq, IB_ASYNC_OBJ_CQ,
+		     cq->handle, 2));
+	publish(&fake.chan, &k);
+	k = crec(rec(IBV_EVENT_SM_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 3));
+	publish(&fake.chan, &k);
+	k = crec(rec(IBV_EVENT_LID_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 4));
+	publish(&fake.chan, &k);
+	fake.waits = 0;
+	n = ibasync_get_events(ch, ev, 2, 0);
+	OK(n == 2 && ev[0].event_type == IBV_EVENT_PORT_ERR &&
+	   ev[0].element.port_num == 2 && ev[0].cookie == 101 &&
+	   ev[1].event_type == IBV_EVENT_CQ_ERR && ev[1].element.cq == cq &&
+	   fake.chan.hdr->consumer == 2 && !fake.waits && !fake.batches,
+	   "n 2 of 4 in the ring: two records, consumer 2, no system call");
+
+	k = crec(rec(IBV_EVENT_CQ_ERR, (uintptr_t)cq, IB_ASYNC_OBJ_CQ,
+		     cq->handle, 5));
+	publish(&fake.chan, &k);
+	fake.reported = 0;	/* channels' records count nowhere */
+	OK(!ibv_destroy_cq(cq),
+	   "destroy of a CQ with a record in the channel's ring");
+	n = ibasync_get_events(ch, ev, 4, 0);
+	OK(n == 2 && ev[0].event_type == IBV_EVENT_SM_CHANGE &&
+	   ev[1].event_type == IBV_EVENT_LID_CHANGE &&
+	   fake.chan.hdr->consumer == fake.chan.hdr->producer,
+	   "the rest but the destroyed CQ's record, all consumed");
+
+	k = crec(rec(IBV_EVENT_PORT_ACTIVE, 1, IB_ASYNC_OBJ_PORT, 0, 6));
+	memcpy(fake.chan.pending[fake.chan.npending++], &k, sizeof(k));
+	n = ibasync_get_events(ch, ev, 4, IBASYNC_GET_NONBLOCK);
+	OK(n == 1 && ev[0].event_type == IBV_EVENT_PORT_ACTIVE,
+	   "a record waiting in the kernel queue: moved by RING_WAIT");
+	fake.wait_err = EIO;
+	errno = 0;
+	OK(ibasync_get_events(ch, ev, 4, 0) == -1 && errno == EIO,
+	   "the stream's end: RING_WAIT's EIO returned");
+	fake.wait_err = 0;
+	ibasync_destroy_channel(ch);
+	fake_unmap(&fake.chan);
+
+	ch = ibasync_create_channel(ctx, IBASYNC_CHANNEL_COALESCE |
+				    IBASYNC_CHANNEL_NONBLOCK);
+	fake.maps = fake.batches = 0;
+	errno = 0;
+	OK(ch && ibasync_get_events(ch, ev, 4, 0) == -1 && errno == EAGAIN &&
+	   !fake.maps && fake.batches == 1,
+	   "a coalescing channel: no MAP_RING, READ_BATCH");
+	ibasync_destroy_channel(ch);
+	fake_unmap(&fake.chan);
+}
+
+/* A channel that outlives its context keeps working on its ring. */
+static void test_channel_outlives(struct ibv_device *dev)
+{
+	struct ibv_context *ctx = ibv_open_device(dev);
+	struct ibasync_channel *ch = ctx ? ibasync_create_channel(ctx, 0) : NULL;
+	struct ib_async_chan_event k;
+	struct ibasync_event ev[2];
+
+	if (!OK(ch, "a second context and a channel"))
+		return;
+	errno = 0;
+	ibasync_get_events(ch, ev, 2, IBASYNC_GET_NONBLOCK);
+	fake_unmap(&fake.node);
+	ibv_close_device(ctx);
+	k = crec(rec(IBV_EVENT_SM_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 1));
+	publish(&fake.chan, &k);
+	OK(ibasync_get_events(ch, ev, 2, 0) == 1 &&
+	   ev[0].event_type == IBV_EVENT_SM_CHANGE,
+	   "after ibv_close_device: the channel's ring still read");
+	OK(ibasync_destroy_channel(ch) == 0, "then destroyed");
+	fake_unmap(&fake.chan);
+}
+
+/* ---- no ring ------------------------------------------------------------ */
+
+static void test_no_ring(struct ibv_device *dev)
+{
+	struct ibv_context *ctx;
+	struct ibasync_channel *ch;
+	struct ibasync_event ev[2];
+
+	fake.maps = fake.batches = 0;
+	setenv(IBASYNC_NO_RING_ENV, "1", 1);
+	ctx = ibv_open_device(dev);
+	ch = ctx ? ibasync_create_channel(ctx, IBASYNC_CHANNEL_NONBLOCK) : NULL;
+	errno = 0;
+	OK(ch && !to_ibasync_ctx(ctx)->ev_ring.hdr && !fake.maps &&
+	   ibasync_get_events(ch, ev, 2, 0) == -1 && errno == EAGAIN &&
+	   !fake.maps && fake.batches == 1,
+	   "IBASYNC_NO_RING=1: no MAP_RING, READ_BATCH on the channel");
+	if (ch)
+		ibasync_destroy_channel(ch);
+	if (ctx)
+		ibv_close_device(ctx);
+	fake_unmap(&fake.chan);
+	setenv(IBASYNC_NO_RING_ENV, "", 1);
+	fake.maps = 0;
+	ctx = ibv_open_device(dev);
+	OK(ctx && to_ibasync_ctx(ctx)->ev_ring.hdr && fake.maps == 1,
+	   "IBASYNC_NO_RING empty: a ring");
+	if (ctx)
+		ibv_close_device(ctx);
+	fake_unmap(&fake.node);
+	unsetenv(IBASYNC_NO_RING_ENV);
+
+	/* a header that does not fit its mapping: opened anew, no ring */
+	fake.bad_header = true;
+	fake.maps = 0;
+	ctx = ibv_open_device(dev);
+	OK(ctx && !to_ibasync_ctx(ctx)->ev_ring.hdr && fake.maps == 1,
+	   "a ring that cannot be used: the node reopened, READ_BATCH");
+	fake.bad_header = false;
+	if (ctx)
+		ibv_close_device(ctx);
+	fake_unmap(&fake.node);
+}
+
+/* The fake tree's node, a regular file here: mmap()able. */
+static int node_as_file(const char *root)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/dev/infiniband/ib_async0", root);
+	if (unlink(path))
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	fake.node.fd = fd;	/* a descriptor of the same file, for ftruncate */
+	return 0;
+}
+
+int main(void)
+{
+	struct ibv_device **list = NULL;
+	struct ibv_context *ctx = NULL;
+	char *root;
+
+	fake.node.rec_size = sizeof(struct ib_async_event);
+	fake.chan.rec_size = sizeof(struct ib_async_chan_event);
+	fake.chan.fd = -1;
+	alarm(60);	/* a destroy waiting for acks that never come */
+	root = ft_create(true);
+	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL) ||
+	    node_as_file(root))
+		return OK(0, "fake tree"), tap_done();
+	list = ibv_get_device_list(NULL);
+	fake.on = true;
+	if (list && list[0])
+		ctx = ibv_open_device(list[0]);
+	if (!OK(ctx, "open fake0"))
+		return tap_done();
+	test_node_ring(ctx);
+	test_channel_ring(ctx);
+	ibv_close_device(ctx);
+	fake_unmap(&fake.node);
+	test_channel_outlives(list[0]);
+	test_no_ring(list[0]);
+	fake.on = false;
+	close(fake.node.fd);
+	ibv_free_device_list(list);
+	ft_destroy(root);
+	return tap_done();
+}
