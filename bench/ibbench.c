@@ -14,8 +14,10 @@
  * ibv_open_device. The event-channel modes (drainb, coalesce and the
  * ib_async side of ffan) use libibasync's channel API
  * (<infiniband/ib_async.h>) and size a channel with
- * IB_ASYNC_IOC_SET_QUEUE_LEN on its descriptor; drainprof issues the
- * shim's IB_ASYNC_IOC_READ_BATCH by hand to time it alone.
+ * IB_ASYNC_IOC_SET_QUEUE_LEN on its descriptor; drainprof maps a ring of
+ * its own on the node (IB_ASYNC_IOC_MAP_RING) to time the shim's parts
+ * alone. The ib_async build counts every ioctl() of the process (the
+ * shim's too), for system calls per event beside read()'s.
  *
  * Events come from ib_async_storm.ko: writing "<ibdev> SM_CHANGE <port> <n>"
  * to its debugfs file calls ib_dispatch_event() n times and returns after
@@ -53,8 +55,9 @@
  *                channel subscribed to everything, ibasync_get_events in
  *                batches of 64
  *   drainprof N  (ib_async) where the get+ack drain's time goes: the
- *                drain, the shim's batch ioctl by hand, the ack, a mutex
- *                pair, a system call, a clock read, each as a whole loop
+ *                drain, taking records from a mapped ring by hand, the
+ *                RING_WAIT behind a small ring, the ack, a mutex pair, a
+ *                system call, a clock read, each as a whole loop
  *   coalesce N   (ib_async) a stalled reader on a coalescing channel
  *                during a storm of N: kernel memory growth, then one
  *                record with N occurrences expected
@@ -81,7 +84,9 @@
 
 #include <infiniband/verbs.h>
 #ifdef BENCH_IBASYNC
+#include <stdarg.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
@@ -109,6 +114,37 @@ static void fail(const char *what)
 	fprintf(stderr, "ibbench(%s): %s\n", BENCH_SIDE, what);
 	exit(1);
 }
+
+#ifdef BENCH_IBASYNC
+/*
+ * Every ioctl() of the process, libibasync's included (its calls bind to
+ * this definition, as to any the program makes): with a mapped ring the
+ * shim's system calls are RING_WAITs, which syscr does not count.
+ */
+static atomic_ulong ioctl_calls;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	atomic_fetch_add_explicit(&ioctl_calls, 1, memory_order_relaxed);
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+static unsigned long ioctls(void)
+{
+	return atomic_load_explicit(&ioctl_calls, memory_order_relaxed);
+}
+#else
+static unsigned long ioctls(void)
+{
+	return 0;
+}
+#endif
 
 static uint64_t now_ns(void)
 {
@@ -396,12 +432,13 @@ static void mode_drain(unsigned long n)
 	struct ibv_context *ctx = open_ctx();
 	long long r0, r1;
 	uint64_t t0, t1;
-	unsigned long got = 0;
+	unsigned long got = 0, io0, io1;
 	int r;
 
 	quiesce(ctx);
 	storm(n);
 	r0 = read_syscr();
+	io0 = ioctls();
 	t0 = now_ns();
 	while (got < n) {
 		r = get_one(ctx);
@@ -413,13 +450,16 @@ static void mode_drain(unsigned long n)
 		got += (unsigned long)r;
 	}
 	t1 = now_ns();
+	io1 = ioctls();
 	r1 = read_syscr();
 	printf("side=%s mode=drain n=%lu got=%lu lost=%llu qlen=%u "
-	       "ns=%llu evps=%.0f reads=%lld reads_per_ev=%.4f\n",
+	       "ns=%llu evps=%.0f reads=%lld reads_per_ev=%.4f ioctls=%lu "
+	       "ioctls_per_ev=%.4f\n",
 	       BENCH_SIDE, n, got, lost_events(ctx), queue_len(ctx),
 	       (unsigned long long)(t1 - t0),
 	       (double)got * 1e9 / (double)(t1 - t0), r1 - r0 - 1,
-	       got ? (double)(r1 - r0 - 1) / (double)got : 0.0);
+	       got ? (double)(r1 - r0 - 1) / (double)got : 0.0, io1 - io0,
+	       got ? (double)(io1 - io0) / (double)got : 0.0);
 	ibv_close_device(ctx);
 }
 
@@ -1161,13 +1201,16 @@ static void chan_sub(struct ibasync_channel *ch, uint64_t types,
  * queued first (channel queue n + 1024), then ibasync_get_events() in
  * batches of CHAN_BATCH until n storm events were returned. The context's
  * own queue (IBASYNC_QUEUE_LEN, small) gets every event too; it is not read.
+ * One ibasync_get_events() before the storm, finding nothing, maps the
+ * channel's ring (as large as its queue): a consumer already reading, so
+ * the storm's records go straight into the ring.
  */
 static void mode_drainb(unsigned long n)
 {
 	static struct ibasync_event ev[CHAN_BATCH];
 	struct ibv_context *ctx = open_ctx();
 	struct ibasync_channel *ch;
-	unsigned long got = 0, calls = 0;
+	unsigned long got = 0, calls = 0, io0, io1;
 	unsigned long long lost = 0;
 	uint64_t t0, t1;
 	int k, i;
@@ -1175,7 +1218,11 @@ static void mode_drainb(unsigned long n)
 	quiesce(ctx);
 	ch = chan_open(ctx, 0, (unsigned int)n + 1024);
 	chan_sub(ch, 0, 1);
+	if (ibasync_get_events(ch, ev, CHAN_BATCH, IBASYNC_GET_NONBLOCK) < 0 &&
+	    errno != EAGAIN)
+		die("ibasync_get_events before the storm");
 	storm(n);
+	io0 = ioctls();
 	t0 = now_ns();
 	while (got < n) {
 		k = ibasync_get_events(ch, ev, CHAN_BATCH,
@@ -1194,12 +1241,15 @@ static void mode_drainb(unsigned long n)
 		}
 	}
 	t1 = now_ns();
+	io1 = ioctls();
 	printf("side=%s mode=drainb n=%lu got=%lu lost=%llu qlen=%u ns=%llu "
-	       "evps=%.0f calls=%lu calls_per_ev=%.4f\n",
+	       "evps=%.0f calls=%lu calls_per_ev=%.4f ioctls=%lu "
+	       "ioctls_per_ev=%.4f\n",
 	       BENCH_SIDE, n, got, lost, chan_qlen(ch),
 	       (unsigned long long)(t1 - t0),
 	       (double)got * 1e9 / (double)(t1 - t0), calls,
-	       got ? (double)calls / (double)got : 0.0);
+	       got ? (double)calls / (double)got : 0.0, io1 - io0,
+	       got ? (double)(io1 - io0) / (double)got : 0.0);
 	ibasync_destroy_channel(ch);
 	ibv_close_device(ctx);
 }
@@ -1209,62 +1259,107 @@ static void mode_drainb(unsigned long n)
  * goes. A clock read around every call would cost more than the calls
  * (the guest's clocksource is not one the vDSO reads: clock_gettime is a
  * system call, measured here), so every figure times a whole loop: the
- * drain itself (as mode_drain); the READ_BATCH ioctl the shim makes once
- * per 64 events (peek 64, consume the previous batch), issued by hand on
- * the context's fd over a second storm of n; the same ioctl consuming as
- * it copies (no peek), over a third; ibv_ack_async_event of a port event
- * alone; an uncontended mutex lock + unlock pair (the shim takes its
+ * drain itself (as mode_drain: the shim takes records from the ring it
+ * mapped as large as the queue); then, on a ring this program maps on a
+ * node file of its own, taking records by hand as the shim does (copy,
+ * consumer store) from a ring as large as the queue, over a second storm
+ * of n: what a record costs in userspace before the shim's own work; the
+ * same from a ring of 64 behind the queue, over a third: one RING_WAIT
+ * per 64 records moves them from the queue; ibv_ack_async_event of a port
+ * event alone; an uncontended mutex lock + unlock pair (the shim takes its
  * event lock once per ibv_get_async_event); a trivial system call
  * (getppid); and one clock read.
  */
-static double ioctl_loop(struct ibv_context *ctx, unsigned long n, int peek,
-			 double *per_rec)
-{
-	static struct ib_async_event raw[CHAN_BATCH];
-	unsigned long calls = 0, recs = 0, storm_recs = 0;
-	uint64_t consume = 0, t0, t1;
+struct raw_ring {
+	int fd;
+	struct ib_async_ring_header *h;
+	const unsigned char *recs;
+	uint32_t mask, rec_size;
+	size_t len;
+};
 
+/* The node of ibdev_name, opened anew: queue @qlen, a ring of @entries. */
+static void raw_ring_open(struct raw_ring *r, unsigned int qlen,
+			  unsigned int entries)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ib_async_queue_len q = { .argsz = sizeof(q), .queue_len = qlen };
+	struct ib_async_map_ring m = { .argsz = sizeof(m), .entries = entries };
+	char path[256] = "";
+	void *p;
+	int i;
+
+	if (!list)
+		die("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), ibdev_name))
+			snprintf(path, sizeof(path), "/dev/infiniband/%s",
+				 list[i]->dev_name);
+	ibv_free_device_list(list);
+	r->fd = path[0] ? open(path, O_RDWR | O_CLOEXEC) : -1;
+	if (r->fd < 0)
+		die("open the ib_async node");
+	if (ioctl(r->fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &q))
+		die("IB_ASYNC_IOC_SET_QUEUE_LEN");
+	if (ioctl(r->fd, IB_ASYNC_IOC_MAP_RING, &m))
+		die("IB_ASYNC_IOC_MAP_RING");
+	r->len = (size_t)m.mmap_size;
+	p = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+		 (off_t)m.mmap_offset);
+	if (p == MAP_FAILED)
+		die("mmap the ring");
+	r->h = p;
+	r->recs = (const unsigned char *)p + r->h->records_offset;
+	r->mask = r->h->entries - 1;
+	r->rec_size = r->h->record_size;
+}
+
+static void raw_ring_close(struct raw_ring *r)
+{
+	munmap(r->h, r->len);
+	close(r->fd);
+}
+
+/*
+ * A storm of n, then records taken one by one until n storm records were
+ * seen, a RING_WAIT whenever the ring is empty. Returns ns per record;
+ * *@waits: RING_WAIT calls.
+ */
+static double raw_ring_loop(struct raw_ring *r, unsigned long n,
+			    unsigned long *waits)
+{
+	struct ib_async_event rec;
+	unsigned long recs = 0, storm_recs = 0;
+	uint32_t cons = r->h->consumer, prod;
+	uint64_t t0, t1;
+
+	*waits = 0;
 	storm(n);
 	t0 = now_ns();
-	for (;;) {
-		struct ib_async_read_batch rb = {
-			.argsz = sizeof(rb),
-			.flags = IB_ASYNC_READ_NONBLOCK |
-				 (peek ? IB_ASYNC_READ_PEEK : 0),
-			.consume_seq = peek ? consume : 0,
-			.buf = (uintptr_t)raw,
-			.count = CHAN_BATCH,
-		};
-		unsigned int j;
+	while (storm_recs < n) {
+		prod = __atomic_load_n(&r->h->producer, __ATOMIC_ACQUIRE);
+		if (prod == cons) {
+			struct ib_async_ring_wait w = {
+				.argsz = sizeof(w),
+				.flags = IB_ASYNC_READ_NONBLOCK,
+			};
 
-		if (ioctl(ctx->async_fd, IB_ASYNC_IOC_READ_BATCH, &rb)) {
-			if (errno == EAGAIN)
-				break;
-			die("IB_ASYNC_IOC_READ_BATCH");
+			++*waits;
+			if (ioctl(r->fd, IB_ASYNC_IOC_RING_WAIT, &w)) {
+				if (errno == EAGAIN)
+					break;	/* fewer than n: lost */
+				die("IB_ASYNC_IOC_RING_WAIT");
+			}
+			continue;
 		}
-		calls++;
-		if (!rb.count)
-			break;
-		recs += rb.count;
-		for (j = 0; j < rb.count; j++)
-			storm_recs += raw[j].event_type == STORM_TYPE;
-		consume = raw[rb.count - 1].seq + raw[rb.count - 1].count - 1;
-		if (storm_recs >= n)
-			break;
+		memcpy(&rec, r->recs + (size_t)(cons & r->mask) * r->rec_size,
+		       sizeof(rec));
+		__atomic_store_n(&r->h->consumer, ++cons, __ATOMIC_RELEASE);
+		recs++;
+		storm_recs += rec.event_type == STORM_TYPE;
 	}
 	t1 = now_ns();
-	if (peek && consume) {	/* leave the queue empty */
-		struct ib_async_read_batch rb = {
-			.argsz = sizeof(rb), .flags = IB_ASYNC_READ_NONBLOCK,
-			.consume_seq = consume,
-		};
-
-		if (ioctl(ctx->async_fd, IB_ASYNC_IOC_READ_BATCH, &rb) &&
-		    errno != EAGAIN)
-			die("IB_ASYNC_IOC_READ_BATCH");
-	}
-	*per_rec = recs ? (double)(t1 - t0) / (double)recs : 0.0;
-	return calls ? (double)(t1 - t0) / (double)calls : 0.0;
+	return recs ? (double)(t1 - t0) / (double)recs : 0.0;
 }
 
 static void mode_drainprof(unsigned long n)
@@ -1273,9 +1368,10 @@ static void mode_drainprof(unsigned long n)
 		.event_type = STORM_TYPE, .element.port_num = STORM_PORT,
 	};
 	struct ibv_context *ctx;
+	struct raw_ring ring;
 	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	double clk, mtx, sys, ack, loop, peek, peek_rec, rd, rd_rec;
-	unsigned long got = 0, i, k = 1000000;
+	double clk, mtx, sys, ack, loop, take, small;
+	unsigned long got = 0, i, k = 1000000, take_waits, small_waits;
 	char cs[64] = "?";
 	uint64_t t0, t1;
 	FILE *f;
@@ -1322,17 +1418,23 @@ static void mode_drainprof(unsigned long n)
 	}
 	t1 = now_ns();
 	loop = (double)(t1 - t0) / (double)(got ? got : 1);
-	/* hand the shim's last batch back: consumed, nothing buffered */
-	drain_nonblock(ctx);
-	peek = ioctl_loop(ctx, n, 1, &peek_rec);
-	rd = ioctl_loop(ctx, n, 0, &rd_rec);
+	/* its queue would take the next storms too */
 	ibv_close_device(ctx);
+	raw_ring_open(&ring, (unsigned int)n + 1024, (unsigned int)n + 1024);
+	take = raw_ring_loop(&ring, n, &take_waits);
+	raw_ring_close(&ring);
+	raw_ring_open(&ring, (unsigned int)n + 1024, CHAN_BATCH);
+	small = raw_ring_loop(&ring, n, &small_waits);
+	raw_ring_close(&ring);
 	printf("side=%s mode=drainprof n=%lu got=%lu clocksource=%s "
 	       "clk_ns=%.1f mutex_ns=%.1f syscall_ns=%.1f ack_ns=%.1f "
-	       "loop_ns=%.1f peek_call_ns=%.1f peek_rec_ns=%.1f "
-	       "read_call_ns=%.1f read_rec_ns=%.1f\n",
-	       BENCH_SIDE, n, got, cs, clk, mtx, sys, ack, loop, peek,
-	       peek_rec, rd, rd_rec);
+	       "loop_ns=%.1f take_rec_ns=%.1f take_waits=%lu "
+	       "ring64_rec_ns=%.1f ring64_waits_per_rec=%.4f "
+	       "wait_call_ns=%.1f\n",
+	       BENCH_SIDE, n, got, cs, clk, mtx, sys, ack, loop, take,
+	       take_waits, small, (double)small_waits / (double)n,
+	       small_waits ? (small - take) * (double)n /
+			     (double)small_waits : 0.0);
 }
 
 /*
