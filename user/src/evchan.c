@@ -359,6 +359,8 @@ static int ring_take_events(struct ibasync_ring *r,
 	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
 	int got = 0;
 
+	if (!avail)
+		return 0;	/* no store: the line stays shared */
 	for (; avail && got < n; avail--, cons++) {
 		memcpy(&k, ibasync_ring_rec(r, cons), sizeof(k));
 		if (k.event.event_type != IBASYNC_RING_SKIP)

@@ -114,6 +114,8 @@ bool ibasync_ring_take(struct ibasync_ring *r, void *rec, size_t size)
 	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
 	bool got = false;
 
+	if (!avail)
+		return false;	/* no store: the line stays shared */
 	while (avail-- && !got) {
 		memcpy(rec, ibasync_ring_rec(r, cons++), size);
 		got = ((struct ib_async_event *)rec)->event_type !=
