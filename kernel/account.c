@@ -19,13 +19,33 @@
 
 #include "ib_async.h"
 
+/**
+ * ib_async_account_user - whose memory budget the caller spends
+ *
+ * Return: the caller's user, with a reference, or NULL if it may lock
+ * memory freely (CAP_IPC_LOCK).
+ */
+struct user_struct *ib_async_account_user(void)
+{
+	return capable(CAP_IPC_LOCK) ? NULL : get_current_user();
+}
+
 /* At open: the opener's budget, unless it may lock memory freely. */
 void ib_async_account_init(struct ib_async_file *file)
 {
-	file->user = capable(CAP_IPC_LOCK) ? NULL : get_current_user();
+	file->user = ib_async_account_user();
 }
 
-static int ib_async_account_pages(struct user_struct *user, long pages)
+/**
+ * ib_async_account_pages - charge pages to a user's RLIMIT_MEMLOCK
+ * @user: the user, from ib_async_account_user()
+ * @pages: how many
+ *
+ * The limit is the caller's, as io_uring checks it for its rings.
+ *
+ * Return: 0, or -ENOMEM past the limit (nothing charged).
+ */
+int ib_async_account_pages(struct user_struct *user, long pages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	long cur = atomic_long_read(&user->locked_vm);
@@ -35,6 +55,12 @@ static int ib_async_account_pages(struct user_struct *user, long pages)
 			return -ENOMEM;
 	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + pages));
 	return 0;
+}
+
+/* Give back what ib_async_account_pages() charged. */
+void ib_async_unaccount_pages(struct user_struct *user, long pages)
+{
+	atomic_long_sub(pages, &user->locked_vm);
 }
 
 /* Whole pages a running byte total is charged as. */

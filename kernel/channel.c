@@ -100,6 +100,14 @@ static __poll_t ib_async_channel_poll(struct file *filp, poll_table *wait)
 	return ib_async_evq_poll(&chan->evq, filp, wait);
 }
 
+static int ib_async_channel_mmap(struct file *filp,
+				 struct vm_area_struct *vma)
+{
+	struct ib_async_channel *chan = filp->private_data;
+
+	return ib_async_evq_mmap(&chan->evq, vma);
+}
+
 static int ib_async_channel_fasync(int fd, struct file *filp, int on)
 {
 	struct ib_async_channel *chan = filp->private_data;
@@ -140,9 +148,11 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
+	ib_async_show_ring(m, &st);
 	if (event) {
 		seq_printf(m, "ib_async-coalescing:\t%s\n",
-			   chan->evq.buckets ? "yes" : "no");
+			   chan->evq.flags & IB_ASYNC_EVQ_COALESCE ?
+			   "yes" : "no");
 		ib_async_evchan_show_subs(m, chan);
 	} else {
 		seq_printf(m, "ib_async-cqs:\t%d\n", atomic_read(&chan->cqs));
@@ -155,6 +165,7 @@ static const struct file_operations ib_async_channel_fops = {
 	.read		= ib_async_channel_read,
 	.poll		= ib_async_channel_poll,
 	.fasync		= ib_async_channel_fasync,
+	.mmap		= ib_async_channel_mmap,
 	.unlocked_ioctl	= ib_async_channel_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= ib_async_channel_show_fdinfo,
@@ -182,6 +193,7 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 			return -EINVAL;
 		if (!u->ib_dev->kverbs_provider)
 			return -EOPNOTSUPP;
+		qflags = IB_ASYNC_EVQ_COMP;
 		break;
 	case IB_ASYNC_CHANNEL_EVENT:
 		qflags = IB_ASYNC_EVQ_CHAN;
@@ -214,10 +226,11 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 		ib_async_channel_put(chan);
 		return fd;
 	}
+	/* Read-write: a ring mapped shared needs it for its consumer index. */
 	filp = anon_inode_getfile(arg->type == IB_ASYNC_CHANNEL_EVENT ?
 				  "[ib_async_event]" : "[ib_async_comp]",
 				  &ib_async_channel_fops,
-				  chan, O_RDONLY |
+				  chan, O_RDWR |
 				  (arg->flags & IB_ASYNC_CHANNEL_NONBLOCK ?
 				   O_NONBLOCK : 0));
 	if (IS_ERR(filp)) {

@@ -30,6 +30,16 @@
 #define IB_ASYNC_CLASS_ATTR_CONST
 #endif
 
+/* 6.3 made a VMA's flags change only through helpers. */
+#ifndef HAVE_VM_FLAGS_SET
+#include <linux/mm.h>
+
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
 /*
  * 7.1 removed ib_resize_cq(), which had no in-tree caller left, and
  * renamed the driver op: kernel verbs cannot resize a CQ there, and

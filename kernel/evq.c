@@ -30,6 +30,14 @@
  * from any context. A record leaves the hash once a reader has copied it,
  * so no occurrence can be added to a record the reader already has: a
  * later event then takes a new record, and the counts stay exact.
+ *
+ * A queue with a ring mapped to user space (ring.c) delivers without
+ * read(): an event goes straight into the ring while it has room and no
+ * older record waits here; otherwise it waits here as for a reader, and
+ * ib_async_evq_ring_wait() moves it on. The ring always holds a prefix of
+ * the stream, so order is kept, and loss is accounted here as before. The
+ * program's consumer index is read, never trusted: a value that makes no
+ * sense only makes the ring look full.
  */
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -256,6 +264,8 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 	q->dead_err = 0;
 	q->rec_size = flags & IB_ASYNC_EVQ_CHAN ? IB_ASYNC_CHAN_REC_SIZE :
 						  IB_ASYNC_REC_SIZE;
+	q->flags = flags;
+	q->uring = NULL;
 
 	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, q->rec_size,
 			    GFP_KERNEL_ACCOUNT);
@@ -284,6 +294,9 @@ void ib_async_evq_destroy(struct ib_async_evq *q)
 	q->buckets = NULL;
 	kfree(q->bounce);
 	q->bounce = NULL;
+	if (q->uring)
+		ib_async_uring_free(q->uring);
+	q->uring = NULL;
 	mutex_destroy(&q->read_mutex);
 }
 
@@ -345,6 +358,70 @@ out:
 }
 
 /*
+ * Records in the ring the program has not consumed, as far as the kernel
+ * can tell: a consumer index ahead of the producer or more than the ring
+ * behind it makes no sense, and counts as a full ring. The acquire orders
+ * the program's reads of the records it consumed before any overwrite.
+ */
+static u32 evq_ring_used(const struct ib_async_uring *r)
+{
+	/* pairs with the program's release store of the consumer index */
+	u32 used = r->prod - smp_load_acquire(&r->hdr->consumer);
+
+	return min(used, r->mask + 1);
+}
+
+static u32 evq_ring_room(const struct ib_async_uring *r)
+{
+	return r->mask + 1 - evq_ring_used(r);
+}
+
+/* Where the next record goes. */
+static void *evq_ring_next(const struct ib_async_uring *r)
+{
+	return r->recs + (size_t)(r->prod & r->mask) * r->rec_size;
+}
+
+/* The record at evq_ring_next() is complete: let the program see it. */
+static void evq_ring_publish(struct ib_async_uring *r)
+{
+	r->prod++;
+	/* pairs with the program's acquire load: the record comes first */
+	smp_store_release(&r->hdr->producer, r->prod);
+}
+
+/*
+ * Deliver @ev (sequence number @seq) straight into the ring, if the ring
+ * has room and nothing older is waiting here: the record is then the
+ * program's, as if a reader had taken it at once.
+ */
+static bool evq_ring_put(struct ib_async_evq *q, const struct ib_async_event *ev,
+			 u64 seq, struct ib_async_evcount *owner, u64 cookie)
+{
+	struct ib_async_uring *r = q->uring;
+	struct ib_async_chan_event *ce;
+
+	lockdep_assert_held(&q->lock);
+	if (!r || q->len || !evq_ring_room(r))
+		return false;
+	ce = evq_ring_next(r);
+	ce->event = *ev;
+	ce->event.seq = seq;
+	ce->event.count = 1;
+	if (q->flags & IB_ASYNC_EVQ_CHAN) {
+		ce->cookie = cookie;
+		ce->occurrences = 1;
+		ce->last_timestamp_ns = ev->timestamp_ns;
+	}
+	if (owner)
+		owner->reported++;
+	evq_queued(q, &ce->event);
+	evq_dequeued(q, &ce->event);
+	evq_ring_publish(r);
+	return true;
+}
+
+/*
  * Queue the record that ends the stream (not ended yet). It goes in the
  * last reserved slot, so it always fits, even after an overflow record.
  */
@@ -354,6 +431,11 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev,
 	struct ib_async_slot *slot;
 
 	lockdep_assert_held(&q->lock);
+	q->ended = true;
+	if (evq_ring_put(q, ev, q->next_seq, NULL, cookie)) {
+		q->next_seq++;
+		return;
+	}
 	slot = evq_slot(q, q->len++);
 	slot->rec = *ev;
 	slot->rec.seq = q->next_seq++;
@@ -361,7 +443,6 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev,
 	slot->owner = NULL;
 	if (q->xs)
 		slot->x = evq_x_get(q, ev, cookie);
-	q->ended = true;
 	evq_queued(q, &slot->rec);
 }
 
@@ -383,6 +464,8 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 		return true;
 	}
 	seq = q->next_seq++;
+	if (evq_ring_put(q, ev, seq, owner, cookie))
+		return true;
 	if (q->len < q->cap) {
 		slot = evq_slot(q, q->len++);
 		slot->rec = *ev;
@@ -768,9 +851,10 @@ static bool evq_readable(struct ib_async_evq *q)
  * @peek: leave the copied records queued
  *
  * Return: records copied, or -EAGAIN, -ERESTARTSYS, -EFAULT (nothing
- * consumed by the copy), -ENODEV (the device is gone and every record,
- * the final DEVICE_FATAL included, was consumed), -EIO (a channel whose
- * file was closed, emptied).
+ * consumed by the copy), -EBUSY (the queue delivers into a ring),
+ * -ENODEV (the device is gone and every record, the final DEVICE_FATAL
+ * included, was consumed), -EIO (a channel whose file was closed,
+ * emptied).
  */
 ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 				char __user *buf, size_t want, bool nonblock,
@@ -780,6 +864,9 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 	ssize_t ret = 0;
 	u32 n;
 
+	/* The ring holds the older records: read() would reorder them. */
+	if (READ_ONCE(q->uring))
+		return -EBUSY;
 	if (mutex_lock_interruptible(&q->read_mutex))
 		return -ERESTARTSYS;
 	if (consume_seq)
@@ -1003,14 +1090,18 @@ __poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
 {
 	__poll_t mask = 0;
 	unsigned long flags;
+	u32 left;
 
 	poll_wait(filp, &q->wait, wait);
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->len - q->holes)
+	left = q->len - q->holes;
+	if (q->uring)
+		left += evq_ring_used(q->uring);
+	if (left)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (q->dead)
-		mask |= q->len - q->holes ? EPOLLHUP : EPOLLHUP | EPOLLERR;
+		mask |= left ? EPOLLHUP : EPOLLHUP | EPOLLERR;
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	return mask;
@@ -1029,5 +1120,107 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 	st->delivered = q->delivered;
 	st->next_seq = q->next_seq;
 	st->rec_size = q->rec_size;
+	st->ring_entries = q->uring ? q->uring->mask + 1 : 0;
+	st->ring_produced = q->uring ? q->uring->prod : 0;
 	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/**
+ * ib_async_evq_attach_ring - deliver the queue's records into a ring
+ * @q: the queue
+ * @r: the ring, empty; the queue owns it from now on
+ *
+ * Return: 0, or -EBUSY if the queue has a ring already (@r is not taken),
+ * or -EOPNOTSUPP for a queue whose records change while queued.
+ */
+int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (q->flags & (IB_ASYNC_EVQ_COMP | IB_ASYNC_EVQ_COALESCE))
+		return -EOPNOTSUPP;
+	if (WARN_ON_ONCE(r->rec_size != q->rec_size))
+		return -EINVAL;
+	/* No reader, purge or resize is moving records meanwhile. */
+	mutex_lock(&q->read_mutex);
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->uring)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(q->uring, r);
+	spin_unlock_irqrestore(&q->lock, flags);
+	mutex_unlock(&q->read_mutex);
+	return ret;
+}
+
+/* Records one lock hold moves into the ring: irq-off time stays bounded. */
+#define IB_ASYNC_RING_FILL_CHUNK	256
+
+/* Move what waits here into the ring, as much as it has room for. */
+static void evq_ring_fill(struct ib_async_evq *q)
+{
+	struct ib_async_uring *r = q->uring;
+	unsigned long flags;
+	void *to;
+	u32 i, n;
+
+	/* A purge's holes never sit among the records moved. */
+	lockdep_assert_held(&q->read_mutex);
+	do {
+		spin_lock_irqsave(&q->lock, flags);
+		n = min3(q->len, evq_ring_room(r),
+			 (u32)IB_ASYNC_RING_FILL_CHUNK);
+		for (i = 0; i < n; i++) {
+			to = evq_ring_next(r);
+			evq_copy_out(q, to, evq_slot(q, 0));
+			evq_dequeued(q, to);
+			evq_pop(q);
+			evq_ring_publish(r);
+		}
+		spin_unlock_irqrestore(&q->lock, flags);
+		cond_resched();
+	} while (n == IB_ASYNC_RING_FILL_CHUNK);
+}
+
+static bool evq_ring_ready(struct ib_async_evq *q)
+{
+	return evq_ring_used(q->uring) || evq_readable(q);
+}
+
+/**
+ * ib_async_evq_ring_wait - fill the ring, wait for a record in it
+ * @q: a queue with a ring
+ * @nonblock: fail with -EAGAIN rather than wait
+ * @avail: records in the ring the program has not consumed
+ *
+ * Return: 0 with @avail non-zero, or -EINVAL (no ring), -EAGAIN,
+ * -ERESTARTSYS, or the stream's end as read() reports it (-ENODEV,
+ * -EIO) once nothing is left here or in the ring.
+ */
+int ib_async_evq_ring_wait(struct ib_async_evq *q, bool nonblock, u32 *avail)
+{
+	bool over;
+	u32 n;
+
+	if (!READ_ONCE(q->uring))
+		return -EINVAL;
+	for (;;) {
+		if (mutex_lock_interruptible(&q->read_mutex))
+			return -ERESTARTSYS;
+		evq_ring_fill(q);
+		n = evq_ring_used(q->uring);
+		over = READ_ONCE(q->dead) && !READ_ONCE(q->len);
+		mutex_unlock(&q->read_mutex);
+		if (n) {
+			*avail = n;
+			return 0;
+		}
+		if (over)
+			return READ_ONCE(q->dead_err);
+		if (nonblock)
+			return -EAGAIN;
+		if (wait_event_interruptible(q->wait, evq_ring_ready(q)))
+			return -ERESTARTSYS;
+	}
 }

@@ -121,6 +121,13 @@ static __poll_t ib_async_poll(struct file *filp, poll_table *wait)
 	return ib_async_evq_poll(&file->evq, filp, wait);
 }
 
+static int ib_async_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct ib_async_file *file = filp->private_data;
+
+	return ib_async_evq_mmap(&file->evq, vma);
+}
+
 static int ib_async_fasync(int fd, struct file *filp, int on)
 {
 	struct ib_async_file *file = filp->private_data;
@@ -135,7 +142,8 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 	info->node_guid = ib_dev->node_guid;
 	info->ibdev_index = ib_dev->index;
 	info->features = IB_ASYNC_FEATURE_READ_BATCH |
-			 IB_ASYNC_FEATURE_EVENT_CHANNEL;
+			 IB_ASYNC_FEATURE_EVENT_CHANNEL |
+			 IB_ASYNC_FEATURE_EVENT_RING;
 	if (ib_dev->kverbs_provider)
 		info->features |= IB_ASYNC_FEATURE_VERBS |
 				  IB_ASYNC_FEATURE_COMP_CHANNEL;
@@ -263,6 +271,7 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
 	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
+	ib_async_show_ring(m, &st);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
 	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
 	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);
@@ -275,6 +284,7 @@ const struct file_operations ib_async_fops = {
 	.read		= ib_async_read,
 	.poll		= ib_async_poll,
 	.fasync		= ib_async_fasync,
+	.mmap		= ib_async_mmap,
 	.unlocked_ioctl	= ib_async_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= ib_async_show_fdinfo,

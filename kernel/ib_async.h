@@ -136,6 +136,30 @@ enum {
 	IB_ASYNC_EVQ_CHAN	= BIT(0),
 	/* and an event like an unread one merges into it */
 	IB_ASYNC_EVQ_COALESCE	= BIT(1),
+	/* a completion channel's: a CQ's events merge while one is unread */
+	IB_ASYNC_EVQ_COMP	= BIT(2),
+};
+
+/**
+ * struct ib_async_uring - a queue's ring mapped to user space (ring.c)
+ * @mem: the mapping's memory, vmalloc()ed: header, then records
+ * @hdr: the header at @mem, shared with the program
+ * @recs: the record array
+ * @size: bytes mapped, whole pages
+ * @mask: entries - 1
+ * @prod: records published: the kernel's copy, never read back from @hdr
+ * @rec_size: bytes per record
+ * @user: whose RLIMIT_MEMLOCK the pages are charged to, NULL for nobody's
+ */
+struct ib_async_uring {
+	void *mem;
+	struct ib_async_ring_header *hdr;
+	void *recs;
+	size_t size;
+	u32 mask;
+	u32 prod;
+	u32 rec_size;
+	struct user_struct *user;
 };
 
 struct ib_async_evq {
@@ -165,6 +189,12 @@ struct ib_async_evq {
 	u64 coalesced;			/* events merged into unread records */
 	u64 delivered;			/* records consumed by readers */
 	u32 rec_size;			/* bytes per record a reader gets */
+	unsigned int flags;		/* IB_ASYNC_EVQ_* it was made with */
+	/*
+	 * Once mapped (set under read_mutex and lock, never cleared until
+	 * the queue is destroyed), records go there instead of to readers.
+	 */
+	struct ib_async_uring *uring;
 
 	/*
 	 * Event channels: one set of extras per record that can be queued
@@ -427,6 +457,8 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 				bool peek);
 __poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
 			   poll_table *wait);
+int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r);
+int ib_async_evq_ring_wait(struct ib_async_evq *q, bool nonblock, u32 *avail);
 
 struct ib_async_evq_stat {
 	u64 id;
@@ -437,6 +469,8 @@ struct ib_async_evq_stat {
 	u64 delivered;
 	u64 next_seq;
 	u32 rec_size;
+	u32 ring_entries;		/* 0: no ring */
+	u32 ring_produced;
 };
 
 void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
@@ -574,9 +608,19 @@ void ib_async_evchan_free_subs(struct ib_async_channel *chan);
 int ib_async_cmd_subscribe(struct ib_async_ucmd *u);
 int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u);
 
+/* ring.c */
+int ib_async_cmd_map_ring(struct ib_async_ucmd *u);
+int ib_async_cmd_ring_wait(struct ib_async_ucmd *u);
+int ib_async_evq_mmap(struct ib_async_evq *q, struct vm_area_struct *vma);
+void ib_async_uring_free(struct ib_async_uring *r);
+void ib_async_show_ring(struct seq_file *m, const struct ib_async_evq_stat *st);
+
 /* account.c */
 void ib_async_account_init(struct ib_async_file *file);
 int ib_async_account_add(struct ib_async_file *file, size_t bytes);
+struct user_struct *ib_async_account_user(void);
+int ib_async_account_pages(struct user_struct *user, long pages);
+void ib_async_unaccount_pages(struct user_struct *user, long pages);
 void ib_async_account_sub(struct ib_async_file *file, size_t bytes);
 void ib_async_account_exit(struct ib_async_file *file);
 

@@ -49,6 +49,8 @@ union ib_async_ucmd_buffer {
 	struct ib_async_post_list post_list;
 	struct ib_async_subscribe subscribe;
 	struct ib_async_unsubscribe unsubscribe;
+	struct ib_async_map_ring map_ring;
+	struct ib_async_ring_wait ring_wait;
 };
 
 /**
@@ -151,6 +153,12 @@ static const struct ib_async_ioctl_op ib_async_ops[] = {
 	IB_ASYNC_OP(UNSUBSCRIBE, ib_async_cmd_unsubscribe,
 		    struct ib_async_unsubscribe, IB_ASYNC_UNSUBSCRIBE_SIZE_V1,
 		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(MAP_RING, ib_async_cmd_map_ring, struct ib_async_map_ring,
+		    IB_ASYNC_MAP_RING_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
+	IB_ASYNC_OP(RING_WAIT, ib_async_cmd_ring_wait,
+		    struct ib_async_ring_wait, IB_ASYNC_RING_WAIT_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
 };
 
 /*
@@ -198,6 +206,12 @@ static_assert(sizeof(struct ib_async_chan_event) ==
 static_assert(sizeof(struct ib_async_subscribe) == IB_ASYNC_SUBSCRIBE_SIZE_V1);
 static_assert(sizeof(struct ib_async_unsubscribe) ==
 	      IB_ASYNC_UNSUBSCRIBE_SIZE_V1);
+static_assert(sizeof(struct ib_async_ring_header) ==
+	      IB_ASYNC_RING_HEADER_SIZE_V1);
+static_assert(offsetof(struct ib_async_ring_header, consumer) == 64);
+static_assert(sizeof(struct ib_async_map_ring) == IB_ASYNC_MAP_RING_SIZE_V1);
+static_assert(sizeof(struct ib_async_ring_wait) ==
+	      IB_ASYNC_RING_WAIT_SIZE_V1);
 /* The numbers fit the range the header reserves. */
 static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_ops) - 1 <=
 	      IB_ASYNC_CMD_LAST);

@@ -174,6 +174,9 @@ struct ib_async_event {
  * @IB_ASYNC_FEATURE_EVENT_CHANNEL: event channels (IB_ASYNC_CHANNEL_EVENT,
  *	IB_ASYNC_IOC_SUBSCRIBE, IB_ASYNC_IOC_UNSUBSCRIBE) are offered, on
  *	every device, with or without kernel verbs.
+ * @IB_ASYNC_FEATURE_EVENT_RING: IB_ASYNC_IOC_MAP_RING and
+ *	IB_ASYNC_IOC_RING_WAIT: records delivered into memory the program
+ *	maps, on the node and on event channels.
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -185,6 +188,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_COMP_CHANNEL	= 1 << 3,
 	IB_ASYNC_FEATURE_USER_MR	= 1 << 4,
 	IB_ASYNC_FEATURE_EVENT_CHANNEL	= 1 << 5,
+	IB_ASYNC_FEATURE_EVENT_RING	= 1 << 6,
 };
 
 /**
@@ -1373,6 +1377,116 @@ struct ib_async_reg_mr {
  * it, ib_umad and ib_uverbs use numbers 0x01-0x04 and hfi1 0xe0-0xef;
  * ib_async takes 0x90-0xaf. Numbers carry no direction and no size.
  */
+/**
+ * struct ib_async_ring_header - the start of a mapped event ring
+ * @producer: written by the kernel: records published so far, a count
+ *	that wraps at 2^32. Record i is at index i & (entries - 1) of the
+ *	array at @records_offset. Read it with acquire semantics: every
+ *	record before it is then complete.
+ * @entries: records the ring holds, a power of two.
+ * @record_size: bytes per record: &struct ib_async_event on the node,
+ *	&struct ib_async_chan_event on an event channel.
+ * @records_offset: byte offset of the record array in the mapping.
+ * @reserved: 0.
+ * @consumer: written by the program, on a cache line of its own: the
+ *	records it has finished with, the same wrapping count. Store it with
+ *	release semantics once a record is read: the kernel may write record
+ *	i + entries as soon as @consumer passes i. The kernel reads this
+ *	value but never trusts it: one ahead of @producer, or more than
+ *	@entries behind, makes the ring count as full, so records wait in
+ *	the kernel queue (and are counted lost when that is full too), and
+ *	no other file is affected.
+ * @reserved2: 0.
+ *
+ * Only the kernel writes @producer and the records, only the program
+ * writes @consumer; a program that writes anything else there confuses
+ * only itself.
+ */
+struct ib_async_ring_header {
+	__u32 producer;
+	__u32 entries;
+	__u32 record_size;
+	__u32 records_offset;
+	__u32 reserved[12];
+	__u32 consumer;
+	__u32 reserved2[15];
+};
+
+#define IB_ASYNC_RING_HEADER_SIZE_V1	128
+
+/**
+ * struct ib_async_map_ring - argument of IB_ASYNC_IOC_MAP_RING
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @entries: in: records the ring should hold, 1..max_queue_len, rounded
+ *	up to a power of two; out: what it holds.
+ * @reserved: must be 0.
+ * @mmap_offset: in: 0; out: the offset to give mmap().
+ * @mmap_size: in: 0; out: the length to give mmap().
+ *
+ * Sent to the node or to an event channel: from then on that queue
+ * delivers its records into a ring the program maps with
+ * mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+ * mmap_offset), laid out as &struct ib_async_ring_header describes,
+ * instead of through read(). A record goes into the ring as soon as it is
+ * queued while the ring has room and nothing older waits in the queue;
+ * otherwise it waits in the file's bounded queue, with the same loss
+ * accounting as before (an IB_ASYNC_EV_OVERFLOW record stands where
+ * events were lost), until IB_ASYNC_IOC_RING_WAIT moves it. Order is kept
+ * throughout: the ring holds a prefix of the stream, the queue the rest.
+ *
+ * A record is delivered once it is in the ring: it counts in
+ * events_reported of its object and in the queue's delivered count, and
+ * IB_ASYNC_IOC_DESTROY and device removal no longer take it back; a
+ * program that destroys an object skips its records still in the ring
+ * itself (handles are never reused while the file is open). GET_INFO's
+ * queued counts only records still in the kernel queue.
+ *
+ * The ring's memory is charged to the caller's RLIMIT_MEMLOCK (unless it
+ * has CAP_IPC_LOCK; ENOMEM past the limit) and to its memory cgroup, and
+ * lives until the file is closed and unmapped. A queue has at most one
+ * ring: EBUSY the second time. On a ring queue read() and
+ * IB_ASYNC_IOC_READ_BATCH fail with EBUSY. EOPNOTSUPP on a completion
+ * channel and on a coalescing event channel, whose records change while
+ * queued. The mapping is not inherited across fork().
+ */
+struct ib_async_map_ring {
+	__u32 argsz;
+	__u32 flags;
+	__u32 entries;
+	__u32 reserved;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+};
+
+#define IB_ASYNC_MAP_RING_SIZE_V1	32
+
+/**
+ * struct ib_async_ring_wait - argument of IB_ASYNC_IOC_RING_WAIT
+ * @argsz: size of the structure.
+ * @flags: IB_ASYNC_READ_NONBLOCK, or 0.
+ * @available: in: 0; out: records in the ring the program has not
+ *	consumed.
+ * @reserved: must be 0.
+ *
+ * Moves the records waiting in the kernel queue into the ring, as many as
+ * it has room for, then, if the ring holds nothing unconsumed, blocks
+ * until a record arrives (EAGAIN instead if the file is O_NONBLOCK or
+ * IB_ASYNC_READ_NONBLOCK is set). Once the stream is over and every
+ * record was consumed it fails as read() would: ENODEV after device
+ * removal, EIO on an event channel whose context was closed. poll() on
+ * the file reports EPOLLIN while the ring holds an unconsumed record or
+ * the queue holds one waiting. EINVAL on a queue without a ring.
+ */
+struct ib_async_ring_wait {
+	__u32 argsz;
+	__u32 flags;
+	__u32 available;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_RING_WAIT_SIZE_V1	16
+
 #define IB_ASYNC_IOC_MAGIC	0x1b
 #define IB_ASYNC_CMD_BASE	0x90
 #define IB_ASYNC_CMD_LAST	0xaf
@@ -1409,6 +1523,8 @@ struct ib_async_reg_mr {
  * @IB_ASYNC_CMD_POST_RECV_LIST: &struct ib_async_post_list.
  * @IB_ASYNC_CMD_SUBSCRIBE: &struct ib_async_subscribe.
  * @IB_ASYNC_CMD_UNSUBSCRIBE: &struct ib_async_unsubscribe.
+ * @IB_ASYNC_CMD_MAP_RING: &struct ib_async_map_ring.
+ * @IB_ASYNC_CMD_RING_WAIT: &struct ib_async_ring_wait.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -1441,6 +1557,8 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_POST_RECV_LIST,
 	IB_ASYNC_CMD_SUBSCRIBE,
 	IB_ASYNC_CMD_UNSUBSCRIBE,
+	IB_ASYNC_CMD_MAP_RING,
+	IB_ASYNC_CMD_RING_WAIT,
 };
 
 #define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
@@ -1485,5 +1603,7 @@ enum ib_async_cmd {
 #define IB_ASYNC_IOC_SUBSCRIBE	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_SUBSCRIBE)
 #define IB_ASYNC_IOC_UNSUBSCRIBE \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_UNSUBSCRIBE)
+#define IB_ASYNC_IOC_MAP_RING	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MAP_RING)
+#define IB_ASYNC_IOC_RING_WAIT	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_RING_WAIT)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

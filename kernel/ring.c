@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Event rings mapped to user space (IB_ASYNC_IOC_MAP_RING): the memory,
+ * its mapping and the two commands. How records flow into a ring is the
+ * queue's business (evq.c).
+ *
+ * The memory is one vmalloc() area, charged to the memory cgroup
+ * (__GFP_ACCOUNT) and to the caller's RLIMIT_MEMLOCK, as io_uring charges
+ * its rings: the pages stay resident for as long as the file lives. It is
+ * mapped page by page with vm_insert_page(), which takes a reference on
+ * each page, and freed with the queue, after the file's last reference is
+ * gone; a mapping holds the file, so no page is freed while mapped.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sched/user.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "ib_async.h"
+
+static struct ib_async_uring *ib_async_uring_alloc(u32 entries, u32 rec_size)
+{
+	struct ib_async_uring *r;
+	size_t bytes;
+	long pages;
+
+	bytes = PAGE_ALIGN(size_add(sizeof(struct ib_async_ring_header),
+				    size_mul(entries, rec_size)));
+	pages = bytes >> PAGE_SHIFT;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->user = ib_async_account_user();
+	if (r->user && ib_async_account_pages(r->user, pages)) {
+		free_uid(r->user);
+		kfree(r);
+		return ERR_PTR(-ENOMEM);
+	}
+	r->size = bytes;
+	r->mem = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!r->mem) {
+		ib_async_uring_free(r);
+		return ERR_PTR(-ENOMEM);
+	}
+	r->hdr = r->mem;
+	r->recs = r->mem + sizeof(struct ib_async_ring_header);
+	r->mask = entries - 1;
+	r->rec_size = rec_size;
+	r->hdr->entries = entries;
+	r->hdr->record_size = rec_size;
+	r->hdr->records_offset = sizeof(struct ib_async_ring_header);
+	return r;
+}
+
+/**
+ * ib_async_uring_free - free a ring and give back its charge
+ * @r: the ring, mapped nowhere any more
+ *
+ * Safe from an RCU callback: vfree() defers itself there.
+ */
+void ib_async_uring_free(struct ib_async_uring *r)
+{
+	vfree(r->mem);
+	if (r->user) {
+		ib_async_unaccount_pages(r->user, r->size >> PAGE_SHIFT);
+		free_uid(r->user);
+	}
+	kfree(r);
+}
+
+/**
+ * ib_async_evq_mmap - map a queue's ring
+ * @q: the queue
+ * @vma: the whole ring, from offset 0, shared
+ *
+ * Takes no queue lock: the ring, once attached, stays until the queue is
+ * destroyed, which the mapping's file reference rules out; and mmap_lock
+ * is held here, which readers take (faulting) under read_mutex.
+ *
+ * Return: 0, or -EINVAL (no ring, or another offset, size or a private
+ * mapping), or what vm_insert_page() fails with.
+ */
+int ib_async_evq_mmap(struct ib_async_evq *q, struct vm_area_struct *vma)
+{
+	struct ib_async_uring *r = READ_ONCE(q->uring);
+	unsigned long off;
+	int ret;
+
+	if (!r || vma->vm_pgoff || !(vma->vm_flags & VM_SHARED) ||
+	    vma->vm_end - vma->vm_start != r->size)
+		return -EINVAL;
+	/* A child's copy would share the parent's consumer index. */
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND);
+	for (off = 0; off < r->size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(r->mem + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* fdinfo: the ring's size and how many records went into it so far. */
+void ib_async_show_ring(struct seq_file *m, const struct ib_async_evq_stat *st)
+{
+	if (!st->ring_entries)
+		return;
+	seq_printf(m, "ib_async-ring-entries:\t%u\n", st->ring_entries);
+	seq_printf(m, "ib_async-ring-produced:\t%u\n", st->ring_produced);
+}
+
+int ib_async_cmd_map_ring(struct ib_async_ucmd *u)
+{
+	struct ib_async_map_ring *arg = u->cmd;
+	struct ib_async_uring *r;
+	u32 entries;
+	int ret;
+
+	if (arg->flags || arg->reserved || arg->mmap_offset || arg->mmap_size)
+		return -EINVAL;
+	if (!arg->entries || arg->entries > ib_async_max_queue_len())
+		return -EINVAL;
+	if (u->evq->flags & (IB_ASYNC_EVQ_COMP | IB_ASYNC_EVQ_COALESCE))
+		return -EOPNOTSUPP;
+	if (READ_ONCE(u->evq->uring))
+		return -EBUSY;
+	entries = roundup_pow_of_two(arg->entries);
+
+	r = ib_async_uring_alloc(entries, u->evq->rec_size);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ret = ib_async_evq_attach_ring(u->evq, r);
+	if (ret) {
+		ib_async_uring_free(r);
+		return ret;
+	}
+	arg->entries = entries;
+	arg->mmap_offset = 0;
+	arg->mmap_size = r->size;
+	ib_async_ucmd_respond(u);
+	return 0;
+}
+
+int ib_async_cmd_ring_wait(struct ib_async_ucmd *u)
+{
+	struct ib_async_ring_wait *arg = u->cmd;
+	int ret;
+
+	if (arg->flags & ~IB_ASYNC_READ_NONBLOCK || arg->reserved ||
+	    arg->available)
+		return -EINVAL;
+	ret = ib_async_evq_ring_wait(u->evq,
+				     (u->filp->f_flags & O_NONBLOCK) ||
+				     (arg->flags & IB_ASYNC_READ_NONBLOCK),
+				     &arg->available);
+	if (ret)
+		return ret;
+	ib_async_ucmd_respond(u);
+	return 0;
+}
