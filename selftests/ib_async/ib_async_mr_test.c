@@ -7,7 +7,6 @@
  * checks, the opener-only rule, release at deregistration and close, and
  * pinning that waits on the caller's page faults holding no lock.
  */
-#include <linux/capability.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -48,20 +47,6 @@ static int reg_mr_raw(int fd, struct ib_async_reg_mr *a)
 {
 	a->argsz = sizeof(*a);
 	return ioc(fd, IB_ASYNC_IOC_REG_MR, a);
-}
-
-/* Clear CAP_IPC_LOCK from the effective set, so RLIMIT_MEMLOCK applies. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
-	return syscall(SYS_capset, &hdr, data);
 }
 
 #define RW	(IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE | \
@@ -261,7 +246,7 @@ TEST_F(mr, memlock_limit_without_cap_ipc_lock)
 		int fd = open(self->dev.node, O_RDWR);
 		uint32_t pd;
 
-		if (fd < 0 || create_pd(fd, &pd) || drop_ipc_lock() ||
+		if (fd < 0 || create_pd(fd, &pd) || iba_drop_ipc_lock() ||
 		    setrlimit(RLIMIT_MEMLOCK, &rl))
 			_exit(10);
 		/* 256 KiB is past the 64 KiB limit... */

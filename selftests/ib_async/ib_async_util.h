@@ -18,8 +18,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -534,6 +536,23 @@ static inline const char *iba_type_str(uint32_t t)
  * The 6.1 harness runs the test body even when FIXTURE_SETUP skipped; every
  * test body starts with this so a skipped setup never touches the device.
  */
+/*
+ * Clear CAP_IPC_LOCK from the effective set, so RLIMIT_MEMLOCK applies to
+ * what the kernel charges this process's user for.
+ */
+static inline int iba_drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &hdr, data);
+}
+
 #define IBA_SKIPPED_IN_SETUP() do {		\
 	if (_metadata->skip)			\
 		return;				\

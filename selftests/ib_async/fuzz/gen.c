@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -1628,4 +1629,75 @@ void fz_done_poll_cq(struct fz_ctx *ctx, struct fz_call *c)
 		check(ctx, !wc[i].reserved, "wc-reserved",
 		      "POLL_CQ: completion's reserved field not 0");
 	}
+}
+
+/* ---- mapped event rings ---- */
+
+/* The node, or now and then one of the file's channels (any kind). */
+static void ring_target(struct fz_ctx *ctx, struct fz_call *c)
+{
+	int ch = pick_channel(ctx, c->slot);
+
+	if (ch >= 0 && fz_chance(&ctx->rng, 30))
+		c->fd = ctx->chan_fd[ch];
+}
+
+bool fz_build_map_ring(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_rng *r = &ctx->rng;
+
+	ring_target(ctx, c);
+	c->a.map_ring.entries = fz_chance(r, 95) ?
+				some_count(r, 16, 4096) :
+				ctx->sh->max_queue_len + fz_below(r, 2);
+	return true;
+}
+
+/*
+ * The answer is a ring the call's file can map: map it, check what the
+ * kernel wrote, and leave a consumer index behind, plausible or not (the
+ * kernel must only ever treat a nonsense one as a full ring).
+ */
+void fz_done_map_ring(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_map_ring *a = &c->a.map_ring;
+	const struct ib_async_map_ring *in = (const void *)c->sent;
+	struct ib_async_ring_header *h;
+	void *p;
+
+	if (!check(ctx, a->entries >= in->entries &&
+		   !(a->entries & (a->entries - 1)) && !a->mmap_offset &&
+		   a->mmap_size >= sizeof(*h) + (uint64_t)a->entries *
+		   sizeof(struct ib_async_event) && !(a->mmap_size & 4095),
+		   "ring-answer", "MAP_RING answered an impossible ring"))
+		return;
+	p = mmap(NULL, a->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 c->fd, 0);
+	if (!check(ctx, p != MAP_FAILED, "ring-mmap",
+		   "a ring MAP_RING made cannot be mapped"))
+		return;
+	h = p;
+	check(ctx, h->entries == a->entries && h->records_offset ==
+	      sizeof(*h) && (h->record_size == sizeof(struct ib_async_event) ||
+	      h->record_size == sizeof(struct ib_async_chan_event)),
+	      "ring-header", "a mapped ring's header is wrong");
+	__atomic_store_n(&h->consumer, fz_chance(&ctx->rng, 60) ?
+			 __atomic_load_n(&h->producer, __ATOMIC_ACQUIRE) :
+			 (uint32_t)fz_next(&ctx->rng), __ATOMIC_RELEASE);
+	munmap(p, a->mmap_size);
+}
+
+bool fz_build_ring_wait(struct fz_ctx *ctx, struct fz_call *c)
+{
+	ring_target(ctx, c);
+	/* Blocking is the watchdog's business; mostly do not. */
+	c->a.ring_wait.flags = fz_chance(&ctx->rng, 95) ?
+			       IB_ASYNC_READ_NONBLOCK : 0;
+	return true;
+}
+
+void fz_done_ring_wait(struct fz_ctx *ctx, struct fz_call *c)
+{
+	check(ctx, c->a.ring_wait.available, "ring-wait",
+	      "RING_WAIT succeeded with nothing available");
 }

@@ -308,6 +308,20 @@ static const struct fz_field f_unsubscribe[] = {
 	F(ib_async_unsubscribe, sub_id, FK_VAL, 0),
 };
 
+static const struct fz_field f_map_ring[] = {
+	HDR(ib_async_map_ring, 0),
+	F(ib_async_map_ring, entries, FK_COUNT, 0),
+	F(ib_async_map_ring, reserved, FK_RSV, 0),
+	F(ib_async_map_ring, mmap_offset, FK_OUT, 0),
+	F(ib_async_map_ring, mmap_size, FK_OUT, 0),
+};
+
+static const struct fz_field f_ring_wait[] = {
+	HDR(ib_async_ring_wait, IB_ASYNC_READ_NONBLOCK),
+	F(ib_async_ring_wait, available, FK_OUT, 0),
+	F(ib_async_ring_wait, reserved, FK_RSV, 0),
+};
+
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 #define CMD(NR, fn, s, sz, flds, w, dp)					\
 	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
@@ -379,6 +393,10 @@ const struct fz_cmd fz_cmds[] = {
 	    IB_ASYNC_SUBSCRIBE_SIZE_V1, f_subscribe, 3, false),
 	CMD(UNSUBSCRIBE, unsubscribe, ib_async_unsubscribe,
 	    IB_ASYNC_UNSUBSCRIBE_SIZE_V1, f_unsubscribe, 2, false),
+	CMD(MAP_RING, map_ring, ib_async_map_ring, IB_ASYNC_MAP_RING_SIZE_V1,
+	    f_map_ring, 1, false),
+	CMD(RING_WAIT, ring_wait, ib_async_ring_wait,
+	    IB_ASYNC_RING_WAIT_SIZE_V1, f_ring_wait, 2, false),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -388,7 +406,7 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_UNSUBSCRIBE,
+	       IB_ASYNC_CMD_RING_WAIT,
 	       "enum ib_async_cmd grew: describe the new command here");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)
