@@ -351,14 +351,17 @@ static int chan_map_ring(struct ibasync_channel *ch)
 /*
  * Up to @n records of the ring, converted into @events, the consumer
  * moved once for all of them; records of destroyed objects are skipped.
+ * *@full: the ring was full, so records may be waiting in the kernel
+ * queue behind it.
  */
 static int ring_take_events(struct ibasync_ring *r,
-			    struct ibasync_event *events, int n)
+			    struct ibasync_event *events, int n, bool *full)
 {
 	struct ib_async_chan_event k;
 	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
 	int got = 0;
 
+	*full = avail > r->mask;
 	if (!avail)
 		return 0;	/* no store: the line stays shared */
 	for (; avail && got < n; avail--, cons++) {
@@ -374,7 +377,10 @@ static int ring_take_events(struct ibasync_ring *r,
  * ibasync_get_events() through the ring, channel lock held on entry and
  * dropped here. An empty ring costs a RING_WAIT that does not block, so
  * that a destroy marking this ring never waits behind a sleeping reader;
- * a blocking call sleeps in poll(), unlocked, then looks again.
+ * a blocking call sleeps in poll(), unlocked, then looks again. A ring
+ * that was full and did not fill the caller's array costs one too: the
+ * kernel queue behind it may hold more (an overflow record, say), which
+ * READ_BATCH would have returned in the same call.
  */
 static int ring_get_events(struct ibasync_channel *ch,
 			   struct ibasync_event *events, int n,
@@ -383,17 +389,19 @@ static int ring_get_events(struct ibasync_channel *ch,
 	struct ib_async_ring_wait w = {
 		.argsz = sizeof(w), .flags = IB_ASYNC_READ_NONBLOCK,
 	};
-	int got, err;
+	int got = 0, err;
+	bool full;
 
 	for (;;) {
-		got = ring_take_events(&ch->ring, events, n);
-		if (got) {
-			pthread_mutex_unlock(&ch->lock);
-			return got;
-		}
+		got += ring_take_events(&ch->ring, events + got, n - got,
+					&full);
+		if (got == n || (got && !full))
+			break;
 		err = ioctl(ch->fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
 		if (!err && w.available)
 			continue;
+		if (got)	/* an error shows at the next call */
+			break;
 		pthread_mutex_unlock(&ch->lock);
 		/* ENODEV, EIO: the stream is over, as READ_BATCH would say */
 		if (err && err != EAGAIN) {
@@ -408,6 +416,8 @@ static int ring_get_events(struct ibasync_channel *ch,
 			return -1;
 		pthread_mutex_lock(&ch->lock);
 	}
+	pthread_mutex_unlock(&ch->lock);
+	return got;
 }
 
 IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,

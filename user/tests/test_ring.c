@@ -321,9 +321,9 @@ static void test_channel_ring(struct ibv_context *ctx)
 {
 	struct ibv_cq *cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
 	struct ibasync_channel *ch = ibasync_create_channel(ctx, 0);
-	struct ibasync_event ev[4];
+	struct ibasync_event ev[2 * ENTRIES];
 	struct ib_async_chan_event k;
-	int n;
+	int n, i;
 
 	if (!OK(cq, "a CQ"))
 		return;
@@ -373,6 +373,21 @@ static void test_channel_ring(struct ibv_context *ctx)
 	n = ibasync_get_events(ch, ev, 4, IBASYNC_GET_NONBLOCK);
 	OK(n == 1 && ev[0].event_type == IBV_EVENT_PORT_ACTIVE,
 	   "a record waiting in the kernel queue: moved by RING_WAIT");
+	/* a full ring with more behind it: one call returns both */
+	for (i = 0; i < ENTRIES; i++) {
+		k = crec(rec(IBV_EVENT_SM_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0,
+			     10 + i));
+		publish(&fake.chan, &k);
+	}
+	k = (struct ib_async_chan_event){ .event = {
+		.seq = 10 + ENTRIES, .count = 3,
+		.event_type = IB_ASYNC_EV_OVERFLOW } };
+	memcpy(fake.chan.pending[fake.chan.npending++], &k, sizeof(k));
+	n = ibasync_get_events(ch, ev, 2 * ENTRIES, IBASYNC_GET_NONBLOCK);
+	OK(n == ENTRIES + 1 && ev[ENTRIES].kind == IBASYNC_EVENT_OVERFLOW &&
+	   ev[ENTRIES].lost == 3,
+	   "a full ring and an overflow record queued behind it: all %d in "
+	   "one call", ENTRIES + 1);
 	fake.wait_err = EIO;
 	errno = 0;
 	OK(ibasync_get_events(ch, ev, 4, 0) == -1 && errno == EIO,
