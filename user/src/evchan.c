@@ -397,6 +397,7 @@ static int ring_get_events(struct ibasync_channel *ch,
 					&full);
 		if (got == n || (got && !full))
 			break;
+		w.available = 0;	/* out only: the kernel wants 0 in */
 		err = ioctl(ch->fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
 		if (!err && w.available)
 			continue;

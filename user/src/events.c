@@ -141,6 +141,7 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 			return 0;
 		}
 		w.flags = IB_ASYNC_READ_NONBLOCK;
+		w.available = 0;	/* out only: the kernel wants 0 in */
 		err = ioctl(fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
 		pthread_mutex_unlock(&c->ev_lock);
 		if (!err && w.available)
