@@ -97,10 +97,9 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	IBA_SKIPPED_IN_SETUP();
 	/* past the last command, and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_UNSUBSCRIBE + 1), buf));
+					  IB_ASYNC_CMD_RING_WAIT + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_LAST), buf));
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC, 0xff), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
 					  IB_ASYNC_CMD_BASE - 1), buf));
@@ -252,7 +251,10 @@ TEST_F(ioc, get_info_reports_features)
 						    IB_ASYNC_FEATURE_RESIZE_CQ |
 						    IB_ASYNC_FEATURE_COMP_CHANNEL |
 						    IB_ASYNC_FEATURE_USER_MR |
-						    IB_ASYNC_FEATURE_EVENT_CHANNEL));
+						    IB_ASYNC_FEATURE_EVENT_CHANNEL |
+						    IB_ASYNC_FEATURE_EVENT_RING));
+	/* rings and event channels need no kernel verbs: every device */
+	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_EVENT_RING);
 	ret = ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd) ? errno : 0;
 	EXPECT_EQ(info.features & IB_ASYNC_FEATURE_VERBS ? 0 : EOPNOTSUPP, ret);
 	/*

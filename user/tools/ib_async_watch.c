@@ -533,6 +533,12 @@ int main(int argc, char **argv)
 	struct watch w = { .prog = "ib_async_watch" };
 	int ret;
 
+	/*
+	 * The watcher reads whole batches of records from the context's
+	 * descriptor itself, which a mapped event ring would refuse (EBUSY):
+	 * keep libibasync's contexts on read().
+	 */
+	setenv("IBASYNC_NO_RING", "1", 1);
 	if (watch_parse_args(argc, argv, &w.opts, stderr)) {
 		watch_usage_hint(stderr);
 		watch_opts_free(&w.opts);
