@@ -1654,6 +1654,25 @@ bool fz_build_map_ring(struct fz_ctx *ctx, struct fz_call *c)
 }
 
 /*
+ * Whether the file MAP_RING went to is still behind the call's descriptor:
+ * a channel of this worker's, or the slot's file if no other worker has
+ * put a new one in its place (act_reopen) since.
+ */
+static bool ring_still_there(struct fz_ctx *ctx, const struct fz_call *c)
+{
+	bool same;
+	uint32_t i;
+
+	for (i = 0; i < ctx->nchan; i++)
+		if (ctx->chan_fd[i] == c->fd)
+			return true;
+	fz_lock(ctx->sh);
+	same = ctx->gen && ctx->gen == ctx->sh->file[c->slot].gen;
+	fz_unlock(ctx->sh);
+	return same;
+}
+
+/*
  * The answer is a ring the call's file can map: map it, check what the
  * kernel wrote, and leave a consumer index behind, plausible or not (the
  * kernel must only ever treat a nonsense one as a full ring).
@@ -1673,9 +1692,15 @@ void fz_done_map_ring(struct fz_ctx *ctx, struct fz_call *c)
 		return;
 	p = mmap(NULL, a->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 c->fd, 0);
-	if (!check(ctx, p != MAP_FAILED, "ring-mmap",
-		   "a ring MAP_RING made cannot be mapped"))
+	if (p == MAP_FAILED) {
+		int err = errno;
+
+		if (ring_still_there(ctx, c))
+			fz_report(ctx, "ring-mmap",
+				  "a ring MAP_RING made cannot be mapped: %s",
+				  strerror(err));
 		return;
+	}
 	h = p;
 	check(ctx, h->entries == a->entries && h->records_offset ==
 	      sizeof(*h) && (h->record_size == sizeof(struct ib_async_event) ||
