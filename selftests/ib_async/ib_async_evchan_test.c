@@ -18,7 +18,6 @@
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
-#define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
 #define CH_REC		((int)sizeof(struct ib_async_chan_event))
 #define MAX_RECS	256
 
@@ -78,18 +77,6 @@ static int drain(int ch, struct ib_async_chan_event *ev, int max)
 		total += (int)(n / CH_REC);
 	}
 	return total;
-}
-
-static int raise_ev(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int raise_ev(const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return evsrc_write("raise", "%s", buf);
 }
 
 /* Sequence numbers run on from 1 with no gap: nothing lost or reordered. */
@@ -172,7 +159,7 @@ TEST_F(evc, two_readers_get_only_their_ports_events_in_order)
 	for (i = 0; i < 12; i++) {
 		p = 1 + (i * 7 % 3 == 0);	/* an irregular interleaving */
 		k = i % ARRAY_SIZE(port_evs);
-		ASSERT_EQ(0, raise_ev("%u port:%d %s", port_evs[k], p,
+		ASSERT_EQ(0, evsrc_raise("%u port:%d %s", port_evs[k], p,
 				      i % 2 ? evsrc_hard() : "process"));
 		want[p - 1][nwant[p - 1]++] = port_evs[k];
 	}
@@ -215,11 +202,11 @@ TEST_F(evc, type_and_port_filters_with_cookies)
 	ASSERT_EQ(2, subscribe(self->fd, ch,
 			       IB_ASYNC_SUB_TYPES | IB_ASYNC_SUB_PORT,
 			       1ULL << IB_ASYNC_EV_LID_CHANGE, 2, 0, 0xc2));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1"));
-	ASSERT_EQ(0, raise_ev("LID_CHANGE port:1"));
-	ASSERT_EQ(0, raise_ev("LID_CHANGE port:2"));
-	ASSERT_EQ(0, raise_ev("PKEY_CHANGE port:2"));
-	ASSERT_EQ(0, raise_ev("%u qp:%d", IB_ASYNC_EV_COMM_EST, self->ev_qp));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:1"));
+	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2"));
+	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:2"));
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d", IB_ASYNC_EV_COMM_EST, self->ev_qp));
 	n = drain(ch, ev, 8);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SM_CHANGE, ev[0].event.event_type);
@@ -262,18 +249,18 @@ TEST_F(evc, earliest_subscription_names_the_record_until_it_ends)
 	p1 = sub_port(self->fd, ch, 1, 2);
 	ASSERT_LT(0, all);
 	ASSERT_LT(all, p1);
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
 	ASSERT_EQ(1, drain(ch, ev, 4));
 	EXPECT_EQ(1ULL, ev[0].cookie);
 	ASSERT_EQ(0, unsubscribe(self->fd, ch, all));
 	EXPECT_EQ(-ENOENT, unsubscribe(self->fd, ch, all));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1"));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:2"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
 	ASSERT_EQ(1, drain(ch, ev, 4));
 	EXPECT_EQ(2ULL, ev[0].cookie);
 	EXPECT_EQ(2ULL, ev[0].event.seq);
 	ASSERT_EQ(0, unsubscribe(self->fd, ch, p1));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
 	EXPECT_EQ(0, drain(ch, ev, 4));
 	/* ids are never reused */
 	EXPECT_LT(p1, sub_all(self->fd, ch, 3));
@@ -299,9 +286,9 @@ TEST_F(evc, object_subscription_ends_with_the_object)
 		       0x0b1);
 	ASSERT_LT(0, id);
 	ASSERT_LT(0, sub_port(self->fd, ch, 2, 0x9e));
-	ASSERT_EQ(0, raise_ev("%u qp:%d", IB_ASYNC_EV_QP_FATAL, self->ev_qp));
-	ASSERT_EQ(0, raise_ev("%u cq:%d", IB_ASYNC_EV_CQ_ERR, self->ev_cq));
-	ASSERT_EQ(0, raise_ev("%u qp:%d %s 3", IB_ASYNC_EV_COMM_EST,
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d", IB_ASYNC_EV_QP_FATAL, self->ev_qp));
+	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, self->ev_cq));
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 3", IB_ASYNC_EV_COMM_EST,
 			      self->ev_qp, evsrc_hard()));
 	ASSERT_EQ(4, drain(ch, ev, 8));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_QP_FATAL, ev[0].event.event_type);
@@ -313,9 +300,9 @@ TEST_F(evc, object_subscription_ends_with_the_object)
 	}
 
 	/* unread records of the QP go with it; a port's stay */
-	ASSERT_EQ(0, raise_ev("%u qp:%d %s 5", IB_ASYNC_EV_SQ_DRAINED,
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 5", IB_ASYNC_EV_SQ_DRAINED,
 			      self->ev_qp, evsrc_hard()));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:2"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
 	EXPECT_EQ(6, iba_fdinfo(ch, "queued"));
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, NULL));
 	EXPECT_EQ(1, iba_fdinfo(ch, "queued"));
@@ -346,13 +333,13 @@ TEST_F(evc, coalescing_counts_a_hard_irq_storm_exactly)
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_fdinfo(ch, "subscriptions"));
 	ASSERT_LT(0, sub_all(self->fd, ch, 7));
-	ASSERT_EQ(0, raise_ev("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
 			      self->ev_qp, evsrc_hard(), storm));
-	ASSERT_EQ(0, raise_ev("%u cq:%d %s 3", IB_ASYNC_EV_CQ_ERR,
+	ASSERT_EQ(0, evsrc_raise("%u cq:%d %s 3", IB_ASYNC_EV_CQ_ERR,
 			      self->ev_cq, evsrc_hard()));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1"));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:2"));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
 	n = drain(ch, ev, 8);
 	ASSERT_EQ(4, n);
 	EXPECT_TRUE(seq_ok(ev, n, 1));
@@ -427,7 +414,7 @@ TEST_F(evc, coalesced_counts_stay_exact_under_a_concurrent_reader)
 			       self->qp, 1));
 	ASSERT_EQ(0, pthread_create(&t, NULL, storm_read, &r));
 	for (int i = 0; i < chunks; i++)
-		ASSERT_EQ(0, raise_ev("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
+		ASSERT_EQ(0, evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
 				      self->ev_qp, evsrc_hard(), chunk));
 	iba_sleep_ms(100);
 	r.stop = 1;
@@ -467,7 +454,7 @@ TEST_F(evc, subscription_changes_race_a_storm)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		for (int i = 0; i < 10; i++)
-			if (raise_ev("%u qp:%d %s 3000", IB_ASYNC_EV_COMM_EST,
+			if (evsrc_raise("%u qp:%d %s 3000", IB_ASYNC_EV_COMM_EST,
 				     self->ev_qp, evsrc_hard()))
 				_exit(1);
 		_exit(0);
@@ -543,7 +530,7 @@ TEST_F(evc, destroy_races_delivery)
 		if (!pid) {
 			/* fails once the QP is gone: that is the race */
 			for (int i = 0; i < 50; i++)
-				if (raise_ev("%u qp:%d %s 500",
+				if (evsrc_raise("%u qp:%d %s 500",
 					     IB_ASYNC_EV_COMM_EST, evqp,
 					     evsrc_hard()))
 					break;
@@ -579,7 +566,7 @@ TEST_F(evc, a_full_channel_counts_its_losses)
 	EXPECT_EQ((uint32_t)CH_REC, info.record_size);
 	ASSERT_EQ(0, iba_set_queue_len(ch, 4));
 	ASSERT_LT(0, sub_all(self->fd, ch, 9));
-	ASSERT_EQ(0, raise_ev("%u qp:%d %s 10", IB_ASYNC_EV_COMM_EST,
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 10", IB_ASYNC_EV_COMM_EST,
 			      self->ev_qp, evsrc_hard()));
 	EXPECT_EQ(5 * CH_REC, iba_fionread(ch));
 	n = drain(ch, ev, 16);
@@ -611,16 +598,16 @@ TEST_F(evc, peek_and_resize_keep_coalesced_counts_exact)
 	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 4));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1 process 3"));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:2 process 2"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 3"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2 process 2"));
 	ASSERT_EQ(0, ioctl(ch, IB_ASYNC_IOC_READ_BATCH, &rb));
 	ASSERT_EQ(2U, rb.count);
 	EXPECT_EQ(3ULL, ev[0].occurrences);
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1 process 4"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 4"));
 	ASSERT_EQ(0, iba_set_queue_len(ch, 100));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1 process 1"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 1"));
 	ASSERT_EQ(0, iba_set_queue_len(ch, 3));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1 process 2"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 2"));
 	ASSERT_EQ(3, drain(ch, ev, 8));
 	EXPECT_TRUE(seq_ok(ev, 3, 1));
 	EXPECT_EQ(1U, ev[0].event.port_num);
@@ -705,9 +692,9 @@ TEST_F(evc, closing_the_context_ends_the_channel)
 	ch = make_channel(fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_port(fd, ch, 2, 1));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:2"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
 	close(fd);
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:2"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
 	EXPECT_EQ(CH_REC, read(ch, ev, sizeof(ev)));
 	EXPECT_EQ(-1, read(ch, ev, sizeof(ev)));
 	EXPECT_EQ(EIO, errno);
@@ -748,14 +735,7 @@ TEST_F_TIMEOUT(evc, unplug_ends_the_channel_with_device_fatal, 60)
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/add", "evsrc9", 6, 0));
-	setenv("IB_ASYNC_IBDEV", "evsrc9", 1);
-	t0 = iba_now_ms();
-	while ((iba_find_dev(&dev) || strcmp(dev.ibdev, "evsrc9") ||
-		access(dev.node, F_OK)) && iba_now_ms() - t0 < 10000)
-		iba_sleep_ms(20);
-	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
-	ASSERT_STREQ("evsrc9", dev.ibdev);
+	ASSERT_EQ(0, evsrc_add_dev("evsrc9", &dev));
 	fd = open(dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));

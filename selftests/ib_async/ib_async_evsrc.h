@@ -12,7 +12,8 @@
 #include "ib_async_util.h"
 
 #define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
-#define EVSRC_DIR	"/sys/kernel/debug/ib_async_evsrc/evsrc0"
+#define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
+#define EVSRC_DIR	EVSRC_DBG "/evsrc0"
 
 /* The contexts evsrc raises events from, as its raise file names them. */
 static const char *const contexts[] = { "process", "softirq", "hardirq" };
@@ -77,6 +78,38 @@ int evsrc_write(const char *file, const char *fmt, ...)
 	va_end(ap);
 	snprintf(path, sizeof(path), EVSRC_DIR "/%s", file);
 	return iba_write_file(path, buf, n, 0);
+}
+
+/* Raise events on evsrc0 (its "raise" file's syntax): 0 or -errno. */
+static inline __attribute__((format(printf, 1, 2)))
+int evsrc_raise(const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return evsrc_write("raise", "%s", buf);
+}
+
+/*
+ * Register another evsrc device, @name, and wait for its ib_async node:
+ * 0 with @dev filled, or -1. For tests that unplug a device of their own.
+ */
+static inline int evsrc_add_dev(const char *name, struct iba_dev *dev)
+{
+	uint64_t t0 = iba_now_ms();
+	int found;
+
+	if (iba_write_file(EVSRC_DBG "/add", name, strlen(name), 0))
+		return -1;
+	setenv("IB_ASYNC_IBDEV", name, 1);
+	while (!(found = !iba_find_dev(dev) && !strcmp(dev->ibdev, name) &&
+		 !access(dev->node, F_OK)) && iba_now_ms() - t0 < 10000)
+		iba_sleep_ms(20);
+	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
+	return found ? 0 : -1;
 }
 
 /* evsrc's id of the newest object of a kind, or of the QP with @qpn. */

@@ -14,7 +14,6 @@
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
-#define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
 #define EVSRC_DEV	"evsrc0"
 
 static const uint32_t port_types[] = {
@@ -27,18 +26,6 @@ static const uint32_t port_types[] = {
 static int evsrc_put(const char *file, const char *s)
 {
 	return iba_write_file(file, s, strlen(s), 0);
-}
-
-static __attribute__((format(printf, 1, 2)))
-int evsrc_raise(const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return evsrc_put(EVSRC_DIR "/raise", buf);
 }
 
 /* The ib_async node serving @ibdev, or -1. Exact match only. */

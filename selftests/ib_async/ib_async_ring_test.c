@@ -17,7 +17,6 @@
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
-#define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
 
 struct ring {
 	struct ib_async_ring_header *hdr;
@@ -80,18 +79,6 @@ static int ring_wait(int fd, uint32_t flags)
 	int ret = ioc(fd, IB_ASYNC_IOC_RING_WAIT, &a);
 
 	return ret ? ret : (int)a.available;
-}
-
-static int raise_ev(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int raise_ev(const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return evsrc_write("raise", "%s", buf);
 }
 
 static int make_channel(int fd, uint32_t type, uint32_t flags)
@@ -161,7 +148,7 @@ TEST_F(ring, records_go_straight_into_the_ring_in_order)
 	EXPECT_EQ((uint32_t)IBA_REC, r.hdr->record_size);
 	EXPECT_EQ(0U, r.hdr->producer);
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, raise_ev("SM_CHANGE port:%d %s", 1 + i % 2,
+		ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:%d %s", 1 + i % 2,
 				      i % 3 ? evsrc_hard() : "process"));
 	EXPECT_EQ(10U, ring_producer(&r));
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
@@ -201,7 +188,7 @@ TEST_F(ring, a_full_ring_backs_up_into_the_queue_with_exact_loss)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 16));
 	ASSERT_EQ(0, ring_map(self->fd, 8, &r));
-	ASSERT_EQ(0, raise_ev("SM_CHANGE port:1 %s 30", evsrc_hard()));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 %s 30", evsrc_hard()));
 	EXPECT_EQ(8U, ring_producer(&r));
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	EXPECT_EQ(17U, info.queued);	/* 16 events and the overflow record */
@@ -245,7 +232,7 @@ TEST_F(ring, a_nonsense_consumer_index_only_stalls_its_own_ring)
 	ASSERT_EQ(0, ring_map(self->fd, 8, &r));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		r.hdr->consumer = bad[i];
-		ASSERT_EQ(0, raise_ev("LID_CHANGE port:2"));
+		ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2"));
 		EXPECT_EQ(0U, ring_producer(&r));
 	}
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
@@ -275,7 +262,7 @@ TEST_F(ring, destroy_counts_ring_records_and_purges_the_queue)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, ring_map(self->fd, 2, &r));
-	ASSERT_EQ(0, raise_ev("%u qp:%d %s 5", IB_ASYNC_EV_COMM_EST,
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 5", IB_ASYNC_EV_COMM_EST,
 			      self->ev_qp, evsrc_hard()));
 	EXPECT_EQ(2U, ring_producer(&r));
 	EXPECT_EQ(3, iba_fionread(self->fd) / IBA_REC);
@@ -322,7 +309,7 @@ TEST_F(ring, poll_and_a_blocked_wait_see_the_ring)
 	ASSERT_EQ(0, pthread_create(&t, NULL, wait_thread, &rd));
 	iba_sleep_ms(200);
 	EXPECT_EQ(99, rd.ret);	/* still blocked */
-	ASSERT_EQ(0, raise_ev("PKEY_CHANGE port:1 %s", evsrc_hard()));
+	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 %s", evsrc_hard()));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(1, rd.ret);
 	EXPECT_EQ(1, poll(&p, 1, 0));
@@ -358,7 +345,7 @@ TEST_F(ring, an_event_channel_ring_gets_its_subscriptions_records)
 	ASSERT_EQ(0, ring_map(ch, 8, &r));
 	EXPECT_EQ((uint32_t)sizeof(ev[0]), r.hdr->record_size);
 	for (i = 0; i < 6; i++)
-		ASSERT_EQ(0, raise_ev("SM_CHANGE port:%d %s", 1 + i % 2,
+		ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:%d %s", 1 + i % 2,
 				      evsrc_hard()));
 	n = ring_take(&r, ev, sizeof(ev[0]), 8);
 	ASSERT_EQ(3, n);
@@ -542,14 +529,7 @@ TEST_F_TIMEOUT(ring, unplug_ends_the_ring_with_device_fatal, 60)
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/add", "evsrc9", 6, 0));
-	setenv("IB_ASYNC_IBDEV", "evsrc9", 1);
-	t0 = iba_now_ms();
-	while ((iba_find_dev(&dev) || strcmp(dev.ibdev, "evsrc9") ||
-		access(dev.node, F_OK)) && iba_now_ms() - t0 < 10000)
-		iba_sleep_ms(20);
-	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
-	ASSERT_STREQ("evsrc9", dev.ibdev);
+	ASSERT_EQ(0, evsrc_add_dev("evsrc9", &dev));
 	/* what registering the device raised, then block as a reader would */
 	fd = open(dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
