@@ -393,30 +393,30 @@ static void evq_ring_publish(struct ib_async_uring *r)
 /*
  * Deliver @ev (sequence number @seq) straight into the ring, if the ring
  * has room and nothing older is waiting here: the record is then the
- * program's, as if a reader had taken it at once.
+ * program's, as if a reader had taken it at once. The record is built
+ * here and copied out whole: the program can write to the ring at any
+ * time, so nothing is ever read back from it.
  */
 static bool evq_ring_put(struct ib_async_evq *q, const struct ib_async_event *ev,
 			 u64 seq, struct ib_async_evcount *owner, u64 cookie)
 {
 	struct ib_async_uring *r = q->uring;
-	struct ib_async_chan_event *ce;
+	struct ib_async_chan_event ce;
 
 	lockdep_assert_held(&q->lock);
 	if (!r || q->len || !evq_ring_room(r))
 		return false;
-	ce = evq_ring_next(r);
-	ce->event = *ev;
-	ce->event.seq = seq;
-	ce->event.count = 1;
-	if (q->flags & IB_ASYNC_EVQ_CHAN) {
-		ce->cookie = cookie;
-		ce->occurrences = 1;
-		ce->last_timestamp_ns = ev->timestamp_ns;
-	}
+	ce.event = *ev;
+	ce.event.seq = seq;
+	ce.event.count = 1;
+	ce.cookie = cookie;
+	ce.occurrences = 1;
+	ce.last_timestamp_ns = ev->timestamp_ns;
+	memcpy(evq_ring_next(r), &ce, r->rec_size);
 	if (owner)
 		owner->reported++;
-	evq_queued(q, &ce->event);
-	evq_dequeued(q, &ce->event);
+	evq_queued(q, &ce.event);
+	evq_dequeued(q, &ce.event);
 	evq_ring_publish(r);
 	return true;
 }
@@ -1161,8 +1161,8 @@ int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r)
 static void evq_ring_fill(struct ib_async_evq *q)
 {
 	struct ib_async_uring *r = q->uring;
+	struct ib_async_slot *slot;
 	unsigned long flags;
-	void *to;
 	u32 i, n;
 
 	/* A purge's holes never sit among the records moved. */
@@ -1172,9 +1172,10 @@ static void evq_ring_fill(struct ib_async_evq *q)
 		n = min3(q->len, evq_ring_room(r),
 			 (u32)IB_ASYNC_RING_FILL_CHUNK);
 		for (i = 0; i < n; i++) {
-			to = evq_ring_next(r);
-			evq_copy_out(q, to, evq_slot(q, 0));
-			evq_dequeued(q, to);
+			slot = evq_slot(q, 0);
+			evq_copy_out(q, evq_ring_next(r), slot);
+			/* traced from the queue's copy, not the shared one */
+			evq_dequeued(q, &slot->rec);
 			evq_pop(q);
 			evq_ring_publish(r);
 		}
