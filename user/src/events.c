@@ -8,62 +8,6 @@
 
 #include "ibasync.h"
 
-/* libibverbs' mapping of event types onto ibv_async_event.element. */
-enum ibasync_element_kind ibasync_element_kind(uint32_t event_type)
-{
-	switch (event_type) {
-	case IBV_EVENT_CQ_ERR:
-		return IBASYNC_ELEMENT_CQ;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return IBASYNC_ELEMENT_QP;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return IBASYNC_ELEMENT_SRQ;
-	case IBV_EVENT_WQ_FATAL:
-		return IBASYNC_ELEMENT_WQ;
-	default:
-		/* also types newer than this library: the port, as libibverbs */
-		return IBASYNC_ELEMENT_PORT;
-	}
-}
-
-/*
- * For affiliated events the kernel returns the user_handle the object was
- * created with; libibasync will use the object's address as user_handle, so
- * the cast gives back the pointer.
- */
-void ibasync_fill_event(const struct ib_async_event *rec,
-			struct ibv_async_event *event)
-{
-	void *obj = (void *)(uintptr_t)rec->element;
-
-	event->event_type = (enum ibv_event_type)rec->event_type;
-	switch (ibasync_element_kind(rec->event_type)) {
-	case IBASYNC_ELEMENT_CQ:
-		event->element.cq = obj;
-		break;
-	case IBASYNC_ELEMENT_QP:
-		event->element.qp = obj;
-		break;
-	case IBASYNC_ELEMENT_SRQ:
-		event->element.srq = obj;
-		break;
-	case IBASYNC_ELEMENT_WQ:
-		event->element.wq = obj;
-		break;
-	case IBASYNC_ELEMENT_PORT:
-		event->element.port_num = (int)rec->element;
-		break;
-	}
-}
-
 /*
  * One record per read(): where the node does not offer
  * IB_ASYNC_FEATURE_READ_BATCH. The kernel hands each record to exactly one
@@ -204,7 +148,20 @@ IBASYNC_EXPORT int ibv_get_async_event(struct ibv_context *context,
 {
 	struct ibasync_context *c = to_ibasync_ctx(context);
 	struct ib_async_event rec;
+	bool got;
 
+	/* The common case, a record in the ring, without a further call. */
+	if (c->ev_ring.hdr) {
+		pthread_mutex_lock(&c->ev_lock);
+		got = ibasync_ring_take(&c->ev_ring, &rec, sizeof(rec));
+		pthread_mutex_unlock(&c->ev_lock);
+		if (got && rec.event_type != IB_ASYNC_EV_OVERFLOW) {
+			ibasync_fill_event(&rec, event);
+			return 0;
+		}
+		if (got)
+			atomic_fetch_add(&c->lost_events, rec.count);
+	}
 	for (;;) {
 		if (next_record(c, context->async_fd, &rec))
 			return -1;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_async.h>
@@ -244,6 +245,66 @@ enum ibasync_element_kind {
 	IBASYNC_ELEMENT_WQ,
 };
 
+/*
+ * libibverbs' mapping of event types onto ibv_async_event.element. Inline,
+ * as it runs for every record handed out.
+ */
+static inline enum ibasync_element_kind
+ibasync_element_kind(uint32_t event_type)
+{
+	switch (event_type) {
+	case IBV_EVENT_CQ_ERR:
+		return IBASYNC_ELEMENT_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return IBASYNC_ELEMENT_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return IBASYNC_ELEMENT_SRQ;
+	case IBV_EVENT_WQ_FATAL:
+		return IBASYNC_ELEMENT_WQ;
+	default:
+		/* also types newer than this library: the port, as libibverbs */
+		return IBASYNC_ELEMENT_PORT;
+	}
+}
+
+/*
+ * For affiliated events the kernel returns the user_handle the object was
+ * created with; libibasync will use the object's address as user_handle, so
+ * the cast gives back the pointer.
+ */
+static inline void ibasync_fill_event(const struct ib_async_event *rec,
+				      struct ibv_async_event *event)
+{
+	void *obj = (void *)(uintptr_t)rec->element;
+
+	event->event_type = (enum ibv_event_type)rec->event_type;
+	switch (ibasync_element_kind(rec->event_type)) {
+	case IBASYNC_ELEMENT_CQ:
+		event->element.cq = obj;
+		break;
+	case IBASYNC_ELEMENT_QP:
+		event->element.qp = obj;
+		break;
+	case IBASYNC_ELEMENT_SRQ:
+		event->element.srq = obj;
+		break;
+	case IBASYNC_ELEMENT_WQ:
+		event->element.wq = obj;
+		break;
+	case IBASYNC_ELEMENT_PORT:
+		event->element.port_num = (int)rec->element;
+		break;
+	}
+}
+
 static inline struct ibasync_context *to_ibasync_ctx(struct ibv_context *ctx)
 {
 	return (struct ibasync_context *)((char *)ctx -
@@ -278,9 +339,6 @@ void ibasync_device_get(struct ibasync_device *dev);
 void ibasync_device_put(struct ibasync_device *dev);
 
 /* events.c */
-enum ibasync_element_kind ibasync_element_kind(uint32_t event_type);
-void ibasync_fill_event(const struct ib_async_event *rec,
-			struct ibv_async_event *event);
 int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
 			   uint64_t *comp_reported);
@@ -356,9 +414,6 @@ int ibasync_ring_request(int fd, uint32_t entries,
 int ibasync_ring_mmap(int fd, const struct ib_async_map_ring *m,
 		      size_t rec_size, struct ibasync_ring *r);
 void ibasync_ring_unmap(struct ibasync_ring *r);
-uint32_t ibasync_ring_avail(const struct ibasync_ring *r, uint32_t *cons);
-void ibasync_ring_consume(struct ibasync_ring *r, uint32_t cons);
-bool ibasync_ring_take(struct ibasync_ring *r, void *rec, size_t size);
 uint32_t ibasync_ring_mark(struct ibasync_ring *r, uint32_t obj_type,
 			   uint32_t handle);
 
@@ -366,6 +421,50 @@ uint32_t ibasync_ring_mark(struct ibasync_ring *r, uint32_t obj_type,
 static inline void *ibasync_ring_rec(const struct ibasync_ring *r, uint32_t i)
 {
 	return r->records + (size_t)(i & r->mask) * r->record_size;
+}
+
+/*
+ * The ring helpers below sit on the path of every record: inline, so that
+ * taking one is a few loads and stores with no call (calls are what cost
+ * most in an emulated guest) and the copy has a constant size.
+ *
+ * Records published and not yet consumed, from *@cons on. Acquire: every
+ * record below the producer count is then complete.
+ */
+static inline uint32_t ibasync_ring_avail(const struct ibasync_ring *r,
+					  uint32_t *cons)
+{
+	uint32_t prod = __atomic_load_n(&r->hdr->producer, __ATOMIC_ACQUIRE);
+
+	*cons = __atomic_load_n(&r->hdr->consumer, __ATOMIC_RELAXED);
+	return prod - *cons;
+}
+
+/*
+ * Release: the reads of every record before @cons are done before the
+ * kernel may reuse their slots.
+ */
+static inline void ibasync_ring_consume(struct ibasync_ring *r, uint32_t cons)
+{
+	__atomic_store_n(&r->hdr->consumer, cons, __ATOMIC_RELEASE);
+}
+
+/* Take the next record not marked skipped: true, or false if none. */
+static inline bool ibasync_ring_take(struct ibasync_ring *r, void *rec,
+				     size_t size)
+{
+	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
+	bool got = false;
+
+	if (!avail)
+		return false;	/* no store: the line stays shared */
+	while (avail-- && !got) {
+		memcpy(rec, ibasync_ring_rec(r, cons++), size);
+		got = ((struct ib_async_event *)rec)->event_type !=
+		      IBASYNC_RING_SKIP;
+	}
+	ibasync_ring_consume(r, cons);
+	return got;
 }
 
 /* evchan.c */

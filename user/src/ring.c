@@ -88,44 +88,6 @@ void ibasync_ring_unmap(struct ibasync_ring *r)
 }
 
 /*
- * Records published and not yet consumed, from *@cons on. Acquire: every
- * record below the producer count is then complete.
- */
-uint32_t ibasync_ring_avail(const struct ibasync_ring *r, uint32_t *cons)
-{
-	uint32_t prod = __atomic_load_n(&r->hdr->producer, __ATOMIC_ACQUIRE);
-
-	*cons = __atomic_load_n(&r->hdr->consumer, __ATOMIC_RELAXED);
-	return prod - *cons;
-}
-
-/*
- * Release: the reads of every record before @cons are done before the
- * kernel may reuse their slots.
- */
-void ibasync_ring_consume(struct ibasync_ring *r, uint32_t cons)
-{
-	__atomic_store_n(&r->hdr->consumer, cons, __ATOMIC_RELEASE);
-}
-
-/* Take the next record not marked skipped: true, or false if none. */
-bool ibasync_ring_take(struct ibasync_ring *r, void *rec, size_t size)
-{
-	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
-	bool got = false;
-
-	if (!avail)
-		return false;	/* no store: the line stays shared */
-	while (avail-- && !got) {
-		memcpy(rec, ibasync_ring_rec(r, cons++), size);
-		got = ((struct ib_async_event *)rec)->event_type !=
-		      IBASYNC_RING_SKIP;
-	}
-	ibasync_ring_consume(r, cons);
-	return got;
-}
-
-/*
  * Mark the unconsumed records of a destroyed object so that nobody takes
  * them: they were delivered as far as the kernel is concerned, only the
  * library can still keep them from the program. The kernel writes no
