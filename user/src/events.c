@@ -252,7 +252,13 @@ static int destroy_ring_locked(struct ibasync_context *c,
 		pthread_mutex_unlock(&c->ev_lock);
 		return ibasync_err(err);
 	}
-	marked = ibasync_ring_mark(&c->ev_ring, d->obj_type, d->handle);
+	/*
+	 * events_reported counts every record of the object that reached
+	 * the ring: with none, there is nothing to look for, and most
+	 * objects (PDs, MRs, quiet QPs) cost no walk of a long ring.
+	 */
+	marked = d->events_reported ?
+		 ibasync_ring_mark(&c->ev_ring, d->obj_type, d->handle) : 0;
 	ibasync_chan_list_mark(c->chans, d->obj_type, d->handle);
 	pthread_mutex_unlock(&c->ev_lock);
 	/* the kernel counted each marked record: fewer would be a bug there */
