@@ -361,6 +361,36 @@ static unsigned long long lost_events(struct ibv_context *ctx)
 #endif
 }
 
+/* The "ib_async-@name:" line of @fd's fdinfo, or -1 without one. */
+static long long fdinfo_value(int fd, const char *name)
+{
+	char path[64], line[128], key[64];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(key, sizeof(key), "ib_async-%s: %%lld", name);
+	f = fopen(path, "r");
+	if (!f)
+		die("fdinfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, key, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Records the context's mapped event ring holds (0: none), which hold
+ * events as the queue does: the file's capacity is the sum.
+ */
+static unsigned int ring_entries(struct ibv_context *ctx)
+{
+	long long v = fdinfo_value(ctx->async_fd, "ring-entries");
+
+	return v > 0 ? (unsigned int)v : 0;
+}
+
 static unsigned int queue_len(struct ibv_context *ctx)
 {
 #ifdef BENCH_IBASYNC
@@ -392,7 +422,7 @@ static void mode_stall(unsigned long n)
 	struct ibv_context *ctx;
 	unsigned long long lost;
 	unsigned long got;
-	unsigned int qlen;
+	unsigned int qlen, ring;
 
 	read_meminfo(&m0);
 	ctx = open_ctx();
@@ -403,11 +433,12 @@ static void mode_stall(unsigned long n)
 	got = drain_nonblock(ctx);
 	lost = lost_events(ctx);
 	qlen = queue_len(ctx);
+	ring = ring_entries(ctx);
 	ibv_close_device(ctx);
-	printf("side=%s mode=stall n=%lu got=%lu lost=%llu qlen=%u "
+	printf("side=%s mode=stall n=%lu got=%lu lost=%llu qlen=%u ring=%u "
 	       "open_kb=%lld slab_kb=%lld sunreclaim_kb=%lld vmalloc_kb=%lld "
 	       "memfree_drop_kb=%lld complete=%d\n",
-	       BENCH_SIDE, n, got, lost, qlen, m0.memfree - m1.memfree,
+	       BENCH_SIDE, n, got, lost, qlen, ring, m0.memfree - m1.memfree,
 	       m2.slab - m1.slab, m2.sunreclaim - m1.sunreclaim,
 	       m2.vmalloc - m1.vmalloc, m1.memfree - m2.memfree,
 	       got + lost == n);
@@ -950,19 +981,7 @@ static void bed_close(struct comp_bed *b)
  */
 static long long chan_lost(struct ibv_comp_channel *chan)
 {
-	char path[64], line[128];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", chan->fd);
-	f = fopen(path, "r");
-	if (!f)
-		die("fdinfo");
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "ib_async-lost: %lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return fdinfo_value(chan->fd, "lost");
 }
 
 /* One completion event: ack it, re-arm its CQ, reap the CQ. */
