@@ -148,20 +148,7 @@ IBASYNC_EXPORT int ibv_get_async_event(struct ibv_context *context,
 {
 	struct ibasync_context *c = to_ibasync_ctx(context);
 	struct ib_async_event rec;
-	bool got;
 
-	/* The common case, a record in the ring, without a further call. */
-	if (c->ev_ring.hdr) {
-		pthread_mutex_lock(&c->ev_lock);
-		got = ibasync_ring_take(&c->ev_ring, &rec, sizeof(rec));
-		pthread_mutex_unlock(&c->ev_lock);
-		if (got && rec.event_type != IB_ASYNC_EV_OVERFLOW) {
-			ibasync_fill_event(&rec, event);
-			return 0;
-		}
-		if (got)
-			atomic_fetch_add(&c->lost_events, rec.count);
-	}
 	for (;;) {
 		if (next_record(c, context->async_fd, &rec))
 			return -1;
