@@ -1130,16 +1130,16 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
  * @q: the queue
  * @r: the ring, empty; the queue owns it from now on
  *
- * Return: 0, or -EBUSY if the queue has a ring already (@r is not taken),
- * or -EOPNOTSUPP for a queue whose records change while queued.
+ * The caller has refused queues whose records change while queued
+ * (completion and coalescing channels), before allocating @r.
+ *
+ * Return: 0, or -EBUSY if the queue has a ring already (@r is not taken).
  */
 int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r)
 {
 	unsigned long flags;
 	int ret = 0;
 
-	if (q->flags & (IB_ASYNC_EVQ_COMP | IB_ASYNC_EVQ_COALESCE))
-		return -EOPNOTSUPP;
 	if (WARN_ON_ONCE(r->rec_size != q->rec_size))
 		return -EINVAL;
 	/* No reader, purge or resize is moving records meanwhile. */

@@ -126,6 +126,7 @@ int ib_async_cmd_map_ring(struct ib_async_ucmd *u)
 		return -EINVAL;
 	if (u->evq->flags & (IB_ASYNC_EVQ_COMP | IB_ASYNC_EVQ_COALESCE))
 		return -EOPNOTSUPP;
+	/* before allocating; attaching checks again, under the queue's lock */
 	if (READ_ONCE(u->evq->uring))
 		return -EBUSY;
 	entries = roundup_pow_of_two(arg->entries);
