@@ -2,7 +2,8 @@
 /*
  * libibasync, the libibverbs-compatible shim over ib_async: device list,
  * open, the async-event recipe of ibv_get_async_event(3), nonblocking
- * behaviour and several threads sharing one context.
+ * behaviour, several threads sharing one context and a child of fork()
+ * using its parent's.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -256,6 +257,73 @@ TEST_F_TIMEOUT(shim, batched_records_keep_poll_truthful, 120)
 	EXPECT_EQ(99, got);
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_FALSE(async_fd_readable(self->ctx));
+	close(probe);
+}
+
+/* The mappings of this process that are of the device node. */
+static int node_mappings(const char *node)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, node) != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A child of fork() taking events from its parent's context, as it could
+ * from an inherited ib_uverbs async descriptor. The kernel leaves the
+ * context's event ring out of the child (VM_DONTCOPY): the shim maps it
+ * again at the child's first call instead of touching the parent's
+ * address. Parent and child share the ring: what the child took, the
+ * parent does not get again.
+ */
+TEST_F_TIMEOUT(shim, child_of_fork_takes_events_of_parents_context, 120)
+{
+	struct ibv_async_event ev;
+	int probe, st;
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (iba_storm_available())
+		SKIP(return, "no %s", IBA_STORM_FILE);
+	if (node_mappings(self->dev.node) != 1)
+		SKIP(return, "no mapped event ring (IBASYNC_NO_RING?)");
+	probe = open(self->dev.node, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, probe);
+	ASSERT_EQ(0, set_nonblock(self->ctx->async_fd));
+	ASSERT_EQ(0, iba_storm(self->dev.ibdev, IB_ASYNC_EV_SM_CHANGE, 1, 2));
+	ASSERT_EQ(0, iba_wait_offered(probe, 2, IBA_EVENT_TIMEOUT_MS));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* exit status: which step failed; a fault kills the child */
+		if (node_mappings(self->dev.node) != 0)
+			_exit(10);
+		if (ibv_get_async_event(self->ctx, &ev))
+			_exit(11);
+		if (ev.event_type != IBV_EVENT_SM_CHANGE)
+			_exit(12);
+		ibv_ack_async_event(&ev);
+		_exit(node_mappings(self->dev.node) == 1 ? 0 : 13);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("child killed by signal %d",
+					  WTERMSIG(st));
+	EXPECT_EQ(0, WEXITSTATUS(st))
+		TH_LOG("10: ring inherited, 11: no event, 12: wrong event, "
+		       "13: ring not mapped in the child");
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ((int)IBV_EVENT_SM_CHANGE, (int)ev.event_type);
+	ibv_ack_async_event(&ev);
+	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(EAGAIN, errno);
 	close(probe);
 }
 

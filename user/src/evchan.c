@@ -114,7 +114,8 @@ void ibasync_chan_list_mark(struct ibasync_chan_list *l, uint32_t obj_type,
 	pthread_mutex_lock(&l->lock);
 	for (ch = l->head; ch; ch = ch->next) {
 		pthread_mutex_lock(&ch->lock);
-		if (ch->ring.hdr)
+		/* a ring this process cannot map hands out nothing */
+		if (ch->ring.hdr && !ibasync_ring_check(&ch->ring))
 			ibasync_ring_mark(&ch->ring, obj_type, handle);
 		pthread_mutex_unlock(&ch->lock);
 	}
@@ -392,6 +393,12 @@ static int ring_get_events(struct ibasync_channel *ch,
 	int got = 0, err;
 	bool full;
 
+	if (ibasync_ring_check(&ch->ring)) {
+		err = errno;
+		pthread_mutex_unlock(&ch->lock);
+		errno = err;
+		return -1;
+	}
 	for (;;) {
 		got += ring_take_events(&ch->ring, events + got, n - got,
 					&full);

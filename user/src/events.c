@@ -80,6 +80,12 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 
 	for (;;) {
 		pthread_mutex_lock(&c->ev_lock);
+		if (ibasync_ring_check(&c->ev_ring)) {
+			err = errno;
+			pthread_mutex_unlock(&c->ev_lock);
+			errno = err;
+			return -1;
+		}
 		if (ibasync_ring_take(&c->ev_ring, rec, sizeof(*rec))) {
 			pthread_mutex_unlock(&c->ev_lock);
 			return 0;
@@ -233,7 +239,9 @@ static int destroy_ring_locked(struct ibasync_context *c,
 {
 	uint32_t marked;
 
-	if (ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_DESTROY, d)) {
+	/* no destroy that could not then mark the object's records */
+	if (ibasync_ring_check(&c->ev_ring) ||
+	    ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_DESTROY, d)) {
 		int err = errno;
 
 		pthread_mutex_unlock(&c->ev_lock);

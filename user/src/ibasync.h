@@ -42,13 +42,24 @@
 /*
  * A mapped event ring (ring.c); hdr NULL when there is none. Its
  * consumer is whoever holds the lock of the queue it belongs to.
+ * gen is ibasync_fork_gen when it was mapped: the kernel maps rings
+ * VM_DONTCOPY, so a child of fork() maps its parent's rings again
+ * (ibasync_ring_check()) from fd, map_offset and map_size.
  */
 struct ibasync_ring {
 	struct ib_async_ring_header *hdr;
 	size_t map_size;
 	unsigned char *records;
 	uint32_t mask, record_size;
+	uint32_t gen;
+	int fd;
+	uint64_t map_offset;
+	size_t rec_size;	/* what the library reads of a record */
+	int remap_err;		/* the child's mapping failed: for good */
 };
+
+/* Bumped in the child of every fork() once a ring was mapped (ring.c). */
+extern uint32_t ibasync_fork_gen;
 
 /*
  * The event_type the library writes over a record of a destroyed object
@@ -414,6 +425,7 @@ int ibasync_ring_request(int fd, uint32_t entries,
 int ibasync_ring_mmap(int fd, const struct ib_async_map_ring *m,
 		      size_t rec_size, struct ibasync_ring *r);
 void ibasync_ring_unmap(struct ibasync_ring *r);
+int ibasync_ring_remap(struct ibasync_ring *r);
 uint32_t ibasync_ring_mark(struct ibasync_ring *r, uint32_t obj_type,
 			   uint32_t handle);
 
@@ -438,6 +450,19 @@ static inline uint32_t ibasync_ring_avail(const struct ibasync_ring *r,
 
 	*cons = __atomic_load_n(&r->hdr->consumer, __ATOMIC_RELAXED);
 	return prod - *cons;
+}
+
+/*
+ * Before a ring is touched, its lock held: 0 when it is mapped in this
+ * process, which is one load and compare unless a fork() came between;
+ * else the child's new mapping of it (-1 with errno if that failed).
+ */
+static inline int ibasync_ring_check(struct ibasync_ring *r)
+{
+	if (__builtin_expect(r->gen == __atomic_load_n(&ibasync_fork_gen,
+							__ATOMIC_RELAXED), 1))
+		return 0;
+	return ibasync_ring_remap(r);
 }
 
 /*

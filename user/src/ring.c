@@ -12,6 +12,7 @@
  * so finding and skipping an object's records works the same on both.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,6 +31,31 @@ bool ibasync_ring_disabled(void)
 	return env && *env;
 }
 
+uint32_t ibasync_fork_gen;
+
+/*
+ * The child of fork() has no mapping of its parent's rings: the kernel
+ * marks them VM_DONTCOPY, as a child must not inherit pages the parent
+ * shares with the kernel. The child may still use the contexts and
+ * channels it inherited (their descriptors are shared, as an ib_uverbs
+ * async descriptor would be), so each ring notices the new generation
+ * at its next use and is mapped again. Runs in the child alone, before
+ * fork() returns there.
+ */
+static void ring_forked(void)
+{
+	__atomic_add_fetch(&ibasync_fork_gen, 1, __ATOMIC_RELAXED);
+}
+
+static pthread_once_t ring_fork_once = PTHREAD_ONCE_INIT;
+
+static void ring_watch_forks(void)
+{
+	/* fails only without memory: the child would fault, not misuse */
+	if (pthread_atfork(NULL, NULL, ring_forked))
+		abort();
+}
+
 int ibasync_ring_request(int fd, uint32_t entries, struct ib_async_map_ring *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -39,50 +65,99 @@ int ibasync_ring_request(int fd, uint32_t entries, struct ib_async_map_ring *m)
 }
 
 /*
- * Map the ring @m describes and check its header against it, so that no
- * index computed later can leave the mapping whatever the header says.
- * @rec_size is what the library reads of each record: the ring's records
- * may be larger (a newer kernel), never smaller, and are 8-byte aligned
- * as their 64-bit fields need.
+ * Map @size bytes at @offset of @fd and check the header found there, so
+ * that no index computed later can leave the mapping whatever the header
+ * says. @entries is what MAP_RING answered. @rec_size is what the library
+ * reads of each record: the ring's records may be larger (a newer
+ * kernel), never smaller, and are 8-byte aligned as their 64-bit fields
+ * need.
  */
-int ibasync_ring_mmap(int fd, const struct ib_async_map_ring *m,
-		      size_t rec_size, struct ibasync_ring *r)
+static int ring_map(int fd, uint64_t offset, uint64_t size, uint32_t entries,
+		    size_t rec_size, struct ibasync_ring *r)
 {
 	const struct ib_async_ring_header *h;
 	uint64_t end;
 	void *p;
 
-	if (m->mmap_size < IB_ASYNC_RING_HEADER_SIZE_V1 ||
-	    m->mmap_size > SIZE_MAX) {
+	if (size < IB_ASYNC_RING_HEADER_SIZE_V1 || size > SIZE_MAX) {
 		errno = EPROTO;
 		return -1;
 	}
-	p = mmap(NULL, (size_t)m->mmap_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, (off_t)m->mmap_offset);
+	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)offset);
 	if (p == MAP_FAILED)
 		return -1;
 	h = p;
 	end = (uint64_t)h->records_offset +
 	      (uint64_t)h->entries * h->record_size;
 	if (!h->entries || h->entries & (h->entries - 1) ||
-	    h->entries != m->entries || h->record_size < rec_size ||
+	    h->entries != entries || h->record_size < rec_size ||
 	    h->records_offset < IB_ASYNC_RING_HEADER_SIZE_V1 ||
-	    (h->records_offset | h->record_size) % 8 || end > m->mmap_size) {
-		munmap(p, (size_t)m->mmap_size);
+	    (h->records_offset | h->record_size) % 8 || end > size) {
+		munmap(p, (size_t)size);
 		errno = EPROTO;
 		return -1;
 	}
 	r->hdr = p;
-	r->map_size = (size_t)m->mmap_size;
+	r->map_size = (size_t)size;
 	r->records = (unsigned char *)p + h->records_offset;
 	r->mask = h->entries - 1;
 	r->record_size = h->record_size;
+	r->fd = fd;
+	r->map_offset = offset;
+	r->rec_size = rec_size;
+	return 0;
+}
+
+/* Map the ring MAP_RING described in @m. */
+int ibasync_ring_mmap(int fd, const struct ib_async_map_ring *m,
+		      size_t rec_size, struct ibasync_ring *r)
+{
+	pthread_once(&ring_fork_once, ring_watch_forks);
+	r->remap_err = 0;
+	/* a fork() after this load finds the ring stale: mapped again */
+	r->gen = __atomic_load_n(&ibasync_fork_gen, __ATOMIC_RELAXED);
+	return ring_map(fd, m->mmap_offset, m->mmap_size, m->entries,
+			rec_size, r);
+}
+
+/*
+ * ibasync_ring_check() found @r mapped before a fork(): map it again in
+ * this process, the same ring of the same descriptor. The old address
+ * is not ours any more (nothing is mapped there, or something else is
+ * by now), so it is never unmapped or touched. Failing, @r stays stale
+ * for good, and each later use fails the same way: a ring that came back
+ * later would hand out records a destroy could not mark meanwhile.
+ */
+int ibasync_ring_remap(struct ibasync_ring *r)
+{
+	uint32_t gen = __atomic_load_n(&ibasync_fork_gen, __ATOMIC_RELAXED);
+	struct ibasync_ring n;
+
+	if (!r->remap_err &&
+	    ring_map(r->fd, r->map_offset, r->map_size, r->mask + 1,
+		     r->rec_size, &n))
+		r->remap_err = errno;
+	/* the kernel never changes a ring's shape: a different one is not it */
+	else if (!r->remap_err && n.record_size != r->record_size) {
+		munmap(n.hdr, n.map_size);
+		r->remap_err = EPROTO;
+	}
+	if (r->remap_err) {
+		errno = r->remap_err;
+		return -1;
+	}
+	n.gen = gen;
+	n.remap_err = 0;
+	*r = n;
 	return 0;
 }
 
 void ibasync_ring_unmap(struct ibasync_ring *r)
 {
-	if (r->hdr)
+	/* a ring of the parent's generation is not mapped here */
+	if (r->hdr && r->gen == __atomic_load_n(&ibasync_fork_gen,
+						 __ATOMIC_RELAXED))
 		munmap(r->hdr, r->map_size);
 	r->hdr = NULL;
 }

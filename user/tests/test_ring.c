@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <infiniband/ib_async.h>
@@ -435,6 +436,129 @@ static void test_channel_outlives(struct ibv_device *dev)
 	fake_unmap(&fake.chan);
 }
 
+/* ---- fork() ------------------------------------------------------------- */
+
+/* What the child of test_fork() checks: bits of its exit status. */
+enum {
+	CHILD_NODE_REC = 1,	/* the node's record, from a new mapping */
+	CHILD_NEW_MAP = 2,	/* mapped in the child's generation */
+	CHILD_CHAN_REC = 4,	/* the channel's record */
+	CHILD_ALL = 7,
+};
+
+static int fork_child(struct ibv_context *ctx, struct ibasync_channel *ch,
+		      uint32_t parent_gen)
+{
+	struct ibasync_context *c = to_ibasync_ctx(ctx);
+	struct ibasync_event cev[2];
+	struct ibv_async_event ev;
+	int bits = 0;
+
+	if (!get(ctx, &ev) && ev.event_type == IBV_EVENT_PORT_ERR) {
+		bits |= CHILD_NODE_REC;
+		ibv_ack_async_event(&ev);
+	}
+	if (c->ev_ring.hdr && c->ev_ring.gen == parent_gen + 1)
+		bits |= CHILD_NEW_MAP;
+	if (ibasync_get_events(ch, cev, 2, IBASYNC_GET_NONBLOCK) == 1 &&
+	    cev[0].event_type == IBV_EVENT_SM_CHANGE)
+		bits |= CHILD_CHAN_REC;
+	return bits;
+}
+
+/* A child whose new mapping fails: errors, the same each time. */
+static int fork_child_unmappable(struct ibv_context *ctx)
+{
+	struct ibv_async_event ev;
+	int p[2], e1, e2;
+
+	/* the node's number now names a pipe's read end: no shared writes */
+	if (pipe(p) || dup2(p[0], ctx->async_fd) < 0)
+		return 0;
+	errno = 0;
+	if (get(ctx, &ev) != -1)
+		return 0;
+	e1 = errno;
+	errno = 0;
+	if (get(ctx, &ev) != -1)
+		return 0;
+	e2 = errno;
+	/* PROT_WRITE of a descriptor open read-only */
+	return e1 == EACCES && e2 == EACCES ? CHILD_ALL : 0;
+}
+
+static int wait_child(pid_t pid)
+{
+	int st;
+
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * A child of fork() that uses its parent's context and channel: the
+ * kernel leaves rings out of the child (VM_DONTCOPY, played here by
+ * MADV_DONTFORK on the library's own mappings), so the library maps them
+ * again; parent and child then share each ring as they share the
+ * descriptor.
+ */
+static void test_fork(struct ibv_device *dev)
+{
+	struct ibv_context *ctx = ibv_open_device(dev);
+	struct ibasync_channel *ch = ctx ? ibasync_create_channel(ctx, 0) : NULL;
+	struct ibasync_context *c = ctx ? to_ibasync_ctx(ctx) : NULL;
+	struct ib_async_chan_event k;
+	struct ibv_async_event ev;
+	struct ibasync_event cev[2];
+	struct ib_async_event e;
+	int bits;
+
+	if (!OK(ch && c->ev_ring.hdr, "a context with a ring, a channel"))
+		return;
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	ibasync_get_events(ch, cev, 2, IBASYNC_GET_NONBLOCK);	/* maps it */
+	e = rec(IBV_EVENT_PORT_ERR, 1, IB_ASYNC_OBJ_PORT, 0, 1);
+	publish(&fake.node, &e);
+	e = rec(IBV_EVENT_PORT_ACTIVE, 1, IB_ASYNC_OBJ_PORT, 0, 2);
+	publish(&fake.node, &e);
+	k = crec(rec(IBV_EVENT_SM_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 3));
+	publish(&fake.chan, &k);
+	if (!OK(!madvise(c->ev_ring.hdr, c->ev_ring.map_size, MADV_DONTFORK) &&
+		!madvise(ch->ring.hdr,
+			 ch->ring.map_size, MADV_DONTFORK),
+		"the rings left out of children"))
+		return;
+
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(fork_child(ctx, ch, c->ev_ring.gen));
+	bits = wait_child(pid);
+	OK(bits >= 0 && bits & CHILD_NODE_REC,
+	   "child: the context's record, through its own mapping");
+	OK(bits >= 0 && bits & CHILD_NEW_MAP,
+	   "child: the ring mapped again, in the child's generation");
+	OK(bits >= 0 && bits & CHILD_CHAN_REC, "child: the channel's record");
+	OK(!get(ctx, &ev) && ev.event_type == IBV_EVENT_PORT_ACTIVE &&
+	   fake.node.hdr->consumer == 2,
+	   "parent: the next record; the child's consumer count is shared");
+	ibv_ack_async_event(&ev);
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		_exit(fork_child_unmappable(ctx));
+	OK(wait_child(pid) == CHILD_ALL,
+	   "child that cannot map the ring: EACCES, and again EACCES");
+
+	ibasync_destroy_channel(ch);
+	fake_unmap(&fake.chan);
+	ibv_close_device(ctx);
+	fake_unmap(&fake.node);
+}
+
 /* ---- no ring ------------------------------------------------------------ */
 
 static void test_no_ring(struct ibv_device *dev)
@@ -520,6 +644,7 @@ int main(void)
 	ibv_close_device(ctx);
 	fake_unmap(&fake.node);
 	test_channel_outlives(list[0]);
+	test_fork(list[0]);
 	test_no_ring(list[0]);
 	fake.on = false;
 	close(fake.node.fd);
