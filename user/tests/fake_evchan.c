@@ -56,14 +56,12 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	struct ib_async_create_channel *cc = arg;
 	struct ib_async_queue_len *q = arg;
 	struct ib_async_subscribe *s = arg;
-	struct ib_async_info *info = arg;
+	struct ib_async_info *info;
 
 	switch (req) {
 	case IB_ASYNC_IOC_GET_INFO:
-		memset(info, 0, sizeof(*info));
-		info->argsz = sizeof(*info);
-		info->features = IB_ASYNC_FEATURE_READ_BATCH |
-				 IB_ASYNC_FEATURE_EVENT_CHANNEL;
+		info = fake_info(arg, IB_ASYNC_FEATURE_READ_BATCH |
+				      IB_ASYNC_FEATURE_EVENT_CHANNEL);
 		info->phys_port_cnt = ports ? (unsigned int)atoi(ports) : 2;
 		return 0;
 	case IB_ASYNC_IOC_CREATE_CHANNEL:

@@ -11,10 +11,25 @@
 #define FAKE_IOCTL_H
 
 #include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <rdma/ib_async.h>
+
 #define FAKE_IOCTL_PASS	(-2)
+
+/* GET_INFO's answer: @features, the rest 0 for the caller to fill in. */
+static inline struct ib_async_info *fake_info(void *arg, uint64_t features)
+{
+	struct ib_async_info *info = arg;
+
+	memset(info, 0, sizeof(*info));
+	info->argsz = sizeof(*info);
+	info->features = features;
+	return info;
+}
 
 static int fake_ioctl(int fd, unsigned long req, void *arg);
 

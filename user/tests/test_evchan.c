@@ -77,16 +77,13 @@ static int fake_read_batch(int fd, struct ib_async_read_batch *b)
 
 static int fake_answer(int fd, unsigned long req, void *arg)
 {
-	struct ib_async_info *info = arg;
 	struct ib_async_create_channel *cc = arg;
 	struct ib_async_subscribe *s = arg;
 	struct ib_async_unsubscribe *u = arg;
 
 	switch (req) {
 	case IB_ASYNC_IOC_GET_INFO:
-		memset(info, 0, sizeof(*info));
-		info->argsz = sizeof(*info);
-		info->features = fake.features;
+		fake_info(arg, fake.features);
 		return 0;
 	case IB_ASYNC_IOC_CREATE_CHANNEL:
 		fake.creates++;

@@ -86,7 +86,7 @@ static int fake_poll_cq(struct ib_async_poll_cq *p)
 static int fake_answer(unsigned long req, void *arg)
 {
 	struct ib_async_create_qp *qp = arg;
-	struct ib_async_info *info = arg;
+	struct ib_async_info *info;
 	struct ib_async_destroy *d = arg;
 	struct ib_async_create_cq *cq = arg;
 
@@ -113,8 +113,7 @@ static int fake_answer(unsigned long req, void *arg)
 		return 0;
 	case IB_ASYNC_IOC_GET_INFO:
 		fake.info_calls++;
-		memset(info, 0, sizeof(*info));
-		info->argsz = sizeof(*info);
+		info = fake_info(arg, 0);
 		info->phys_port_cnt = fake.ports;
 		return 0;
 	case IB_ASYNC_IOC_CREATE_QP:

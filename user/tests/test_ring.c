@@ -138,17 +138,15 @@ static int fake_ring_wait(struct fake_ring *r, struct ib_async_ring_wait *w)
 
 static int fake_answer(int fd, unsigned long req, void *arg)
 {
-	struct ib_async_info *info = arg;
+	struct ib_async_info *info;
 	struct ib_async_create_channel *cc = arg;
 	struct ib_async_destroy *d = arg;
 
 	switch (req) {
 	case IB_ASYNC_IOC_GET_INFO:
-		memset(info, 0, sizeof(*info));
-		info->argsz = sizeof(*info);
-		info->features = IB_ASYNC_FEATURE_READ_BATCH |
-				 IB_ASYNC_FEATURE_EVENT_CHANNEL |
-				 IB_ASYNC_FEATURE_EVENT_RING;
+		info = fake_info(arg, IB_ASYNC_FEATURE_READ_BATCH |
+				      IB_ASYNC_FEATURE_EVENT_CHANNEL |
+				      IB_ASYNC_FEATURE_EVENT_RING);
 		info->queue_len = ENTRIES;
 		return 0;
 	case IB_ASYNC_IOC_MAP_RING:
