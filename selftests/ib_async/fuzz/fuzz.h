@@ -217,6 +217,7 @@ enum {
 	FZ_B_FLAGS	= 1 << 3,	/* an unknown flag bit */
 	FZ_B_RSV	= 1 << 4,	/* a reserved field non-zero */
 	FZ_B_UNMAPPED	= 1 << 5,	/* the argument pointer is bad */
+	FZ_B_OUTIN	= 1 << 6,	/* an out-only field set going in */
 };
 
 /* A field of an argument structure, as the uAPI header describes it. */
@@ -224,6 +225,7 @@ enum fz_kind {
 	FK_FLAGS,	/* flags; arg: the valid bits */
 	FK_RSV,		/* reserved: must be 0 */
 	FK_OUT,		/* written by the kernel */
+	FK_OUT0,	/* written by the kernel; must be 0 going in */
 	FK_HANDLE,	/* a handle; arg: its object type (0: by obj_type) */
 	FK_OBJTYPE,	/* enum ib_async_obj_type */
 	FK_UPTR,	/* a user pointer */

@@ -2,12 +2,17 @@
 /*
  * What include/uapi/rdma/ib_async.h says about every command: its number,
  * its structure's size and first size, and what each field of the
- * structure is (flags and their valid bits, reserved words, handles and
- * of which type, user pointers, counts, lengths...). The mutations in
- * worker.c work from this table, the builders in gen.c make the valid
- * arguments. Every command of FZ_COMMANDS needs its line here, and the
- * table must end at the last command of enum ib_async_cmd (see the asserts
- * at the end): a command inserted into the header fails the build.
+ * structure is (flags and their valid bits, reserved words, answers that
+ * must be 0 going in, handles and of which type, user pointers, counts,
+ * lengths...). The mutations in worker.c work from this table, the
+ * builders in gen.c make the valid arguments. Every command of
+ * FZ_COMMANDS needs its line here, and the table must end at the last
+ * command of enum ib_async_cmd (see the asserts at the end): a command
+ * inserted into the header fails the build.
+ *
+ * An answer is FK_OUT0 only where the kernel's handler refuses it
+ * non-zero, so that setting it makes a call that must fail; an answer the
+ * kernel overwrites whatever it holds (GET_INFO, the queries) is FK_OUT.
  */
 #include "fuzz.h"
 
@@ -55,7 +60,7 @@ static const struct fz_field f_read_batch[] = {
 
 static const struct fz_field f_create_pd[] = {
 	HDR(ib_async_create_pd, 0),
-	F(ib_async_create_pd, handle, FK_OUT, 0),
+	F(ib_async_create_pd, handle, FK_OUT0, 0),
 	F(ib_async_create_pd, reserved, FK_RSV, 0),
 };
 
@@ -64,7 +69,7 @@ static const struct fz_field f_create_cq[] = {
 	F(ib_async_create_cq, user_handle, FK_VAL, 0),
 	F(ib_async_create_cq, cqe, FK_COUNT, 0),
 	F(ib_async_create_cq, comp_vector, FK_VAL, 0),
-	F(ib_async_create_cq, handle, FK_OUT, 0),
+	F(ib_async_create_cq, handle, FK_OUT0, 0),
 	F(ib_async_create_cq, comp_channel, FK_VAL, 0),
 };
 
@@ -88,43 +93,53 @@ static const struct fz_field f_create_qp[] = {
 	F(ib_async_create_qp, max_send_sge, FK_COUNT, 0),
 	F(ib_async_create_qp, max_recv_sge, FK_COUNT, 0),
 	F(ib_async_create_qp, max_inline_data, FK_COUNT, 0),
-	F(ib_async_create_qp, handle, FK_OUT, 0),
-	F(ib_async_create_qp, qp_num, FK_OUT, 0),
+	F(ib_async_create_qp, handle, FK_OUT0, 0),
+	F(ib_async_create_qp, qp_num, FK_OUT0, 0),
 	F(ib_async_create_qp, reserved, FK_RSV, 0),
 };
 
-/* MODIFY_QP and QUERY_QP share the structure. */
-static const struct fz_field f_qp_attr[] = {
-	HDR(ib_async_qp_attr, 0),
-	F(ib_async_qp_attr, handle, FK_HANDLE, IB_ASYNC_OBJ_QP),
-	F(ib_async_qp_attr, attr_mask, FK_VAL, 0),
-	F(ib_async_qp_attr, qp_state, FK_VAL, 0),
-	F(ib_async_qp_attr, cur_qp_state, FK_VAL, 0),
-	F(ib_async_qp_attr, path_mtu, FK_VAL, 0),
-	F(ib_async_qp_attr, qkey, FK_VAL, 0),
-	F(ib_async_qp_attr, rq_psn, FK_VAL, 0),
-	F(ib_async_qp_attr, sq_psn, FK_VAL, 0),
-	F(ib_async_qp_attr, dest_qp_num, FK_QPN, 0),
-	F(ib_async_qp_attr, qp_access_flags, FK_VAL, 0),
-	F(ib_async_qp_attr, pkey_index, FK_VAL, 0),
-	F(ib_async_qp_attr, port_num, FK_PORT, 0),
-	F(ib_async_qp_attr, en_sqd_async_notify, FK_VAL, 0),
-	F(ib_async_qp_attr, sq_draining, FK_OUT, 0),
-	F(ib_async_qp_attr, max_rd_atomic, FK_VAL, 0),
-	F(ib_async_qp_attr, max_dest_rd_atomic, FK_VAL, 0),
-	F(ib_async_qp_attr, min_rnr_timer, FK_VAL, 0),
-	F(ib_async_qp_attr, timeout, FK_VAL, 0),
-	F(ib_async_qp_attr, retry_cnt, FK_VAL, 0),
-	F(ib_async_qp_attr, rnr_retry, FK_VAL, 0),
-	F(ib_async_qp_attr, reserved8, FK_RSV, 0),
-	F(ib_async_qp_attr, reserved, FK_RSV, 0),
-	AV(ib_async_qp_attr),
-	F(ib_async_qp_attr, max_send_wr, FK_OUT, 0),
-	F(ib_async_qp_attr, max_recv_wr, FK_OUT, 0),
-	F(ib_async_qp_attr, max_send_sge, FK_OUT, 0),
-	F(ib_async_qp_attr, max_recv_sge, FK_OUT, 0),
-	F(ib_async_qp_attr, max_inline_data, FK_OUT, 0),
-	F(ib_async_qp_attr, reserved2, FK_RSV, 0),
+/*
+ * MODIFY_QP and QUERY_QP share the structure, not its rules: MODIFY_QP
+ * refuses the answer fields set going in, QUERY_QP overwrites them.
+ */
+#define QP_ATTR(out)							\
+	HDR(ib_async_qp_attr, 0),					\
+	F(ib_async_qp_attr, handle, FK_HANDLE, IB_ASYNC_OBJ_QP),	\
+	F(ib_async_qp_attr, attr_mask, FK_VAL, 0),			\
+	F(ib_async_qp_attr, qp_state, FK_VAL, 0),			\
+	F(ib_async_qp_attr, cur_qp_state, FK_VAL, 0),			\
+	F(ib_async_qp_attr, path_mtu, FK_VAL, 0),			\
+	F(ib_async_qp_attr, qkey, FK_VAL, 0),				\
+	F(ib_async_qp_attr, rq_psn, FK_VAL, 0),				\
+	F(ib_async_qp_attr, sq_psn, FK_VAL, 0),				\
+	F(ib_async_qp_attr, dest_qp_num, FK_QPN, 0),			\
+	F(ib_async_qp_attr, qp_access_flags, FK_VAL, 0),		\
+	F(ib_async_qp_attr, pkey_index, FK_VAL, 0),			\
+	F(ib_async_qp_attr, port_num, FK_PORT, 0),			\
+	F(ib_async_qp_attr, en_sqd_async_notify, FK_VAL, 0),		\
+	F(ib_async_qp_attr, sq_draining, out, 0),			\
+	F(ib_async_qp_attr, max_rd_atomic, FK_VAL, 0),			\
+	F(ib_async_qp_attr, max_dest_rd_atomic, FK_VAL, 0),		\
+	F(ib_async_qp_attr, min_rnr_timer, FK_VAL, 0),			\
+	F(ib_async_qp_attr, timeout, FK_VAL, 0),			\
+	F(ib_async_qp_attr, retry_cnt, FK_VAL, 0),			\
+	F(ib_async_qp_attr, rnr_retry, FK_VAL, 0),			\
+	F(ib_async_qp_attr, reserved8, FK_RSV, 0),			\
+	F(ib_async_qp_attr, reserved, FK_RSV, 0),			\
+	AV(ib_async_qp_attr),						\
+	F(ib_async_qp_attr, max_send_wr, out, 0),			\
+	F(ib_async_qp_attr, max_recv_wr, out, 0),			\
+	F(ib_async_qp_attr, max_send_sge, out, 0),			\
+	F(ib_async_qp_attr, max_recv_sge, out, 0),			\
+	F(ib_async_qp_attr, max_inline_data, out, 0),			\
+	F(ib_async_qp_attr, reserved2, FK_RSV, 0)
+
+static const struct fz_field f_modify_qp[] = {
+	QP_ATTR(FK_OUT0),
+};
+
+static const struct fz_field f_query_qp[] = {
+	QP_ATTR(FK_OUT),
 };
 
 static const struct fz_field f_create_srq[] = {
@@ -134,7 +149,7 @@ static const struct fz_field f_create_srq[] = {
 	F(ib_async_create_srq, max_wr, FK_COUNT, 0),
 	F(ib_async_create_srq, max_sge, FK_COUNT, 0),
 	F(ib_async_create_srq, srq_limit, FK_COUNT, 0),
-	F(ib_async_create_srq, handle, FK_OUT, 0),
+	F(ib_async_create_srq, handle, FK_OUT0, 0),
 	F(ib_async_create_srq, reserved, FK_RSV, 0),
 };
 
@@ -155,7 +170,7 @@ static const struct fz_field f_create_wq[] = {
 	F(ib_async_create_wq, cq_handle, FK_HANDLE, IB_ASYNC_OBJ_CQ),
 	F(ib_async_create_wq, max_wr, FK_COUNT, 0),
 	F(ib_async_create_wq, max_sge, FK_COUNT, 0),
-	F(ib_async_create_wq, handle, FK_OUT, 0),
+	F(ib_async_create_wq, handle, FK_OUT0, 0),
 	F(ib_async_create_wq, reserved, FK_RSV, 0),
 };
 
@@ -172,7 +187,7 @@ static const struct fz_field f_modify_wq[] = {
 static const struct fz_field f_create_ah[] = {
 	HDR(ib_async_create_ah, 0),
 	F(ib_async_create_ah, pd_handle, FK_HANDLE, IB_ASYNC_OBJ_PD),
-	F(ib_async_create_ah, handle, FK_OUT, 0),
+	F(ib_async_create_ah, handle, FK_OUT0, 0),
 	AV(ib_async_create_ah),
 };
 
@@ -180,8 +195,8 @@ static const struct fz_field f_destroy[] = {
 	HDR(ib_async_destroy, 0),
 	F(ib_async_destroy, obj_type, FK_OBJTYPE, 0),
 	F(ib_async_destroy, handle, FK_HANDLE, 0),
-	F(ib_async_destroy, events_reported, FK_OUT, 0),
-	F(ib_async_destroy, comp_events_reported, FK_OUT, 0),
+	F(ib_async_destroy, events_reported, FK_OUT0, 0),
+	F(ib_async_destroy, comp_events_reported, FK_OUT0, 0),
 };
 
 static const struct fz_field f_device_attr[] = {
@@ -255,7 +270,7 @@ static const struct fz_field f_create_channel[] = {
 	HDR(ib_async_create_channel,
 	    IB_ASYNC_CHANNEL_NONBLOCK | IB_ASYNC_CHANNEL_COALESCE),
 	F(ib_async_create_channel, type, FK_VAL, 0),
-	F(ib_async_create_channel, fd, FK_OUT, 0),
+	F(ib_async_create_channel, fd, FK_OUT0, 0),
 };
 
 static const struct fz_field f_req_notify_cq[] = {
@@ -267,13 +282,13 @@ static const struct fz_field f_req_notify_cq[] = {
 static const struct fz_field f_reg_mr[] = {
 	HDR(ib_async_reg_mr, 0),
 	F(ib_async_reg_mr, pd_handle, FK_HANDLE, IB_ASYNC_OBJ_PD),
-	F(ib_async_reg_mr, handle, FK_OUT, 0),
+	F(ib_async_reg_mr, handle, FK_OUT0, 0),
 	F(ib_async_reg_mr, addr, FK_UPTR, 0),
 	F(ib_async_reg_mr, length, FK_LEN, 0),
 	F(ib_async_reg_mr, iova, FK_VAL, 0),
 	F(ib_async_reg_mr, access, FK_FLAGS, FZ_MR_ACCESS),
-	F(ib_async_reg_mr, lkey, FK_OUT, 0),
-	F(ib_async_reg_mr, rkey, FK_OUT, 0),
+	F(ib_async_reg_mr, lkey, FK_OUT0, 0),
+	F(ib_async_reg_mr, rkey, FK_OUT0, 0),
 	F(ib_async_reg_mr, reserved, FK_RSV, 0),
 };
 
@@ -286,8 +301,8 @@ static const struct fz_field f_post_list[] = {
 	F(ib_async_post_list, wrs, FK_UPTR, 0),
 	F(ib_async_post_list, sges, FK_UPTR, 0),
 	F(ib_async_post_list, num_sges, FK_COUNT, 0),
-	F(ib_async_post_list, posted, FK_OUT, 0),
-	F(ib_async_post_list, error, FK_OUT, 0),
+	F(ib_async_post_list, posted, FK_OUT0, 0),
+	F(ib_async_post_list, error, FK_OUT0, 0),
 	F(ib_async_post_list, reserved, FK_RSV, 0),
 };
 
@@ -299,7 +314,7 @@ static const struct fz_field f_subscribe[] = {
 	F(ib_async_subscribe, type_mask, FK_VAL, 0),
 	F(ib_async_subscribe, cookie, FK_VAL, 0),
 	F(ib_async_subscribe, obj_handle, FK_VAL, 0),
-	F(ib_async_subscribe, sub_id, FK_OUT, 0),
+	F(ib_async_subscribe, sub_id, FK_OUT0, 0),
 };
 
 static const struct fz_field f_unsubscribe[] = {
@@ -312,13 +327,13 @@ static const struct fz_field f_map_ring[] = {
 	HDR(ib_async_map_ring, 0),
 	F(ib_async_map_ring, entries, FK_COUNT, 0),
 	F(ib_async_map_ring, reserved, FK_RSV, 0),
-	F(ib_async_map_ring, mmap_offset, FK_OUT, 0),
-	F(ib_async_map_ring, mmap_size, FK_OUT, 0),
+	F(ib_async_map_ring, mmap_offset, FK_OUT0, 0),
+	F(ib_async_map_ring, mmap_size, FK_OUT0, 0),
 };
 
 static const struct fz_field f_ring_wait[] = {
 	HDR(ib_async_ring_wait, IB_ASYNC_READ_NONBLOCK),
-	F(ib_async_ring_wait, available, FK_OUT, 0),
+	F(ib_async_ring_wait, available, FK_OUT0, 0),
 	F(ib_async_ring_wait, reserved, FK_RSV, 0),
 };
 
@@ -348,9 +363,9 @@ const struct fz_cmd fz_cmds[] = {
 	CMD(CREATE_QP, create_qp, ib_async_create_qp,
 	    IB_ASYNC_CREATE_QP_SIZE_V1, f_create_qp, 5, false),
 	CMD(MODIFY_QP, modify_qp, ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1,
-	    f_qp_attr, 12, false),
+	    f_modify_qp, 12, false),
 	CMD(QUERY_QP, query_qp, ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1,
-	    f_qp_attr, 3, false),
+	    f_query_qp, 3, false),
 	CMD(CREATE_SRQ, create_srq, ib_async_create_srq,
 	    IB_ASYNC_CREATE_SRQ_SIZE_V1, f_create_srq, 3, false),
 	CMD(MODIFY_SRQ, modify_srq, ib_async_srq_attr,

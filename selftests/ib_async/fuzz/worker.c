@@ -3,10 +3,10 @@
  * A worker: a loop of random calls on the batch's files. Most are ioctls
  * with arguments from gen.c's builders; some are mutated from the command
  * table (spec.c): a wrong argsz (short, larger with a zero or non-zero
- * tail, beyond a page), unknown flag bits, non-zero reserved words, stale,
- * foreign or wrongly typed handles, faulting and misaligned pointers, huge
- * counts, the argument itself misplaced (unmapped, read-only, against a
- * guard page). Buffers the kernel copies to or from are now and then
+ * tail, beyond a page), unknown flag bits, non-zero reserved words,
+ * answer fields set going in, stale, foreign or wrongly typed handles,
+ * faulting and misaligned pointers, huge counts, the argument itself
+ * misplaced (unmapped, read-only, against a guard page). Buffers the kernel copies to or from are now and then
  * behind faults answered late (userfaultfd). Between the ioctls come
  * read(), poll(), epoll, FIONREAD, fcntl, dup, reopen, fork, short-lived
  * files, event storms, unknown commands and other syscalls the node must
@@ -14,8 +14,8 @@
  *
  * Every answer is checked against what the uAPI promises: a mutated
  * argument the kernel must refuse is refused, no kernel-internal errno
- * leaks out, records and completions are well formed (gen.c). A breach is
- * a report, with the seed and the call.
+ * leaks out, nothing is written past argsz, records and completions are
+ * well formed (gen.c). A breach is a report, with the seed and the call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -341,15 +341,17 @@ static void mutate_field(struct fz_ctx *ctx, struct fz_call *c)
 		put_field(c, f, v);
 		note(c, "flags", NULL);
 		return;
-	case 1:
-		f = pick_field(ctx, cmd, FK_RSV);
+	case 1:	/* a reserved word, or an answer that must be 0 going in */
+		f = fz_chance(r, 30) ? pick_field(ctx, cmd, FK_OUT0) : NULL;
+		if (!f)
+			f = pick_field(ctx, cmd, FK_RSV);
 		if (!f)
 			break;
 		do {
 			v = boundary(r);
 		} while (!(v & ((f->size < 8 ? 1ULL << (8 * f->size) : 0) - 1)));
 		put_field(c, f, v);
-		note(c, "reserved", f->name);
+		note(c, f->kind == FK_OUT0 ? "out-in" : "reserved", f->name);
 		return;
 	case 2:
 		f = pick_field(ctx, cmd, FK_HANDLE);
@@ -492,6 +494,8 @@ static unsigned int breaks(const struct fz_call *c)
 			m |= FZ_B_FLAGS;
 		if (f->kind == FK_RSV && v)
 			m |= FZ_B_RSV;
+		if (f->kind == FK_OUT0 && v)
+			m |= FZ_B_OUTIN;
 	}
 	return m;
 }
@@ -508,21 +512,65 @@ static const char *must_fail_why(unsigned int b)
 		return "a non-zero tail past the kernel's structure";
 	if (b & FZ_B_FLAGS)
 		return "an unknown flag bit";
+	if (b & FZ_B_OUTIN)
+		return "an out-only field set going in";
 	return "a non-zero reserved field";
+}
+
+/*
+ * Bytes right after an argument placed with exactly argsz bytes, which the
+ * kernel must leave alone whatever the call comes to: it copies its answer
+ * back up to argsz at most (a caller of an older, shorter structure gets
+ * none of the newer fields). Only the worker's own argument area is
+ * watched, and nothing the fuzzer hands the kernel points into it:
+ * records, completions and MRs are in the data or slow area, receives in
+ * the receive or volatile one, bad pointers elsewhere again. A changed
+ * byte there is the argument's own copy gone too far. NULL where the
+ * argument is elsewhere (read-only, bad pointer), is placed longer or
+ * shorter than argsz, or ends too near the guard page for the canary.
+ */
+#define FZ_CANARY	16
+#define FZ_CANARY_BYTE	0xa5
+
+static uint8_t *canary_of(struct fz_ctx *ctx, const struct fz_call *c,
+			  void *where)
+{
+	uint8_t *p = where, *end = ctx->arg_rw + 2 * FZ_PAGE;
+
+	if (p < ctx->arg_rw || p >= end || c->argsz != c->len ||
+	    c->len > (size_t)(end - p) ||
+	    (size_t)(end - p) - c->len < FZ_CANARY)
+		return NULL;
+	return p + c->len;
+}
+
+/* The canary's first changed byte, or -1. */
+static int canary_hit(const uint8_t *canary)
+{
+	int i;
+
+	for (i = 0; canary && i < FZ_CANARY; i++)
+		if (canary[i] != FZ_CANARY_BYTE)
+			return i;
+	return -1;
 }
 
 static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 {
 	const struct fz_cmd *cmd = c->cmd;
-	void *where;
 	unsigned int broken;
-	int ret, err;
+	uint8_t *canary;
+	int ret, err, hit;
+	void *where;
 	char key[96];
 
 	if (c->len > sizeof(c->a.raw))
 		c->len = sizeof(c->a.raw);
 	where = place(ctx, c, bad_place);
 	broken = breaks(c);
+	canary = canary_of(ctx, c, where);
+	if (canary)
+		memset(canary, FZ_CANARY_BYTE, FZ_CANARY);
 	memcpy(c->sent, c->a.raw, sizeof(c->sent));
 	snprintf(ctx->desc, sizeof(ctx->desc),
 		 "%s slot %u argsz %u%s%s", cmd->name, c->slot, c->argsz,
@@ -540,6 +588,12 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 				 1);
 
 	check_errno(ctx, cmd->name, err);
+	hit = canary_hit(canary);
+	if (hit >= 0) {
+		snprintf(key, sizeof(key), "past-argsz-%s", cmd->name);
+		fz_report(ctx, key, "%s (%s) wrote byte %d past argsz",
+			  cmd->name, ret ? strerror(err) : "success", hit);
+	}
 	if (ret > 0) {
 		snprintf(key, sizeof(key), "positive-%s", cmd->name);
 		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
