@@ -17,6 +17,9 @@
 
 #include "ibasync.h"
 
+/* A thread's token: the address of its own byte, unique among live threads. */
+static _Thread_local char thread_token;
+
 static struct ibasync_cq *from_ex(struct ibv_cq_ex *cq)
 {
 	return to_ibasync_cq(ibv_cq_ex_to_cq(cq));
@@ -72,8 +75,7 @@ static int start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
 		pthread_mutex_unlock(&q->poll_lock);
 		return err;
 	}
-	q->poller = pthread_self();
-	q->polling = true;
+	__atomic_store_n(&q->owner, (uintptr_t)&thread_token, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -89,18 +91,22 @@ static int next_poll(struct ibv_cq_ex *cq)
 /*
  * Only the thread whose start_poll succeeded ends the session: programs
  * (pyverbs' poll_cq_ex() among them) call ibv_end_poll() after a failed
- * start too, which must not release another thread's session.
+ * start too, which must not release another thread's session. That
+ * check is made without the lock, while another thread may be starting
+ * a session: hence an atomic owner, which a thread reads as its own
+ * token only if it wrote it.
  */
 static void end_poll(struct ibv_cq_ex *cq)
 {
 	struct ibasync_cq *q = from_ex(cq);
 
-	if (!q->polling || !pthread_equal(q->poller, pthread_self()))
+	if (__atomic_load_n(&q->owner, __ATOMIC_RELAXED) !=
+	    (uintptr_t)&thread_token)
 		return;
 	if (q->have_cur)
 		q->next++;
 	q->have_cur = false;
-	q->polling = false;
+	__atomic_store_n(&q->owner, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&q->poll_lock);
 }
 

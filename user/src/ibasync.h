@@ -232,12 +232,15 @@ struct ibasync_cq {
 	/*
 	 * is_ex only: completions fetched from the kernel and not yet
 	 * consumed, buf[next] the current one while have_cur. poll_lock is
-	 * held from a successful ibv_start_poll() to ibv_end_poll() by
-	 * poller, as a provider holds its CQ lock.
+	 * held from a successful ibv_start_poll() to ibv_end_poll() by the
+	 * thread whose token (cq_ex.c) is in owner, as a provider holds its
+	 * CQ lock; owner is 0 outside a session. Other threads read owner
+	 * without the lock (atomically): a thread finds its own token there
+	 * only in a session of its own.
 	 */
 	pthread_mutex_t poll_lock;
-	pthread_t poller;
-	bool polling, have_cur;
+	uintptr_t owner;
+	bool have_cur;
 	unsigned int next, count;
 	struct ib_async_wc buf[IBASYNC_CQ_EX_BATCH];
 };

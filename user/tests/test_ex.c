@@ -14,6 +14,7 @@
  * the archive, where the linker resolves them here directly).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,6 +44,8 @@ static struct {
 	/* the CQ: completions wr_id 1..FAKE_WCS, [wc_next, wc_avail) */
 	int create_cq_calls, poll_calls;
 	uint32_t wc_next, wc_avail, poll_max;
+	/* one POLL_CQ in three finds a completion (test_cq_ex_threads) */
+	bool alternate;
 	/* POST_SEND: what each call asked, and the message it carried */
 	int sends;
 	struct ib_async_post_send send[4];
@@ -77,6 +80,12 @@ static int fake_poll_cq(struct ib_async_poll_cq *p)
 		fake.poll_max = p->count;
 	if (p->handle != FAKE_CQ_HANDLE)
 		return errno = ENOENT, -1;
+	if (fake.alternate) {	/* under the CQ's poll_lock: serialized */
+		if (p->count && !(fake.poll_calls % 3))
+			fake_wc(&wc[n++], 1);
+		p->count = n;
+		return 0;
+	}
 	while (n < p->count && fake.wc_next < fake.wc_avail)
 		fake_wc(&wc[n++], ++fake.wc_next);
 	p->count = n;
@@ -556,6 +565,63 @@ static void test_cq_ex_poll(struct ibv_context *ctx)
 	OK(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0, "ibv_destroy_cq of an ex CQ");
 }
 
+#define EX_THREADS	4
+#define EX_ROUNDS	2000
+
+static void *cq_ex_poller(void *arg)
+{
+	struct ibv_cq_ex *cq = arg;
+	struct ibv_poll_cq_attr pa = { 0 };
+	uintptr_t got = 0;
+	int i;
+
+	for (i = 0; i < EX_ROUNDS; i++) {
+		if (!ibv_start_poll(cq, &pa)) {
+			got++;
+			while (!ibv_next_poll(cq))
+				got++;
+		}
+		/* after a failed start too, as pyverbs does */
+		ibv_end_poll(cq);
+	}
+	return (void *)got;
+}
+
+/*
+ * Threads polling one extended CQ, each ending its sessions the way
+ * pyverbs does (ibv_end_poll() after a failed start as well): a session
+ * belongs to the thread that started it, and the check of that is not a
+ * data race with another thread's session (TSan build).
+ */
+static void test_cq_ex_threads(struct ibv_context *ctx)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	pthread_t t[EX_THREADS];
+	struct ibv_cq_ex *cq;
+	uintptr_t got = 0;
+	void *ret;
+	int i, made = 0;
+
+	cq = ibv_create_cq_ex(ctx, &a);
+	if (!OK(cq, "ibv_create_cq_ex for threads"))
+		return;
+	fake.alternate = true;
+	fake.poll_calls = 0;
+	for (i = 0; i < EX_THREADS; i++)
+		made += !pthread_create(&t[i], NULL, cq_ex_poller, cq);
+	for (i = 0; i < made; i++) {
+		pthread_join(t[i], &ret);
+		got += (uintptr_t)ret;
+	}
+	fake.alternate = false;
+	OK(made == EX_THREADS && got == (uintptr_t)(fake.poll_calls / 3),
+	   "%d threads: every completion the fake gave taken once (%lu)",
+	   EX_THREADS, (unsigned long)got);
+	OK(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0, "destroyed");
+}
+
 int main(void)
 {
 	struct ibv_device **list = NULL;
@@ -579,6 +645,7 @@ int main(void)
 	test_wr_api(ctx);
 	test_create_cq_ex_refusals(ctx);
 	test_cq_ex_poll(ctx);
+	test_cq_ex_threads(ctx);
 	fake.on = false;
 	ibv_close_device(other);
 	ibv_close_device(ctx);
