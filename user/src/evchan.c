@@ -393,12 +393,8 @@ static int ring_get_events(struct ibasync_channel *ch,
 	int got = 0, err;
 	bool full;
 
-	if (ibasync_ring_check(&ch->ring)) {
-		err = errno;
-		pthread_mutex_unlock(&ch->lock);
-		errno = err;
-		return -1;
-	}
+	if (ibasync_ring_check(&ch->ring))
+		return ibasync_unlock_fail(&ch->lock);
 	for (;;) {
 		got += ring_take_events(&ch->ring, events + got, n - got,
 					&full);
@@ -436,7 +432,6 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	struct ib_async_chan_event k;
 	unsigned char *raw = (unsigned char *)events;
 	uint32_t i;
-	int err;
 
 	if (!channel || !events || n < 1 || flags & ~IBASYNC_GET_NONBLOCK) {
 		errno = EINVAL;
@@ -444,12 +439,8 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	}
 	pthread_mutex_lock(&channel->lock);
 	if (channel->ring_ok && !channel->ring.hdr &&
-	    chan_map_ring(channel) < 0) {
-		err = errno;
-		pthread_mutex_unlock(&channel->lock);
-		errno = err;
-		return -1;
-	}
+	    chan_map_ring(channel) < 0)
+		return ibasync_unlock_fail(&channel->lock);
 	if (channel->ring.hdr)
 		return ring_get_events(channel, events, n, flags);
 	pthread_mutex_unlock(&channel->lock);

@@ -80,12 +80,8 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 
 	for (;;) {
 		pthread_mutex_lock(&c->ev_lock);
-		if (ibasync_ring_check(&c->ev_ring)) {
-			err = errno;
-			pthread_mutex_unlock(&c->ev_lock);
-			errno = err;
-			return -1;
-		}
+		if (ibasync_ring_check(&c->ev_ring))
+			return ibasync_unlock_fail(&c->ev_lock);
 		if (ibasync_ring_take(&c->ev_ring, rec, sizeof(*rec))) {
 			pthread_mutex_unlock(&c->ev_lock);
 			return 0;

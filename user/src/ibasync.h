@@ -455,6 +455,16 @@ static inline uint32_t ibasync_ring_avail(const struct ibasync_ring *r,
 	return prod - *cons;
 }
 
+/* Unlock @m and fail with the errno the failure set: -1. */
+static inline int ibasync_unlock_fail(pthread_mutex_t *m)
+{
+	int err = errno;
+
+	pthread_mutex_unlock(m);
+	errno = err;
+	return -1;
+}
+
 /*
  * Before a ring is touched, its lock held: 0 when it is mapped in this
  * process, which is one load and compare unless a fork() came between;

@@ -134,23 +134,26 @@ int ibasync_ring_remap(struct ibasync_ring *r)
 	uint32_t gen = __atomic_load_n(&ibasync_fork_gen, __ATOMIC_RELAXED);
 	struct ibasync_ring n;
 
-	if (!r->remap_err &&
-	    ring_map(r->fd, r->map_offset, r->map_size, r->mask + 1,
-		     r->rec_size, &n))
+	if (r->remap_err)
+		goto fail;
+	if (ring_map(r->fd, r->map_offset, r->map_size, r->mask + 1,
+		     r->rec_size, &n)) {
 		r->remap_err = errno;
+		goto fail;
+	}
 	/* the kernel never changes a ring's shape: a different one is not it */
-	else if (!r->remap_err && n.record_size != r->record_size) {
+	if (n.record_size != r->record_size) {
 		munmap(n.hdr, n.map_size);
 		r->remap_err = EPROTO;
-	}
-	if (r->remap_err) {
-		errno = r->remap_err;
-		return -1;
+		goto fail;
 	}
 	n.gen = gen;
 	n.remap_err = 0;
 	*r = n;
 	return 0;
+fail:
+	errno = r->remap_err;
+	return -1;
 }
 
 void ibasync_ring_unmap(struct ibasync_ring *r)
