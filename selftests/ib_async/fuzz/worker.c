@@ -6,11 +6,11 @@
  * tail, beyond a page), unknown flag bits, non-zero reserved words,
  * answer fields set going in, stale, foreign or wrongly typed handles,
  * faulting and misaligned pointers, huge counts, the argument itself
- * misplaced (unmapped, read-only, against a guard page). Buffers the kernel copies to or from are now and then
- * behind faults answered late (userfaultfd). Between the ioctls come
- * read(), poll(), epoll, FIONREAD, fcntl, dup, reopen, fork, short-lived
- * files, event storms, unknown commands and other syscalls the node must
- * refuse.
+ * misplaced (unmapped, read-only, against a guard page). Buffers the
+ * kernel copies to or from are now and then behind faults answered late
+ * (userfaultfd). Between the ioctls come read(), poll(), epoll, FIONREAD,
+ * fcntl, dup, reopen, fork, short-lived files, event storms, unknown
+ * commands and other syscalls the node must refuse.
  *
  * Every answer is checked against what the uAPI promises: a mutated
  * argument the kernel must refuse is refused, no kernel-internal errno
