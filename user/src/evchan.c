@@ -296,32 +296,45 @@ IBASYNC_EXPORT int ibasync_unsubscribe(struct ibasync_channel *channel,
 }
 
 /* A channel's record as the public structure says it. */
-static void to_public(const struct ib_async_chan_event *k,
-		      struct ibasync_event *e)
+/*
+ * Every field written once (no zeroing first, no copy of the record): a
+ * batch converts many of them, and each store counts in an emulated guest.
+ */
+static inline void to_public_async(const struct ib_async_chan_event *k,
+				   struct ibasync_event *e)
 {
-	struct ibv_async_event ev;
+	struct ibv_async_event ev = { 0 };
 
-	memset(e, 0, sizeof(*e));
-	e->seq = k->event.seq;
-	e->timestamp_ns = k->event.timestamp_ns;
-	if (k->event.event_type == IB_ASYNC_EV_OVERFLOW) {
-		e->kind = IBASYNC_EVENT_OVERFLOW;
-		e->lost = k->event.count;
-		return;
-	}
-	e->kind = IBASYNC_EVENT_ASYNC;
 	/*
 	 * element exactly as ibv_get_async_event() gives it (zeroed first:
 	 * a port number fills only part of it)
 	 */
-	memset(&ev, 0, sizeof(ev));
 	ibasync_fill_event(&k->event, &ev);
+	e->kind = IBASYNC_EVENT_ASYNC;
 	e->event_type = ev.event_type;
 	memcpy(&e->element, &ev.element, sizeof(e->element));
-	e->port_num = k->event.port_num;
 	e->cookie = k->cookie;
 	e->occurrences = k->occurrences;
+	e->lost = 0;
+	e->seq = k->event.seq;
+	e->timestamp_ns = k->event.timestamp_ns;
 	e->last_timestamp_ns = k->last_timestamp_ns;
+	e->port_num = k->event.port_num;
+}
+
+static void to_public(const struct ib_async_chan_event *k,
+		      struct ibasync_event *e)
+{
+	if (k->event.event_type != IB_ASYNC_EV_OVERFLOW) {
+		to_public_async(k, e);
+		return;
+	}
+	*e = (struct ibasync_event){
+		.kind = IBASYNC_EVENT_OVERFLOW,
+		.lost = k->event.count,
+		.seq = k->event.seq,
+		.timestamp_ns = k->event.timestamp_ns,
+	};
 }
 
 /*
@@ -358,17 +371,31 @@ static int chan_map_ring(struct ibasync_channel *ch)
 static int ring_take_events(struct ibasync_ring *r,
 			    struct ibasync_event *events, int n, bool *full)
 {
-	struct ib_async_chan_event k;
 	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
+	/* copies: the stores into @events could alias them */
+	const struct ibasync_ring ring = *r;
 	int got = 0;
 
 	*full = avail > r->mask;
 	if (!avail)
 		return 0;	/* no store: the line stays shared */
+	/*
+	 * Converted in place: the kernel does not write a published record
+	 * until it is consumed, and the library marks records only under the
+	 * channel's lock, which is held.
+	 */
 	for (; avail && got < n; avail--, cons++) {
-		memcpy(&k, ibasync_ring_rec(r, cons), sizeof(k));
-		if (k.event.event_type != IBASYNC_RING_SKIP)
-			to_public(&k, &events[got++]);
+		const struct ib_async_chan_event *k =
+			ibasync_ring_rec(&ring, cons);
+
+		/*
+		 * One test for the two rare records, a skipped one and an
+		 * overflow: no event type is as large.
+		 */
+		if (k->event.event_type < IB_ASYNC_EV_OVERFLOW)
+			to_public_async(k, &events[got++]);
+		else if (k->event.event_type != IBASYNC_RING_SKIP)
+			to_public(k, &events[got++]);
 	}
 	ibasync_ring_consume(r, cons);
 	return got;
