@@ -532,16 +532,47 @@ static const char *must_fail_why(unsigned int b)
 #define FZ_CANARY	16
 #define FZ_CANARY_BYTE	0xa5
 
+/* All c->len bytes of the argument are in the worker's own area. */
+static bool placed_whole(struct fz_ctx *ctx, const struct fz_call *c,
+			 const uint8_t *p)
+{
+	const uint8_t *end = ctx->arg_rw + 2 * FZ_PAGE;
+
+	return p >= ctx->arg_rw && p < end && c->len <= (size_t)(end - p);
+}
+
 static uint8_t *canary_of(struct fz_ctx *ctx, const struct fz_call *c,
 			  void *where)
 {
 	uint8_t *p = where, *end = ctx->arg_rw + 2 * FZ_PAGE;
 
-	if (p < ctx->arg_rw || p >= end || c->argsz != c->len ||
-	    c->len > (size_t)(end - p) ||
+	if (!placed_whole(ctx, c, p) || c->argsz != c->len ||
 	    (size_t)(end - p) - c->len < FZ_CANARY)
 		return NULL;
 	return p + c->len;
+}
+
+/*
+ * The bytes between the kernel's structure and a larger argsz, all zero
+ * going in (a caller built against a newer uAPI; a non-zero one is E2BIG):
+ * the kernel answers up to its own size, so they are zero still. The
+ * canary cannot see them, they are within argsz. The first changed byte
+ * past the kernel's structure, or -1 (also when not placed whole).
+ */
+static int tail_hit(struct fz_ctx *ctx, const struct fz_call *c,
+		    const uint8_t *where)
+{
+	uint32_t i, end = c->argsz < c->len ? c->argsz : c->len;
+
+	if (!placed_whole(ctx, c, where))
+		return -1;
+	for (i = c->cmd->size; i < end; i++)
+		if (c->a.raw[i])
+			return -1;
+	for (i = c->cmd->size; i < end; i++)
+		if (where[i])
+			return (int)(i - c->cmd->size);
+	return -1;
 }
 
 /* The canary's first changed byte, or -1. */
@@ -592,6 +623,13 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 	if (hit >= 0) {
 		snprintf(key, sizeof(key), "past-argsz-%s", cmd->name);
 		fz_report(ctx, key, "%s (%s) wrote byte %d past argsz",
+			  cmd->name, ret ? strerror(err) : "success", hit);
+	}
+	hit = tail_hit(ctx, c, where);
+	if (hit >= 0) {
+		snprintf(key, sizeof(key), "zero-tail-%s", cmd->name);
+		fz_report(ctx, key,
+			  "%s (%s) wrote byte %d past its structure, in argsz",
 			  cmd->name, ret ? strerror(err) : "success", hit);
 	}
 	if (ret > 0) {
