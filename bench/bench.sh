@@ -14,6 +14,7 @@
 # samples per run (default BENCH_LAT_K), BENCH_FLOOD_CQS armed CQs on one
 # channel (64) and BENCH_FLOOD_ROUNDS completions of each (200),
 # BENCH_PERF_N iterations of each perftest tool per run (5000),
+# BENCH_DP_K calls of each part of the data path's profile (3000),
 # BENCH_FFAN_N events of the filtered fan-out (BENCH_FAN_N), half of each
 # of the two BENCH_FFAN_TYPES ("SM_CHANGE LID_CHANGE"), to BENCH_FFAN_CTX
 # contexts (100) whose own ib_async queues hold BENCH_FFAN_CTXQ (64),
@@ -37,6 +38,7 @@ COMP_K=${BENCH_COMP_K:-$LAT_K}
 FLOOD_CQS=${BENCH_FLOOD_CQS:-64}
 FLOOD_ROUNDS=${BENCH_FLOOD_ROUNDS:-200}
 PERF_N=${BENCH_PERF_N:-5000}
+DP_K=${BENCH_DP_K:-3000}
 FFAN_N=${BENCH_FFAN_N:-$FAN_N}
 FFAN_TYPES=${BENCH_FFAN_TYPES:-"SM_CHANGE LID_CHANGE"}
 FFAN_CTX=${BENCH_FFAN_CTX:-100}
@@ -181,6 +183,8 @@ while [ "$rep" -le "$REPS" ]; do
 	progress "rep $rep/$REPS: completion events ($COMP_K SENDs; $FLOOD_CQS CQs x $FLOOD_ROUNDS)"
 	both complat "$COMP_K"
 	both compflood "$FLOOD_CQS" "$FLOOD_ROUNDS"
+	progress "rep $rep/$REPS: data path profile, $DP_K calls per part"
+	both dpprof "$DP_K"
 	progress "rep $rep/$REPS: perftest, $PERF_N iterations per tool"
 	perf_both send_bw ib_send_bw -s 4096
 	perf_both write_bw ib_write_bw -s 4096
@@ -204,7 +208,7 @@ echo "@@BENCH_TABLE_BEGIN@@"
 awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
     -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
     -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
-    -v fan_n="$FAN_N" -v compk="$COMP_K" -v perfn="$PERF_N" -v host="$(cat host.txt 2>/dev/null)" \
+    -v fan_n="$FAN_N" -v compk="$COMP_K" -v perfn="$PERF_N" -v dpk="$DP_K" -v host="$(cat host.txt 2>/dev/null)" \
     -v ffan_n="$FFAN_N" -v ffan_ctx="$FFAN_CTX" -v ffan_types="$FFAN_TYPES" \
     -v ffan_ctxq="$FFAN_CTXQ" -v coal_sizes="$COAL_SIZES" \
     -f table.awk "$RES"

@@ -49,6 +49,11 @@
  *                type, ib_uverbs reads everything and filters; then the
  *                same storm unread, for kernel memory (C = 0: the storm
  *                alone)
+ *   dpprof K     where the data path's time goes: getppid, an empty
+ *                poll, (ib_async) an ioctl refused and GET_INFO, then on
+ *                an RC loopback pair ibv_post_recv, ibv_post_send and the
+ *                two polls that find their completions, K of each as a
+ *                loop, and K of the four in a row
  *   stormcost TYPE N
  *                a storm of one type with no context open, timed
  *   drainb N     (ib_async) drain N queued events through an event
@@ -79,6 +84,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,7 +93,6 @@
 #include <stdarg.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
 #define BENCH_SIDE "ib_async"
@@ -821,18 +826,23 @@ static void bed_open(struct comp_bed *b)
 	b->sgid = roce_v2_gid(b->ctx, &b->gid);
 }
 
-/* A QP whose CQ reports to the channel when @armed, else is polled. */
-static void end_make(struct comp_bed *b, struct rc_end *e, int armed)
+/*
+ * A QP whose CQ reports to the channel when @armed, else is polled; @extra
+ * more requests of each kind fit its queues and its CQ.
+ */
+static void end_make(struct comp_bed *b, struct rc_end *e, int armed,
+		     unsigned int extra)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 2 * COMP_RECVS,
+		.cap = { .max_send_wr = 64 + extra,
+			 .max_recv_wr = 2 * COMP_RECVS + extra,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	size_t len = (COMP_RECVS + 1) * COMP_MSG;
 
-	e->cq = ibv_create_cq(b->ctx, 2 * (64 + COMP_RECVS), e,
+	e->cq = ibv_create_cq(b->ctx, (int)(2 * (64 + COMP_RECVS + extra)), e,
 			      armed ? b->chan : NULL, 0);
 	if (!e->cq)
 		die("ibv_create_cq");
@@ -923,8 +933,8 @@ static void pair_make(struct comp_bed *b, struct rc_end *s, int s_armed,
 {
 	unsigned int i;
 
-	end_make(b, s, s_armed);
-	end_make(b, r, r_armed);
+	end_make(b, s, s_armed, 0);
+	end_make(b, r, r_armed, 0);
 	rc_init(s->qp);
 	rc_init(r->qp);
 	for (i = 0; i < COMP_RECVS; i++) {
@@ -1088,6 +1098,115 @@ static void mode_complat(int k)
 	end_free(&rcv);
 	bed_close(&b);
 	free(lat);
+}
+
+/* Poll @cq until it gave @n completions; the polls that found none. */
+static unsigned long poll_n(struct ibv_cq *cq, int n)
+{
+	struct ibv_wc wc;
+	unsigned long empty = 0;
+	int got;
+
+	while (n) {
+		got = ibv_poll_cq(cq, 1, &wc);
+		if (got < 0 || (got && wc.status != IBV_WC_SUCCESS))
+			fail("dpprof: completion");
+		if (got)
+			n--;
+		else
+			empty++;
+	}
+	return empty;
+}
+
+/*
+ * Where the data path's time goes, each part as a whole loop of K (no
+ * clock read per call: clock_gettime is a system call in the guest):
+ * getppid(); an empty ibv_poll_cq(); on ib_async an ioctl the node
+ * refuses (ENOTTY: the fixed cost of reaching its dispatcher) and
+ * GET_INFO; then on an RC loopback pair with room for K of everything:
+ * K ibv_post_recv, K ibv_post_send (SEND, signalled; rxe runs the whole
+ * transfer before the call returns), K polls of the sender's CQ and K of
+ * the receiver's, each finding one completion; then K iterations of all
+ * four in a row, as in a ping-pong.
+ */
+static void mode_dpprof(int k)
+{
+	struct comp_bed b;
+	struct rc_end s, r;
+	struct ibv_wc wc;
+	double sys, empty, notty = 0, info = 0, precv, psend, pscq, prcq;
+	double iter;
+	unsigned long waits = 0;
+	uint64_t t0;
+	int i;
+
+	if (k < 1)
+		fail("dpprof: bad count");
+	bed_open(&b);
+	end_make(&b, &s, 0, (unsigned int)k);
+	end_make(&b, &r, 0, (unsigned int)k);
+	rc_init(s.qp);
+	rc_init(r.qp);
+	rc_connect(&b, s.qp, r.qp->qp_num);
+	rc_connect(&b, r.qp, s.qp->qp_num);
+
+	t0 = now_ns();
+	for (i = 0; i < k; i++)
+		(void)syscall(SYS_getppid);
+	sys = (double)(now_ns() - t0) / k;
+	t0 = now_ns();
+	for (i = 0; i < k; i++)
+		if (ibv_poll_cq(s.cq, 1, &wc))
+			fail("dpprof: completion on an idle CQ");
+	empty = (double)(now_ns() - t0) / k;
+#ifdef BENCH_IBASYNC
+	{
+		struct ib_async_info in = { .argsz = sizeof(in) };
+		int fd = b.ctx->cmd_fd;
+
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			(void)ioctl(fd, _IO(IB_ASYNC_IOC_MAGIC, 0xff));
+		notty = (double)(now_ns() - t0) / k;
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (ioctl(fd, IB_ASYNC_IOC_GET_INFO, &in))
+				die("GET_INFO");
+		info = (double)(now_ns() - t0) / k;
+	}
+#endif
+	t0 = now_ns();
+	for (i = 0; i < k; i++)
+		end_post_recv(&r, (unsigned int)(i % COMP_RECVS));
+	precv = (double)(now_ns() - t0) / k;
+	t0 = now_ns();
+	for (i = 0; i < k; i++)
+		end_post_send(&s);
+	psend = (double)(now_ns() - t0) / k;
+	t0 = now_ns();
+	waits += poll_n(s.cq, k);
+	pscq = (double)(now_ns() - t0) / k;
+	t0 = now_ns();
+	waits += poll_n(r.cq, k);
+	prcq = (double)(now_ns() - t0) / k;
+
+	t0 = now_ns();
+	for (i = 0; i < k; i++) {
+		end_post_recv(&r, (unsigned int)(i % COMP_RECVS));
+		end_post_send(&s);
+		waits += poll_n(s.cq, 1);
+		waits += poll_n(r.cq, 1);
+	}
+	iter = (double)(now_ns() - t0) / k;
+	printf("side=%s mode=dpprof k=%d syscall_ns=%.0f empty_poll_ns=%.0f "
+	       "notty_ns=%.0f get_info_ns=%.0f post_recv_ns=%.0f "
+	       "post_send_ns=%.0f poll_send_ns=%.0f poll_recv_ns=%.0f "
+	       "iter_ns=%.0f empty_polls=%lu\n", BENCH_SIDE, k, sys, empty,
+	       notty, info, precv, psend, pscq, prcq, iter, waits);
+	end_free(&s);
+	end_free(&r);
+	bed_close(&b);
 }
 
 /*
@@ -1754,7 +1873,7 @@ static void usage(void)
 		"usage: ibbench-{uverbs,ibasync} [-d ibdev] stall N | idle N |\n"
 		"       drain N |\n"
 		"       fanout N CONTEXTS | latency K blocking|epoll |\n"
-		"       destroy N | complat K | compflood NCQS ROUNDS |\n"
+		"       destroy N | complat K | compflood NCQS ROUNDS | dpprof K |\n"
 		"       ffan N CONTEXTS TYPEA TYPEB [CHANQ] | stormcost TYPE N |\n"
 		"       drainb N | drainprof N | coalesce N (ib_async only)\n");
 	exit(2);
@@ -1785,6 +1904,8 @@ int main(int argc, char **argv)
 		mode_destroy(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(mode, "complat"))
 		mode_complat(atoi(argv[2]));
+	else if (!strcmp(mode, "dpprof"))
+		mode_dpprof(atoi(argv[2]));
 	else if (!strcmp(mode, "compflood") && argc > 3)
 		mode_compflood(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(mode, "ffan") && argc > 5)

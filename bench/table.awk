@@ -3,7 +3,7 @@
 # table.awk: turn bench.sh's result lines (key=value, one per run) into the
 # benchmark table (reStructuredText simple tables), medians per figure.
 # Variables (-v): reps kver ncpu cpu accel dev latk sizes fanctx drain_n
-# fan_n compk perfn host ffan_n ffan_ctx ffan_types ffan_ctxq coal_sizes.
+# fan_n compk perfn dpk host ffan_n ffan_ctx ffan_types ffan_ctxq coal_sizes.
 function kv(line,    i, n, f, p) {
 	delete F
 	n = split(line, f, " ")
@@ -134,6 +134,11 @@ function row(w, a1, a2, a3, a4, a5, a6, a7, a8,    n, i, a, s) {
 		else {
 			add(g, "typ", F["typ"]); add(g, "p999", F["p999"])
 		}
+	} else if (mode == "dpprof") {
+		g = side SUBSEP "dpprof"
+		split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns post_send_ns poll_send_ns poll_recv_ns iter_ns empty_polls", PK, " ")
+		for (i = 1; i in PK; i++)
+			add(g, PK[i], F[PK[i]])
 	} else if (mode == "complat") {
 		g = side SUBSEP "complat"
 		add(g, "p50", F["p50_us"]); add(g, "p999", F["p999_us"])
@@ -423,6 +428,30 @@ END {
 	print rule(w)
 	print ""
 	printf "Target: bandwidth at least 0.9x and latency at most 1.2x ib_uverbs: %s\n", yn(perf_ok)
+	# ---- 8, where the time goes
+	gu = "uverbs" SUBSEP "dpprof"; ga = "ib_async" SUBSEP "dpprof"
+	printf "\nWhere the data path's time goes (microseconds per call, medians over the\n"
+	printf "runs): one process, an RC loopback pair, each part timed as a whole loop\n"
+	printf "of %d calls (no clock read per call). rxe carries a SEND through both\n", dpk
+	printf "QPs before ibv_post_send returns, so each poll below finds its completion\n"
+	printf "at once; the last row is the four calls in a row, what one message of a\n"
+	idle = maxv(gu, "empty_polls")
+	if (maxv(ga, "empty_polls") > idle)
+		idle = maxv(ga, "empty_polls")
+	printf "ping-pong costs (polls that found nothing: at most %d in a run)\n\n", idle
+	w = "44 9 8 6"
+	print rule(w)
+	print row(w, "", "ib_uverbs", "ib_async", "ratio")
+	print rule(w)
+	split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns post_send_ns poll_send_ns poll_recv_ns iter_ns", PK, " ")
+	split("getppid() system call|an ioctl the node refuses (ENOTTY)|IB_ASYNC_IOC_GET_INFO|ibv_poll_cq, empty|ibv_post_recv, one request|ibv_post_send, a SEND (and its transfer)|ibv_poll_cq, the SEND's completion|ibv_poll_cq, the receive's completion|all four in a row", PL, "|")
+	for (i = 1; i in PK; i++) {
+		u = median(gu, PK[i]) / 1000; a = median(ga, PK[i]) / 1000
+		both_sides = PK[i] != "notty_ns" && PK[i] != "get_info_ns"
+		print row(w, PL[i], both_sides ? sprintf("%.2f", u) : "-", sprintf("%.2f", a),
+			both_sides && u ? sprintf("%.1fx", a / u) : "")
+	}
+	print rule(w)
 	# ---- 9. filtered fan-out
 	nt = split(ffan_types, FT, " ")
 	share = ffan_n / 2 + 1024
