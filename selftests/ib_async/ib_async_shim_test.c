@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <stdatomic.h>
@@ -325,6 +326,104 @@ TEST_F_TIMEOUT(shim, child_of_fork_takes_events_of_parents_context, 120)
 	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
 	EXPECT_EQ(EAGAIN, errno);
 	close(probe);
+}
+
+/*
+ * Parent and child taking from the context's one ring at once, each with
+ * a lock of its own: every event reaches exactly one of them, as each
+ * read() of a shared ib_uverbs descriptor returns a different event. A
+ * third process storms SHARED_CHUNK events at a time, each chunk once
+ * the one before was taken (so the ring never overflows); parent and
+ * child count in shared memory: [0] all, [1] the parent's, [2] the
+ * child's.
+ */
+#define SHARED_CHUNK	256
+#define SHARED_CHUNKS	40
+#define SHARED_EVENTS	(SHARED_CHUNK * SHARED_CHUNKS)
+
+static void take_until(struct ibv_context *ctx, unsigned int *taken,
+		       int who, uint64_t deadline)
+{
+	struct ibv_async_event ev;
+
+	while (__atomic_load_n(&taken[0], __ATOMIC_ACQUIRE) < SHARED_EVENTS &&
+	       iba_now_ms() < deadline) {
+		if (ibv_get_async_event(ctx, &ev))
+			continue;	/* EAGAIN: the next storm or the other */
+		if (ev.event_type == IBV_EVENT_SM_CHANGE) {
+			__atomic_add_fetch(&taken[who], 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&taken[0], 1, __ATOMIC_RELEASE);
+		}
+		ibv_ack_async_event(&ev);
+	}
+}
+
+static int storm_chunks(const char *ibdev, unsigned int *taken,
+			uint64_t deadline)
+{
+	unsigned int i;
+
+	for (i = 1; i <= SHARED_CHUNKS; i++) {
+		if (iba_storm(ibdev, IB_ASYNC_EV_SM_CHANGE, 1, SHARED_CHUNK))
+			return 1;
+		/* sleeping: the two CPUs are the takers' */
+		while (__atomic_load_n(&taken[0], __ATOMIC_ACQUIRE) <
+		       i * SHARED_CHUNK) {
+			if (iba_now_ms() > deadline)
+				return 2;
+			usleep(200);
+		}
+	}
+	return 0;
+}
+
+static int child_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+TEST_F_TIMEOUT(shim, parent_and_child_take_each_event_once, 180)
+{
+	uint64_t deadline = iba_now_ms() + 120000;
+	struct ibv_async_event ev;
+	pid_t child, storm;
+	unsigned int *taken;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (iba_storm_available())
+		SKIP(return, "no %s", IBA_STORM_FILE);
+	if (node_mappings(self->dev.node) != 1)
+		SKIP(return, "no mapped event ring (IBASYNC_NO_RING?)");
+	taken = mmap(NULL, 3 * sizeof(*taken), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, taken);
+	ASSERT_EQ(0, set_nonblock(self->ctx->async_fd));
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		take_until(self->ctx, taken, 2, deadline);
+		_exit(0);
+	}
+	storm = fork();
+	ASSERT_LE(0, storm);
+	if (!storm)
+		_exit(storm_chunks(self->dev.ibdev, taken, deadline));
+	take_until(self->ctx, taken, 1, deadline);
+	EXPECT_EQ(0, child_status(child));
+	EXPECT_EQ(0, child_status(storm)) TH_LOG("1: storm failed, 2: timeout");
+	EXPECT_EQ((unsigned int)SHARED_EVENTS, taken[0])
+		TH_LOG("taken: parent %u, child %u", taken[1], taken[2]);
+	/* both took part: the race was run */
+	EXPECT_LT(0U, taken[1]);
+	EXPECT_LT(0U, taken[2]);
+	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(EAGAIN, errno);
+	munmap(taken, 3 * sizeof(*taken));
 }
 
 /*

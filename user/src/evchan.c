@@ -371,33 +371,37 @@ static int chan_map_ring(struct ibasync_channel *ch)
 static int ring_take_events(struct ibasync_ring *r,
 			    struct ibasync_event *events, int n, bool *full)
 {
-	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
 	/* copies: the stores into @events could alias them */
 	const struct ibasync_ring ring = *r;
-	int got = 0;
+	uint32_t from, cons, avail;
+	int got;
 
-	*full = avail > r->mask;
-	if (!avail)
-		return 0;	/* no store: the line stays shared */
 	/*
 	 * Converted in place: the kernel does not write a published record
 	 * until it is consumed, and the library marks records only under the
-	 * channel's lock, which is held.
+	 * channel's lock, which is held. Converted again if another process
+	 * sharing the ring (fork()) claimed them first.
 	 */
-	for (; avail && got < n; avail--, cons++) {
-		const struct ib_async_chan_event *k =
-			ibasync_ring_rec(&ring, cons);
+	do {
+		avail = ibasync_ring_avail(r, &from);
+		*full = avail > r->mask;
+		if (!avail)
+			return 0;	/* no store: the line stays shared */
+		got = 0;
+		for (cons = from; avail && got < n; avail--, cons++) {
+			const struct ib_async_chan_event *k =
+				ibasync_ring_rec(&ring, cons);
 
-		/*
-		 * One test for the two rare records, a skipped one and an
-		 * overflow: no event type is as large.
-		 */
-		if (k->event.event_type < IB_ASYNC_EV_OVERFLOW)
-			to_public_async(k, &events[got++]);
-		else if (k->event.event_type != IBASYNC_RING_SKIP)
-			to_public(k, &events[got++]);
-	}
-	ibasync_ring_consume(r, cons);
+			/*
+			 * One test for the two rare records, a skipped one
+			 * and an overflow: no event type is as large.
+			 */
+			if (k->event.event_type < IB_ASYNC_EV_OVERFLOW)
+				to_public_async(k, &events[got++]);
+			else if (k->event.event_type != IBASYNC_RING_SKIP)
+				to_public(k, &events[got++]);
+		}
+	} while (!ibasync_ring_claim(r, from, cons));
 	return got;
 }
 

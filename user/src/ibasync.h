@@ -438,16 +438,18 @@ static inline void *ibasync_ring_rec(const struct ibasync_ring *r, uint32_t i)
  * taking one is a few loads and stores with no call (calls are what cost
  * most in an emulated guest) and the copy has a constant size.
  *
- * Records published and not yet consumed, from *@cons on. Acquire: every
- * record below the producer count is then complete.
+ * Records published and not yet consumed, from *@cons on. The consumer
+ * count is read first: another process sharing the ring (fork()) may move
+ * it meanwhile, never past the producer count, so read in this order the
+ * two never give a negative difference, which would read as a full ring
+ * of slots not yet written. Acquire on both: the producer count's is read
+ * after the consumer count's, and every record below it is complete.
  */
 static inline uint32_t ibasync_ring_avail(const struct ibasync_ring *r,
 					  uint32_t *cons)
 {
-	uint32_t prod = __atomic_load_n(&r->hdr->producer, __ATOMIC_ACQUIRE);
-
-	*cons = __atomic_load_n(&r->hdr->consumer, __ATOMIC_RELAXED);
-	return prod - *cons;
+	*cons = __atomic_load_n(&r->hdr->consumer, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&r->hdr->producer, __ATOMIC_ACQUIRE) - *cons;
 }
 
 /* Unlock @m and fail with the errno the failure set: -1. */
@@ -474,29 +476,42 @@ static inline int ibasync_ring_check(struct ibasync_ring *r)
 }
 
 /*
- * Release: the reads of every record before @cons are done before the
- * kernel may reuse their slots.
+ * Move the consumer count from @from, where it was when the records from
+ * there were read, to @to: true if this caller did, false if another
+ * consumer moved it first (the records read are then stale). Within a
+ * process the ring's lock makes its holder the only consumer; after
+ * fork() the parent and the child share the ring, each with a lock of its
+ * own, and this compare-and-swap hands each record to exactly one of
+ * them, as read() of a shared descriptor would. A record claimed was
+ * whole when read: the kernel refills a slot only once the consumer count
+ * has passed it, which it had not. Release: the reads are done before the
+ * kernel may reuse the slots.
  */
-static inline void ibasync_ring_consume(struct ibasync_ring *r, uint32_t cons)
+static inline bool ibasync_ring_claim(struct ibasync_ring *r, uint32_t from,
+				      uint32_t to)
 {
-	__atomic_store_n(&r->hdr->consumer, cons, __ATOMIC_RELEASE);
+	return __atomic_compare_exchange_n(&r->hdr->consumer, &from, to, false,
+					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 /* Take the next record not marked skipped: true, or false if none. */
 static inline bool ibasync_ring_take(struct ibasync_ring *r, void *rec,
 				     size_t size)
 {
-	uint32_t cons, avail = ibasync_ring_avail(r, &cons);
-	bool got = false;
+	uint32_t from, cons, avail;
+	bool got;
 
-	if (!avail)
-		return false;	/* no store: the line stays shared */
-	while (avail-- && !got) {
-		memcpy(rec, ibasync_ring_rec(r, cons++), size);
-		got = ((struct ib_async_event *)rec)->event_type !=
-		      IBASYNC_RING_SKIP;
-	}
-	ibasync_ring_consume(r, cons);
+	do {
+		avail = ibasync_ring_avail(r, &from);
+		if (!avail)
+			return false;	/* no store: the line stays shared */
+		got = false;
+		for (cons = from; avail-- && !got; cons++) {
+			memcpy(rec, ibasync_ring_rec(r, cons), size);
+			got = ((struct ib_async_event *)rec)->event_type !=
+			      IBASYNC_RING_SKIP;
+		}
+	} while (!ibasync_ring_claim(r, from, cons));
 	return got;
 }
 

@@ -4,8 +4,10 @@
  * records into memory shared with the program, which takes them with
  * plain loads and stores instead of a system call per batch. The kernel
  * writes the producer count and the records, the library the consumer
- * count; each ring has exactly one consumer at a time, the caller's lock
- * (the context's ev_lock, a channel's lock) makes sure of it.
+ * count. In a process the caller's lock (the context's ev_lock, a
+ * channel's lock) makes one thread at a time the ring's consumer; after
+ * fork() two processes may share a ring, and each claims what it read
+ * with a compare-and-swap of the consumer count (ibasync_ring_claim()).
  *
  * Both kinds of record (struct ib_async_event on the node, struct
  * ib_async_chan_event on a channel) begin with a struct ib_async_event,

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/ib_async.h>
@@ -557,6 +558,125 @@ static void test_fork(struct ibv_device *dev)
 	fake_unmap(&fake.node);
 }
 
+/*
+ * Parent and child taking from one ring at the same time, the parent also
+ * playing the kernel: each record must reach exactly one of them, as
+ * read() of a shared ib_uverbs descriptor hands each event to one reader.
+ * A record's element (a port event's port number) is its id; both count
+ * what they take in memory they share. Each stops when all were taken or
+ * after a few seconds (a record taken twice or lost never adds up). Some
+ * rounds, the context's ring and a channel's: without a claim both may
+ * copy the same slot, and one round alone may pass by luck.
+ */
+#define SHARED_RECS	100000
+#define SHARED_ROUNDS	4
+
+struct shared_count {
+	unsigned int total;
+	unsigned int seen[SHARED_RECS + 1];
+};
+
+/* One record from @ch, or else the context's ring: its id, or 0. */
+static int take_one(struct ibv_context *ctx, struct ibasync_channel *ch)
+{
+	struct ibv_async_event ev;
+	struct ibasync_event cev;
+
+	if (ch)
+		return ibasync_get_events(ch, &cev, 1, IBASYNC_GET_NONBLOCK) == 1 ?
+		       cev.element.port_num : 0;
+	return get(ctx, &ev) ? 0 : ev.element.port_num;
+}
+
+static void take_shared(struct ibv_context *ctx, struct ibasync_channel *ch,
+			struct shared_count *sc, bool produce)
+{
+	struct fake_ring *r = ch ? &fake.chan : &fake.node;
+	time_t deadline = time(NULL) + 10;
+	struct ib_async_chan_event k;
+	uint32_t next = 1;
+	int id;
+
+	while (__atomic_load_n(&sc->total, __ATOMIC_ACQUIRE) < SHARED_RECS &&
+	       time(NULL) < deadline) {
+		for (; produce && next <= SHARED_RECS; next++) {
+			k = crec(rec(IBV_EVENT_PORT_ERR, next,
+				     IB_ASYNC_OBJ_PORT, 0, next));
+			if (!publish(r, ch ? (void *)&k : (void *)&k.event))
+				break;
+		}
+		id = take_one(ctx, ch);
+		if (!id)
+			continue;	/* empty for now */
+		if (id <= SHARED_RECS)
+			__atomic_add_fetch(&sc->seen[id], 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&sc->total, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* Rounds in which every record went to exactly one of the two. */
+static int shared_rounds(struct ibv_context *ctx, struct ibasync_channel *ch,
+			 struct shared_count *sc)
+{
+	unsigned int i, once;
+	int round, st, exact = 0;
+	pid_t pid;
+
+	for (round = 0; round < SHARED_ROUNDS; round++) {
+		memset(sc, 0, sizeof(*sc));
+		fflush(NULL);
+		pid = fork();
+		if (!pid) {
+			take_shared(ctx, ch, sc, false);
+			_exit(0);
+		}
+		take_shared(ctx, ch, sc, true);
+		st = wait_child(pid);
+		for (i = 1, once = 0; i <= SHARED_RECS; i++)
+			once += sc->seen[i] == 1;
+		if (!st && once == SHARED_RECS && sc->total == SHARED_RECS)
+			exact++;
+		else
+			printf("# %s round %d: child %d, %u of %u taken once, "
+			       "%u taken in all\n", ch ? "channel" : "context",
+			       round, st, once, SHARED_RECS, sc->total);
+	}
+	return exact;
+}
+
+static void test_fork_shared(struct ibv_device *dev)
+{
+	struct ibv_context *ctx = ibv_open_device(dev);
+	struct ibasync_channel *ch = ctx ? ibasync_create_channel(ctx, 0) : NULL;
+	struct ibasync_context *c = ctx ? to_ibasync_ctx(ctx) : NULL;
+	struct ibasync_event cev;
+	struct shared_count *sc;
+
+	sc = mmap(NULL, sizeof(*sc), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!OK(ch && c->ev_ring.hdr && sc != MAP_FAILED,
+		"a context with a ring, a channel; shared counters"))
+		return;
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	ibasync_get_events(ch, &cev, 1, IBASYNC_GET_NONBLOCK);	/* maps it */
+	OK(!madvise(c->ev_ring.hdr, c->ev_ring.map_size, MADV_DONTFORK) &&
+	   !madvise(ch->ring.hdr, ch->ring.map_size, MADV_DONTFORK),
+	   "the rings left out of children");
+
+	OK(shared_rounds(ctx, NULL, sc) == SHARED_ROUNDS,
+	   "context's ring, parent and child at once: every record taken "
+	   "exactly once, in each of %d rounds", SHARED_ROUNDS);
+	OK(shared_rounds(ctx, ch, sc) == SHARED_ROUNDS,
+	   "channel's ring, parent and child at once: every record taken "
+	   "exactly once, in each of %d rounds", SHARED_ROUNDS);
+
+	munmap(sc, sizeof(*sc));
+	ibasync_destroy_channel(ch);
+	fake_unmap(&fake.chan);
+	ibv_close_device(ctx);
+	fake_unmap(&fake.node);
+}
+
 /* ---- no ring ------------------------------------------------------------ */
 
 static void test_no_ring(struct ibv_device *dev)
@@ -643,6 +763,7 @@ int main(void)
 	fake_unmap(&fake.node);
 	test_channel_outlives(list[0]);
 	test_fork(list[0]);
+	test_fork_shared(list[0]);
 	test_no_ring(list[0]);
 	fake.on = false;
 	close(fake.node.fd);
