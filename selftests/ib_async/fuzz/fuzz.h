@@ -194,7 +194,8 @@ struct fz_mem {
 				 * worker; a guard page follows */
 	size_t volat_len;
 	uint8_t *send;		/* message bytes, never written after setup */
-	uint8_t *recv;		/* FZ_RECV_LEN: receives land here */
+	uint8_t *recv;		/* FZ_RECV_LEN: receives land here; a
+				 * guard page follows */
 	uint8_t *slow;		/* FZ_SLOW_LEN whose faults are answered
 				 * late (userfaultfd); NULL without it */
 };

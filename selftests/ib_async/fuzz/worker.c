@@ -88,7 +88,12 @@ void fz_mem_init(void)
 	fz_mem.volat_len = VOLAT_LEN;
 	fz_mem.volat = map(VOLAT_LEN + FZ_PAGE, PROT_READ | PROT_WRITE);
 	mprotect(fz_mem.volat + VOLAT_LEN, FZ_PAGE, PROT_NONE);
-	fz_mem.recv = map(FZ_RECV_LEN, PROT_READ | PROT_WRITE);
+	/*
+	 * A mutated length may run a receive past the end: the guard page
+	 * stops the kernel's copy there, whatever is mapped next.
+	 */
+	fz_mem.recv = map(FZ_RECV_LEN + FZ_PAGE, PROT_READ | PROT_WRITE);
+	mprotect(fz_mem.recv + FZ_RECV_LEN, FZ_PAGE, PROT_NONE);
 	fz_mem.send = map(IB_ASYNC_MAX_MSG + FZ_PAGE, PROT_READ | PROT_WRITE);
 	for (i = 0; i < IB_ASYNC_MAX_MSG + FZ_PAGE; i++)
 		fz_mem.send[i] = (uint8_t)(i * 7 + 1);
