@@ -60,6 +60,8 @@ struct ibasync_ring {
 
 /* Bumped in the child of every fork() once a ring was mapped (ring.c). */
 extern uint32_t ibasync_fork_gen;
+/* Set before the first fork() once a ring was mapped (ring.c). */
+extern bool ibasync_ring_shared;
 
 /*
  * The event_type the library writes over a record of a destroyed object
@@ -479,17 +481,23 @@ static inline int ibasync_ring_check(struct ibasync_ring *r)
  * Move the consumer count from @from, where it was when the records from
  * there were read, to @to: true if this caller did, false if another
  * consumer moved it first (the records read are then stale). Within a
- * process the ring's lock makes its holder the only consumer; after
- * fork() the parent and the child share the ring, each with a lock of its
- * own, and this compare-and-swap hands each record to exactly one of
- * them, as read() of a shared descriptor would. A record claimed was
- * whole when read: the kernel refills a slot only once the consumer count
- * has passed it, which it had not. Release: the reads are done before the
- * kernel may reuse the slots.
+ * process the ring's lock makes its holder the only consumer, and until
+ * a fork() that is all: a store. After fork() the parent and the child
+ * share the ring, each with a lock of its own, and a compare-and-swap
+ * hands each record to exactly one of them, as read() of a shared
+ * descriptor would (under TCG it costs a get+ack about a fifth, so only
+ * then). A record claimed was whole when read: the kernel refills a slot
+ * only once the consumer count has passed it, which it had not. Release:
+ * the reads are done before the kernel may reuse the slots.
  */
 static inline bool ibasync_ring_claim(struct ibasync_ring *r, uint32_t from,
 				      uint32_t to)
 {
+	if (__builtin_expect(!__atomic_load_n(&ibasync_ring_shared,
+					      __ATOMIC_RELAXED), 1)) {
+		__atomic_store_n(&r->hdr->consumer, to, __ATOMIC_RELEASE);
+		return true;
+	}
 	return __atomic_compare_exchange_n(&r->hdr->consumer, &from, to, false,
 					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }

@@ -49,12 +49,27 @@ static void ring_forked(void)
 	__atomic_add_fetch(&ibasync_fork_gen, 1, __ATOMIC_RELAXED);
 }
 
+bool ibasync_ring_shared;
+
+/*
+ * Runs in the parent before fork(): from here on, in the parent and in
+ * every child, a ring may have a consumer in another process, and
+ * records are claimed by compare-and-swap (ibasync_ring_claim()). A take
+ * that began before, in another thread, holds the ring's lock through the
+ * fork, so the child cannot take from that ring (its copy of the lock is
+ * held, as with any lock across fork() in a threaded program).
+ */
+static void ring_forking(void)
+{
+	__atomic_store_n(&ibasync_ring_shared, true, __ATOMIC_SEQ_CST);
+}
+
 static pthread_once_t ring_fork_once = PTHREAD_ONCE_INIT;
 
 static void ring_watch_forks(void)
 {
 	/* fails only without memory: the child would fault, not misuse */
-	if (pthread_atfork(NULL, NULL, ring_forked))
+	if (pthread_atfork(ring_forking, NULL, ring_forked))
 		abort();
 }
 
