@@ -19,6 +19,11 @@
 #include <rdma/ib_async.h>
 
 #define IBASYNC_EXPORT __attribute__((visibility("default")))
+/*
+ * On a declaration of the library's own data read on the hot path: the
+ * compiler then reaches it directly, not through the GOT.
+ */
+#define IBASYNC_HIDDEN __attribute__((visibility("hidden")))
 
 /* The sysfs class ib_async registers, relative to the root prefix. */
 #define IBASYNC_CLASS_DIR	"/sys/class/ib_async"
@@ -59,9 +64,9 @@ struct ibasync_ring {
 };
 
 /* Bumped in the child of every fork() once a ring was mapped (ring.c). */
-extern uint32_t ibasync_fork_gen;
+extern uint32_t ibasync_fork_gen IBASYNC_HIDDEN;
 /* Set before the first fork() once a ring was mapped (ring.c). */
-extern bool ibasync_ring_shared;
+extern bool ibasync_ring_shared IBASYNC_HIDDEN;
 
 /*
  * The event_type the library writes over a record of a destroyed object
@@ -485,10 +490,10 @@ static inline int ibasync_ring_check(struct ibasync_ring *r)
  * a fork() that is all: a store. After fork() the parent and the child
  * share the ring, each with a lock of its own, and a compare-and-swap
  * hands each record to exactly one of them, as read() of a shared
- * descriptor would (under TCG it costs a get+ack about a fifth, so only
- * then). A record claimed was whole when read: the kernel refills a slot
- * only once the consumer count has passed it, which it had not. Release:
- * the reads are done before the kernel may reuse the slots.
+ * descriptor would. A record claimed was whole when read: the kernel
+ * refills a slot only once the consumer count has passed it, which it
+ * had not. Release: the reads are done before the kernel may reuse the
+ * slots.
  */
 static inline bool ibasync_ring_claim(struct ibasync_ring *r, uint32_t from,
 				      uint32_t to)
@@ -502,24 +507,33 @@ static inline bool ibasync_ring_claim(struct ibasync_ring *r, uint32_t from,
 					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
-/* Take the next record not marked skipped: true, or false if none. */
+bool ibasync_ring_take_shared(struct ibasync_ring *r, void *rec, size_t size);
+
+/*
+ * Take the next record not marked skipped: true, or false if none. The
+ * path of every ibv_get_async_event(): until a fork() it costs one flag
+ * more than a ring with one consumer (under TCG every branch and call
+ * shows); after one, ring.c's loop claims and retries.
+ */
 static inline bool ibasync_ring_take(struct ibasync_ring *r, void *rec,
 				     size_t size)
 {
-	uint32_t from, cons, avail;
-	bool got;
+	uint32_t cons, avail;
+	bool got = false;
 
-	do {
-		avail = ibasync_ring_avail(r, &from);
-		if (!avail)
-			return false;	/* no store: the line stays shared */
-		got = false;
-		for (cons = from; avail-- && !got; cons++) {
-			memcpy(rec, ibasync_ring_rec(r, cons), size);
-			got = ((struct ib_async_event *)rec)->event_type !=
-			      IBASYNC_RING_SKIP;
-		}
-	} while (!ibasync_ring_claim(r, from, cons));
+	if (__builtin_expect(__atomic_load_n(&ibasync_ring_shared,
+					     __ATOMIC_RELAXED), 0))
+		return ibasync_ring_take_shared(r, rec, size);
+	avail = ibasync_ring_avail(r, &cons);
+	if (!avail)
+		return false;	/* no store: the line stays shared */
+	while (avail-- && !got) {
+		memcpy(rec, ibasync_ring_rec(r, cons++), size);
+		got = ((struct ib_async_event *)rec)->event_type !=
+		      IBASYNC_RING_SKIP;
+	}
+	/* the one consumer: the lock's holder (ibasync_ring_claim()) */
+	__atomic_store_n(&r->hdr->consumer, cons, __ATOMIC_RELEASE);
 	return got;
 }
 

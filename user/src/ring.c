@@ -73,6 +73,32 @@ static void ring_watch_forks(void)
 		abort();
 }
 
+/*
+ * ibasync_ring_take() once a fork() came: another process may claim the
+ * records read first; then they are read again, from where it left the
+ * consumer count. A claim of only skipped records that succeeds moves on
+ * as well.
+ */
+bool ibasync_ring_take_shared(struct ibasync_ring *r, void *rec, size_t size)
+{
+	uint32_t from, cons, avail;
+	bool got;
+
+	for (;;) {
+		avail = ibasync_ring_avail(r, &from);
+		if (!avail)
+			return false;
+		got = false;
+		for (cons = from; avail-- && !got; cons++) {
+			memcpy(rec, ibasync_ring_rec(r, cons), size);
+			got = ((struct ib_async_event *)rec)->event_type !=
+			      IBASYNC_RING_SKIP;
+		}
+		if (ibasync_ring_claim(r, from, cons) && got)
+			return true;
+	}
+}
+
 int ibasync_ring_request(int fd, uint32_t entries, struct ib_async_map_ring *m)
 {
 	memset(m, 0, sizeof(*m));
