@@ -295,10 +295,10 @@ IBASYNC_EXPORT int ibasync_unsubscribe(struct ibasync_channel *channel,
 	return err ? ibasync_err(err) : 0;
 }
 
-/* A channel's record as the public structure says it. */
 /*
- * Every field written once (no zeroing first, no copy of the record): a
- * batch converts many of them, and each store counts in an emulated guest.
+ * A channel's record as the public structure says it, every field written
+ * once (no zeroing first, no copy of the record): a batch converts many of
+ * them, and each store counts in an emulated guest.
  */
 static inline void to_public_async(const struct ib_async_chan_event *k,
 				   struct ibasync_event *e)

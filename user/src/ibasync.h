@@ -507,6 +507,24 @@ static inline bool ibasync_ring_claim(struct ibasync_ring *r, uint32_t from,
 					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
+/*
+ * Read records from @cons on into @rec, up to and including the first one
+ * not marked skipped, @avail at most: the count past the last one read.
+ * *@got: one was not skipped. Claiming them is the caller's.
+ */
+static inline uint32_t ibasync_ring_read(const struct ibasync_ring *r,
+					 void *rec, size_t size, uint32_t cons,
+					 uint32_t avail, bool *got)
+{
+	*got = false;
+	while (avail-- && !*got) {
+		memcpy(rec, ibasync_ring_rec(r, cons++), size);
+		*got = ((struct ib_async_event *)rec)->event_type !=
+		       IBASYNC_RING_SKIP;
+	}
+	return cons;
+}
+
 bool ibasync_ring_take_shared(struct ibasync_ring *r, void *rec, size_t size);
 
 /*
@@ -519,7 +537,7 @@ static inline bool ibasync_ring_take(struct ibasync_ring *r, void *rec,
 				     size_t size)
 {
 	uint32_t cons, avail;
-	bool got = false;
+	bool got;
 
 	if (__builtin_expect(__atomic_load_n(&ibasync_ring_shared,
 					     __ATOMIC_RELAXED), 0))
@@ -527,11 +545,7 @@ static inline bool ibasync_ring_take(struct ibasync_ring *r, void *rec,
 	avail = ibasync_ring_avail(r, &cons);
 	if (!avail)
 		return false;	/* no store: the line stays shared */
-	while (avail-- && !got) {
-		memcpy(rec, ibasync_ring_rec(r, cons++), size);
-		got = ((struct ib_async_event *)rec)->event_type !=
-		      IBASYNC_RING_SKIP;
-	}
+	cons = ibasync_ring_read(r, rec, size, cons, avail, &got);
 	/* the one consumer: the lock's holder (ibasync_ring_claim()) */
 	__atomic_store_n(&r->hdr->consumer, cons, __ATOMIC_RELEASE);
 	return got;

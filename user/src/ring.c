@@ -88,12 +88,7 @@ bool ibasync_ring_take_shared(struct ibasync_ring *r, void *rec, size_t size)
 		avail = ibasync_ring_avail(r, &from);
 		if (!avail)
 			return false;
-		got = false;
-		for (cons = from; avail-- && !got; cons++) {
-			memcpy(rec, ibasync_ring_rec(r, cons), size);
-			got = ((struct ib_async_event *)rec)->event_type !=
-			      IBASYNC_RING_SKIP;
-		}
+		cons = ibasync_ring_read(r, rec, size, from, avail, &got);
 		if (ibasync_ring_claim(r, from, cons) && got)
 			return true;
 	}
