@@ -486,11 +486,12 @@ static unsigned int breaks(const struct fz_call *c)
 
 	if (c->argsz < cmd->min_size)
 		return m | FZ_B_SHORT;
-	if (c->argsz > FZ_PAGE)
-		return m | FZ_B_HUGE;
+	/* the tail even beyond a page: tail_hit() relies on it */
 	for (i = cmd->size; i < c->argsz && i < c->len; i++)
 		if (c->a.raw[i])
 			m |= FZ_B_TAIL;
+	if (c->argsz > FZ_PAGE)
+		return m | FZ_B_HUGE;
 	for (i = 0; i < cmd->nfields; i++) {
 		const struct fz_field *f = &cmd->fields[i];
 		uint64_t v = get_field(c, f);
@@ -559,21 +560,19 @@ static uint8_t *canary_of(struct fz_ctx *ctx, const struct fz_call *c,
 
 /*
  * The bytes between the kernel's structure and a larger argsz, all zero
- * going in (a caller built against a newer uAPI; a non-zero one is E2BIG):
- * the kernel answers up to its own size, so they are zero still. The
- * canary cannot see them, they are within argsz. The first changed byte
- * past the kernel's structure, or -1 (also when not placed whole).
+ * going in (a caller built against a newer uAPI; a non-zero one is E2BIG,
+ * FZ_B_TAIL in @broken, what breaks() found): the kernel answers up to its
+ * own size, so they are zero still. The canary cannot see them, they are
+ * within argsz. The first changed byte past the kernel's structure, or -1
+ * (also when not placed whole).
  */
 static int tail_hit(struct fz_ctx *ctx, const struct fz_call *c,
-		    const uint8_t *where)
+		    const uint8_t *where, unsigned int broken)
 {
 	uint32_t i, end = c->argsz < c->len ? c->argsz : c->len;
 
-	if (!placed_whole(ctx, c, where))
+	if (broken & FZ_B_TAIL || !placed_whole(ctx, c, where))
 		return -1;
-	for (i = c->cmd->size; i < end; i++)
-		if (c->a.raw[i])
-			return -1;
 	for (i = c->cmd->size; i < end; i++)
 		if (where[i])
 			return (int)(i - c->cmd->size);
@@ -630,7 +629,7 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		fz_report(ctx, key, "%s (%s) wrote byte %d past argsz",
 			  cmd->name, ret ? strerror(err) : "success", hit);
 	}
-	hit = tail_hit(ctx, c, where);
+	hit = tail_hit(ctx, c, where, broken);
 	if (hit >= 0) {
 		snprintf(key, sizeof(key), "zero-tail-%s", cmd->name);
 		fz_report(ctx, key,
