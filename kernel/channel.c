@@ -361,19 +361,25 @@ void ib_async_channels_close(struct ib_async_file *file, int err)
 void ib_async_comp_handler(struct ib_cq *cq, void *context)
 {
 	struct ib_async_uobj *uobj = context;
-	struct ib_async_event rec = {
+	struct ib_async_event rec;
+
+	/*
+	 * A CQ without a channel fires when a program arms it all the same:
+	 * not a completion event, and no clock read (a device access on some
+	 * clocksources) for it.
+	 */
+	if (!uobj->comp_chan)
+		return;
+	rec = (struct ib_async_event){
 		.element	= uobj->user_handle,
 		.timestamp_ns	= ktime_get_ns(),
 		.event_type	= IB_ASYNC_EV_COMP,
 		.obj_type	= IB_ASYNC_OBJ_CQ,
 		.obj_handle	= uobj->handle,
 	};
-
 	ib_async_stat_add(uobj->file->adev->stats, IB_ASYNC_STAT_COMP_EVENTS,
 			  1);
-	if (uobj->comp_chan)
-		ib_async_evq_push_once(&uobj->comp_chan->evq, &rec,
-				       &uobj->comp);
+	ib_async_evq_push_once(&uobj->comp_chan->evq, &rec, &uobj->comp);
 }
 
 int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u)
