@@ -117,6 +117,9 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->vctx.sz = sizeof(c->vctx);
 	c->dev = dev;
 	c->ev_no_batch = !(features & IB_ASYNC_FEATURE_READ_BATCH);
+	/* batches are per process: see leave_batches() (events.c) */
+	if (!c->ev_ring.hdr && !c->ev_no_batch)
+		ibasync_watch_forks();
 	c->user_mr = features & IB_ASYNC_FEATURE_USER_MR;
 	c->evchan = features & IB_ASYNC_FEATURE_EVENT_CHANNEL;
 	c->ring_ok = (features & IB_ASYNC_FEATURE_EVENT_RING) &&

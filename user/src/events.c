@@ -103,6 +103,28 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 }
 
 /*
+ * A fork() came: the file now has a reader in another process, and a
+ * batch is peeked per process, so both would hand out its records.
+ * Consume what this process handed out (the child inherited the same
+ * count: consuming twice is harmless), forget the rest of the batch, which
+ * is still queued in the kernel, and read() one record per call from now
+ * on: the kernel gives each to one reader. ev_lock held.
+ */
+static void leave_batches(struct ibasync_context *c, int fd)
+{
+	struct ib_async_read_batch b = {
+		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
+		.consume_seq = c->ev_handed,
+	};
+
+	/* count 0 only consumes; failing, the queue is gone (ENODEV) */
+	if (c->ev_handed)
+		(void)ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b);
+	c->ev_next = c->ev_count = 0;
+	c->ev_no_batch = true;
+}
+
+/*
  * The next record for this context: from the ring if there is one; else
  * from the batch buffer, else from a new batch, else after waiting (as a
  * blocking read would). Each record is handed to exactly one caller.
@@ -116,6 +138,9 @@ static int next_record(struct ibasync_context *c, int fd,
 		return next_ring_record(c, fd, rec);
 	for (;;) {
 		pthread_mutex_lock(&c->ev_lock);
+		if (!c->ev_no_batch &&
+		    __atomic_load_n(&ibasync_forked, __ATOMIC_RELAXED))
+			leave_batches(c, fd);
 		if (c->ev_next == c->ev_count && !c->ev_no_batch &&
 		    fetch_batch(c, fd)) {
 			err = errno;

@@ -63,10 +63,16 @@ struct ibasync_ring {
 	int remap_err;		/* the child's mapping failed: for good */
 };
 
-/* Bumped in the child of every fork() once a ring was mapped (ring.c). */
+/*
+ * Bumped in the child of every fork() once a ring was mapped or a queue
+ * read in batches (ring.c).
+ */
 extern uint32_t ibasync_fork_gen IBASYNC_HIDDEN;
-/* Set before the first fork() once a ring was mapped (ring.c). */
-extern bool ibasync_ring_shared IBASYNC_HIDDEN;
+/*
+ * Set before the first fork() once a ring was mapped or a queue read in
+ * batches (ring.c).
+ */
+extern bool ibasync_forked IBASYNC_HIDDEN;
 
 /*
  * The event_type the library writes over a record of a destroyed object
@@ -424,6 +430,7 @@ struct ibasync_channel {
 };
 
 /* ring.c */
+void ibasync_watch_forks(void);
 bool ibasync_ring_disabled(void);
 int ibasync_ring_request(int fd, uint32_t entries,
 			 struct ib_async_map_ring *m);
@@ -498,7 +505,7 @@ static inline int ibasync_ring_check(struct ibasync_ring *r)
 static inline bool ibasync_ring_claim(struct ibasync_ring *r, uint32_t from,
 				      uint32_t to)
 {
-	if (__builtin_expect(!__atomic_load_n(&ibasync_ring_shared,
+	if (__builtin_expect(!__atomic_load_n(&ibasync_forked,
 					      __ATOMIC_RELAXED), 1)) {
 		__atomic_store_n(&r->hdr->consumer, to, __ATOMIC_RELEASE);
 		return true;
@@ -539,7 +546,7 @@ static inline bool ibasync_ring_take(struct ibasync_ring *r, void *rec,
 	uint32_t cons, avail;
 	bool got;
 
-	if (__builtin_expect(__atomic_load_n(&ibasync_ring_shared,
+	if (__builtin_expect(__atomic_load_n(&ibasync_forked,
 					     __ATOMIC_RELAXED), 0))
 		return ibasync_ring_take_shared(r, rec, size);
 	avail = ibasync_ring_avail(r, &cons);

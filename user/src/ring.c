@@ -49,19 +49,20 @@ static void ring_forked(void)
 	__atomic_add_fetch(&ibasync_fork_gen, 1, __ATOMIC_RELAXED);
 }
 
-bool ibasync_ring_shared;
+bool ibasync_forked;
 
 /*
  * Runs in the parent before fork(): from here on, in the parent and in
- * every child, a ring may have a consumer in another process, and
- * records are claimed by compare-and-swap (ibasync_ring_claim()). A take
+ * every child, a ring or a queue may have a consumer in another process:
+ * ring records are claimed by compare-and-swap (ibasync_ring_claim()),
+ * and a queue read in batches goes over to read() (events.c). A take
  * that began before, in another thread, holds the ring's lock through the
  * fork, so the child cannot take from that ring (its copy of the lock is
  * held, as with any lock across fork() in a threaded program).
  */
 static void ring_forking(void)
 {
-	__atomic_store_n(&ibasync_ring_shared, true, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ibasync_forked, true, __ATOMIC_SEQ_CST);
 }
 
 static pthread_once_t ring_fork_once = PTHREAD_ONCE_INIT;
@@ -71,6 +72,12 @@ static void ring_watch_forks(void)
 	/* fails only without memory: the child would fault, not misuse */
 	if (pthread_atfork(ring_forking, NULL, ring_forked))
 		abort();
+}
+
+/* From here on, fork() sets ibasync_forked and moves ibasync_fork_gen. */
+void ibasync_watch_forks(void)
+{
+	pthread_once(&ring_fork_once, ring_watch_forks);
 }
 
 /*
@@ -151,7 +158,7 @@ static int ring_map(int fd, uint64_t offset, uint64_t size, uint32_t entries,
 int ibasync_ring_mmap(int fd, const struct ib_async_map_ring *m,
 		      size_t rec_size, struct ibasync_ring *r)
 {
-	pthread_once(&ring_fork_once, ring_watch_forks);
+	ibasync_watch_forks();
 	r->remap_err = 0;
 	/* a fork() after this load finds the ring stale: mapped again */
 	r->gen = __atomic_load_n(&ibasync_fork_gen, __ATOMIC_RELAXED);
