@@ -68,28 +68,35 @@ int ibasync_wait_readable(int fd)
 /*
  * The next record from the node's ring: taken under ev_lock, so each goes
  * to one caller and a destroy's marking (ibasync_destroy_handle()) sees a
- * stable consumer. An empty ring costs one RING_WAIT, which moves what
- * waits in the kernel queue (records that came while the ring was full)
- * and never blocks there: the wait happens in poll() without the lock.
+ * stable consumer; in a process of one thread neither can run meanwhile,
+ * and the lock is skipped (ibasync_mt_lock()). An empty ring costs one
+ * RING_WAIT, which moves what waits in the kernel queue (records that
+ * came while the ring was full) and never blocks there: the wait happens
+ * in poll() without the lock.
  */
 static int next_ring_record(struct ibasync_context *c, int fd,
 			    struct ib_async_event *rec)
 {
 	struct ib_async_ring_wait w = { .argsz = sizeof(w) };
+	bool locked;
 	int err;
 
 	for (;;) {
-		pthread_mutex_lock(&c->ev_lock);
-		if (ibasync_ring_check(&c->ev_ring))
-			return ibasync_unlock_fail(&c->ev_lock);
+		locked = ibasync_mt_lock(&c->ev_lock);
+		err = ibasync_ring_check(&c->ev_ring) ? errno : 0;
+		if (err) {
+			ibasync_mt_unlock(&c->ev_lock, locked);
+			errno = err;
+			return -1;
+		}
 		if (ibasync_ring_take(&c->ev_ring, rec, sizeof(*rec))) {
-			pthread_mutex_unlock(&c->ev_lock);
+			ibasync_mt_unlock(&c->ev_lock, locked);
 			return 0;
 		}
 		w.flags = IB_ASYNC_READ_NONBLOCK;
 		w.available = 0;	/* out only: the kernel wants 0 in */
 		err = ioctl(fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
-		pthread_mutex_unlock(&c->ev_lock);
+		ibasync_mt_unlock(&c->ev_lock, locked);
 		if (!err && w.available)
 			continue;
 		/* ENODEV, EIO: the stream is over, as read() would say */
@@ -194,14 +201,17 @@ IBASYNC_EXPORT int ibv_get_async_event(struct ibv_context *context,
 /*
  * rdma-core's contract: the object's mutex, its events_completed counter
  * (async_events_completed for a CQ) and its cond, which a destroy waits on.
+ * In a process of one thread no destroy can be waiting.
  */
 static void ack_one(pthread_mutex_t *mutex, pthread_cond_t *cond,
 		    uint32_t *completed)
 {
-	pthread_mutex_lock(mutex);
+	bool locked = ibasync_mt_lock(mutex);
+
 	++*completed;
-	pthread_cond_signal(cond);
-	pthread_mutex_unlock(mutex);
+	if (locked)
+		pthread_cond_signal(cond);
+	ibasync_mt_unlock(mutex, locked);
 }
 
 IBASYNC_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)

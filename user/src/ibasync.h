@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/single_threaded.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -474,6 +475,27 @@ static inline int ibasync_unlock_fail(pthread_mutex_t *m)
 	pthread_mutex_unlock(m);
 	errno = err;
 	return -1;
+}
+
+/*
+ * A lock only other threads of this process contend for, on a hot path:
+ * not taken while the process has one thread (glibc's
+ * __libc_single_threaded). No thread can appear before the caller
+ * unlocks: only the caller could make one, and pthread_create() clears
+ * the flag before the new thread runs. Returns whether @m was taken.
+ */
+static inline bool ibasync_mt_lock(pthread_mutex_t *m)
+{
+	if (__libc_single_threaded)
+		return false;
+	pthread_mutex_lock(m);
+	return true;
+}
+
+static inline void ibasync_mt_unlock(pthread_mutex_t *m, bool locked)
+{
+	if (locked)
+		pthread_mutex_unlock(m);
 }
 
 /*

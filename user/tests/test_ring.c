@@ -15,11 +15,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -313,6 +315,57 @@ static void test_node_ring(struct ibv_context *ctx)
 	OK(get(ctx, &ev) == -1 && errno == ENODEV,
 	   "the stream's end: RING_WAIT's ENODEV returned");
 	fake.wait_err = 0;
+}
+
+/*
+ * A process of one thread takes records without the event lock
+ * (ibasync_mt_lock()); a thread it makes afterwards takes them with it,
+ * from where the first left off.
+ */
+struct taker {
+	struct ibv_context *ctx;
+	uint8_t ports[2];
+	int got;
+};
+
+static void *take_two(void *arg)
+{
+	struct taker *t = arg;
+	struct ibv_async_event ev;
+
+	while (t->got < 2 && !get(t->ctx, &ev)) {
+		t->ports[t->got++] = ev.element.port_num;
+		ibv_ack_async_event(&ev);
+	}
+	return NULL;
+}
+
+static void test_then_threads(struct ibv_context *ctx)
+{
+	struct taker t = { .ctx = ctx };
+	struct ibv_async_event ev;
+	struct ib_async_event e;
+	pthread_t tid;
+	uint8_t i, first[2];
+	bool single = __libc_single_threaded;
+
+	for (i = 0; i < 4; i++) {
+		e = rec(IBV_EVENT_PORT_ACTIVE, 1 + i, IB_ASYNC_OBJ_PORT, 0,
+			50 + i);
+		publish(&fake.node, &e);
+	}
+	for (i = 0; i < 2 && !get(ctx, &ev); i++) {
+		first[i] = ev.element.port_num;
+		ibv_ack_async_event(&ev);
+	}
+	OK(i == 2 && first[0] == 1 && first[1] == 2,
+	   "one thread (%s): the first two records, in order",
+	   single ? "no lock" : "already locked");
+	OK(!pthread_create(&tid, NULL, take_two, &t) &&
+	   !pthread_join(tid, NULL) && t.got == 2 && t.ports[0] == 3 &&
+	   t.ports[1] == 4, "a new thread takes the next two, locked");
+	errno = 0;
+	OK(get(ctx, &ev) == -1 && errno == EAGAIN, "nothing left");
 }
 
 /* ---- a channel's ring --------------------------------------------------- */
@@ -758,6 +811,7 @@ int main(void)
 	if (!OK(ctx, "open fake0"))
 		return tap_done();
 	test_node_ring(ctx);
+	test_then_threads(ctx);
 	test_channel_ring(ctx);
 	ibv_close_device(ctx);
 	fake_unmap(&fake.node);
