@@ -83,12 +83,8 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 
 	for (;;) {
 		locked = ibasync_mt_lock(&c->ev_lock);
-		err = ibasync_ring_check(&c->ev_ring) ? errno : 0;
-		if (err) {
-			ibasync_mt_unlock(&c->ev_lock, locked);
-			errno = err;
-			return -1;
-		}
+		if (ibasync_ring_check(&c->ev_ring))
+			return ibasync_mt_unlock_fail(&c->ev_lock, locked);
 		if (ibasync_ring_take(&c->ev_ring, rec, sizeof(*rec))) {
 			ibasync_mt_unlock(&c->ev_lock, locked);
 			return 0;
@@ -110,6 +106,23 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 }
 
 /*
+ * Consume what this process handed out of its batches: a READ_BATCH of
+ * count 0 only consumes. 0, or the errno; ENODEV is 0: the stream is over
+ * and all of it was consumed already. ev_lock held.
+ */
+static int consume_handed(struct ibasync_context *c, int fd)
+{
+	struct ib_async_read_batch b = {
+		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
+		.consume_seq = c->ev_handed,
+	};
+
+	if (!c->ev_handed || !ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b))
+		return 0;
+	return errno == ENODEV ? 0 : errno;
+}
+
+/*
  * A fork() came: the file now has a reader in another process, and a
  * batch is peeked per process, so both would hand out its records.
  * Consume what this process handed out (the child inherited the same
@@ -119,14 +132,8 @@ static int next_ring_record(struct ibasync_context *c, int fd,
  */
 static void leave_batches(struct ibasync_context *c, int fd)
 {
-	struct ib_async_read_batch b = {
-		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
-		.consume_seq = c->ev_handed,
-	};
-
-	/* count 0 only consumes; failing, the queue is gone (ENODEV) */
-	if (c->ev_handed)
-		(void)ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b);
+	/* failing, the queue is gone: the next read() says so */
+	(void)consume_handed(c, fd);
 	c->ev_next = c->ev_count = 0;
 	c->ev_no_batch = true;
 }
@@ -314,24 +321,14 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 	struct ib_async_destroy d = {
 		.argsz = sizeof(d), .obj_type = obj_type, .handle = handle,
 	};
-	struct ib_async_read_batch b = {
-		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
-	};
 	int fd = c->vctx.context.cmd_fd, err = 0;
 
 	pthread_mutex_lock(&c->ev_lock);
 	if (c->ev_ring.hdr)
 		return destroy_ring_locked(c, &d, reported, comp_reported);
-	if (!c->ev_no_batch && c->ev_handed) {
-		b.consume_seq = c->ev_handed;
-		/*
-		 * count 0 only consumes. ENODEV: the stream is over and all
-		 * of it was consumed already; anything else is a failure
-		 * worth reporting rather than a destroy with a wrong count.
-		 */
-		if (ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b) && errno != ENODEV)
-			err = errno;
-	}
+	/* a failure is worth reporting rather than a destroy's wrong count */
+	if (!c->ev_no_batch)
+		err = consume_handed(c, fd);
 	if (!err && ioctl(fd, IB_ASYNC_IOC_DESTROY, &d))
 		err = errno;
 	if (!err && !c->ev_no_batch)

@@ -468,14 +468,6 @@ static inline uint32_t ibasync_ring_avail(const struct ibasync_ring *r,
 }
 
 /* Unlock @m and fail with the errno the failure set: -1. */
-static inline int ibasync_unlock_fail(pthread_mutex_t *m)
-{
-	int err = errno;
-
-	pthread_mutex_unlock(m);
-	errno = err;
-	return -1;
-}
 
 /*
  * A lock only other threads of this process contend for, on a hot path:
@@ -496,6 +488,21 @@ static inline void ibasync_mt_unlock(pthread_mutex_t *m, bool locked)
 {
 	if (locked)
 		pthread_mutex_unlock(m);
+}
+
+/* Unlock @m if @locked, keep errno, return -1. */
+static inline int ibasync_mt_unlock_fail(pthread_mutex_t *m, bool locked)
+{
+	int err = errno;
+
+	ibasync_mt_unlock(m, locked);
+	errno = err;
+	return -1;
+}
+
+static inline int ibasync_unlock_fail(pthread_mutex_t *m)
+{
+	return ibasync_mt_unlock_fail(m, true);
 }
 
 /*
