@@ -260,25 +260,6 @@ TEST_F(chan, arming_gives_one_event_for_the_next_completion)
 	close(ch);
 }
 
-/* The device's counters/comp_events, or -1. */
-static long long comp_events(const struct iba_dev *dev)
-{
-	char path[256];
-	long long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/ib_async/%s/counters/comp_events",
-		 strrchr(dev->node, '/') + 1);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
 /*
  * A CQ without a channel may be armed (ibv_req_notify_cq() allows it) and
  * then fires: no channel, no completion event, none counted.
@@ -289,7 +270,7 @@ TEST_F(chan, armed_cq_without_a_channel_counts_no_completion_event)
 	struct ib_async_create_qp a, b;
 	struct ib_async_wc wc[2];
 	static char rbuf[64];
-	long long before;
+	long before;
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
@@ -301,13 +282,13 @@ TEST_F(chan, armed_cq_without_a_channel_counts_no_completion_event)
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
 			       sizeof(rbuf)));
 	ASSERT_EQ(0, req_notify(self->fd, cq, 0));
-	before = comp_events(&self->dev);
+	before = iba_counter(&self->dev, "comp_events");
 	ASSERT_LE(0, before);
 	ASSERT_EQ(0, post_send(self->fd, a.handle, 1, msg, sizeof(msg),
 			       IB_ASYNC_SEND_SIGNALED));
 	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
 	iba_sleep_ms(100);	/* a handler rxe defers to a tasklet has run */
-	EXPECT_EQ(before, comp_events(&self->dev));
+	EXPECT_EQ(before, iba_counter(&self->dev, "comp_events"));
 }
 
 /* DESTROY says how many completion events of the CQ were read. */

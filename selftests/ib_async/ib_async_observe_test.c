@@ -295,21 +295,12 @@ static const char *const counter_names[C_N] = {
 /* Every counter of @dev's node, from sysfs. 0 or -1. */
 static int counters(const struct iba_dev *dev, long long *c)
 {
-	const char *node = strrchr(dev->node, '/') + 1;
-	char path[256], buf[32];
 	int i;
 
 	for (i = 0; i < C_N; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path),
-			 IBA_CLASS_DIR "/%s/counters/%s", node,
-			 counter_names[i]);
-		f = fopen(path, "r");
-		if (!f)
+		c[i] = iba_counter(dev, counter_names[i]);
+		if (c[i] < 0)
 			return -1;
-		c[i] = fgets(buf, sizeof(buf), f) ? atoll(buf) : -1;
-		fclose(f);
 	}
 	return 0;
 }

@@ -134,6 +134,16 @@ static inline int iba_find_dev(struct iba_dev *dev)
 	return found ? 0 : -1;
 }
 
+/* The device counter counters/@name of @dev's node, from sysfs, or -1. */
+static inline long iba_counter(const struct iba_dev *dev, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), IBA_CLASS_DIR "/%s/counters/%s",
+		 strrchr(dev->node, '/') + 1, name);
+	return iba_read_long(path);
+}
+
 static inline int iba_get_info(int fd, struct ib_async_info *info)
 {
 	memset(info, 0, sizeof(*info));
