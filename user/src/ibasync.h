@@ -274,36 +274,52 @@ enum ibasync_element_kind {
 };
 
 /*
- * libibverbs' mapping of event types onto ibv_async_event.element. Inline,
- * as it runs for every record handed out, and a table: a switch on the
- * type compiles to a jump table, an indirect jump per record, which is
- * what costs most in an emulated guest.
+ * libibverbs' mapping of event types onto ibv_async_event.element, as one
+ * bit mask of types per kind of object (every such type is below 32).
+ * Masks, not a table or a switch: the test is a shift in a register, with
+ * no load and no jump table, and it runs for every record handed out; in
+ * an emulated guest each memory access and indirect jump costs a call.
+ */
+#define IBASYNC_EV_BIT(type)	(UINT32_C(1) << (type))
+#define IBASYNC_CQ_EVENTS	IBASYNC_EV_BIT(IBV_EVENT_CQ_ERR)
+#define IBASYNC_QP_EVENTS	(IBASYNC_EV_BIT(IBV_EVENT_QP_FATAL) |	\
+				 IBASYNC_EV_BIT(IBV_EVENT_QP_REQ_ERR) |	\
+				 IBASYNC_EV_BIT(IBV_EVENT_QP_ACCESS_ERR) | \
+				 IBASYNC_EV_BIT(IBV_EVENT_COMM_EST) |	\
+				 IBASYNC_EV_BIT(IBV_EVENT_SQ_DRAINED) |	\
+				 IBASYNC_EV_BIT(IBV_EVENT_PATH_MIG) |	\
+				 IBASYNC_EV_BIT(IBV_EVENT_PATH_MIG_ERR) | \
+				 IBASYNC_EV_BIT(IBV_EVENT_QP_LAST_WQE_REACHED))
+#define IBASYNC_SRQ_EVENTS	(IBASYNC_EV_BIT(IBV_EVENT_SRQ_ERR) |	\
+				 IBASYNC_EV_BIT(IBV_EVENT_SRQ_LIMIT_REACHED))
+#define IBASYNC_WQ_EVENTS	IBASYNC_EV_BIT(IBV_EVENT_WQ_FATAL)
+#define IBASYNC_OBJECT_EVENTS	(IBASYNC_CQ_EVENTS | IBASYNC_QP_EVENTS | \
+				 IBASYNC_SRQ_EVENTS | IBASYNC_WQ_EVENTS)
+
+/*
+ * Whether @event_type has its bit in @types, a mask above, without a
+ * branch: the range test is 0 or 1, so the "and" keeps bit 0 of the shift.
+ */
+static inline bool ibasync_event_in(uint32_t types, uint32_t event_type)
+{
+	return (event_type < 32) & (types >> (event_type & 31));
+}
+
+/*
+ * The rest, and types newer than this library: the port, as in libibverbs.
  */
 static inline enum ibasync_element_kind
 ibasync_element_kind(uint32_t event_type)
 {
-	static const unsigned char kind[] = {
-		[IBV_EVENT_CQ_ERR]		= IBASYNC_ELEMENT_CQ,
-		[IBV_EVENT_QP_FATAL]		= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_QP_REQ_ERR]		= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_QP_ACCESS_ERR]	= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_COMM_EST]		= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_SQ_DRAINED]		= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_PATH_MIG]		= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_PATH_MIG_ERR]	= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_QP_LAST_WQE_REACHED]	= IBASYNC_ELEMENT_QP,
-		[IBV_EVENT_SRQ_ERR]		= IBASYNC_ELEMENT_SRQ,
-		[IBV_EVENT_SRQ_LIMIT_REACHED]	= IBASYNC_ELEMENT_SRQ,
-		[IBV_EVENT_WQ_FATAL]		= IBASYNC_ELEMENT_WQ,
-	};
-
-	/*
-	 * The rest, and types newer than this library: the port, as in
-	 * libibverbs (IBASYNC_ELEMENT_PORT is 0).
-	 */
-	return event_type < sizeof(kind) ?
-	       (enum ibasync_element_kind)kind[event_type] :
-	       IBASYNC_ELEMENT_PORT;
+	if (ibasync_event_in(IBASYNC_QP_EVENTS, event_type))
+		return IBASYNC_ELEMENT_QP;
+	if (ibasync_event_in(IBASYNC_CQ_EVENTS, event_type))
+		return IBASYNC_ELEMENT_CQ;
+	if (ibasync_event_in(IBASYNC_SRQ_EVENTS, event_type))
+		return IBASYNC_ELEMENT_SRQ;
+	if (ibasync_event_in(IBASYNC_WQ_EVENTS, event_type))
+		return IBASYNC_ELEMENT_WQ;
+	return IBASYNC_ELEMENT_PORT;
 }
 
 /*
@@ -314,7 +330,7 @@ ibasync_element_kind(uint32_t event_type)
 static inline void ibasync_fill_event(const struct ib_async_event *rec,
 				      struct ibv_async_event *event)
 {
-	void *obj = (void *)(uintptr_t)rec->element;
+	uint64_t element = rec->element;	/* one load for either use */
 
 	event->event_type = (enum ibv_event_type)rec->event_type;
 	/*
@@ -322,10 +338,10 @@ static inline void ibasync_fill_event(const struct ib_async_event *rec,
 	 * 6.2.5), so the object is stored once, whichever member the type
 	 * names: a switch with a store per member compiles to a jump table.
 	 */
-	if (ibasync_element_kind(rec->event_type) == IBASYNC_ELEMENT_PORT)
-		event->element.port_num = (int)rec->element;
+	if (ibasync_event_in(IBASYNC_OBJECT_EVENTS, rec->event_type))
+		event->element.cq = (void *)(uintptr_t)element;
 	else
-		event->element.cq = obj;
+		event->element.port_num = (int)element;
 }
 
 static inline struct ibasync_context *to_ibasync_ctx(struct ibv_context *ctx)
@@ -463,8 +479,10 @@ static inline void *ibasync_ring_rec(const struct ibasync_ring *r, uint32_t i)
 static inline uint32_t ibasync_ring_avail(const struct ibasync_ring *r,
 					  uint32_t *cons)
 {
-	*cons = __atomic_load_n(&r->hdr->consumer, __ATOMIC_ACQUIRE);
-	return __atomic_load_n(&r->hdr->producer, __ATOMIC_ACQUIRE) - *cons;
+	struct ib_async_ring_header *h = r->hdr;	/* read once, not per load */
+
+	*cons = __atomic_load_n(&h->consumer, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&h->producer, __ATOMIC_ACQUIRE) - *cons;
 }
 
 /* Unlock @m and fail with the errno the failure set: -1. */
