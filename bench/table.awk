@@ -257,9 +257,10 @@ END {
 		printf "Where ib_async's get+ack time goes (nanoseconds, medians over the runs).\n"
 		printf "Each figure times a whole loop, no clock read per call: clock_gettime is a\n"
 		printf "system call here (clocksource %s). The drain is made again; then records\n", CLKSRC
-		printf "are taken by hand (copy, consumer store) from a ring the benchmark maps on\n"
-		printf "a node file of its own, as large as the queue, over a second storm: the\n"
-		printf "userspace floor of a record; the same from a ring of 64 behind the queue\n"
+		printf "are taken by hand as the shim takes them (type and element read in place,\n"
+		printf "consumer store) from a ring the benchmark maps on a node file of its own,\n"
+		printf "as large as the queue, over a second storm: the userspace floor of a\n"
+		printf "record; the same from a ring of 64 behind the queue\n"
 		printf "over a third (one RING_WAIT moves each 64); ibv_ack_async_event of a port\n"
 		printf "event alone; the rest is the shim's own work per call. For scale, an\n"
 		printf "uncontended mutex lock + unlock: the shim takes its event lock once per\n"
@@ -274,7 +275,7 @@ END {
 		print row(w, "the 20x target, per event", sprintf("%.0f", eu ? 1e9 / eu / 20 : 0), "")
 		print row(w, "ib_async get+ack, per event (drain above)", sprintf("%.0f", ea ? 1e9 / ea : 0), "")
 		print row(w, "ib_async get+ack, per event (profiled drain)", sprintf("%.0f", lp), "100%")
-		print row(w, "- taking a record from the ring (copy, store)", sprintf("%.0f", tk), sprintf("%.0f%%", lp ? 100 * tk / lp : 0))
+		print row(w, "- taking a record from the ring (read, store)", sprintf("%.0f", tk), sprintf("%.0f%%", lp ? 100 * tk / lp : 0))
 		print row(w, "- ibv_ack_async_event", sprintf("%.0f", ak), sprintf("%.0f%%", lp ? 100 * ak / lp : 0))
 		print row(w, "- the shim's own work per call (the rest)", sprintf("%.0f", rest), sprintf("%.0f%%", lp ? 100 * rest / lp : 0))
 		print row(w, "mutex lock + unlock (several threads only)", sprintf("%.0f", median(gp, "mutex_ns")), "")
