@@ -306,7 +306,8 @@ static inline bool ibasync_event_in(uint32_t types, uint32_t event_type)
 }
 
 /*
- * The rest, and types newer than this library: the port, as in libibverbs.
+ * What @event_type's element names; the port for every other type, and
+ * for types newer than this library, as in libibverbs.
  */
 static inline enum ibasync_element_kind
 ibasync_element_kind(uint32_t event_type)
@@ -485,8 +486,6 @@ static inline uint32_t ibasync_ring_avail(const struct ibasync_ring *r,
 	return __atomic_load_n(&h->producer, __ATOMIC_ACQUIRE) - *cons;
 }
 
-/* Unlock @m and fail with the errno the failure set: -1. */
-
 /*
  * A lock only other threads of this process contend for, on a hot path:
  * not taken while the process has one thread (glibc's
@@ -518,6 +517,7 @@ static inline int ibasync_mt_unlock_fail(pthread_mutex_t *m, bool locked)
 	return -1;
 }
 
+/* Unlock @m and fail with the errno the failure set: -1. */
 static inline int ibasync_unlock_fail(pthread_mutex_t *m)
 {
 	return ibasync_mt_unlock_fail(m, true);
