@@ -11,6 +11,7 @@
 #include <infiniband/ib_async_shim.h>
 #include <infiniband/verbs.h>
 
+#include "expect_element.h"
 #include "fake_tree.h"
 #include "ibasync.h"
 #include "tap.h"
@@ -99,17 +100,9 @@ static void test_ops(struct ibv_context *ctx)
 	   "ibv_post_srq_recv: to the kernel, bad_wr set");
 }
 
-/* Expected element member per type, written from libibverbs' device.c. */
-static char expected_kind(int t)
-{
-	static const char kinds[] = "cqqqqqqqppppppssqppwp";	/* 0..20 */
-
-	return kinds[t];
-}
-
 static int element_ok(const struct ibv_async_event *ev, int t, uint64_t val)
 {
-	switch (expected_kind(t)) {
+	switch (expected_kind((uint32_t)t)) {
 	case 'c': return ev->element.cq == (void *)(uintptr_t)val;
 	case 'q': return ev->element.qp == (void *)(uintptr_t)val;
 	case 's': return ev->element.srq == (void *)(uintptr_t)val;
@@ -119,63 +112,29 @@ static int element_ok(const struct ibv_async_event *ev, int t, uint64_t val)
 }
 
 /* Objects whose addresses the fake records carry as user_handles. */
-static struct {
-	struct ibv_cq cq;
-	struct ibv_qp qp;
-	struct ibv_srq srq;
-	struct ibv_wq wq;
-} objs;
-
-static void *obj_for(int t)
-{
-	switch (expected_kind(t)) {
-	case 'c': return &objs.cq;
-	case 'q': return &objs.qp;
-	case 's': return &objs.srq;
-	case 'w': return &objs.wq;
-	default:  return NULL;
-	}
-}
-
-/* The counter ibv_ack_async_event() must bump for an event of type t. */
-static uint32_t acked(int t)
-{
-	switch (expected_kind(t)) {
-	case 'c': return objs.cq.async_events_completed;
-	case 'q': return objs.qp.events_completed;
-	case 's': return objs.srq.events_completed;
-	case 'w': return objs.wq.events_completed;
-	default:  return 0;
-	}
-}
+static struct expect_objects objs;
 
 static void test_element_mapping(struct ibv_context *ctx, int w)
 {
 	struct ibv_async_event ev;
 
-	pthread_mutex_init(&objs.cq.mutex, NULL);
-	pthread_cond_init(&objs.cq.cond, NULL);
-	pthread_mutex_init(&objs.qp.mutex, NULL);
-	pthread_cond_init(&objs.qp.cond, NULL);
-	pthread_mutex_init(&objs.srq.mutex, NULL);
-	pthread_cond_init(&objs.srq.cond, NULL);
-	pthread_mutex_init(&objs.wq.mutex, NULL);
-	pthread_cond_init(&objs.wq.cond, NULL);
+	expect_objects_init(&objs);
 	for (int t = 0; t <= 20; t++) {
-		void *obj = obj_for(t);
+		void *obj = expected_object(&objs, (uint32_t)t);
 		uint64_t val = obj ? (uint64_t)(uintptr_t)obj :
 				     (uint64_t)(t % 3);
-		uint32_t before = acked(t);
+		uint32_t *acks = expected_acks(&objs, (uint32_t)t);
+		uint32_t before = acks ? *acks : 0;
 
 		ft_write_event(w, (uint32_t)t, val, (uint64_t)t + 1, 1, 0, 0);
 		memset(&ev, 0xa5, sizeof(ev));
 		OK(ibv_get_async_event(ctx, &ev) == 0 &&
 		   ev.event_type == (enum ibv_event_type)t && element_ok(&ev, t, val),
 		   "type %d: element mapped as libibverbs (%c)", t,
-		   expected_kind(t));
+		   expected_kind((uint32_t)t));
 		ibv_ack_async_event(&ev);
-		if (obj)
-			OK(acked(t) == before + 1,
+		if (acks)
+			OK(*acks == before + 1,
 			   "type %d: ack counted on the object's own field", t);
 	}
 	OK(objs.cq.comp_events_completed == 0,

@@ -30,6 +30,7 @@
 #include <infiniband/ib_async_shim.h>
 #include <infiniband/verbs.h>
 
+#include "expect_element.h"
 #include "fake_ioctl.h"
 #include "fake_tree.h"
 #include "ibasync.h"
@@ -369,128 +370,52 @@ static void test_then_threads(struct ibv_context *ctx)
 }
 
 /*
- * Every event type, in the ring, comes out with libibverbs' element: the
- * object for the types its ibv_get_async_event() names one for (written
- * out here from verbs.h's documentation, not from the library's masks),
- * the port for the rest and for types newer than both; the ack counts on
- * that object and on nothing for a port. @how says whether the process
- * has one thread (the common case without locks) or several.
+ * Every event type, in the ring, comes out with libibverbs' element
+ * (expect_element.h): the object for the types it names one for, the port
+ * for the rest and for types newer than both; the ack counts on that
+ * object and on nothing for a port.
  */
-enum expect { PORT, CQ, QP, SRQ, WQ };
-
-static enum expect expected_element(uint32_t type)
-{
-	switch (type) {
-	case IBV_EVENT_CQ_ERR:
-		return CQ;
-	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR: case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return QP;
-	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return SRQ;
-	case IBV_EVENT_WQ_FATAL:
-		return WQ;
-	}
-	return PORT;
-}
-
-struct objects {
-	struct ibv_cq *cq;
-	struct ibv_qp qp;
-	struct ibv_srq srq;
-	struct ibv_wq wq;
-};
-
-static uint32_t *acks_of(struct objects *o, enum expect kind)
-{
-	switch (kind) {
-	case CQ:
-		return &o->cq->async_events_completed;
-	case QP:
-		return &o->qp.events_completed;
-	case SRQ:
-		return &o->srq.events_completed;
-	case WQ:
-		return &o->wq.events_completed;
-	case PORT:
-		break;
-	}
-	return NULL;
-}
-
-static void *object_of(struct objects *o, enum expect kind)
-{
-	switch (kind) {
-	case CQ:
-		return o->cq;
-	case QP:
-		return &o->qp;
-	case SRQ:
-		return &o->srq;
-	case WQ:
-		return &o->wq;
-	case PORT:
-		break;
-	}
-	return NULL;
-}
-
 static const uint32_t element_types[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
 	20, 21, 31, 32, 33, 63, 64, 1000, IB_ASYNC_EV_OVERFLOW - 1,
 };
 
-static bool element_ok(struct objects *o, uint32_t type, uint64_t seq)
+static bool element_ok(struct ibv_context *ctx, struct expect_objects *o,
+		       uint32_t type, uint64_t seq)
 {
-	enum expect kind = expected_element(type);
-	uint32_t *acks = acks_of(o, kind), before = acks ? *acks : 0;
-	void *obj = object_of(o, kind);
+	uint32_t *acks = expected_acks(o, type), before = acks ? *acks : 0;
+	uint32_t total = expect_acks_total(o);
+	void *obj = expected_object(o, type);
 	struct ibv_async_event ev;
 	struct ib_async_event e;
-	uint32_t total = o->cq->async_events_completed +
-			 o->qp.events_completed + o->srq.events_completed +
-			 o->wq.events_completed;
 
 	/* the kernel's element: the object's user_handle, or the port */
 	e = rec(type, obj ? (uintptr_t)obj : 2, obj ? IB_ASYNC_OBJ_QP :
 		IB_ASYNC_OBJ_PORT, obj ? 9 : 0, seq);
-	if (!publish(&fake.node, &e) || get(o->cq->context, &ev) ||
+	if (!publish(&fake.node, &e) || get(ctx, &ev) ||
 	    ev.event_type != (enum ibv_event_type)type ||
 	    (obj ? ev.element.cq != obj : ev.element.port_num != 2))
 		return false;
 	ibv_ack_async_event(&ev);
 	return (acks ? *acks == before + 1 : true) &&
-	       o->cq->async_events_completed + o->qp.events_completed +
-	       o->srq.events_completed + o->wq.events_completed ==
-	       total + !!acks;
+	       expect_acks_total(o) == total + !!acks;
 }
 
-static void test_elements(struct objects *o, const char *how)
+/* @how: whether the process has one thread (no locks) or several. */
+static void test_elements(struct ibv_context *ctx, const char *how)
 {
+	struct expect_objects o;
 	size_t i;
 	bool ok = true;
 
+	expect_objects_init(&o);
 	for (i = 0; i < sizeof(element_types) / sizeof(element_types[0]); i++)
-		if (!element_ok(o, element_types[i], 60 + i)) {
+		if (!element_ok(ctx, &o, element_types[i], 60 + i)) {
 			ok = false;
 			OK(0, "%s: event type %u", how, element_types[i]);
 		}
 	OK(ok && fake.node.hdr->consumer == fake.node.hdr->producer,
 	   "%s: every event type's element and ack as libibverbs'", how);
-}
-
-static void init_objects(struct objects *o, struct ibv_context *ctx)
-{
-	memset(o, 0, sizeof(*o));
-	o->cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
-	pthread_mutex_init(&o->qp.mutex, NULL);
-	pthread_cond_init(&o->qp.cond, NULL);
-	pthread_mutex_init(&o->srq.mutex, NULL);
-	pthread_cond_init(&o->srq.cond, NULL);
-	pthread_mutex_init(&o->wq.mutex, NULL);
-	pthread_cond_init(&o->wq.cond, NULL);
 }
 
 /* ---- a channel's ring --------------------------------------------------- */
@@ -919,7 +844,6 @@ int main(void)
 {
 	struct ibv_device **list = NULL;
 	struct ibv_context *ctx = NULL;
-	struct objects objs;
 	char *root;
 
 	fake.node.rec_size = sizeof(struct ib_async_event);
@@ -937,17 +861,10 @@ int main(void)
 	if (!OK(ctx, "open fake0"))
 		return tap_done();
 	test_node_ring(ctx);
-	init_objects(&objs, ctx);
-	if (OK(objs.cq, "a CQ for the elements"))
-		test_elements(&objs, __libc_single_threaded ? "one thread" :
-				     "one thread, already locked");
+	test_elements(ctx, __libc_single_threaded ? "one thread" :
+			   "one thread, already locked");
 	test_then_threads(ctx);
-	if (objs.cq) {
-		test_elements(&objs, "after a thread, locked");
-		/* the kernel reported what was acked: no wait */
-		fake.reported = objs.cq->async_events_completed;
-		OK(!ibv_destroy_cq(objs.cq), "the elements' CQ destroyed");
-	}
+	test_elements(ctx, "after a thread, locked");
 	test_channel_ring(ctx);
 	ibv_close_device(ctx);
 	fake_unmap(&fake.node);
