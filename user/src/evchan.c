@@ -303,16 +303,10 @@ IBASYNC_EXPORT int ibasync_unsubscribe(struct ibasync_channel *channel,
 static inline void to_public_async(const struct ib_async_chan_event *k,
 				   struct ibasync_event *e)
 {
-	struct ibv_async_event ev = { 0 };
-
-	/*
-	 * element exactly as ibv_get_async_event() gives it (zeroed first:
-	 * a port number fills only part of it)
-	 */
-	ibasync_fill_event(&k->event, &ev);
 	e->kind = IBASYNC_EVENT_ASYNC;
-	e->event_type = ev.event_type;
-	memcpy(&e->element, &ev.element, sizeof(e->element));
+	e->event_type = (enum ibv_event_type)k->event.event_type;
+	ibasync_set_element(&e->element, k->event.event_type,
+			    k->event.element);
 	e->cookie = k->cookie;
 	e->occurrences = k->occurrences;
 	e->lost = 0;
@@ -321,6 +315,10 @@ static inline void to_public_async(const struct ib_async_chan_event *k,
 	e->last_timestamp_ns = k->last_timestamp_ns;
 	e->port_num = k->event.port_num;
 }
+
+_Static_assert(sizeof(((struct ibasync_event *)0)->element) ==
+	       sizeof(((struct ibv_async_event *)0)->element),
+	       "ibasync_set_element() fills both element unions");
 
 static void to_public(const struct ib_async_chan_event *k,
 		      struct ibasync_event *e)
@@ -363,6 +361,34 @@ static int chan_map_ring(struct ibasync_channel *ch)
 }
 
 /*
+ * Convert @count records from @k on, contiguous in the ring (no wrap),
+ * into @e, skipping records of destroyed objects: one store per record
+ * at most. Returns the end of what was written. A record's address moves
+ * by the stride, the output by one: no index arithmetic per record.
+ */
+static struct ibasync_event *
+ring_convert(const unsigned char *k, size_t stride, uint32_t count,
+	     struct ibasync_event *e)
+{
+	const unsigned char *end = k + (size_t)count * stride;
+
+	for (; k != end; k += stride) {
+		const struct ib_async_chan_event *rec = (const void *)k;
+
+		/*
+		 * One test for the two rare records, a skipped one and an
+		 * overflow: no event type is as large.
+		 */
+		if (__builtin_expect(rec->event.event_type <
+				     IB_ASYNC_EV_OVERFLOW, 1))
+			to_public_async(rec, e++);
+		else if (rec->event.event_type != IBASYNC_RING_SKIP)
+			to_public(rec, e++);
+	}
+	return e;
+}
+
+/*
  * Up to @n records of the ring, converted into @events, the consumer
  * moved once for all of them; records of destroyed objects are skipped.
  * *@full: the ring was full, so records may be waiting in the kernel
@@ -373,8 +399,8 @@ static int ring_take_events(struct ibasync_ring *r,
 {
 	/* copies: the stores into @events could alias them */
 	const struct ibasync_ring ring = *r;
-	uint32_t from, cons, avail;
-	int got;
+	uint32_t from, cons, avail, run, idx;
+	struct ibasync_event *e;
 
 	/*
 	 * Converted in place: the kernel does not write a published record
@@ -384,25 +410,29 @@ static int ring_take_events(struct ibasync_ring *r,
 	 */
 	do {
 		avail = ibasync_ring_avail(r, &from);
-		*full = avail > r->mask;
+		*full = avail > ring.mask;
 		if (!avail)
 			return 0;	/* no store: the line stays shared */
-		got = 0;
-		for (cons = from; avail && got < n; avail--, cons++) {
-			const struct ib_async_chan_event *k =
-				ibasync_ring_rec(&ring, cons);
-
-			/*
-			 * One test for the two rare records, a skipped one
-			 * and an overflow: no event type is as large.
-			 */
-			if (k->event.event_type < IB_ASYNC_EV_OVERFLOW)
-				to_public_async(k, &events[got++]);
-			else if (k->event.event_type != IBASYNC_RING_SKIP)
-				to_public(k, &events[got++]);
+		e = events;
+		/*
+		 * In runs that neither wrap nor can overfill @events (each
+		 * record gives one entry at most); skipped records leave
+		 * room, so another run follows while records remain.
+		 */
+		for (cons = from; avail && e < events + n;
+		     cons += run, avail -= run) {
+			idx = cons & ring.mask;
+			run = ring.mask + 1 - idx;
+			if (run > avail)
+				run = avail;
+			if (run > (uint32_t)(events + n - e))
+				run = (uint32_t)(events + n - e);
+			e = ring_convert(ring.records +
+					 (size_t)idx * ring.record_size,
+					 ring.record_size, run, e);
 		}
 	} while (!ibasync_ring_claim(r, from, cons));
-	return got;
+	return (int)(e - events);
 }
 
 /*

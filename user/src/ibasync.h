@@ -324,25 +324,58 @@ ibasync_element_kind(uint32_t event_type)
 }
 
 /*
- * For affiliated events the kernel returns the user_handle the object was
- * created with; libibasync will use the object's address as user_handle, so
- * the cast gives back the pointer.
+ * Store a record's @element into @out, the element union of a struct
+ * ibv_async_event or a struct ibasync_event (the same members), as
+ * libibverbs sets it for @event_type. The kernel's element is the
+ * object's user_handle for an affiliated event, which libibasync makes
+ * the object's address, and the port number, below 2^32, for any other
+ * (uAPI struct ib_async_event). On a little-endian machine the value as
+ * a pointer-sized integer is then that union whichever member the type
+ * names: the object's pointer, or port_num with zeros above it (and for
+ * a type libibverbs maps to the port although the kernel gave a handle,
+ * port_num still reads its low half, libibverbs' own truncation). So the
+ * type is not looked at: one load and one store for every record handed
+ * out, where a test of the type costs a dozen instructions (an emulated
+ * guest pays for each). Big-endian puts port_num in the high half.
  */
-static inline void ibasync_fill_event(const struct ib_async_event *rec,
-				      struct ibv_async_event *event)
+static inline void ibasync_set_element(void *out, uint32_t event_type,
+				       uint64_t element)
 {
-	uint64_t element = rec->element;	/* one load for either use */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uintptr_t v = (uintptr_t)element;
 
-	event->event_type = (enum ibv_event_type)rec->event_type;
+	(void)event_type;
+	memcpy(out, &v, sizeof(v));
+#else
+	union ibasync_element_u {
+		void *obj;
+		int port_num;
+	} u;
+
 	/*
 	 * Every pointer to a structure has the same representation (C11
 	 * 6.2.5), so the object is stored once, whichever member the type
-	 * names: a switch with a store per member compiles to a jump table.
+	 * names.
 	 */
-	if (ibasync_event_in(IBASYNC_OBJECT_EVENTS, rec->event_type))
-		event->element.cq = (void *)(uintptr_t)element;
+	memset(&u, 0, sizeof(u));
+	if (ibasync_event_in(IBASYNC_OBJECT_EVENTS, event_type))
+		u.obj = (void *)(uintptr_t)element;
 	else
-		event->element.port_num = (int)element;
+		u.port_num = (int)element;
+	memcpy(out, &u, sizeof(u));
+#endif
+}
+
+/* The union above has the size and layout of both element unions. */
+_Static_assert(sizeof(((struct ibv_async_event *)0)->element) ==
+	       sizeof(uintptr_t), "element union is one pointer");
+
+/* A record's type and element as ibv_get_async_event() gives them. */
+static inline void ibasync_fill_event(const struct ib_async_event *rec,
+				      struct ibv_async_event *event)
+{
+	event->event_type = (enum ibv_event_type)rec->event_type;
+	ibasync_set_element(&event->element, rec->event_type, rec->element);
 }
 
 static inline struct ibasync_context *to_ibasync_ctx(struct ibv_context *ctx)

@@ -515,6 +515,73 @@ static void test_channel_ring(struct ibv_context *ctx)
 	fake_unmap(&fake.chan);
 }
 
+/* Mark the record in @slot of @r skipped, as a destroy marks its object's. */
+static void mark_skipped(struct fake_ring *r, uint32_t slot)
+{
+	struct ib_async_event *e = (void *)((unsigned char *)r->hdr + REC_OFF +
+					    (slot & (ENTRIES - 1)) *
+					    r->rec_size);
+
+	e->event_type = IBASYNC_RING_SKIP;
+}
+
+/*
+ * Records that wrap the ring's end, with skipped ones and an overflow
+ * record among them: a call fills the array across the wrap and past the
+ * skipped records, in order, and moves the consumer past the last record
+ * it read, no further.
+ */
+static void test_channel_wrap(struct ibv_context *ctx)
+{
+	struct ibasync_channel *ch = ibasync_create_channel(ctx, 0);
+	struct ibasync_event ev[ENTRIES];
+	struct ib_async_chan_event k;
+	uint32_t i;
+	int n;
+
+	errno = 0;
+	if (!OK(ch && ibasync_get_events(ch, ev, 2, IBASYNC_GET_NONBLOCK) ==
+		-1 && errno == EAGAIN && fake.chan.hdr, "a channel's ring"))
+		return;
+	for (i = 1; i <= ENTRIES - 2; i++) {
+		k = crec(rec(IBV_EVENT_SM_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, i));
+		publish(&fake.chan, &k);
+	}
+	OK(ibasync_get_events(ch, ev, ENTRIES, 0) == ENTRIES - 2 &&
+	   fake.chan.hdr->consumer == ENTRIES - 2,
+	   "six records taken: the consumer two slots from the ring's end");
+	/* seq 7..12 in slots 6, 7, 0, 1, 2, 3; 8 and 10 skipped, 9 lost 5 */
+	for (i = ENTRIES - 1; i <= ENTRIES + 4; i++) {
+		k = crec(rec(IBV_EVENT_PORT_ERR, i, IB_ASYNC_OBJ_PORT, 0, i));
+		k.event.port_num = i;
+		if (i == ENTRIES + 1)
+			k = (struct ib_async_chan_event){ .event = {
+				.seq = i, .count = 5,
+				.event_type = IB_ASYNC_EV_OVERFLOW } };
+		publish(&fake.chan, &k);
+	}
+	mark_skipped(&fake.chan, ENTRIES - 1);	/* seq 8 */
+	mark_skipped(&fake.chan, ENTRIES + 1);	/* seq 10 */
+	n = ibasync_get_events(ch, ev, 3, 0);
+	OK(n == 3 && ev[0].kind == IBASYNC_EVENT_ASYNC && ev[0].seq == 7 &&
+	   ev[0].element.port_num == 7 && ev[0].port_num == 7 &&
+	   ev[0].cookie == 107 && ev[0].occurrences == 1 && !ev[0].lost &&
+	   ev[1].kind == IBASYNC_EVENT_OVERFLOW && ev[1].seq == 9 &&
+	   ev[1].lost == 5 && ev[2].seq == 11 &&
+	   ev[2].event_type == IBV_EVENT_PORT_ERR &&
+	   ev[2].element.port_num == 11 &&
+	   fake.chan.hdr->consumer == ENTRIES + 3,
+	   "three across the ring's end and two skipped records: seq 7, the "
+	   "overflow 9 and 11, consumer past 11 (got %d, consumer %u)", n,
+	   fake.chan.hdr->consumer);
+	n = ibasync_get_events(ch, ev, 2, 0);
+	OK(n == 1 && ev[0].seq == 12 && ev[0].element.port_num == 12 &&
+	   fake.chan.hdr->consumer == fake.chan.hdr->producer,
+	   "two asked, one left: seq 12, all consumed");
+	ibasync_destroy_channel(ch);
+	fake_unmap(&fake.chan);
+}
+
 /* A channel that outlives its context keeps working on its ring. */
 static void test_channel_outlives(struct ibv_device *dev)
 {
@@ -866,6 +933,7 @@ int main(void)
 	test_then_threads(ctx);
 	test_elements(ctx, "after a thread, locked");
 	test_channel_ring(ctx);
+	test_channel_wrap(ctx);
 	ibv_close_device(ctx);
 	fake_unmap(&fake.node);
 	test_channel_outlives(list[0]);
