@@ -337,14 +337,19 @@ static void ib_async_wc_take(struct ib_async_file *file,
 
 /* Move up to @max completions from the device's CQ to its backlog. */
 static int ib_async_cq_fetch(struct ib_async_file *file,
-			     struct ib_async_uobj *cq, int max,
+			     struct ib_async_uobj *cq, u32 max,
 			     const struct ib_async_dead_qp *dead)
 {
 	struct ib_wc *wc = file->poll_wc;
 	int i, n;
 
 	lockdep_assert_held(&file->obj_mutex);
-	n = ib_poll_cq(cq->cq, min_t(int, max, IB_ASYNC_POLL_BATCH), wc);
+	/*
+	 * Unsigned: a count the caller made huge must not reach the driver
+	 * as a negative num_entries, which some drivers' loops take for a
+	 * very large one, writing past poll_wc.
+	 */
+	n = ib_poll_cq(cq->cq, min_t(u32, max, IB_ASYNC_POLL_BATCH), wc);
 	for (i = 0; i < n; i++)
 		ib_async_wc_take(file, cq, &wc[i], dead);
 	return n;
@@ -635,6 +640,12 @@ int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)
 		return -EINVAL;
 	if (current->mm != file->mm)
 		return -EPERM;
+	/*
+	 * Any count is taken, as ib_uverbs takes any ne; the file never has
+	 * more than IB_ASYNC_MAX_WRS requests to complete, so more entries
+	 * could not be filled, and the count stays well inside an int.
+	 */
+	arg->count = min_t(u32, arg->count, IB_ASYNC_MAX_WRS);
 	out = u64_to_user_ptr(arg->wc);
 	if (!access_ok(out, (size_t)arg->count * sizeof(*out)))
 		return -EFAULT;

@@ -236,6 +236,64 @@ TEST_F(dp, unsignalled_send_completes_silently)
 	EXPECT_STREQ(msg, rbuf);
 }
 
+/*
+ * A count past INT_MAX is taken as ib_uverbs takes any ne: the completions
+ * there are returned. It once reached the driver as a negative
+ * num_entries, which rxe answers with nothing and other drivers take for
+ * a very large one, writing past the module's array.
+ */
+TEST_F(dp, poll_with_a_count_past_int_max_returns_the_completions)
+{
+	static const char msg[] = "counted";
+	static struct ib_async_wc wc[4];
+	static char rbuf[64];
+	static const uint32_t counts[] = { 0x80000000U, 0xffffffffU };
+	struct ib_async_create_qp a, b;
+	struct ib_async_post_send s = {};
+	uint64_t t0;
+	uint8_t gid[16];
+	int sgid, i;
+	uint32_t cq, got;
+
+	IBA_SKIPPED_IN_SETUP();
+	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	if (sgid < 0)
+		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
+	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
+	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, sgid, gid, &a, &b));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
+				       10 + i, rbuf, sizeof(rbuf)));
+		s.handle = a.handle;
+		s.opcode = IB_UVERBS_WR_SEND;
+		s.wr_id = 20 + i;
+		s.addr = (uintptr_t)msg;
+		s.length = sizeof(msg);
+		s.send_flags = IB_ASYNC_SEND_SIGNALED;
+		ASSERT_EQ(0, post_send(self->fd, &s));
+
+		/* the send's and the receive's completions */
+		got = 0;
+		t0 = iba_now_ms();
+		while (got < 2 && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS) {
+			struct ib_async_poll_cq p = {
+				.argsz = sizeof(p), .handle = cq,
+				.count = counts[i], .wc = (uintptr_t)&wc[got],
+			};
+
+			ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
+			ASSERT_GE(2 - got, p.count);
+			got += p.count;
+			if (got < 2)
+				iba_sleep_ms(10);
+		}
+		ASSERT_EQ(2U, got) TH_LOG("count %#x", counts[i]);
+		EXPECT_EQ(0U, wc[0].status);
+		EXPECT_EQ(0U, wc[1].status);
+		EXPECT_EQ(30ULL + 2 * i, wc[0].wr_id + wc[1].wr_id);
+	}
+}
+
 TEST_F(dp, bad_work_requests_change_nothing)
 {
 	static char buf[64];

@@ -1122,7 +1122,8 @@ struct ib_async_wc {
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @handle: the CQ.
- * @count: in: entries at @wc; out: entries filled.
+ * @count: in: entries at @wc (any count: no more are filled than the
+ *	file has work requests); out: entries filled.
  * @wc: user pointer to an array of &struct ib_async_wc.
  */
 struct ib_async_poll_cq {
