@@ -161,16 +161,33 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
  * whole. The event handler may still be walking past the file: it is
  * freed only after a grace period (see ib_async_file_free()).
  *
+ * The destroyed objects' records are purged between the two holds: a
+ * reader of a CQ's completion channel, another file, may be copying to
+ * a slow user buffer, and removal must not wait for it. The file is not
+ * yet marked orphaned then, so removal, if it comes meanwhile, destroys
+ * what is left but does not free the file; this does, as it would have
+ * after removal.
+ *
  * Return: false if the driver refused to destroy some object: the file
  * then stays listed, orphaned, and removal destroys and frees it.
  */
 bool ib_async_device_detach_file(struct ib_async_device *adev,
 				 struct ib_async_file *file)
 {
+	LIST_HEAD(ended);
 	bool gone;
+	u32 left;
 
 	down_read(&adev->disassoc_rwsem);
-	gone = !ib_async_file_destroy_objs(file, false) || !adev->ib_dev;
+	left = ib_async_file_destroy_objs(file, false, &ended);
+	up_read(&adev->disassoc_rwsem);
+	ib_async_file_end_destroyed(&ended);
+
+	down_read(&adev->disassoc_rwsem);
+	gone = !left || !adev->ib_dev;
+	/* Removal came in between: free the dead handles it left. */
+	if (left && gone)
+		ib_async_file_destroy_objs(file, false, &ended);
 	if (gone) {
 		spin_lock(&adev->files_lock);
 		list_del_rcu(&file->list);
@@ -268,7 +285,8 @@ void ib_async_device_remove(struct ib_async_device *adev)
 	down_write(&adev->disassoc_rwsem);
 	list_for_each_entry_safe(file, next, &adev->files, list) {
 		ib_async_channels_close(file, -ENODEV);
-		if (ib_async_file_destroy_objs(file, true) || !file->orphaned)
+		if (ib_async_file_destroy_objs(file, true, NULL) ||
+		    !file->orphaned)
 			continue;
 		/* A closed file kept for this retry: now it can go. */
 		list_del_rcu(&file->list);
@@ -277,7 +295,13 @@ void ib_async_device_remove(struct ib_async_device *adev)
 	adev->ib_dev = NULL;
 	up_write(&adev->disassoc_rwsem);
 	list_for_each_entry_safe(file, next, &reap, reap) {
-		ib_async_file_destroy_objs(file, false);	/* dead handles */
+		LIST_HEAD(ended);
+
+		/* Dead handles only: the device has nothing left to destroy. */
+		down_read(&adev->disassoc_rwsem);
+		ib_async_file_destroy_objs(file, false, &ended);
+		up_read(&adev->disassoc_rwsem);
+		ib_async_file_end_destroyed(&ended);
 		ib_async_file_free(file);
 	}
 

@@ -413,6 +413,8 @@ struct ib_async_uobj {
 	 */
 	struct list_head wrs;
 	struct list_head sq_wrs;
+	/* at close: destroyed, its records purged once no lock is held */
+	struct list_head ended;
 	/* PD: the QP that registers its MRs, made by the first REG_MR */
 	struct ib_async_regq *regq;
 	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */
@@ -498,11 +500,12 @@ void ib_async_uobj_abort(struct ib_async_uobj *uobj);
 void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
-int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported);
 int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
 u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
 			      u64 *comp_events_reported);
-u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal);
+u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
+			       struct list_head *ended);
+void ib_async_file_end_destroyed(struct list_head *ended);
 void ib_async_uobj_event(struct ib_event *event, void *context);
 
 /* How a command runs (struct ib_async_ioctl_op.flags, ib_async_ucmd.flags) */

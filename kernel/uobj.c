@@ -295,22 +295,20 @@ u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
 }
 
 /**
- * ib_async_uobj_destroy - destroy an object and its unread events
- * @uobj: the object
- * @events_reported: out, how many of its events the file's readers got
+ * ib_async_file_end_destroyed - purge and free objects destroyed at close
+ * @ended: what ib_async_file_destroy_objs() destroyed
  *
- * For the close path, where no reader can hold up the purge.
- *
- * Return: as ib_async_uobj_destroy_begin().
+ * The file's own queue has no reader left at close, but a CQ's completion
+ * channel is a file of its own, whose reader may be copying to a slow
+ * user buffer: the caller holds no lock, as for DESTROY.
  */
-int ib_async_uobj_destroy(struct ib_async_uobj *uobj, u64 *events_reported)
+void ib_async_file_end_destroyed(struct list_head *ended)
 {
-	int ret = ib_async_uobj_destroy_begin(uobj);
+	struct ib_async_uobj *uobj, *next;
 	u64 comp;
 
-	if (!ret)
-		*events_reported = ib_async_uobj_destroy_end(uobj, &comp);
-	return ret;
+	list_for_each_entry_safe(uobj, next, ended, ended)
+		ib_async_uobj_destroy_end(uobj, &comp);
 }
 
 /*
@@ -323,25 +321,26 @@ static const u32 ib_async_destroy_order[] = {
 };
 
 /*
- * Destroy the verbs objects of one type. At close the uobjs go too. At
- * device removal they stay as dead handles, their queued records stay
- * readable, and a later destroy of the handle succeeds. Return: whether
- * any was destroyed.
+ * Destroy the verbs objects of one type. At close the uobjs go on @ended,
+ * for ib_async_file_end_destroyed(). At device removal (@ended NULL) they
+ * stay as dead handles, their queued records stay readable, and a later
+ * destroy of the handle succeeds. Return: whether any was destroyed.
  */
 static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
-				  bool removal)
+				  struct list_head *ended)
 {
 	struct ib_async_uobj *uobj;
 	unsigned long handle;
 	bool progress = false;
-	u64 reported;
 	int ret;
 
 	xa_for_each(&file->objs, handle, uobj) {
 		if (uobj->type != type || !uobj->obj)
 			continue;
-		if (!removal) {
-			ret = ib_async_uobj_destroy(uobj, &reported);
+		if (ended) {
+			ret = ib_async_uobj_destroy_begin(uobj);
+			if (!ret)
+				list_add_tail(&uobj->ended, ended);
 		} else {
 			ret = ib_async_uobj_destroy_obj(uobj);
 			if (!ret)
@@ -369,6 +368,8 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
  * ib_async_file_destroy_objs - destroy every object of a file
  * @file: the file
  * @removal: the device is going away (else: the file is being closed)
+ * @ended: at close, where the destroyed objects go; the caller passes
+ *	them to ib_async_file_end_destroyed() once it dropped the rwsem
  *
  * A driver may fail a destroy. As ib_uverbs does, the whole set is tried
  * again, in dependency order, for as long as that makes progress; what is
@@ -378,7 +379,8 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
  *
  * Return: how many verbs objects are still alive.
  */
-u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
+u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
+			       struct list_head *ended)
 {
 	/* Closed after removal: what removal could not destroy is leaked. */
 	bool retry = removal || file->adev->ib_dev;
@@ -398,7 +400,7 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal)
 		for (i = 0; i < ARRAY_SIZE(ib_async_destroy_order); i++)
 			progress |= ib_async_destroy_type(file,
 						ib_async_destroy_order[i],
-						removal);
+						removal ? NULL : ended);
 		left = ib_async_live_objs(file);
 		retry = progress;
 	}
