@@ -125,9 +125,17 @@ int ib_async_cmd_query_pkey(struct ib_async_ucmd *u)
 	u16 pkey;
 	int ret;
 
-	/* ib_query_pkey() takes a u16 index: refuse what it would truncate. */
-	if (arg->flags || arg->reserved || arg->reserved16 || arg->index > U16_MAX ||
+	if (arg->flags || arg->reserved || arg->reserved16 ||
 	    !rdma_is_port_valid(ib_dev, arg->port_num))
+		return -EINVAL;
+	/*
+	 * Only indexes inside the port's table reach the driver, as sysfs
+	 * (where rdma-core reads P_Keys) has files for those alone: some
+	 * drivers read an index past it as "the whole table" and write
+	 * that many entries into the one @pkey.
+	 */
+	if (arg->index >=
+	    ib_port_immutable_read(ib_dev, arg->port_num)->pkey_tbl_len)
 		return -EINVAL;
 	ret = ib_query_pkey(ib_dev, arg->port_num, arg->index, &pkey);
 	if (ret)

@@ -320,6 +320,38 @@ TEST_F_TIMEOUT(evsrc, device_without_kernel_verbs_gets_events, 60)
 }
 
 /*
+ * QUERY_PKEY passes the driver only indexes inside the port's P_Key table
+ * (evsrc0 has one entry, and counts any query past it): mlx5 reads an
+ * index past its table as "the whole table", which it wrote into the one
+ * u16 the module gives it.
+ */
+TEST_F(evsrc, pkey_query_outside_the_table_never_reaches_the_driver)
+{
+	static const uint32_t bad[] = { 1, 2, 0xffff, 0x10000, 0xffffffff };
+	struct ib_async_query_pkey k = { .argsz = sizeof(k), .port_num = 1 };
+	char before[32], after[32];
+	unsigned int i;
+	int fd;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, iba_read_line(EVSRC_DIR "/pkey_beyond_table", before,
+				   sizeof(before)));
+	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+	EXPECT_EQ(0xffff, k.pkey);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k.index = bad[i];
+		EXPECT_EQ(-EINVAL, ioc(fd, IB_ASYNC_IOC_QUERY_PKEY, &k))
+			TH_LOG("index %#x", bad[i]);
+	}
+	ASSERT_EQ(0, iba_read_line(EVSRC_DIR "/pkey_beyond_table", after,
+				   sizeof(after)));
+	EXPECT_STREQ(before, after);
+	close(fd);
+}
+
+/*
  * Hot-unplug of a device whose file has a completion channel, a CQ on it
  * and a reader blocked in read(): removal must not wait for the reader,
  * which wakes with ENODEV; the dead CQ's handle can still be destroyed.

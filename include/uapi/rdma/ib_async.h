@@ -852,7 +852,7 @@ struct ib_async_query_gid {
  * @argsz: size of the structure.
  * @flags: must be 0.
  * @port_num: the port.
- * @index: the slot in its P_Key table.
+ * @index: the slot in its P_Key table; EINVAL past the table's end.
  * @pkey: out: the P_Key, host byte order.
  * @reserved16: must be 0.
  * @reserved: must be 0.

@@ -57,6 +57,8 @@ struct evsrc_dev {
 	bool fatal;
 	/* the fail_destroy file: QP destroys still to refuse with -EIO */
 	atomic_t fail_destroy;
+	/* the pkey_beyond_table file: queries of a P_Key outside the table */
+	atomic_t pkey_beyond;
 	enum ib_port_state port_state[EVSRC_NPORTS + 1];
 	struct dentry *dir;
 };
