@@ -346,7 +346,8 @@ int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 
 int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 {
-	struct ib_qp_init_attr init;
+	/* zeroed: drivers leave some unset (rxe: an SRQ QP's receive caps) */
+	struct ib_qp_init_attr init = {};
 	struct ib_async_qp_attr *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	struct ib_qp_attr attr;

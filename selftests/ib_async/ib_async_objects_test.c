@@ -259,6 +259,40 @@ TEST_F(obj, srq_limit_set_and_read_back)
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
 }
 
+/*
+ * A QP on an SRQ has no receive queue of its own: QUERY_QP says 0 for its
+ * receive caps. rxe leaves them unset in the attributes it fills, and they
+ * once went out as whatever the kernel stack held (ib_async.ko built for
+ * the debug kernel fills its stack with a pattern, so that shows).
+ */
+TEST_F(obj, query_of_an_srq_qp_says_no_receive_queue)
+{
+	struct ib_async_create_srq srq = {
+		.argsz = sizeof(srq), .user_handle = 8, .pd_handle = self->pd,
+		.max_wr = 16, .max_sge = 1,
+	};
+	struct ib_async_create_qp qp = {
+		.argsz = sizeof(qp), .user_handle = 9, .pd_handle = self->pd,
+		.send_cq_handle = self->cq, .recv_cq_handle = self->cq,
+		.qp_type = IB_UVERBS_QPT_RC, .max_send_wr = 4,
+		.max_send_sge = 1,
+	};
+	struct ib_async_qp_attr q = { .argsz = sizeof(q) };
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	qp.srq_handle = srq.handle;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &qp));
+	q.handle = qp.handle;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(0U, q.max_recv_wr);
+	EXPECT_EQ(0U, q.max_recv_sge);
+	EXPECT_LE(4U, q.max_send_wr);
+	EXPECT_LE(1U, q.max_send_sge);
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+}
+
 TEST_F(obj, wq_on_rxe_is_eopnotsupp)
 {
 	struct ib_async_create_wq wq = {
