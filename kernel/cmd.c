@@ -285,6 +285,28 @@ static int ib_async_resolve_dmac(struct ib_pd *pd, struct rdma_ah_attr *ah)
 	return rdma_destroy_ah_user(tmp, RDMA_DESTROY_AH_SLEEPABLE, NULL);
 }
 
+/*
+ * The primary path's port, as ib_uverbs checks it: INIT to RTR takes the
+ * port chosen at RESET to INIT, so the address vector must name that one;
+ * otherwise (SQD to SQD) the two go together, and an address vector alone
+ * moves the QP's port with it, since the driver does not track the primary
+ * port through a path change.
+ */
+static int ib_async_check_av_port(const struct ib_qp *qp,
+				  struct ib_async_qp_attr *arg)
+{
+	if (!(arg->attr_mask & IB_ASYNC_QP_AV))
+		return 0;
+	if ((arg->attr_mask & IB_ASYNC_QP_STATE) &&
+	    arg->qp_state == IB_QPS_RTR)
+		return arg->av.port_num == qp->port ? 0 : -EINVAL;
+	if (!(arg->attr_mask & IB_ASYNC_QP_PORT)) {
+		arg->attr_mask |= IB_ASYNC_QP_PORT;
+		arg->port_num = arg->av.port_num;
+	}
+	return arg->port_num == arg->av.port_num ? 0 : -EINVAL;
+}
+
 int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 {
 	struct ib_async_qp_attr *arg = c->cmd;
@@ -311,6 +333,9 @@ int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 	uobj = ib_async_uobj_get(c->file, arg->handle, IB_ASYNC_OBJ_QP);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
+	ret = ib_async_check_av_port(uobj->qp, arg);
+	if (ret)
+		return ret;
 
 	attr.qp_state = arg->qp_state;
 	attr.cur_qp_state = arg->cur_qp_state;

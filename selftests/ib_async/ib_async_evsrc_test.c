@@ -320,6 +320,77 @@ TEST_F_TIMEOUT(evsrc, device_without_kernel_verbs_gets_events, 60)
 }
 
 /*
+ * The primary path's port is checked as ib_uverbs checks it, on evsrc0's
+ * two ports: INIT to RTR must name, in the address vector, the port the
+ * QP was given at RESET to INIT; SQD to SQD takes a port and an address
+ * vector only together, and an address vector alone moves the QP to its
+ * port (QUERY_QP reads the driver's port back).
+ */
+TEST_F(evsrc, primary_path_port_checked_as_uverbs_does)
+{
+	struct ib_async_qp_attr a = { .port_num = 1 }, q;
+	struct ib_async_create_qp qp;
+	uint32_t pd, cq;
+	int fd;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, create_pd(fd, &pd));
+	ASSERT_EQ(0, create_cq(fd, 1, 8, &cq));
+	ASSERT_EQ(0, create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_RC, &qp));
+	ASSERT_EQ(0, modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS, &a));
+
+	memset(&a, 0, sizeof(a));
+	a.path_mtu = 3;
+	a.dest_qp_num = qp.qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.av.dlid = 1;
+	a.av.port_num = 2;
+	EXPECT_EQ(-EINVAL, modify_qp(fd, qp.handle, 2, IB_ASYNC_QP_AV |
+				     IB_ASYNC_QP_PATH_MTU |
+				     IB_ASYNC_QP_DEST_QPN |
+				     IB_ASYNC_QP_RQ_PSN |
+				     IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
+				     IB_ASYNC_QP_MIN_RNR_TIMER, &a))
+		TH_LOG("RTR through port 2 for a QP of port 1");
+	EXPECT_EQ(1, query_qp_state(fd, qp.handle));	/* still INIT */
+	a.av.port_num = 1;
+	ASSERT_EQ(0, modify_qp(fd, qp.handle, 2, IB_ASYNC_QP_AV |
+			       IB_ASYNC_QP_PATH_MTU | IB_ASYNC_QP_DEST_QPN |
+			       IB_ASYNC_QP_RQ_PSN |
+			       IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
+			       IB_ASYNC_QP_MIN_RNR_TIMER, &a));
+	memset(&a, 0, sizeof(a));
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	ASSERT_EQ(0, modify_qp(fd, qp.handle, 3, IB_ASYNC_QP_TIMEOUT |
+			       IB_ASYNC_QP_RETRY_CNT | IB_ASYNC_QP_RNR_RETRY |
+			       IB_ASYNC_QP_SQ_PSN |
+			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC, &a));
+	ASSERT_EQ(0, modify_qp(fd, qp.handle, 4, 0, NULL));	/* SQD */
+
+	memset(&a, 0, sizeof(a));
+	a.port_num = 1;
+	a.av.dlid = 2;
+	a.av.port_num = 2;
+	EXPECT_EQ(-EINVAL, modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_PORT |
+				     IB_ASYNC_QP_AV, &a))
+		TH_LOG("SQD to SQD: port 1 with a path through port 2");
+	ASSERT_EQ(0, modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_AV, &a));
+	q = (struct ib_async_qp_attr){ .argsz = sizeof(q),
+				       .handle = qp.handle };
+	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(4U, q.qp_state);
+	EXPECT_EQ(2U, q.port_num) TH_LOG("the path's port is the QP's now");
+	close(fd);
+}
+
+/*
  * QUERY_PKEY passes the driver only indexes inside the port's P_Key table
  * (evsrc0 has one entry, and counts any query past it): mlx5 reads an
  * index past its table as "the whole table", which it wrote into the one
