@@ -864,11 +864,18 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 	ssize_t ret = 0;
 	u32 n;
 
-	/* The ring holds the older records: read() would reorder them. */
-	if (READ_ONCE(q->uring))
-		return -EBUSY;
 	if (mutex_lock_interruptible(&q->read_mutex))
 		return -ERESTARTSYS;
+	/*
+	 * The ring holds the older records: read() would reorder them.
+	 * Tested under read_mutex, which MAP_RING takes, here and after
+	 * every sleep: a ring mapped meanwhile takes the events, which then
+	 * never reach this queue.
+	 */
+	if (READ_ONCE(q->uring)) {
+		mutex_unlock(&q->read_mutex);
+		return -EBUSY;
+	}
 	if (consume_seq)
 		evq_consume_through(q, consume_seq);
 	while (done < want) {
@@ -887,10 +894,15 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 				break;
 			}
 			mutex_unlock(&q->read_mutex);
-			if (wait_event_interruptible(q->wait, evq_readable(q)))
+			if (wait_event_interruptible(q->wait, evq_readable(q) ||
+						     READ_ONCE(q->uring)))
 				return -ERESTARTSYS;
 			if (mutex_lock_interruptible(&q->read_mutex))
 				return -ERESTARTSYS;
+			if (READ_ONCE(q->uring)) {
+				ret = -EBUSY;
+				break;
+			}
 			continue;
 		}
 		if (copy_to_user(buf + done * q->rec_size, q->bounce,
@@ -1151,6 +1163,9 @@ int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r)
 		WRITE_ONCE(q->uring, r);
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
+	/* A reader asleep in read() returns: the ring has the events now. */
+	if (!ret)
+		wake_up_interruptible(&q->wait);
 	return ret;
 }
 

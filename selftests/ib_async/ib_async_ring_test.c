@@ -322,6 +322,47 @@ TEST_F(ring, poll_and_a_blocked_wait_see_the_ring)
 }
 
 /*
+ * A reader asleep in read() when the ring is mapped returns EBUSY, as a
+ * read() after MAP_RING does: from then on the events go to the ring, and
+ * the queue it slept on would stay empty. (Before, it slept on until the
+ * ring filled: the test then fills it, so that the reader returns.)
+ */
+TEST_F(ring, a_reader_asleep_when_the_ring_is_mapped_returns_ebusy)
+{
+	struct iba_reader rd = { .ret = 99 };
+	struct ib_async_event ev;
+	struct timespec until;
+	struct ring r;
+	pthread_t t;
+	int fd, joined;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	rd.fd = fd;
+	ASSERT_EQ(0, pthread_create(&t, NULL, iba_reader_run, &rd));
+	iba_sleep_ms(200);
+	EXPECT_EQ(99, rd.ret);	/* asleep */
+	ASSERT_EQ(0, ring_map(fd, 4, &r));
+	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 process"));
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	joined = pthread_timedjoin_np(t, NULL, &until);
+	EXPECT_EQ(0, joined) TH_LOG("the reader slept on after MAP_RING");
+	if (joined) {
+		ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 process 8"));
+		ASSERT_EQ(0, pthread_join(t, NULL));
+	} else {
+		EXPECT_EQ(-1, rd.ret);
+		EXPECT_EQ(EBUSY, rd.err);
+		ASSERT_EQ(1, ring_take(&r, &ev, sizeof(ev), 1));
+		EXPECT_EQ((uint32_t)IB_ASYNC_EV_PKEY_CHANGE, ev.event_type);
+	}
+	ring_unmap(&r);
+	close(fd);
+}
+
+/*
  * An event channel's ring holds what its subscriptions match, with the
  * cookie; coalescing and completion channels, whose records change while
  * queued, refuse a ring.
