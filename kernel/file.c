@@ -212,6 +212,14 @@ int ib_async_cmd_read_batch(struct ib_async_ucmd *u)
 	if (arg->flags & ~(IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK) ||
 	    arg->reserved)
 		return -EINVAL;
+	/*
+	 * A completion channel merges a CQ's next event into the record the
+	 * CQ has queued: into a peeked one, already with the reader, the
+	 * event would be lost when the record is consumed.
+	 */
+	if ((arg->flags & IB_ASYNC_READ_PEEK) &&
+	    (u->evq->flags & IB_ASYNC_EVQ_COMP))
+		return -EINVAL;
 	n = ib_async_evq_read_batch(u->evq, arg->consume_seq,
 				    u64_to_user_ptr(arg->buf), arg->count,
 				    (u->filp->f_flags & O_NONBLOCK) ||

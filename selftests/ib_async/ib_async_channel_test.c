@@ -97,6 +97,7 @@ FIXTURE_TEARDOWN(chan)
 
 TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 {
+	struct ib_async_read_batch b = { .argsz = sizeof(b) };
 	struct ib_async_event ev;
 	struct ib_async_info info;
 	uint32_t pd;
@@ -122,6 +123,16 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	EXPECT_EQ(0, iba_fionread(ch));
 	EXPECT_EQ(0, iba_fdinfo(ch, "cqs"));
 	EXPECT_EQ(8, iba_fdinfo(ch, "capacity"));
+	/*
+	 * READ_BATCH, but no peeking: a CQ's next event merges into its
+	 * queued record, and would be lost with one the reader has seen.
+	 */
+	b.buf = (uintptr_t)&ev;
+	b.count = 1;
+	b.flags = IB_ASYNC_READ_NONBLOCK;
+	EXPECT_EQ(-EAGAIN, ioc(ch, IB_ASYNC_IOC_READ_BATCH, &b));
+	b.flags |= IB_ASYNC_READ_PEEK;
+	EXPECT_EQ(-EINVAL, ioc(ch, IB_ASYNC_IOC_READ_BATCH, &b));
 	close(ch);
 
 	/* bad arguments make nothing */

@@ -249,7 +249,9 @@ struct ib_async_queue_len {
 
 /**
  * enum ib_async_read_flags - flags of IB_ASYNC_IOC_READ_BATCH
- * @IB_ASYNC_READ_PEEK: copy records without consuming them.
+ * @IB_ASYNC_READ_PEEK: copy records without consuming them. Not on a
+ *	completion channel (EINVAL), where a CQ's next event merges into the
+ *	record it has queued and would be lost with a peeked one.
  * @IB_ASYNC_READ_NONBLOCK: never block, whatever the file's O_NONBLOCK:
  *	for a library that shares the file with its program.
  */
