@@ -154,16 +154,24 @@ static u32 *evq_chain(u32 *buckets, u32 bits, u64 key)
 	return &buckets[hash_64(key, bits)];
 }
 
-/* The unread, uncopied record of @key in a coalescing queue: 1 + index. */
-static u32 evq_x_find(struct ib_async_evq *q, u64 key)
+/*
+ * The unread, uncopied record of @key in a coalescing queue that carries
+ * @cookie: 1 + index. Only a record of the same subscription takes the
+ * event, as each record says which subscription it matched: after a
+ * subscription ends, another's events of the same key take a record of
+ * their own.
+ */
+static u32 evq_x_find(struct ib_async_evq *q, u64 key, u64 cookie)
 {
+	struct ib_async_evx *e;
 	u32 x;
 
 	lockdep_assert_held(&q->lock);
-	for (x = *evq_chain(q->buckets, q->bucket_bits, key); x;
-	     x = evq_x(q, x)->next)
-		if (evq_x(q, x)->key == key)
+	for (x = *evq_chain(q->buckets, q->bucket_bits, key); x; x = e->next) {
+		e = evq_x(q, x);
+		if (e->key == key && e->cookie == cookie)
 			return x;
+	}
 	return 0;
 }
 
@@ -557,9 +565,9 @@ void ib_async_evq_push_once(struct ib_async_evq *q,
  * @ev: the record; seq and count are filled in here
  * @cookie: the matching subscription's
  *
- * In a coalescing channel an event with the key of a record no reader has
- * copied yet adds to that record's occurrences and last timestamp
- * instead. Safe from any context, including hard irq.
+ * In a coalescing channel an event with the key and cookie of a record no
+ * reader has copied yet adds to that record's occurrences and last
+ * timestamp instead. Safe from any context, including hard irq.
  */
 void ib_async_evq_push_chan(struct ib_async_evq *q,
 			    const struct ib_async_event *ev, u64 cookie)
@@ -572,7 +580,7 @@ void ib_async_evq_push_chan(struct ib_async_evq *q,
 	spin_lock_irqsave(&q->lock, flags);
 	if (q->buckets && !q->ended &&
 	    ev->event_type != IB_ASYNC_EV_DEVICE_FATAL)
-		x = evq_x_find(q, evq_key(ev));
+		x = evq_x_find(q, evq_key(ev), cookie);
 	if (x) {
 		e = evq_x(q, x);
 		e->occurrences++;

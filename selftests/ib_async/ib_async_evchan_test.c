@@ -358,6 +358,36 @@ TEST_F(evc, coalescing_counts_a_hard_irq_storm_exactly)
 	close(ch);
 }
 
+/*
+ * A coalescing record stands for one subscription's events: once that
+ * subscription ends, the same events matched by another take a record of
+ * their own, with its cookie, rather than counting in the first one's.
+ */
+TEST_F(evc, coalescing_keeps_each_subscriptions_cookie)
+{
+	struct ib_async_chan_event ev[4];
+	int ch, a, b;
+
+	IBA_SKIPPED_IN_SETUP();
+	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ASSERT_LE(0, ch);
+	a = sub_port(self->fd, ch, 1, 0xa);
+	ASSERT_LT(0, a);
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 2"));
+	ASSERT_EQ(0, unsubscribe(self->fd, ch, a));
+	b = sub_port(self->fd, ch, 1, 0xb);
+	ASSERT_LT(0, b);
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 3"));
+	ASSERT_EQ(2, drain(ch, ev, 4));
+	EXPECT_TRUE(seq_ok(ev, 2, 1));
+	EXPECT_EQ(0xaULL, ev[0].cookie);
+	EXPECT_EQ(2ULL, ev[0].occurrences);
+	EXPECT_EQ(0xbULL, ev[1].cookie);
+	EXPECT_EQ(3ULL, ev[1].occurrences);
+	EXPECT_EQ(3, iba_fdinfo(ch, "coalesced"));
+	close(ch);
+}
+
 struct storm_reader {
 	int ch;
 	volatile int stop;

@@ -1156,8 +1156,9 @@ enum ib_async_channel_type {
  * enum ib_async_create_channel_flags - flags of IB_ASYNC_IOC_CREATE_CHANNEL
  * @IB_ASYNC_CHANNEL_NONBLOCK: open the new file descriptor O_NONBLOCK.
  * @IB_ASYNC_CHANNEL_COALESCE: event channels only: an event whose type and
- *	object (or, unaffiliated, port) match a record still unread adds to
- *	that record's occurrences instead of taking a slot.
+ *	object (or, unaffiliated, port) match a record still unread, of the
+ *	same subscription's cookie, adds to that record's occurrences instead
+ *	of taking a slot.
  */
 enum ib_async_create_channel_flags {
 	IB_ASYNC_CHANNEL_NONBLOCK	= 1 << 0,
