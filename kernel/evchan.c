@@ -252,6 +252,13 @@ int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u)
 	}
 	mutex_unlock(&u->adev->chan_lock);
 	ib_async_channel_put(chan);
+	/*
+	 * A handler that matched the old set may still be about to queue:
+	 * from the return on, the uAPI says, nothing the subscription alone
+	 * matched is queued. Its RCU read-side section ends after the queue.
+	 */
+	if (!ret)
+		synchronize_rcu();
 	return ret;
 }
 

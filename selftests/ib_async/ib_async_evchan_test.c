@@ -388,6 +388,48 @@ TEST_F(evc, coalescing_keeps_each_subscriptions_cookie)
 	close(ch);
 }
 
+static void *raise_sm_change(void *arg)
+{
+	*(int *)arg = evsrc_raise("SM_CHANGE port:1 process");
+	return NULL;
+}
+
+/*
+ * UNSUBSCRIBE returns once no event the subscription alone matched can
+ * still be queued. An event whose delivery matched it is held (evsrc's
+ * kprobe) between the match and the queueing while the subscription
+ * ends: its record must be queued before the command returns, so below
+ * the channel's next sequence number read right after the return.
+ */
+TEST_F_TIMEOUT(evc, unsubscribe_waits_for_a_delivery_that_matched_it, 60)
+{
+	struct ib_async_chan_event ev[4];
+	struct ib_async_info info;
+	int ch, id, raised = -1;
+	pthread_t t;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (access(EVSRC_DBG "/delay_chan_push_ms", W_OK))
+		SKIP(return, "no kprobes in this kernel");
+	ch = make_channel(self->fd, 0);
+	ASSERT_LE(0, ch);
+	id = sub_port(self->fd, ch, 1, 0xd);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/delay_chan_push_ms", "1000",
+				    4, 0));
+	ASSERT_EQ(0, pthread_create(&t, NULL, raise_sm_change, &raised));
+	iba_sleep_ms(300);	/* the delivery is held in the probe */
+	ASSERT_EQ(0, unsubscribe(self->fd, ch, id));
+	ASSERT_EQ(0, iba_get_info(ch, &info));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, raised);
+	ASSERT_EQ(1, drain(ch, ev, 4));
+	EXPECT_EQ(0xdULL, ev[0].cookie);
+	EXPECT_LT(ev[0].event.seq, info.next_seq)
+		TH_LOG("queued after UNSUBSCRIBE returned");
+	close(ch);
+}
+
 struct storm_reader {
 	int ch;
 	volatile int stop;

@@ -132,6 +132,10 @@ int evsrc_objects_show(struct seq_file *m, void *unused);
 /* ib_async_evsrc_event.c */
 void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent);
 
+/* ib_async_evsrc_delay.c */
+void evsrc_delay_init(struct dentry *root);
+void evsrc_delay_exit(void);
+
 /* ib_async_evsrc_main.c */
 int evsrc_claim(struct evsrc_dev *edev);
 void evsrc_fence(struct evsrc_dev *edev);

@@ -313,12 +313,14 @@ static int __init evsrc_init(void)
 	evsrc_root = debugfs_create_dir("ib_async_evsrc", NULL);
 	evsrc_add_file = debugfs_create_file("add", 0200, evsrc_root, NULL,
 					     &evsrc_add_fops);
+	evsrc_delay_init(evsrc_root);
 	for (i = 0; i < ndev && !ret; i++)
 		ret = evsrc_add("evsrc%d", true);
 	if (ret) {
 		debugfs_remove(evsrc_add_file);
 		evsrc_remove_all();
 		debugfs_remove_recursive(evsrc_root);
+		evsrc_delay_exit();
 	}
 	return ret;
 }
@@ -329,6 +331,7 @@ static void __exit evsrc_exit(void)
 	debugfs_remove(evsrc_add_file);
 	evsrc_remove_all();
 	debugfs_remove_recursive(evsrc_root);
+	evsrc_delay_exit();
 }
 
 module_init(evsrc_init);
