@@ -364,9 +364,14 @@ int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 
 	/* The driver validates the transition and the fields it needs. */
 	ret = ib_modify_qp(uobj->qp, &attr, arg->attr_mask);
-	if (!ret && (arg->attr_mask & IB_ASYNC_QP_PORT))
+	if (ret)
+		return ret;
+	if (arg->attr_mask & IB_ASYNC_QP_PORT)
 		WRITE_ONCE(uobj->port, arg->port_num);
-	return ret;
+	if ((arg->attr_mask & IB_ASYNC_QP_STATE) &&
+	    arg->qp_state == IB_QPS_RESET)
+		ib_async_qp_reset(uobj);
+	return 0;
 }
 
 int ib_async_cmd_query_qp(struct ib_async_ucmd *c)

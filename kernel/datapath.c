@@ -363,13 +363,25 @@ static void ib_async_cq_drain(struct ib_async_file *file,
 		cond_resched();
 }
 
+/*
+ * Take a QP's completions off its CQs, with those of other QPs before
+ * them, in order, as POLL_CQ would; then free the requests it had posted
+ * that will never complete.
+ */
+static void ib_async_qp_settle(struct ib_async_uobj *qp,
+			       const struct ib_async_dead_qp *dead)
+{
+	lockdep_assert_held(&qp->file->obj_mutex);
+	ib_async_cq_drain(qp->file, qp->send_cq, dead);
+	if (qp->recv_cq != qp->send_cq)
+		ib_async_cq_drain(qp->file, qp->recv_cq, dead);
+	ib_async_free_wrs(qp->file, qp);
+}
+
 /**
  * ib_async_qp_destroyed - a QP's verbs object is gone: settle its requests
  * @qp: the QP's uobj
  * @dead: the destroyed ib_qp; only its address is used
- *
- * Takes the completions queued for it off its CQs (with those of other
- * QPs before them, in order) and frees what never completed.
  */
 void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead)
 {
@@ -380,11 +392,22 @@ void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead)
 		.qp_num = qp->qp_num,
 	};
 
-	lockdep_assert_held(&qp->file->obj_mutex);
-	ib_async_cq_drain(qp->file, qp->send_cq, &d);
-	if (qp->recv_cq != qp->send_cq)
-		ib_async_cq_drain(qp->file, qp->recv_cq, &d);
-	ib_async_free_wrs(qp->file, qp);
+	ib_async_qp_settle(qp, &d);
+}
+
+/**
+ * ib_async_qp_reset - a QP went to RESET: settle its requests
+ * @qp: the QP's uobj
+ *
+ * RESET empties the QP's work queues without completions: what it had
+ * posted and not completed never will be, and the device refers to none
+ * of it any more (its receives on an SRQ are the SRQ's, and stay). Left
+ * tracked, they would count against the file's limit until the QP is
+ * destroyed, however often it is reused.
+ */
+void ib_async_qp_reset(struct ib_async_uobj *qp)
+{
+	ib_async_qp_settle(qp, NULL);
 }
 
 static struct ib_sge ib_async_wr_sge(struct ib_async_wr *w, struct ib_pd *pd)

@@ -29,6 +29,8 @@ FIXTURE(dp) {
 	struct iba_dev dev;
 	int fd;
 	uint32_t pd;
+	int sgid;		/* the RoCE v2 GID of the test bed's address */
+	uint8_t gid[16];
 };
 
 FIXTURE_SETUP(dp)
@@ -39,6 +41,18 @@ FIXTURE_SETUP(dp)
 	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
+	self->sgid = roce_v2_gid(self->dev.ibdev, self->gid);
+}
+
+/* A CQ and an RC pair on it, connected through the fixture's GID. */
+static int dp_rc_pair(FIXTURE_DATA(dp) *self, uint32_t *cq,
+		      struct ib_async_create_qp *a,
+		      struct ib_async_create_qp *b)
+{
+	int ret = create_cq(self->fd, 1, 16, cq);
+
+	return ret ? ret : rc_pair(self->fd, self->pd, *cq, self->sgid,
+				   self->gid, a, b);
 }
 
 FIXTURE_TEARDOWN(dp)
@@ -164,16 +178,13 @@ TEST_F(dp, rc_send_with_imm_delivers_payload_and_immediate)
 	struct ib_async_create_qp a, b;
 	struct ib_async_post_send s = {};
 	struct ib_async_wc wc[2];
-	uint8_t gid[16];
-	int sgid, i, seen = 0;
+	int i, seen = 0;
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
-	sgid = roce_v2_gid(self->dev.ibdev, gid);
-	if (sgid < 0)
+	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, sgid, gid, &a, &b));
+	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 42, rbuf,
 			       sizeof(rbuf)));
 	s.handle = a.handle;
@@ -212,16 +223,12 @@ TEST_F(dp, unsignalled_send_completes_silently)
 	struct ib_async_post_send s = {};
 	struct ib_async_wc wc[2];
 	static char rbuf[64];
-	uint8_t gid[16];
-	int sgid;
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
-	sgid = roce_v2_gid(self->dev.ibdev, gid);
-	if (sgid < 0)
+	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, sgid, gid, &a, &b));
+	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
 			       sizeof(rbuf)));
 	s.handle = a.handle;
@@ -251,16 +258,13 @@ TEST_F(dp, poll_with_a_count_past_int_max_returns_the_completions)
 	struct ib_async_create_qp a, b;
 	struct ib_async_post_send s = {};
 	uint64_t t0;
-	uint8_t gid[16];
-	int sgid, i;
+	int i;
 	uint32_t cq, got;
 
 	IBA_SKIPPED_IN_SETUP();
-	sgid = roce_v2_gid(self->dev.ibdev, gid);
-	if (sgid < 0)
+	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, sgid, gid, &a, &b));
+	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
 				       10 + i, rbuf, sizeof(rbuf)));
@@ -292,6 +296,53 @@ TEST_F(dp, poll_with_a_count_past_int_max_returns_the_completions)
 		EXPECT_EQ(0U, wc[1].status);
 		EXPECT_EQ(30ULL + 2 * i, wc[0].wr_id + wc[1].wr_id);
 	}
+}
+
+/*
+ * RESET empties a QP's queues without completions: the receives it held
+ * are released at once (fdinfo's work-requests), not kept against the
+ * file's limit until the QP is destroyed; brought up again, the QP
+ * carries traffic with new ones.
+ */
+TEST_F(dp, reset_releases_what_the_qp_had_posted)
+{
+	static const char msg[] = "after reset";
+	static char rbuf[4][64];
+	struct ib_async_create_qp a, b;
+	struct ib_async_post_send s = {};
+	struct ib_async_wc wc[2];
+	uint32_t cq;
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (self->sgid < 0)
+		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
+	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, i,
+				       rbuf[i], sizeof(rbuf[i])));
+	EXPECT_EQ(3, iba_fdinfo(self->fd, "work-requests"));
+	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 0, 0, NULL));
+	EXPECT_EQ(0, query_qp_state(self->fd, b.handle));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+
+	ASSERT_EQ(0, rc_connect(self->fd, b.handle, a.qp_num, self->sgid,
+				self->gid));
+	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 3,
+			       rbuf[3], sizeof(rbuf[3])));
+	s.handle = a.handle;
+	s.opcode = IB_UVERBS_WR_SEND;
+	s.wr_id = 4;
+	s.addr = (uintptr_t)msg;
+	s.length = sizeof(msg);
+	s.send_flags = IB_ASYNC_SEND_SIGNALED;
+	ASSERT_EQ(0, post_send(self->fd, &s));
+	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
+	EXPECT_EQ(0U, wc[0].status);
+	EXPECT_EQ(0U, wc[1].status);
+	EXPECT_EQ(7ULL, wc[0].wr_id + wc[1].wr_id);
+	EXPECT_STREQ(msg, rbuf[3]);
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
 }
 
 TEST_F(dp, bad_work_requests_change_nothing)
