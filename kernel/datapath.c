@@ -7,8 +7,10 @@
  * device with the PD's local_dma_lkey. A send's message is copied in
  * before the post; a receive's data is copied out to the address given at
  * post time when POLL_CQ returns its completion. Sends the caller did not
- * ask to be signalled are posted signalled anyway, so their buffers are
- * freed, and their successful completions are not returned.
+ * ask to be signalled are posted unsignalled: a later send's completion
+ * retires them (a send queue completes in order) and frees their buffers;
+ * a driver's completion of one all the same is not returned if it
+ * succeeded.
  *
  * Request ids: the id the device carries (wr_id) is the request's index
  * in the file's xarray with a generation in the upper 32 bits. Indexes
