@@ -208,6 +208,7 @@ int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 	uobj->qp = qp;
 	uobj->qp_num = qp->qp_num;
 	uobj->sq_sig_all = arg->sq_sig_all;
+	uobj->max_inline = init.cap.max_inline_data;
 	uobj->send_cq = deps[1];
 	uobj->recv_cq = deps[2];
 	uobj->qp_srq = deps[3];

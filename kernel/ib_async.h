@@ -399,6 +399,7 @@ struct ib_async_uobj {
 	u32 type;			/* enum ib_async_obj_type */
 	u32 port;			/* QP: for event records */
 	bool sq_sig_all;		/* QP: every send completes */
+	u32 max_inline;			/* QP: inline bytes a send may carry */
 	u32 users;			/* objects using this one */
 	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
 	u32 qp_num;			/* QP */

@@ -347,6 +347,17 @@ static int ib_async_post_check_sges(struct ib_async_file *file,
 	return 0;
 }
 
+/* The bytes of a send's entries (a u64 holds any count of u32s here). */
+static u64 ib_async_sge_bytes(const struct ib_sge *sges, u32 n)
+{
+	u64 bytes = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		bytes += sges[i].length;
+	return bytes;
+}
+
 /* Fill in the device's send requests, chained, with the tracked ids. */
 static int ib_async_build_sends(struct ib_async_file *file,
 				struct ib_async_post *p,
@@ -359,6 +370,16 @@ static int ib_async_build_sends(struct ib_async_file *file,
 		const struct ib_async_send_wr *u = &p->swrs[i];
 		union ib_async_kwr *k = &p->kswr[i];
 
+		/*
+		 * Inline data no larger than the QP was granted, as the
+		 * providers check it for ib_uverbs: a driver that takes none
+		 * may ignore IB_SEND_INLINE and read the entries, which name
+		 * this call's kernel buffer, after the call returned.
+		 */
+		if ((u->send_flags & IB_ASYNC_SEND_INLINE) &&
+		    ib_async_sge_bytes(&p->sges[s], u->num_sge) >
+		    qp->max_inline)
+			return -EINVAL;
 		ret = ib_async_send_ud(file, qp, u->ah_handle, u->remote_qpn,
 				       u->remote_qkey, &k->ud);
 		if (ret)

@@ -391,6 +391,44 @@ TEST_F(evsrc, primary_path_port_checked_as_uverbs_does)
 }
 
 /*
+ * An inline send carries no more than the QP was granted: evsrc0 grants
+ * none, and its post (which refuses everything with EOPNOTSUPP) must not
+ * even be asked. A driver that takes no inline data may ignore the flag
+ * and read the entries, which point into the call's kernel buffer, after
+ * the call.
+ */
+TEST_F(evsrc, inline_send_beyond_the_granted_size_is_refused)
+{
+	static const char msg[8] = "inline";
+	struct ib_async_sge sge = { .addr = (uintptr_t)msg,
+				    .length = sizeof(msg) };
+	struct ib_async_send_wr w = {
+		.num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_INLINE,
+	};
+	struct ib_async_create_qp qp = {};
+	struct ib_async_post_list a = {
+		.argsz = sizeof(a), .obj_type = IB_ASYNC_OBJ_QP, .count = 1,
+		.wr_size = sizeof(w), .wrs = (uintptr_t)&w,
+		.sges = (uintptr_t)&sge, .num_sges = 1,
+	};
+	uint32_t pd, cq;
+	int fd;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, create_pd(fd, &pd));
+	ASSERT_EQ(0, create_cq(fd, 1, 8, &cq));
+	ASSERT_EQ(0, create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_RC, &qp));
+	EXPECT_EQ(0U, qp.max_inline_data);
+	a.handle = qp.handle;
+	EXPECT_EQ(-EINVAL, ioc(fd, IB_ASYNC_IOC_POST_SEND_LIST, &a));
+	EXPECT_EQ(0U, a.posted);
+	close(fd);
+}
+
+/*
  * QUERY_PKEY passes the driver only indexes inside the port's P_Key table
  * (evsrc0 has one entry, and counts any query past it): mlx5 reads an
  * index past its table as "the whole table", which it wrote into the one

@@ -981,7 +981,8 @@ struct ib_async_post_send {
  *	covering [@addr, @addr + @length); with local write access where
  *	the device writes (receives, RDMA READ, atomics). EINVAL otherwise.
  *	Ignored for IB_ASYNC_SEND_INLINE sends, whose data is read from the
- *	caller's memory at @addr during the call.
+ *	caller's memory at @addr during the call; their entries may hold no
+ *	more bytes in all than the QP's max_inline_data (EINVAL).
  */
 struct ib_async_sge {
 	__aligned_u64 addr;

@@ -307,6 +307,8 @@ static int evsrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = evsrc_check_cap(&init->cap);
 	if (ret)
 		return ret;
+	/* no inline data: a driver that takes none, as some do */
+	init->cap.max_inline_data = 0;
 	mutex_init(&qp->lock);
 	qp->cap = init->cap;
 	qp->sq_sig_type = init->sq_sig_type;
