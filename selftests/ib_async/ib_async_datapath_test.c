@@ -25,6 +25,17 @@ static int post_send(int fd, struct ib_async_post_send *a)
 	return ioc(fd, IB_ASYNC_IOC_POST_SEND, a);
 }
 
+/* A signalled SEND of @len bytes at @msg on @qp. */
+static struct ib_async_post_send signalled_send(uint32_t qp, uint64_t wr_id,
+						const void *msg, uint32_t len)
+{
+	return (struct ib_async_post_send){
+		.handle = qp, .opcode = IB_UVERBS_WR_SEND, .wr_id = wr_id,
+		.addr = (uintptr_t)msg, .length = len,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+}
+
 FIXTURE(dp) {
 	struct iba_dev dev;
 	int fd;
@@ -141,12 +152,7 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	ah.av.sgid_index = sgid;
 	ah.av.hop_limit = 64;
 	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
-	s.handle = qp.handle;
-	s.opcode = IB_UVERBS_WR_SEND;
-	s.wr_id = 7;
-	s.addr = (uintptr_t)msg;
-	s.length = sizeof(msg);
-	s.send_flags = IB_ASYNC_SEND_SIGNALED;
+	s = signalled_send(qp.handle, 7, msg, sizeof(msg));
 	s.ah_handle = ah.handle;
 	s.remote_qpn = qp.qp_num;
 	s.remote_qkey = QKEY;
@@ -187,12 +193,8 @@ TEST_F(dp, rc_send_with_imm_delivers_payload_and_immediate)
 	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 42, rbuf,
 			       sizeof(rbuf)));
-	s.handle = a.handle;
+	s = signalled_send(a.handle, 41, msg, sizeof(msg));
 	s.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
-	s.wr_id = 41;
-	s.addr = (uintptr_t)msg;
-	s.length = sizeof(msg);
-	s.send_flags = IB_ASYNC_SEND_SIGNALED;
 	s.imm_data = htonl(0xfeedbeef);
 	ASSERT_EQ(0, post_send(self->fd, &s));
 
@@ -268,12 +270,7 @@ TEST_F(dp, poll_with_a_count_past_int_max_returns_the_completions)
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
 				       10 + i, rbuf, sizeof(rbuf)));
-		s.handle = a.handle;
-		s.opcode = IB_UVERBS_WR_SEND;
-		s.wr_id = 20 + i;
-		s.addr = (uintptr_t)msg;
-		s.length = sizeof(msg);
-		s.send_flags = IB_ASYNC_SEND_SIGNALED;
+		s = signalled_send(a.handle, 20 + i, msg, sizeof(msg));
 		ASSERT_EQ(0, post_send(self->fd, &s));
 
 		/* the send's and the receive's completions */
@@ -330,12 +327,7 @@ TEST_F(dp, reset_releases_what_the_qp_had_posted)
 				self->gid));
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 3,
 			       rbuf[3], sizeof(rbuf[3])));
-	s.handle = a.handle;
-	s.opcode = IB_UVERBS_WR_SEND;
-	s.wr_id = 4;
-	s.addr = (uintptr_t)msg;
-	s.length = sizeof(msg);
-	s.send_flags = IB_ASYNC_SEND_SIGNALED;
+	s = signalled_send(a.handle, 4, msg, sizeof(msg));
 	ASSERT_EQ(0, post_send(self->fd, &s));
 	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
 	EXPECT_EQ(0U, wc[0].status);

@@ -319,6 +319,21 @@ TEST_F_TIMEOUT(evsrc, device_without_kernel_verbs_gets_events, 60)
 	EXPECT_EQ(0, evsrc_wait_node("evsrc7", NULL, 0, IBA_EVENT_TIMEOUT_MS));
 }
 
+/* A PD, a CQ and a QP of @type on @fd: 0 or -errno. */
+static int evsrc_make_qp(int fd, uint32_t type, struct ib_async_create_qp *qp)
+{
+	uint32_t pd, cq;
+	int ret;
+
+	memset(qp, 0, sizeof(*qp));
+	ret = create_pd(fd, &pd);
+	if (!ret)
+		ret = create_cq(fd, 1, 8, &cq);
+	if (!ret)
+		ret = create_qp(fd, 2, pd, cq, type, qp);
+	return ret;
+}
+
 /*
  * The primary path's port is checked as ib_uverbs checks it, on evsrc0's
  * two ports: INIT to RTR must name, in the address vector, the port the
@@ -330,15 +345,12 @@ TEST_F(evsrc, primary_path_port_checked_as_uverbs_does)
 {
 	struct ib_async_qp_attr a = { .port_num = 1 }, q;
 	struct ib_async_create_qp qp;
-	uint32_t pd, cq;
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, create_pd(fd, &pd));
-	ASSERT_EQ(0, create_cq(fd, 1, 8, &cq));
-	ASSERT_EQ(0, create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_RC, &qp));
+	ASSERT_EQ(0, evsrc_make_qp(fd, IB_UVERBS_QPT_RC, &qp));
 	ASSERT_EQ(0, modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS, &a));
 
@@ -406,21 +418,18 @@ TEST_F(evsrc, inline_send_beyond_the_granted_size_is_refused)
 		.num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
 		.send_flags = IB_ASYNC_SEND_INLINE,
 	};
-	struct ib_async_create_qp qp = {};
+	struct ib_async_create_qp qp;
 	struct ib_async_post_list a = {
 		.argsz = sizeof(a), .obj_type = IB_ASYNC_OBJ_QP, .count = 1,
 		.wr_size = sizeof(w), .wrs = (uintptr_t)&w,
 		.sges = (uintptr_t)&sge, .num_sges = 1,
 	};
-	uint32_t pd, cq;
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, create_pd(fd, &pd));
-	ASSERT_EQ(0, create_cq(fd, 1, 8, &cq));
-	ASSERT_EQ(0, create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_RC, &qp));
+	ASSERT_EQ(0, evsrc_make_qp(fd, IB_UVERBS_QPT_RC, &qp));
 	EXPECT_EQ(0U, qp.max_inline_data);
 	a.handle = qp.handle;
 	EXPECT_EQ(-EINVAL, ioc(fd, IB_ASYNC_IOC_POST_SEND_LIST, &a));
@@ -645,15 +654,9 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 /* A PD, CQ and UD QP on @fd; the QP's number in *@qpn. */
 static int evsrc_qp(int fd, uint32_t *qp, uint32_t *qpn)
 {
-	struct ib_async_create_qp a = {};
-	uint32_t pd, cq;
-	int ret;
+	struct ib_async_create_qp a;
+	int ret = evsrc_make_qp(fd, IB_UVERBS_QPT_UD, &a);
 
-	ret = create_pd(fd, &pd);
-	if (!ret)
-		ret = create_cq(fd, 1, 8, &cq);
-	if (!ret)
-		ret = create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &a);
 	*qp = a.handle;
 	*qpn = a.qp_num;
 	return ret;
