@@ -296,7 +296,8 @@ u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
 
 /**
  * ib_async_file_end_destroyed - purge and free objects destroyed at close
- * @ended: what ib_async_file_destroy_objs() destroyed
+ * @ended: what ib_async_file_destroy_objs() destroyed; empty on return,
+ *	so that the caller may pass it to that function again
  *
  * The file's own queue has no reader left at close, but a CQ's completion
  * channel is a file of its own, whose reader may be copying to a slow
@@ -307,8 +308,10 @@ void ib_async_file_end_destroyed(struct list_head *ended)
 	struct ib_async_uobj *uobj, *next;
 	u64 comp;
 
-	list_for_each_entry_safe(uobj, next, ended, ended)
+	list_for_each_entry_safe(uobj, next, ended, ended) {
+		list_del(&uobj->ended);
 		ib_async_uobj_destroy_end(uobj, &comp);
+	}
 }
 
 /*
