@@ -96,6 +96,7 @@ struct fz_obj {
 	uint8_t qp_type;	/* IB_UVERBS_QPT_* */
 	uint8_t state;		/* QP: the state last set or seen */
 	uint8_t rx;		/* QP: in a state that takes packets */
+	uint8_t comp_chan;	/* CQ: created with a completion channel */
 	uint32_t quiet_ms;	/* QP: when it last stopped taking them */
 	uint32_t qpn;
 	uint32_t port;		/* QP: port set at INIT; AH: its port */
@@ -116,6 +117,12 @@ struct fz_file {
 	uint32_t stale[FZ_MAX_STALE];	/* handles destroyed or closed */
 	uint32_t stale_next;
 	uint64_t seen_seq;	/* the highest seq a reader got */
+	/*
+	 * REQ_NOTIFY_CQ calls ever made to the slot, counted before each goes
+	 * in and never reset: a CQ fires at most once per arming, so no CQ of
+	 * any file the slot held can have reported more completion events.
+	 */
+	uint64_t arms;
 };
 
 struct fz_report {
@@ -362,7 +369,8 @@ bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
 bool fz_pick_qp(struct fz_ctx *ctx, uint32_t slot, int qp_type, int state,
 		struct fz_obj *out);
 void fz_obj_add(struct fz_ctx *ctx, uint32_t slot, const struct fz_obj *o);
-void fz_obj_del(struct fz_ctx *ctx, uint32_t slot, uint32_t handle);
+bool fz_obj_del(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
+		struct fz_obj *gone);
 void fz_obj_set_state(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
 		      uint8_t state, uint32_t port);
 uint32_t fz_foreign_handle(struct fz_ctx *ctx, uint32_t slot);

@@ -607,6 +607,11 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 	if (canary)
 		memset(canary, FZ_CANARY_BYTE, FZ_CANARY);
 	memcpy(c->sent, c->a.raw, sizeof(c->sent));
+	if (cmd->nr == IB_ASYNC_CMD_REQ_NOTIFY_CQ) {
+		fz_lock(ctx->sh);
+		ctx->sh->file[c->slot].arms++;
+		fz_unlock(ctx->sh);
+	}
 	snprintf(ctx->desc, sizeof(ctx->desc),
 		 "%s slot %u argsz %u%s%s", cmd->name, c->slot, c->argsz,
 		 c->mdesc[0] ? " mutated " : "", c->mdesc);
