@@ -1108,6 +1108,26 @@ static void *list_room(struct fz_ctx *ctx, size_t len)
 	return (void *)(uintptr_t)fz_valid_uptr(ctx, len);
 }
 
+/*
+ * rxe in Debian's 6.12 and 7.x kernels answers a replayed RDMA READ from no
+ * MR at all (a WARN in rxe_mr_copy() and an error completion) when the
+ * last RDMA request its responder executed had length 0: read_reply()
+ * tests the QP's last length, not the replayed request's. A requester that
+ * starts again at a PSN its peer already executed (the fuzzer's RESET and
+ * reconnect, a lost response) replays. ib_uverbs reaches it the same way
+ * (an RDMA READ, a zero-length RDMA WRITE, then the requester alone reset
+ * and the READ posted again: a WARN every time on 6.12.117 and 7.3.4, none
+ * on 6.1), so on rxe the fuzzer's RDMA READs and WRITEs carry at least a
+ * byte. Documentation/ib_async.rst, "Known driver bugs".
+ */
+static bool needs_a_byte(struct fz_ctx *ctx, uint32_t slot, uint32_t op)
+{
+	return on_rxe(ctx, slot) &&
+	       (op == IB_UVERBS_WR_RDMA_WRITE ||
+		op == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM ||
+		op == IB_UVERBS_WR_RDMA_READ);
+}
+
 bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 {
 	static const uint32_t ops[] = {
@@ -1139,10 +1159,12 @@ bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 						 fz_below(r, 20);
 		bool atomic = op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
 			      op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+		bool a_byte = needs_a_byte(ctx, c->slot, op);
 
 		w[i].wr_id = fz_next(r);
 		w[i].opcode = op;
-		w[i].num_sge = atomic ? 1 : fz_below(r, 4);
+		w[i].num_sge = atomic ? 1 : a_byte ? fz_range(r, 1, 3) :
+				      fz_below(r, 4);
 		w[i].send_flags = fz_below(r, 16) &
 				  (fz_chance(r, 90) ? ~IB_ASYNC_SEND_INLINE :
 						      ~0u);
@@ -1163,6 +1185,8 @@ bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 		for (j = 0; j < w[i].num_sge; j++)
 			some_sge(ctx, have_mr ? &mr : NULL, atomic ? 8 : 0,
 				 &s[ns++]);
+		if (a_byte && !s[ns - w[i].num_sge].length)
+			s[ns - w[i].num_sge].length = 1;
 	}
 	a->obj_type = IB_ASYNC_OBJ_QP;
 	a->handle = qp.handle;
