@@ -28,8 +28,13 @@
  * @p: filled in; released with ib_async_unpin_user()
  * @addr: start
  * @length: bytes, at least 1, not wrapping
- * @writable: the device may write (else the pages are made private and
- *	read, as ib_umem_get() does with FOLL_FORCE)
+ * @writable: the device may write; else the pages are pinned for reading
+ *	only, as ib_umem_get() pins them since 6.2. A long-term read-only
+ *	pin is reliable on every kernel we build for (since 5.19 GUP unshares
+ *	an anonymous page that may be shared before pinning it), so the
+ *	older FOLL_WRITE | FOLL_FORCE, which broke COW to the same end, is
+ *	not needed, and it refused a read-only shared mapping (a file mapped
+ *	PROT_READ) that ib_uverbs of 6.2 and later registers.
  *
  * Holds no lock of ib_async's: may wait on the caller's page faults.
  *
@@ -38,7 +43,7 @@
 int ib_async_pin_user(struct ib_async_pinned *p, u64 addr, u64 length,
 		      bool writable)
 {
-	unsigned int gup_flags = FOLL_WRITE | FOLL_LONGTERM;
+	unsigned int gup_flags = FOLL_LONGTERM;
 	unsigned long start = addr & PAGE_MASK;
 	unsigned long lock_limit, done = 0;
 	struct mm_struct *mm = current->mm;
@@ -49,8 +54,8 @@ int ib_async_pin_user(struct ib_async_pinned *p, u64 addr, u64 length,
 		return -EPERM;
 	p->npages = (PAGE_ALIGN(addr + length) - start) >> PAGE_SHIFT;
 	p->writable = writable;
-	if (!writable)
-		gup_flags |= FOLL_FORCE;
+	if (writable)
+		gup_flags |= FOLL_WRITE;
 
 	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	if (atomic64_add_return(p->npages, &mm->pinned_vm) > lock_limit &&

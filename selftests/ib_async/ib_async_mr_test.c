@@ -232,6 +232,44 @@ TEST_F(mr, faults_on_unmapped_and_read_only_memory)
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 }
 
+/*
+ * A file mapped PROT_READ, MAP_SHARED: an MR without write access pins it
+ * for reading, as ib_uverbs of 6.2 and later does. Pinned with FOLL_WRITE
+ * and FOLL_FORCE (as ib_uverbs of 6.1 and ib_async before did), it is
+ * EFAULT: a shared mapping cannot be written by force.
+ */
+TEST_F(mr, read_only_shared_file_mapping_registers_for_reading)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ib_async_reg_mr mr;
+	uint32_t rkey = 0;
+	long pin0;
+	char *ro;
+	int mfd;
+
+	IBA_SKIPPED_IN_SETUP();
+	mfd = memfd_create("ib_async_mr_ro", MFD_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, 4 * pg));
+	ro = mmap(NULL, 4 * pg, PROT_READ, MAP_SHARED, mfd, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	pin0 = iba_vm_pin_kb();
+	ASSERT_LE(0, pin0);
+
+	EXPECT_EQ(-EFAULT, reg_mr(self->fd, self->pd, ro, 4 * pg,
+				  IB_UVERBS_ACCESS_LOCAL_WRITE, NULL));
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
+	ASSERT_EQ(0, reg_mr(self->fd, self->pd, ro, 4 * pg,
+			    IB_UVERBS_ACCESS_REMOTE_READ, &mr));
+	EXPECT_EQ(4 * pg / 1024, iba_vm_pin_kb() - pin0);
+	EXPECT_EQ(4 * pg, iba_core_mr_len(self->dev.ibdev, mr.lkey, &rkey));
+	EXPECT_EQ(mr.rkey, rkey);
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
+	munmap(ro, 4 * pg);
+	close(mfd);
+}
+
 TEST_F(mr, memlock_limit_without_cap_ipc_lock)
 {
 	int status;
