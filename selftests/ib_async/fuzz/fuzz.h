@@ -116,6 +116,13 @@ struct fz_file {
 	struct fz_obj obj[FZ_MAX_OBJS];
 	uint32_t stale[FZ_MAX_STALE];	/* handles destroyed or closed */
 	uint32_t stale_next;
+	/*
+	 * Handles a DESTROY took while the table did not hold them: a guessed
+	 * handle can name an object whose CREATE has returned but not yet been
+	 * added, and that add must not count as the kernel reusing a handle.
+	 */
+	uint32_t gone_untracked[FZ_MAX_STALE];
+	uint32_t gone_untracked_next;
 	uint64_t seen_seq;	/* the highest seq a reader got */
 	/*
 	 * REQ_NOTIFY_CQ calls ever made to the slot, counted before each goes

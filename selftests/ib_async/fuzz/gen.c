@@ -59,6 +59,23 @@ void fz_file_reset(struct fz_file *f)
 	f->seen_seq = 0;
 	memset(f->stale, 0, sizeof(f->stale));
 	f->stale_next = 0;
+	memset(f->gone_untracked, 0, sizeof(f->gone_untracked));
+	f->gone_untracked_next = 0;
+}
+
+/* Whether @handle is in @ring; if so, and @take, it leaves the ring. */
+static bool in_ring(uint32_t *ring, uint32_t handle, bool take)
+{
+	uint32_t i;
+
+	for (i = 0; i < FZ_MAX_STALE; i++) {
+		if (ring[i] != handle)
+			continue;
+		if (take)
+			ring[i] = 0;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -160,14 +177,23 @@ void fz_obj_add(struct fz_ctx *ctx, uint32_t slot, const struct fz_obj *o)
 			  "a create returned handle %u, which is live", o->handle);
 		return;
 	}
-	for (i = 0; i < FZ_MAX_STALE; i++)
-		if (f->stale[i] == o->handle)
-			break;
-	if (i < FZ_MAX_STALE) {
+	if (in_ring(f->stale, o->handle, false)) {
 		fz_unlock(ctx->sh);
 		fz_report(ctx, "handle-reused",
 			  "a create returned handle %u, which was destroyed",
 			  o->handle);
+		return;
+	}
+	/*
+	 * Another worker's DESTROY of a guessed handle got in between this
+	 * CREATE's return and now: the object is gone, and any later CREATE
+	 * returning the handle again is a reuse.
+	 */
+	if (in_ring(f->gone_untracked, o->handle, true)) {
+		f->stale[f->stale_next++ % FZ_MAX_STALE] = o->handle;
+		fz_trace(ctx, "add slot %u gen %u handle %u: destroyed already",
+			 slot, f->gen, o->handle);
+		fz_unlock(ctx->sh);
 		return;
 	}
 	if (f->nobj < FZ_MAX_OBJS)
@@ -198,8 +224,13 @@ bool fz_obj_del(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
 		f->obj[i] = f->obj[--f->nobj];
 		break;
 	}
-	f->stale[f->stale_next++ % FZ_MAX_STALE] = handle;
-	fz_trace(ctx, "del slot %u gen %u handle %u", slot, f->gen, handle);
+	if (found)
+		f->stale[f->stale_next++ % FZ_MAX_STALE] = handle;
+	else
+		f->gone_untracked[f->gone_untracked_next++ % FZ_MAX_STALE] =
+			handle;
+	fz_trace(ctx, "del slot %u gen %u handle %u%s", slot, f->gen, handle,
+		 found ? "" : " (not in the table)");
 	fz_unlock(ctx->sh);
 	return found;
 }
