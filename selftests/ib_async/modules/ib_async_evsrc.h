@@ -136,6 +136,10 @@ void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent);
 void evsrc_delay_init(struct dentry *root);
 void evsrc_delay_exit(void);
 
+/* ib_async_evsrc_rxefault.c */
+void evsrc_fault_init(struct dentry *root);
+void evsrc_fault_exit(void);
+
 /* ib_async_evsrc_main.c */
 int evsrc_claim(struct evsrc_dev *edev);
 void evsrc_fence(struct evsrc_dev *edev);

@@ -314,6 +314,7 @@ static int __init evsrc_init(void)
 	evsrc_add_file = debugfs_create_file("add", 0200, evsrc_root, NULL,
 					     &evsrc_add_fops);
 	evsrc_delay_init(evsrc_root);
+	evsrc_fault_init(evsrc_root);
 	for (i = 0; i < ndev && !ret; i++)
 		ret = evsrc_add("evsrc%d", true);
 	if (ret) {
@@ -321,6 +322,7 @@ static int __init evsrc_init(void)
 		evsrc_remove_all();
 		debugfs_remove_recursive(evsrc_root);
 		evsrc_delay_exit();
+		evsrc_fault_exit();
 	}
 	return ret;
 }
@@ -332,6 +334,7 @@ static void __exit evsrc_exit(void)
 	evsrc_remove_all();
 	debugfs_remove_recursive(evsrc_root);
 	evsrc_delay_exit();
+	evsrc_fault_exit();
 }
 
 module_init(evsrc_init);
