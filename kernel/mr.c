@@ -71,7 +71,8 @@ struct ib_async_mr {
  * @qp: an RC QP in RTS, connected to itself
  * @next_id: wr_id of the next registration
  * @stuck: MRs whose registration never completed
- * @broken: a registration timed out; the PD registers nothing more
+ * @broken: a registration did not complete, or the QP could not be made
+ *	ready again after one failed; the PD registers nothing more
  */
 struct ib_async_regq {
 	struct ib_cq *cq;
@@ -303,7 +304,29 @@ static int ib_async_regq_wait(struct ib_async_regq *rq, u64 id)
 	}
 }
 
-/* Make @amr->mr valid for @access, through @rq. */
+/*
+ * After a registration completed in error: the device is done with it,
+ * but the error moved the QP to ERR, where every later registration would
+ * be flushed. Through RESET back to RTS; nothing else was posted, so
+ * nothing is lost.
+ */
+static int ib_async_regq_reset(struct ib_async_regq *rq)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	int ret;
+
+	ret = ib_modify_qp(rq->qp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	return ib_async_regq_connect(rq->qp->pd, rq->qp,
+				     rdma_start_port(rq->qp->device));
+}
+
+/*
+ * Make @amr->mr valid for @access, through @rq. -ETIMEDOUT: the
+ * registration did not complete (in time, or the CQ could not be polled),
+ * so the device may still do it, and @rq keeps the MR.
+ */
 static int ib_async_regq_register(struct ib_async_regq *rq,
 				  struct ib_async_mr *amr, int access)
 {
@@ -323,13 +346,20 @@ static int ib_async_regq_register(struct ib_async_regq *rq,
 	if (ret)
 		return ret;
 	ret = ib_async_regq_wait(rq, wr.wr.wr_id);
-	if (ret == -ETIMEDOUT || ret == -EINTR) {
-		/* The device may still do it: the MR stays with the QP. */
-		rq->broken = true;
-		list_add_tail(&amr->list, &rq->stuck);
-		return -ETIMEDOUT;
+	if (!ret)
+		return 0;
+	if (ret == -EIO) {
+		if (ib_async_regq_reset(rq))
+			rq->broken = true;
+		return -EIO;
 	}
-	return ret;
+	/*
+	 * Timed out, interrupted, or the CQ failed: the request may still be
+	 * queued, and the MR stays with the QP until the QP is destroyed.
+	 */
+	rq->broken = true;
+	list_add_tail(&amr->list, &rq->stuck);
+	return -ETIMEDOUT;
 }
 
 /*

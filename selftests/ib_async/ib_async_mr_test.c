@@ -4,8 +4,9 @@
  * charged as the kernel counts them (VmPin), the MR known to the RDMA core
  * with the keys and length REG_MR returned (`rdma resource show mr`),
  * RLIMIT_MEMLOCK enforced without CAP_IPC_LOCK, ib_uverbs' argument
- * checks, the opener-only rule, release at deregistration and close, and
- * pinning that waits on the caller's page faults holding no lock.
+ * checks, the opener-only rule, release at deregistration and close,
+ * pinning that waits on the caller's page faults holding no lock, and
+ * registrations the device fails (evsrc's rxe fault files).
  */
 #include <linux/userfaultfd.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "ib_async_evsrc.h"
 #include "ib_async_verbs.h"
 
 #define BUF_LEN		(256 * 1024)
@@ -268,6 +270,89 @@ TEST_F(mr, read_only_shared_file_mapping_registers_for_reading)
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 	munmap(ro, 4 * pg);
 	close(mfd);
+}
+
+/*
+ * evsrc's rxe fault files (ib_async_evsrc_rxefault.c), evsrc loaded for
+ * the test if it was not: 0, *@loaded if the test loaded it; -1 without
+ * kretprobes or evsrc.
+ */
+static int rxefault_ready(bool *loaded)
+{
+	*loaded = access("/sys/module/ib_async_evsrc", F_OK) != 0;
+	if (iba_load_module("ib_async_evsrc"))
+		return -1;
+	return access(EVSRC_DBG "/fail_rxe_reg_mr", W_OK) ? -1 : 0;
+}
+
+/* Cancel what did not fail, and unload evsrc if the test loaded it. */
+static void rxefault_done(bool loaded)
+{
+	iba_write_file(EVSRC_DBG "/fail_rxe_reg_mr", "0", 1, 0);
+	iba_write_file(EVSRC_DBG "/fail_rxe_poll_cq", "0", 1, 0);
+	if (loaded)
+		iba_sh("rmmod ib_async_evsrc");
+}
+
+/*
+ * The device completes a registration in error: EIO, the pages unpinned
+ * at once, and the PD's registration QP, left in ERR, made ready again:
+ * the next REG_MR on the PD registers.
+ */
+TEST_F(mr, registration_failed_by_the_device_leaves_the_pd_registering)
+{
+	struct ib_async_reg_mr mr;
+	uint32_t rkey = 0;
+	bool loaded;
+	long pin0;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (rxefault_ready(&loaded))
+		SKIP(return, "no kretprobes or no evsrc: no rxe fault files");
+	pin0 = iba_vm_pin_kb();
+	ASSERT_LE(0, pin0);
+	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/fail_rxe_reg_mr", "1", 1, 0));
+	EXPECT_EQ(-EIO, reg_mr(self->fd, self->pd, self->buf, BUF_LEN, RW,
+			       NULL));
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
+
+	EXPECT_EQ(0, reg_mr(self->fd, self->pd, self->buf, BUF_LEN, RW, &mr))
+		TH_LOG("the PD's registration QP stayed in ERR");
+	EXPECT_EQ(span_kb((uintptr_t)self->buf, BUF_LEN),
+		  iba_vm_pin_kb() - pin0);
+	EXPECT_EQ(BUF_LEN, iba_core_mr_len(self->dev.ibdev, mr.lkey, &rkey));
+	EXPECT_EQ(mr.rkey, rkey);
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
+	rxefault_done(loaded);
+}
+
+/*
+ * Polling the registration's CQ fails: the request may still be queued,
+ * so REG_MR says ETIMEDOUT and the pages stay pinned for the device until
+ * the PD, and its QP, are destroyed; the PD registers nothing more.
+ */
+TEST_F(mr, registration_whose_completion_cannot_be_read_stays_pinned)
+{
+	long span = span_kb((uintptr_t)self->buf, BUF_LEN), pin0;
+	bool loaded;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (rxefault_ready(&loaded))
+		SKIP(return, "no kretprobes or no evsrc: no rxe fault files");
+	pin0 = iba_vm_pin_kb();
+	ASSERT_LE(0, pin0);
+	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/fail_rxe_poll_cq", "1", 1,
+				    0));
+	EXPECT_EQ(-ETIMEDOUT, reg_mr(self->fd, self->pd, self->buf, BUF_LEN,
+				     RW, NULL));
+	EXPECT_EQ(span, iba_vm_pin_kb() - pin0)
+		TH_LOG("unpinned while the device may still register them");
+	EXPECT_EQ(-EIO, reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL));
+	EXPECT_EQ(span, iba_vm_pin_kb() - pin0);
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(pin0, iba_vm_pin_kb());
+	rxefault_done(loaded);
 }
 
 TEST_F(mr, memlock_limit_without_cap_ipc_lock)
