@@ -296,25 +296,58 @@ IBASYNC_EXPORT int ibasync_unsubscribe(struct ibasync_channel *channel,
 }
 
 /*
+ * The record's event_type (low half) and port_num (high half), which sit
+ * side by side: one load for the two, and the type tested in a register.
+ */
+static inline uint64_t rec_type_port(const struct ib_async_chan_event *k)
+{
+	uint64_t v;
+
+	memcpy(&v, &k->event.event_type, sizeof(v));
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	v = v << 32 | v >> 32;
+#endif
+	return v;
+}
+
+_Static_assert(offsetof(struct ib_async_event, port_num) ==
+	       offsetof(struct ib_async_event, event_type) + 4,
+	       "rec_type_port() loads event_type and port_num at once");
+
+/*
  * A channel's record as the public structure says it, every field written
  * once (no zeroing first, no copy of the record): a batch converts many of
- * them, and each store counts in an emulated guest.
+ * them, and in an emulated guest each load and store costs a softmmu
+ * lookup, so kind and event_type, side by side, are one store.
+ * @type_port: rec_type_port(@k).
  */
 static inline void to_public_async(const struct ib_async_chan_event *k,
+				   uint64_t type_port,
 				   struct ibasync_event *e)
 {
+	uint32_t type = (uint32_t)type_port;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t head = (uint64_t)type << 32 | IBASYNC_EVENT_ASYNC;
+
+	memcpy(e, &head, sizeof(head));
+#else
 	e->kind = IBASYNC_EVENT_ASYNC;
-	e->event_type = (enum ibv_event_type)k->event.event_type;
-	ibasync_set_element(&e->element, k->event.event_type,
-			    k->event.element);
+	e->event_type = (enum ibv_event_type)type;
+#endif
+	ibasync_set_element(&e->element, type, k->event.element);
 	e->cookie = k->cookie;
 	e->occurrences = k->occurrences;
 	e->lost = 0;
 	e->seq = k->event.seq;
 	e->timestamp_ns = k->event.timestamp_ns;
 	e->last_timestamp_ns = k->last_timestamp_ns;
-	e->port_num = k->event.port_num;
+	e->port_num = (uint32_t)(type_port >> 32);
 }
+
+_Static_assert(offsetof(struct ibasync_event, kind) == 0 &&
+	       offsetof(struct ibasync_event, event_type) == 4 &&
+	       sizeof(((struct ibasync_event *)0)->event_type) == 4,
+	       "to_public_async() stores kind and event_type at once");
 
 _Static_assert(sizeof(((struct ibasync_event *)0)->element) ==
 	       sizeof(((struct ibv_async_event *)0)->element),
@@ -323,8 +356,10 @@ _Static_assert(sizeof(((struct ibasync_event *)0)->element) ==
 static void to_public(const struct ib_async_chan_event *k,
 		      struct ibasync_event *e)
 {
-	if (k->event.event_type != IB_ASYNC_EV_OVERFLOW) {
-		to_public_async(k, e);
+	uint64_t type_port = rec_type_port(k);
+
+	if ((uint32_t)type_port != IB_ASYNC_EV_OVERFLOW) {
+		to_public_async(k, type_port, e);
 		return;
 	}
 	*e = (struct ibasync_event){
@@ -374,15 +409,16 @@ ring_convert(const unsigned char *k, size_t stride, uint32_t count,
 
 	for (; k != end; k += stride) {
 		const struct ib_async_chan_event *rec = (const void *)k;
+		uint64_t type_port = rec_type_port(rec);
+		uint32_t type = (uint32_t)type_port;
 
 		/*
 		 * One test for the two rare records, a skipped one and an
 		 * overflow: no event type is as large.
 		 */
-		if (__builtin_expect(rec->event.event_type <
-				     IB_ASYNC_EV_OVERFLOW, 1))
-			to_public_async(rec, e++);
-		else if (rec->event.event_type != IBASYNC_RING_SKIP)
+		if (__builtin_expect(type < IB_ASYNC_EV_OVERFLOW, 1))
+			to_public_async(rec, type_port, e++);
+		else if (type != IBASYNC_RING_SKIP)
 			to_public(rec, e++);
 	}
 	return e;
@@ -436,7 +472,8 @@ static int ring_take_events(struct ibasync_ring *r,
 }
 
 /*
- * ibasync_get_events() through the ring, channel lock held on entry and
+ * ibasync_get_events() through the ring, the channel's lock held on entry
+ * if @locked (ibasync_mt_lock(): a process of one thread takes none) and
  * dropped here. An empty ring costs a RING_WAIT that does not block, so
  * that a destroy marking this ring never waits behind a sleeping reader;
  * a blocking call sleeps in poll(), unlocked, then looks again. A ring
@@ -446,7 +483,7 @@ static int ring_take_events(struct ibasync_ring *r,
  */
 static int ring_get_events(struct ibasync_channel *ch,
 			   struct ibasync_event *events, int n,
-			   unsigned int flags)
+			   unsigned int flags, bool locked)
 {
 	struct ib_async_ring_wait w = {
 		.argsz = sizeof(w), .flags = IB_ASYNC_READ_NONBLOCK,
@@ -455,7 +492,7 @@ static int ring_get_events(struct ibasync_channel *ch,
 	bool full;
 
 	if (ibasync_ring_check(&ch->ring))
-		return ibasync_unlock_fail(&ch->lock);
+		return ibasync_mt_unlock_fail(&ch->lock, locked);
 	for (;;) {
 		got += ring_take_events(&ch->ring, events + got, n - got,
 					&full);
@@ -467,7 +504,7 @@ static int ring_get_events(struct ibasync_channel *ch,
 			continue;
 		if (got)	/* an error shows at the next call */
 			break;
-		pthread_mutex_unlock(&ch->lock);
+		ibasync_mt_unlock(&ch->lock, locked);
 		/* ENODEV, EIO: the stream is over, as READ_BATCH would say */
 		if (err && err != EAGAIN) {
 			errno = err;
@@ -479,9 +516,9 @@ static int ring_get_events(struct ibasync_channel *ch,
 		}
 		if (ibasync_wait_readable(ch->fd))
 			return -1;
-		pthread_mutex_lock(&ch->lock);
+		locked = ibasync_mt_lock(&ch->lock);
 	}
-	pthread_mutex_unlock(&ch->lock);
+	ibasync_mt_unlock(&ch->lock, locked);
 	return got;
 }
 
@@ -493,18 +530,19 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	struct ib_async_chan_event k;
 	unsigned char *raw = (unsigned char *)events;
 	uint32_t i;
+	bool locked;
 
 	if (!channel || !events || n < 1 || flags & ~IBASYNC_GET_NONBLOCK) {
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&channel->lock);
+	locked = ibasync_mt_lock(&channel->lock);
 	if (channel->ring_ok && !channel->ring.hdr &&
 	    chan_map_ring(channel) < 0)
-		return ibasync_unlock_fail(&channel->lock);
+		return ibasync_mt_unlock_fail(&channel->lock, locked);
 	if (channel->ring.hdr)
-		return ring_get_events(channel, events, n, flags);
-	pthread_mutex_unlock(&channel->lock);
+		return ring_get_events(channel, events, n, flags, locked);
+	ibasync_mt_unlock(&channel->lock, locked);
 	if (flags & IBASYNC_GET_NONBLOCK)
 		b.flags |= IB_ASYNC_READ_NONBLOCK;
 	b.buf = (uintptr_t)events;

@@ -443,6 +443,9 @@ static void test_channel_ring(struct ibv_context *ctx)
 
 	k = crec(rec(IBV_EVENT_PORT_ERR, 2, IB_ASYNC_OBJ_PORT, 0, 1));
 	k.event.port_num = 2;
+	k.event.timestamp_ns = 1111;
+	k.last_timestamp_ns = 2222;
+	k.occurrences = 3;
 	publish(&fake.chan, &k);
 	k = crec(rec(IBV_EVENT_CQ_ERR, (uintptr_t)cq, IB_ASYNC_OBJ_CQ,
 		     cq->handle, 2));
@@ -452,12 +455,19 @@ static void test_channel_ring(struct ibv_context *ctx)
 	k = crec(rec(IBV_EVENT_LID_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 4));
 	publish(&fake.chan, &k);
 	fake.waits = 0;
+	memset(ev, 0xa5, sizeof(ev));	/* every field must be written */
 	n = ibasync_get_events(ch, ev, 2, 0);
 	OK(n == 2 && ev[0].event_type == IBV_EVENT_PORT_ERR &&
 	   ev[0].element.port_num == 2 && ev[0].cookie == 101 &&
 	   ev[1].event_type == IBV_EVENT_CQ_ERR && ev[1].element.cq == cq &&
 	   fake.chan.hdr->consumer == 2 && !fake.waits && !fake.batches,
 	   "n 2 of 4 in the ring: two records, consumer 2, no system call");
+	OK(ev[0].kind == IBASYNC_EVENT_ASYNC && ev[0].occurrences == 3 &&
+	   !ev[0].lost && ev[0].seq == 1 && ev[0].timestamp_ns == 1111 &&
+	   ev[0].last_timestamp_ns == 2222 && ev[0].port_num == 2 &&
+	   ev[1].kind == IBASYNC_EVENT_ASYNC && ev[1].port_num == 1 &&
+	   ev[1].seq == 2 && ev[1].cookie == 102,
+	   "a ring record converted field by field");
 
 	k = crec(rec(IBV_EVENT_CQ_ERR, (uintptr_t)cq, IB_ASYNC_OBJ_CQ,
 		     cq->handle, 5));
