@@ -397,26 +397,41 @@ static int chan_map_ring(struct ibasync_channel *ch)
 
 /*
  * Convert @count records from @k on, contiguous in the ring (no wrap),
- * into @e, skipping records of destroyed objects: one store per record
- * at most. Returns the end of what was written. A record's address moves
- * by the stride, the output by one: no index arithmetic per record.
+ * into @e, skipping records of destroyed objects: @count entries of @e
+ * may be written. Returns the end of what was converted. A record's
+ * address moves by the stride, the output by one: no index arithmetic
+ * per record.
+ *
+ * Every record is first converted as an event, with no branch per record
+ * but the loop's: in an emulated guest each branch ends a translation
+ * block, and that shows at this rate. The types are ORed meanwhile: no
+ * event type reaches IB_ASYNC_EV_OVERFLOW, while an overflow record and a
+ * skipped one (IBASYNC_RING_SKIP) both do, so one test afterwards tells
+ * whether the run, rarely, has to be converted again one by one.
  */
 static struct ibasync_event *
 ring_convert(const unsigned char *k, size_t stride, uint32_t count,
 	     struct ibasync_event *e)
 {
-	const unsigned char *end = k + (size_t)count * stride;
+	const unsigned char *end = k + (size_t)count * stride, *p;
+	struct ibasync_event *out = e;
+	uint32_t types = 0;
 
-	for (; k != end; k += stride) {
-		const struct ib_async_chan_event *rec = (const void *)k;
+	for (p = k; p != end; p += stride) {
+		const struct ib_async_chan_event *rec = (const void *)p;
+		uint64_t type_port = rec_type_port(rec);
+
+		types |= (uint32_t)type_port;
+		to_public_async(rec, type_port, out++);
+	}
+	if (__builtin_expect(types < IB_ASYNC_EV_OVERFLOW, 1))
+		return out;
+	for (p = k; p != end; p += stride) {
+		const struct ib_async_chan_event *rec = (const void *)p;
 		uint64_t type_port = rec_type_port(rec);
 		uint32_t type = (uint32_t)type_port;
 
-		/*
-		 * One test for the two rare records, a skipped one and an
-		 * overflow: no event type is as large.
-		 */
-		if (__builtin_expect(type < IB_ASYNC_EV_OVERFLOW, 1))
+		if (type < IB_ASYNC_EV_OVERFLOW)
 			to_public_async(rec, type_port, e++);
 		else if (type != IBASYNC_RING_SKIP)
 			to_public(rec, e++);
