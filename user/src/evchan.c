@@ -426,14 +426,11 @@ ring_convert(const unsigned char *k, size_t stride, uint32_t count,
 	}
 	if (__builtin_expect(types < IB_ASYNC_EV_OVERFLOW, 1))
 		return out;
+	/* to_public() tells an event from an overflow record itself */
 	for (p = k; p != end; p += stride) {
 		const struct ib_async_chan_event *rec = (const void *)p;
-		uint64_t type_port = rec_type_port(rec);
-		uint32_t type = (uint32_t)type_port;
 
-		if (type < IB_ASYNC_EV_OVERFLOW)
-			to_public_async(rec, type_port, e++);
-		else if (type != IBASYNC_RING_SKIP)
+		if (rec->event.event_type != IBASYNC_RING_SKIP)
 			to_public(rec, e++);
 	}
 	return e;

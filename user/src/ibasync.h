@@ -550,12 +550,6 @@ static inline int ibasync_mt_unlock_fail(pthread_mutex_t *m, bool locked)
 	return -1;
 }
 
-/* Unlock @m and fail with the errno the failure set: -1. */
-static inline int ibasync_unlock_fail(pthread_mutex_t *m)
-{
-	return ibasync_mt_unlock_fail(m, true);
-}
-
 /*
  * Before a ring is touched, its lock held: 0 when it is mapped in this
  * process, which is one load and compare unless a fork() came between;
