@@ -10,11 +10,10 @@
  * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
 #include <pthread.h>
-#include <sys/mman.h>
-#include <linux/userfaultfd.h>
 
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
+#include "ib_async_uffd.h"
 
 #define EVSRC_DEV	"evsrc0"
 
@@ -518,45 +517,6 @@ TEST_F_TIMEOUT(evsrc, unregister_wakes_a_blocked_channel_reader, 60)
 	EXPECT_EQ(0, evsrc_wait_node("evsrc8", NULL, 0, IBA_EVENT_TIMEOUT_MS));
 }
 
-/* A page of its own whose first touch waits until the test serves it. */
-struct stalled_page {
-	int uffd;
-	void *page;
-	long size;
-};
-
-/* 0, or -1 when userfaultfd is not available here (the test skips). */
-static int stalled_page_make(struct stalled_page *s)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
-
-	s->size = sysconf(_SC_PAGESIZE);
-	s->uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (s->uffd < 0)
-		return -1;
-	s->page = mmap(NULL, s->size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	reg.range.start = (uintptr_t)s->page;
-	reg.range.len = s->size;
-	if (s->page == MAP_FAILED || ioctl(s->uffd, UFFDIO_API, &api) ||
-	    ioctl(s->uffd, UFFDIO_REGISTER, &reg)) {
-		close(s->uffd);
-		return -1;
-	}
-	return 0;
-}
-
-/* Serve the page (zeros): the faulting copy goes on. */
-static int stalled_page_serve(struct stalled_page *s)
-{
-	struct uffdio_zeropage z = {
-		.range = { .start = (uintptr_t)s->page, .len = s->size },
-	};
-
-	return ioctl(s->uffd, UFFDIO_ZEROPAGE, &z) ? -errno : 0;
-}
-
 struct page_reader {
 	int fd;
 	void *buf;
@@ -599,14 +559,14 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	};
 	struct ib_async_req_notify_cq arm = { .argsz = sizeof(arm) };
 	struct page_reader r = {};
-	struct stalled_page sp;
+	struct iba_stall sp;
 	struct ib_async_info info;
 	struct pollfd p;
 	pthread_t rt, ct;
 	int fd, id, hup;
 
 	IBA_SKIPPED_IN_SETUP();
-	if (stalled_page_make(&sp))
+	if (iba_stall_make(&sp, sysconf(_SC_PAGESIZE)))
 		SKIP(return, "no userfaultfd: %m");
 	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
@@ -622,7 +582,7 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	ASSERT_EQ(1U, info.queued);
 
 	r.fd = ca.fd;
-	r.buf = sp.page;
+	r.buf = sp.area;
 	ASSERT_EQ(0, pthread_create(&rt, NULL, page_reader_run, &r));
 	iba_sleep_ms(300);
 	ASSERT_FALSE(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
@@ -635,15 +595,14 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	hup = poll(&p, 1, 10000) == 1 && (p.revents & POLLHUP);
 	EXPECT_TRUE(hup) TH_LOG("removal waited for the stalled reader");
 
-	ASSERT_EQ(0, stalled_page_serve(&sp));
+	ASSERT_EQ(0, iba_stall_serve(&sp));
 	ASSERT_EQ(0, pthread_join(rt, NULL));
 	EXPECT_EQ((ssize_t)sizeof(struct ib_async_event), r.ret);
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_COMP,
-		  ((struct ib_async_event *)sp.page)->event_type);
+		  ((struct ib_async_event *)sp.area)->event_type);
 	ASSERT_EQ(0, pthread_join(ct, NULL));
 	close(ca.fd);
-	close(sp.uffd);
-	munmap(sp.page, sp.size);
+	iba_stall_free(&sp);
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS));
 	/* The tests after this one want evsrc0 back. */
 	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));

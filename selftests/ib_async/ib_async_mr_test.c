@@ -8,7 +8,6 @@
  * pinning that waits on the caller's page faults holding no lock, and
  * registrations the device fails (evsrc's rxe fault files).
  */
-#include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -17,6 +16,7 @@
 
 #include "ib_async_evsrc.h"
 #include "ib_async_verbs.h"
+#include "ib_async_uffd.h"
 
 #define BUF_LEN		(256 * 1024)
 
@@ -437,39 +437,27 @@ static void *stuck_reg_mr(void *p)
  */
 TEST_F(mr, pinning_stuck_in_a_fault_holds_up_no_other_command)
 {
-	struct uffdio_api api = { .api = UFFD_API };
 	long page = sysconf(_SC_PAGESIZE);
 	struct stuck_reg call = { .fd = self->fd, .pd = self->pd,
 				  .len = 2 * page, .ret = 1 };
-	struct uffdio_register ureg = {};
-	struct uffdio_zeropage zero = {};
+	struct iba_stall st;
 	uint32_t h, pd2;
 	uint64_t t0, t1;
 	pthread_t th;
-	char *area;
-	int uffd, fd2;
+	int err, fd2;
 
 	IBA_SKIPPED_IN_SETUP();
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (uffd < 0)
-		SKIP(return, "no userfaultfd: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
-	area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, area);
-	ureg.range.start = (uintptr_t)area;
-	ureg.range.len = 2 * page;
-	ureg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &ureg));
+	err = iba_stall_make(&st, 2 * page);
+	if (err)
+		SKIP(return, "no userfaultfd: %s", strerror(-err));
 
-	call.addr = area;
+	call.addr = st.area;
 	ASSERT_EQ(0, pthread_create(&th, NULL, stuck_reg_mr, &call));
 	iba_sleep_ms(300);
 	if (call.ret == -EFAULT) {
 		/* 6.1's long-term pins fail on userfaultfd instead of waiting. */
 		pthread_join(th, NULL);
-		close(uffd);
-		munmap(area, 2 * page);
+		iba_stall_free(&st);
 		SKIP(return, "long-term pins of this kernel do not wait for userfaultfd");
 	}
 	EXPECT_EQ(1, call.ret) TH_LOG("REG_MR did not wait for the fault");
@@ -486,16 +474,13 @@ TEST_F(mr, pinning_stuck_in_a_fault_holds_up_no_other_command)
 				      (unsigned long long)(t1 - t0));
 
 	/* Answer the faults: the registration completes. */
-	zero.range.start = (uintptr_t)area;
-	zero.range.len = 2 * page;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	ASSERT_EQ(0, iba_stall_serve(&st));
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, call.ret);
 	EXPECT_NE(0U, call.mr.lkey);
 	EXPECT_EQ(2 * page,
 		  iba_core_mr_len(self->dev.ibdev, call.mr.lkey, NULL));
-	close(uffd);
-	munmap(area, 2 * page);
+	iba_stall_free(&st);
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory whose first touch waits until the test says so (userfaultfd):
+ * how tests hold a command inside its copy to or from user memory, or in
+ * a pin, at a point of their choosing.
+ */
+#ifndef IB_ASYNC_UFFD_H
+#define IB_ASYNC_UFFD_H
+
+#include <poll.h>
+#include <sys/mman.h>
+#include <linux/userfaultfd.h>
+
+#include "ib_async_util.h"
+
+struct iba_stall {
+	int uffd;
+	void *area;
+	size_t len;
+};
+
+/*
+ * Map @len bytes and register them with a new userfaultfd in @mode,
+ * @fill's @n bytes at the start written first. 0 or -errno.
+ */
+static inline int iba_stall_map(struct iba_stall *s, size_t len, __u64 mode,
+				const void *fill, size_t n)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = mode };
+	struct uffdio_writeprotect prot = { .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	int err;
+
+	s->len = len;
+	s->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (s->uffd < 0)
+		return -errno;
+	s->area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->area == MAP_FAILED) {
+		err = -errno;
+		close(s->uffd);
+		return err;
+	}
+	/* write protection needs the pages present */
+	if (mode == UFFDIO_REGISTER_MODE_WP) {
+		memset(s->area, 0, len);
+		memcpy(s->area, fill, n);
+	}
+	reg.range.start = (uintptr_t)s->area;
+	reg.range.len = len;
+	prot.range = reg.range;
+	if (ioctl(s->uffd, UFFDIO_API, &api) ||
+	    ioctl(s->uffd, UFFDIO_REGISTER, &reg) ||
+	    (mode == UFFDIO_REGISTER_MODE_WP &&
+	     ioctl(s->uffd, UFFDIO_WRITEPROTECT, &prot))) {
+		err = -errno;
+		munmap(s->area, len);
+		close(s->uffd);
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * @len bytes whose first touch waits until iba_stall_serve(). 0, or
+ * -errno when this kernel has no userfaultfd (the caller skips).
+ */
+static inline int iba_stall_make(struct iba_stall *s, size_t len)
+{
+	return iba_stall_map(s, len, UFFDIO_REGISTER_MODE_MISSING, NULL, 0);
+}
+
+/*
+ * @len bytes holding @fill's @n, then zeros: reads go on, a write waits
+ * (see iba_stall_fail()). 0, or -errno when this kernel cannot (skip).
+ */
+static inline int iba_stall_make_wp(struct iba_stall *s, size_t len,
+				    const void *fill, size_t n)
+{
+	return iba_stall_map(s, len, UFFDIO_REGISTER_MODE_WP, fill, n);
+}
+
+/*
+ * Wait up to @ms for a touch to stall on the area: 0, or -ETIMEDOUT when
+ * none did (the command under test did not reach its copy).
+ */
+static inline int iba_stall_wait(struct iba_stall *s, int ms)
+{
+	struct pollfd p = { .fd = s->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&p, 1, ms) != 1)
+		return -ETIMEDOUT;
+	if (read(s->uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return -errno;
+	return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -EPROTO;
+}
+
+/* Fill the stalled pages with zeros: the touch goes on. 0 or -errno. */
+static inline int iba_stall_serve(struct iba_stall *s)
+{
+	struct uffdio_zeropage z = {
+		.range = { .start = (uintptr_t)s->area, .len = s->len },
+	};
+
+	return ioctl(s->uffd, UFFDIO_ZEROPAGE, &z) ? -errno : 0;
+}
+
+/*
+ * Make the stalled write fail: the area becomes read-only, then the
+ * waiting touch retries and gets EFAULT. 0 or -errno.
+ */
+static inline int iba_stall_fail(struct iba_stall *s)
+{
+	struct uffdio_range r = { .start = (uintptr_t)s->area, .len = s->len };
+
+	if (mprotect(s->area, s->len, PROT_READ))
+		return -errno;
+	return ioctl(s->uffd, UFFDIO_WAKE, &r) ? -errno : 0;
+}
+
+static inline void iba_stall_free(struct iba_stall *s)
+{
+	close(s->uffd);
+	munmap(s->area, s->len);
+}
+
+#endif /* IB_ASYNC_UFFD_H */
