@@ -17,6 +17,7 @@
 
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
+#include "ib_async_uffd.h"
 
 #define CH_REC		((int)sizeof(struct ib_async_chan_event))
 #define MAX_RECS	256
@@ -619,6 +620,71 @@ TEST_F(evc, destroy_races_delivery)
 	}
 	EXPECT_EQ(0, left);
 	close(ch);
+}
+
+struct lost_create {
+	int fd;
+	void *arg;
+	int ret;
+};
+
+static void *lost_create_run(void *p)
+{
+	struct lost_create *c = p;
+
+	c->ret = ioc(c->fd, IB_ASYNC_IOC_CREATE_CQ, c->arg);
+	return NULL;
+}
+
+/*
+ * A create whose answer cannot be copied out destroys what it made: the
+ * caller never learns the handle. A record of the new object that a
+ * channel queued meanwhile carries a user_handle the caller frees on the
+ * failure (the shim does), so it goes with the object, as at DESTROY. The
+ * copy-out is held on a write-protected page while the test raises the
+ * event, then made to fail.
+ */
+TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
+{
+	struct ib_async_create_cq cq = {
+		.argsz = sizeof(cq), .user_handle = 0x105, .cqe = 4,
+	};
+	struct lost_create c = { .fd = self->fd, .ret = 1 };
+	struct ib_async_info info;
+	struct iba_stall st;
+	pthread_t th;
+	int ch, id, err;
+
+	IBA_SKIPPED_IN_SETUP();
+	err = iba_stall_make_wp(&st, sysconf(_SC_PAGESIZE), &cq, sizeof(cq));
+	if (err)
+		SKIP(return, "no write-protecting userfaultfd: %s",
+		     strerror(-err));
+	ch = make_channel(self->fd, 0);
+	ASSERT_LE(0, ch);
+	ASSERT_LT(0, sub_all(self->fd, ch, 0xc0c));
+	c.arg = st.area;
+	ASSERT_EQ(0, pthread_create(&th, NULL, lost_create_run, &c));
+	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
+
+	/* made, its answer not out yet: an event of it is queued */
+	id = evsrc_find("cq", 0);
+	ASSERT_LT(self->ev_cq, id);
+	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id));
+	EXPECT_EQ(1, iba_fdinfo(ch, "queued"));
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(1U, info.queued);
+
+	ASSERT_EQ(0, iba_stall_fail(&st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EFAULT, c.ret);
+	/* the CQ is gone, and neither queue holds its record */
+	EXPECT_EQ(self->ev_cq, evsrc_find("cq", 0));
+	EXPECT_EQ(0, iba_fdinfo(ch, "queued")) TH_LOG("the record stayed");
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(0U, info.queued);
+	close(ch);
+	iba_stall_free(&st);
 }
 
 /*
