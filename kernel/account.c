@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Per-user limit on the kernel memory the data path holds for a user.
+ * Per-user limit on the kernel memory ib_async holds for a user: event
+ * queues (evq.c), mapped rings (ring.c) and the data path's buffers.
  *
- * Every posted work request keeps a kernel buffer until its completion is
- * polled. Per-file caps alone bound nothing, since a user may open any
- * number of files, so the bytes are charged to the user's locked-memory
- * budget (RLIMIT_MEMLOCK, counted in user_struct->locked_vm), the budget
- * ib_uverbs charges pinned MR pages against and io_uring charges its
- * buffers against. As there, CAP_IPC_LOCK lifts the limit.
+ * Every file and channel holds a queue, and every posted work request a
+ * kernel buffer until its completion is polled. Per-file caps alone bound
+ * nothing, since a user may open any number of files, so the bytes are
+ * charged to the user's locked-memory budget (RLIMIT_MEMLOCK, counted in
+ * user_struct->locked_vm), the budget ib_uverbs charges pinned MR pages
+ * against and io_uring charges its buffers against. As there,
+ * CAP_IPC_LOCK lifts the limit.
  *
- * A file charges whole pages for its running byte total, so small
- * requests are not rounded up one by one.
+ * A file charges whole pages for its data path's running byte total, so
+ * small requests are not rounded up one by one; a queue charges its
+ * pages when made or resized.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>

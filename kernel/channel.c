@@ -48,6 +48,7 @@ static void ib_async_channel_free(struct kref *ref)
 	struct ib_async_channel *chan =
 		container_of(ref, struct ib_async_channel, ref);
 
+	ib_async_evq_uncharge(&chan->evq);
 	put_device(&chan->adev->dev);
 	call_rcu(&chan->rcu, ib_async_channel_free_rcu);
 }
@@ -149,6 +150,7 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
 	ib_async_show_ring(m, &st);
+	seq_printf(m, "ib_async-memlock-pages:\t%ld\n", st.memlock_pages);
 	if (event) {
 		seq_printf(m, "ib_async-coalescing:\t%s\n",
 			   chan->evq.flags & IB_ASYNC_EVQ_COALESCE ?
@@ -208,7 +210,7 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 	if (!chan)
 		return -ENOMEM;
 	ret = ib_async_evq_init(&chan->evq, ib_async_default_queue_len(),
-				file->adev->stats, qflags);
+				file->adev->stats, qflags, file->user);
 	if (ret) {
 		kfree(chan);
 		return ret;

@@ -42,8 +42,10 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -89,6 +91,12 @@ static u32 evq_nx(u32 cap)
 	return cap + 1;
 }
 
+/* Hash chains of a coalescing queue: about one record per chain if full. */
+static u32 evq_bucket_bits(u32 cap)
+{
+	return max(1, ilog2(roundup_pow_of_two(evq_nx(cap))));
+}
+
 /* An event channel's extras, and for coalescing their hash chains. */
 struct evq_xtab {
 	struct ib_async_evx *xs;
@@ -105,8 +113,7 @@ static int evq_alloc_x(u32 cap, unsigned int flags, struct evq_xtab *t)
 	if (!t->xs)
 		return -ENOMEM;
 	if (flags & IB_ASYNC_EVQ_COALESCE) {
-		/* about one record per chain when the queue is full */
-		t->bits = max(1, ilog2(roundup_pow_of_two(evq_nx(cap))));
+		t->bits = evq_bucket_bits(cap);
 		t->buckets = kvcalloc(1U << t->bits, sizeof(*t->buckets),
 				      GFP_KERNEL_ACCOUNT);
 		if (!t->buckets) {
@@ -116,6 +123,36 @@ static int evq_alloc_x(u32 cap, unsigned int flags, struct evq_xtab *t)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Pages a queue of @cap events charges its user: ring, extras, hash and
+ * bounce buffer, as one running total (see account.c).
+ */
+static long evq_pages(u32 cap, unsigned int flags, u32 rec_size)
+{
+	size_t b = size_mul(evq_slots(cap), sizeof(struct ib_async_slot));
+
+	b = size_add(b, size_mul(IB_ASYNC_BOUNCE_RECS, rec_size));
+	if (flags & IB_ASYNC_EVQ_CHAN)
+		b = size_add(b, size_mul(evq_nx(cap),
+					 sizeof(struct ib_async_evx)));
+	if (flags & IB_ASYNC_EVQ_COALESCE)
+		b = size_add(b, size_mul(1U << evq_bucket_bits(cap),
+					 sizeof(u32)));
+	return DIV_ROUND_UP(b, PAGE_SIZE);
+}
+
+/* 0, or -ENOMEM past the user's RLIMIT_MEMLOCK (nothing charged). */
+static int evq_charge(struct ib_async_evq *q, long pages)
+{
+	return q->user ? ib_async_account_pages(q->user, pages) : 0;
+}
+
+static void evq_uncharge(struct ib_async_evq *q, long pages)
+{
+	if (q->user)
+		ib_async_unaccount_pages(q->user, pages);
 }
 
 static unsigned int evq_flags(const struct ib_async_evq *q)
@@ -244,13 +281,21 @@ static struct ib_async_event *evq_bounce(struct ib_async_evq *q, u32 i)
  * @cap: its capacity in events
  * @stats: its device's counters
  * @flags: IB_ASYNC_EVQ_CHAN, IB_ASYNC_EVQ_COALESCE
+ * @user: whose RLIMIT_MEMLOCK budget its memory is charged to, from
+ *	ib_async_account_user(); NULL charges none
  *
- * Return: 0 or -ENOMEM.
+ * The queue holds its memory, which no one can swap, for as long as the
+ * file lives, and a user may open any number of files: the budget is
+ * what bounds it per user, as for the data path's buffers and rings.
+ *
+ * Return: 0, or -ENOMEM (out of memory or past the limit).
  */
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
-		      struct ib_async_stats __percpu *stats, unsigned int flags)
+		      struct ib_async_stats __percpu *stats, unsigned int flags,
+		      struct user_struct *user)
 {
 	struct evq_xtab t;
+	long pages;
 
 	spin_lock_init(&q->lock);
 	mutex_init(&q->read_mutex);
@@ -274,7 +319,10 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 						  IB_ASYNC_REC_SIZE;
 	q->flags = flags;
 	q->uring = NULL;
+	q->user = user ? get_uid(user) : NULL;
+	q->charged = 0;
 
+	pages = evq_pages(cap, flags, q->rec_size);
 	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, q->rec_size,
 			    GFP_KERNEL_ACCOUNT);
 	q->ring = evq_alloc_ring(cap);
@@ -283,17 +331,39 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 	q->xs = t.xs;
 	q->buckets = t.buckets;
 	q->bucket_bits = t.bits;
-	if (!q->bounce || !q->ring || (flags & IB_ASYNC_EVQ_CHAN && !q->xs)) {
+	if (!q->bounce || !q->ring || (flags & IB_ASYNC_EVQ_CHAN && !q->xs) ||
+	    evq_charge(q, pages)) {
 		ib_async_evq_destroy(q);
 		return -ENOMEM;
 	}
+	q->charged = pages;
 	if (q->xs)
 		evq_x_free_from(q, 0);
 	return 0;
 }
 
+/**
+ * ib_async_evq_uncharge - give back what a queue and its ring are charged
+ * @q: a queue that no command can reach any more
+ *
+ * Its file or channel is freed a grace period later, after the event
+ * handlers that may be walking past it: the charge goes back now, so
+ * that a user who closed a file at the limit can open another at once.
+ */
+void ib_async_evq_uncharge(struct ib_async_evq *q)
+{
+	evq_uncharge(q, q->charged);
+	q->charged = 0;
+	if (q->user)
+		free_uid(q->user);
+	q->user = NULL;
+	if (q->uring)
+		ib_async_uring_uncharge(q->uring);
+}
+
 void ib_async_evq_destroy(struct ib_async_evq *q)
 {
+	ib_async_evq_uncharge(q);
 	kvfree(q->ring);
 	q->ring = NULL;
 	kvfree(q->xs);
@@ -663,12 +733,17 @@ static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
  * @q: the queue
  * @cap: new capacity in events
  *
- * Return: 0, -ENOMEM (old queue intact), -EBUSY if the queued records do
- * not fit or a DEVICE_FATAL ended the stream, -ENODEV once the device is
- * gone.
+ * The new memory is charged before it is allocated, the old given back
+ * once freed: while both exist, both count.
+ *
+ * Return: 0, -ENOMEM (old queue intact; out of memory or past the user's
+ * RLIMIT_MEMLOCK), -EBUSY if the queued records do not fit or a
+ * DEVICE_FATAL ended the stream, -ENODEV once the device is gone.
  */
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 {
+	/* the queue's kind and record size never change */
+	long pages = evq_pages(cap, evq_flags(q), q->rec_size);
 	struct ib_async_slot *ring, *old;
 	struct ib_async_evx *e;
 	struct evq_xtab t;
@@ -676,12 +751,16 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 	int ret = 0;
 	u32 i, k;
 
-	ring = evq_alloc_ring(cap);
-	if (!ring)
+	if (evq_charge(q, pages))
 		return -ENOMEM;
-	/* read_mutex keeps the queue's kind still; it never changes anyway */
+	ring = evq_alloc_ring(cap);
+	if (!ring) {
+		evq_uncharge(q, pages);
+		return -ENOMEM;
+	}
 	if (evq_alloc_x(cap, evq_flags(q), &t)) {
 		kvfree(ring);
+		evq_uncharge(q, pages);
 		return -ENOMEM;
 	}
 
@@ -713,13 +792,16 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 		q->bucket_bits = t.bits;
 		if (q->xs)
 			evq_x_free_from(q, k);
+		swap(q->charged, pages);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->read_mutex);
 
+	/* the old memory on success, the new on failure */
 	kvfree(ring);
 	kvfree(t.xs);
 	kvfree(t.buckets);
+	evq_uncharge(q, pages);
 	return ret;
 }
 
@@ -1142,6 +1224,9 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 	st->rec_size = q->rec_size;
 	st->ring_entries = q->uring ? q->uring->mask + 1 : 0;
 	st->ring_produced = q->uring ? q->uring->prod : 0;
+	st->memlock_pages = q->user ? q->charged : 0;
+	if (q->uring && q->uring->user)
+		st->memlock_pages += q->uring->size >> PAGE_SHIFT;
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 

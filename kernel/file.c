@@ -30,14 +30,14 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 	if (!file)
 		return -ENOMEM;
 
+	ib_async_account_init(file);
 	ret = ib_async_evq_init(&file->evq, ib_async_default_queue_len(),
-				adev->stats, 0);
+				adev->stats, 0, file->user);
 	if (ret)
-		goto err_free;
+		goto err_account;
 	ib_async_file_objs_init(file);
 	INIT_LIST_HEAD(&file->channels);
 	mutex_init(&file->forget_mutex);
-	ib_async_account_init(file);
 	snprintf(file->owner_name, sizeof(file->owner_name), "ib_async[%d]",
 		 task_tgid_vnr(current));
 	/* Only the opener's memory is used by the data path. */
@@ -58,9 +58,9 @@ err_put:
 	put_device(&adev->dev);
 	if (file->mm)
 		mmdrop(file->mm);
-	ib_async_account_exit(file);
 	ib_async_evq_destroy(&file->evq);
-err_free:
+err_account:
+	ib_async_account_exit(file);
 	kfree(file);
 	return ret;
 }
@@ -84,6 +84,7 @@ void ib_async_file_free(struct ib_async_file *file)
 	struct ib_async_device *adev = file->adev;
 
 	ib_async_account_exit(file);
+	ib_async_evq_uncharge(&file->evq);
 	if (file->mm)
 		mmdrop(file->mm);
 	xa_destroy(&file->objs);
@@ -280,6 +281,7 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
 	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
 	ib_async_show_ring(m, &st);
+	seq_printf(m, "ib_async-memlock-pages:\t%ld\n", st.memlock_pages);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
 	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
 	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);

@@ -214,6 +214,14 @@ struct ib_async_evq {
 
 	/* Snapshot of records being copied out; used under read_mutex. */
 	void *bounce;
+
+	/*
+	 * What the queue's memory is charged to: a user's RLIMIT_MEMLOCK
+	 * budget (NULL: CAP_IPC_LOCK), with a reference, and how many
+	 * pages; changed only by a resize, under read_mutex and lock.
+	 */
+	struct user_struct *user;
+	long charged;
 };
 
 /**
@@ -437,7 +445,9 @@ u32 ib_async_max_queue_len(void);
 
 /* evq.c */
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
-		      struct ib_async_stats __percpu *stats, unsigned int flags);
+		      struct ib_async_stats __percpu *stats, unsigned int flags,
+		      struct user_struct *user);
+void ib_async_evq_uncharge(struct ib_async_evq *q);
 void ib_async_evq_destroy(struct ib_async_evq *q);
 void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 		       struct ib_async_evcount *owner);
@@ -474,6 +484,7 @@ struct ib_async_evq_stat {
 	u32 rec_size;
 	u32 ring_entries;		/* 0: no ring */
 	u32 ring_produced;
+	long memlock_pages;		/* queue and ring, on RLIMIT_MEMLOCK */
 };
 
 void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
@@ -618,6 +629,7 @@ int ib_async_cmd_map_ring(struct ib_async_ucmd *u);
 int ib_async_cmd_ring_wait(struct ib_async_ucmd *u);
 int ib_async_evq_mmap(struct ib_async_evq *q, struct vm_area_struct *vma);
 void ib_async_uring_free(struct ib_async_uring *r);
+void ib_async_uring_uncharge(struct ib_async_uring *r);
 void ib_async_show_ring(struct seq_file *m, const struct ib_async_evq_stat *st);
 
 /* account.c */

@@ -65,11 +65,18 @@ static struct ib_async_uring *ib_async_uring_alloc(u32 entries, u32 rec_size)
 void ib_async_uring_free(struct ib_async_uring *r)
 {
 	vfree(r->mem);
+	ib_async_uring_uncharge(r);
+	kfree(r);
+}
+
+/* Give back the ring's charge ahead of its memory (see the queue's). */
+void ib_async_uring_uncharge(struct ib_async_uring *r)
+{
 	if (r->user) {
 		ib_async_unaccount_pages(r->user, r->size >> PAGE_SHIFT);
 		free_uid(r->user);
 	}
-	kfree(r);
+	r->user = NULL;
 }
 
 /**

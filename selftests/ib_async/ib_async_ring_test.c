@@ -469,8 +469,8 @@ TEST_F(ring, malformed_requests_are_refused)
 }
 
 /*
- * Without CAP_IPC_LOCK the ring counts against RLIMIT_MEMLOCK; closing
- * and unmapping gives the charge back.
+ * Without CAP_IPC_LOCK the ring counts against RLIMIT_MEMLOCK, beside the
+ * files' event queues; closing and unmapping gives the charge back.
  */
 TEST_F(ring, memlock_bounds_rings_without_cap_ipc_lock)
 {
@@ -481,7 +481,7 @@ TEST_F(ring, memlock_bounds_rings_without_cap_ipc_lock)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct rlimit rl = { 64 * 1024, 64 * 1024 };
+		struct rlimit rl = { 1 << 20, 1 << 20 };
 		struct ring r1, r2 = {};
 		int f1, f2, f3;
 
@@ -492,6 +492,13 @@ TEST_F(ring, memlock_bounds_rings_without_cap_ipc_lock)
 		f3 = open(self->dev.node, O_RDWR);
 		if (f1 < 0 || f2 < 0 || f3 < 0)
 			_exit(11);
+		/* 64 KiB for rings beyond what the three queues hold */
+		rl.rlim_cur = 64 * 1024 + sysconf(_SC_PAGESIZE) *
+			(iba_fdinfo(f1, "memlock-pages") +
+			 iba_fdinfo(f2, "memlock-pages") +
+			 iba_fdinfo(f3, "memlock-pages"));
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(16);
 		/* 4096 x 48 bytes is past 64 KiB... */
 		if (ring_map(f1, 4096, &r1) != -ENOMEM)
 			_exit(12);

@@ -9,8 +9,8 @@
  *    receives, sends and SRQ receives;
  *  - a controlled Q_Key (high bit) needs CAP_NET_RAW, on MODIFY_QP and on
  *    UD sends;
- *  - the data path's kernel memory is bounded per user by RLIMIT_MEMLOCK,
- *    across files;
+ *  - the kernel memory of event queues and of the data path is bounded
+ *    per user by RLIMIT_MEMLOCK, across files;
  *  - the data path serves only the process that opened the file;
  *  - an argument is copied in before any lock is taken: a caller stuck in
  *    a page fault holds up nobody else;
@@ -456,15 +456,22 @@ TEST_F(sec, controlled_qkey_needs_cap_net_raw)
 	EXPECT_EQ(PRIV_QKEY, q.qkey);
 }
 
-#define MEMLOCK		(256 << 10)
+#define MEMLOCK		(512 << 10)
 #define MSG		(64 << 10)
 #define NFILES		4
 
+/* Bytes fdinfo says @fd's event queue (and ring) holds on the budget. */
+static long long queue_locked(int fd)
+{
+	return iba_fdinfo(fd, "memlock-pages") * sysconf(_SC_PAGESIZE);
+}
+
 /*
- * As an unprivileged user with a 256 KiB RLIMIT_MEMLOCK, post 64 KiB
- * receives on four files until the kernel refuses: the total must stay
- * under the limit (the cost includes a little bookkeeping per request),
- * the refusal is ENOMEM, and closing a file gives its share back.
+ * As an unprivileged user with a 512 KiB RLIMIT_MEMLOCK, post 64 KiB
+ * receives on four files until the kernel refuses: with the files' event
+ * queues, which spend the same budget, the total must stay under the
+ * limit (the cost includes a little bookkeeping per request), the refusal
+ * is ENOMEM, and closing a file gives its share back.
  * Exit code: 0 or the failed step.
  */
 static int memlock_bounded(void *p)
@@ -472,30 +479,35 @@ static int memlock_bounded(void *p)
 	static char buf[MSG];
 	const char *node = p;
 	int fd[NFILES], i, posted = 0, ret = 0;
-	long long charged = 0;
+	long long charged = 0, queues = 0;
+	uint32_t qp[NFILES];
 
+	/* The files first: their queues spend the budget as they open. */
 	for (i = 0; i < NFILES; i++) {
-		struct ib_async_create_qp qp = {
-			.argsz = sizeof(qp), .qp_type = IB_UVERBS_QPT_UD,
+		struct ib_async_create_qp a = {
+			.argsz = sizeof(a), .qp_type = IB_UVERBS_QPT_UD,
 			.max_send_wr = 1, .max_recv_wr = 64,
 			.max_send_sge = 1, .max_recv_sge = 1,
 		};
 		uint32_t pd, cq;
-		int n;
 
 		fd[i] = open(node, O_RDWR);
 		if (fd[i] < 0 || create_pd(fd[i], &pd) ||
 		    create_cq(fd[i], 1, 8, &cq))
 			return 20;
-		qp.pd_handle = pd;
-		qp.send_cq_handle = cq;
-		qp.recv_cq_handle = cq;
-		if (ioc(fd[i], IB_ASYNC_IOC_CREATE_QP, &qp) ||
-		    ud_init(fd[i], qp.handle))
+		queues += queue_locked(fd[i]);
+		a.pd_handle = pd;
+		a.send_cq_handle = cq;
+		a.recv_cq_handle = cq;
+		if (ioc(fd[i], IB_ASYNC_IOC_CREATE_QP, &a) ||
+		    ud_init(fd[i], a.handle))
 			return 21;
-		for (n = 0; n < 64; n++) {
-			ret = post_recv(fd[i], IB_ASYNC_OBJ_QP, qp.handle, n,
-					buf, MSG);
+		qp[i] = a.handle;
+	}
+	for (i = 0; i < NFILES; i++) {
+		for (int n = 0; n < 64; n++) {
+			ret = post_recv(fd[i], IB_ASYNC_OBJ_QP, qp[i], n, buf,
+					MSG);
 			if (ret)
 				break;
 			posted++;
@@ -504,9 +516,10 @@ static int memlock_bounded(void *p)
 			return 22;
 		charged += iba_fdinfo(fd[i], "charged-bytes");
 	}
-	/* 3 of 4 messages of 64 KiB fit in 256 KiB with the overhead. */
-	if (posted < 3 || (long long)posted * MSG > MEMLOCK ||
-	    charged > MEMLOCK || charged < (long long)posted * MSG)
+	/* 3 of 4 messages of 64 KiB fit beside 4 queues of 1024 events. */
+	if (posted < 3 || !queues ||
+	    (long long)posted * MSG + queues > MEMLOCK ||
+	    charged + queues > MEMLOCK || charged < (long long)posted * MSG)
 		return 23;
 	close(fd[0]);
 	/* What the closed file held can be used again. */
@@ -532,6 +545,89 @@ static int memlock_bounded(void *p)
 			return 27;
 	}
 	return 0;
+}
+
+#define QUEUE_BUDGET	(512 << 10)
+#define MAX_FILES	64
+
+static int make_event_channel(int fd)
+{
+	struct ib_async_create_channel a = {
+		.argsz = sizeof(a), .type = IB_ASYNC_CHANNEL_EVENT,
+	};
+
+	return ioctl(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a) ? -errno : a.fd;
+}
+
+/*
+ * As an unprivileged user with a 512 KiB RLIMIT_MEMLOCK, open files until
+ * the kernel refuses: each file's event queue charges the budget, their
+ * sum stays within it and the refusal is ENOMEM. Closing a file gives
+ * its share back; a larger queue or an event channel past the budget is
+ * refused with ENOMEM and changes nothing; a smaller queue charges less.
+ * Exit code: 0 or the failed step.
+ */
+static int queues_bounded(void *p)
+{
+	long long sum = 0, had;
+	int fd[MAX_FILES], n, i, ch, err = 0;
+	const char *node = p;
+
+	for (n = 0; n < MAX_FILES; n++) {
+		fd[n] = open(node, O_RDWR);
+		if (fd[n] < 0) {
+			err = errno;
+			break;
+		}
+	}
+	if (n < 3 || n == MAX_FILES || err != ENOMEM)
+		return 31;
+	for (i = 0; i < n; i++) {
+		if (iba_fdinfo(fd[i], "memlock-pages") <= 0)
+			return 30;
+		sum += queue_locked(fd[i]);
+	}
+	if (sum > QUEUE_BUDGET || sum + queue_locked(fd[0]) <= QUEUE_BUDGET)
+		return 32;
+
+	/* a closed file's queue is freed a grace period after its release */
+	close(fd[--n]);
+	for (i = 0; i < 100 && (fd[n] = open(node, O_RDWR)) < 0; i++)
+		iba_sleep_ms(10);
+	if (fd[n] < 0)
+		return 33;
+	n++;
+
+	had = iba_fdinfo(fd[0], "memlock-pages");
+	if (!iba_set_queue_len(fd[0], 4096) || errno != ENOMEM ||
+	    iba_fdinfo(fd[0], "capacity") != 1024 ||
+	    iba_fdinfo(fd[0], "memlock-pages") != had)
+		return 34;
+	if (make_event_channel(fd[0]) != -ENOMEM)
+		return 35;
+	/* an event channel's queue (with extras) is the size of two */
+	for (i = 0; i < 3; i++)
+		if (iba_set_queue_len(fd[i], 16) ||
+		    iba_fdinfo(fd[i], "memlock-pages") * 4 >= had)
+			return 36;
+	/* what the smaller queues gave back makes room for a channel */
+	ch = make_event_channel(fd[0]);
+	if (ch < 0 || iba_fdinfo(ch, "memlock-pages") <= 0)
+		return 37;
+	close(ch);
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	return 0;
+}
+
+TEST_F(sec, event_queues_are_bounded_per_user)
+{
+	IBA_SKIPPED_IN_SETUP();
+	/* CAP_IPC_LOCK lifts the limit: the fixture's file charges nothing */
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "memlock-pages"));
+	if (geteuid())
+		SKIP(return, "needs root to drop to an unprivileged user");
+	EXPECT_EQ(0, as_nobody(queues_bounded, self->dev.node, QUEUE_BUDGET));
 }
 
 TEST_F(sec, data_path_memory_is_bounded_per_user)
