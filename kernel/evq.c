@@ -1164,8 +1164,9 @@ void ib_async_evq_purge_obj(struct ib_async_evq *q, u32 obj_type, u32 handle)
  *	keep no owners)
  * @owner: the counters of an object about to be freed
  *
- * At device removal the records stay readable but nobody waits for their
- * acknowledgment any more.
+ * When a file that device removal left with dead handles is closed: a
+ * CQ's completion channel, a file of its own, keeps its records readable,
+ * but nobody can wait for their acknowledgment any more.
  */
 void ib_async_evq_orphan(struct ib_async_evq *q, struct ib_async_evcount *owner)
 {

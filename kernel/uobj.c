@@ -326,8 +326,11 @@ static const u32 ib_async_destroy_order[] = {
 /*
  * Destroy the verbs objects of one type. At close the uobjs go on @ended,
  * for ib_async_file_end_destroyed(). At device removal (@ended NULL) they
- * stay as dead handles, their queued records stay readable, and a later
- * destroy of the handle succeeds. Return: whether any was destroyed.
+ * stay as dead handles, their queued records stay readable and still
+ * count for them, and a later destroy of the handle purges what was not
+ * read and reports what was: a program may still hold an event it read
+ * after removal, and ibv_destroy_*() must not free what its ack will
+ * touch. Return: whether any was destroyed.
  */
 static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 				  struct list_head *ended)
@@ -346,8 +349,6 @@ static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 				list_add_tail(&uobj->ended, ended);
 		} else {
 			ret = ib_async_uobj_destroy_obj(uobj);
-			if (!ret)
-				ib_async_uobj_orphan(uobj);
 		}
 		if (!ret)
 			progress = true;

@@ -610,6 +610,53 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 				     IBA_EVENT_TIMEOUT_MS));
 }
 
+/*
+ * Removal destroys every object, but their records stay readable and
+ * still count for them: the destroy that forgets a dead handle reports
+ * the records read, and drops those not read. libibasync frees a CQ
+ * only once that many events were acknowledged, so an event read after
+ * removal and not yet acknowledged keeps the CQ's memory, which its ack
+ * writes. Removal once stopped counting them: the destroy reported 0.
+ */
+TEST_F_TIMEOUT(evsrc, destroy_after_removal_reports_the_events_read, 60)
+{
+	struct ib_async_event ev;
+	uint32_t cq1, cq2;
+	uint64_t reported = 99;
+	int fd, id1, id2;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, create_cq(fd, 0xc1, 4, &cq1));
+	id1 = evsrc_find("cq", 0);
+	ASSERT_EQ(0, create_cq(fd, 0xc2, 4, &cq2));
+	id2 = evsrc_find("cq", 0);
+	ASSERT_LT(id1, id2);
+	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id1));
+	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id2));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS));
+
+	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_CQ_ERR, ev.event_type);
+	EXPECT_EQ(cq1, ev.obj_handle);
+	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq1, &reported));
+	EXPECT_EQ(1U, reported) TH_LOG("a record read after removal");
+	/* cq2's record was not read: it goes, the end of the stream stays */
+	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq2, &reported));
+	EXPECT_EQ(0U, reported);
+	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev.event_type);
+	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ(ENODEV, errno);
+	close(fd);
+	/* The tests after this one want evsrc0 back. */
+	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 1,
+				     IBA_EVENT_TIMEOUT_MS));
+}
+
 /* A PD, CQ and UD QP on @fd; the QP's number in *@qpn. */
 static int evsrc_qp(int fd, uint32_t *qp, uint32_t *qpn)
 {
