@@ -19,18 +19,16 @@
  *  - rdma resource show names the process an object was made for.
  */
 #include <linux/netlink.h>
-#include <linux/userfaultfd.h>
 #include <rdma/rdma_netlink.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <grp.h>
 #include <sys/wait.h>
 
 #include "ib_async_verbs.h"
+#include "ib_async_uffd.h"
 
 #define QKEY		0x11111111u
 #define PRIV_QKEY	0x80000011u
@@ -696,33 +694,21 @@ static void *stuck_create_pd(void *p)
  */
 TEST_F(sec, caller_stuck_in_a_fault_holds_up_no_other_command)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = {};
 	struct stuck_call call = { .fd = self->fd };
-	long page = sysconf(_SC_PAGESIZE);
-	struct uffdio_zeropage zero = {};
+	struct iba_stall st;
 	uint64_t t0, t1;
 	uint32_t h;
 	pthread_t th;
-	char *area;
-	int uffd;
+	int err;
 
 	IBA_SKIPPED_IN_SETUP();
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (uffd < 0)
-		SKIP(return, "no userfaultfd: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
-	area = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, area);
-	reg.range.start = (uintptr_t)area;
-	reg.range.len = page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	err = iba_stall_make(&st, sysconf(_SC_PAGESIZE));
+	if (err)
+		SKIP(return, "no userfaultfd: %s", strerror(-err));
 
-	call.arg = area;
+	call.arg = st.area;
 	ASSERT_EQ(0, pthread_create(&th, NULL, stuck_create_pd, &call));
-	iba_sleep_ms(200);
+	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
 	t0 = iba_now_ms();
 	EXPECT_EQ(0, create_pd(self->fd, &h));
 	EXPECT_EQ(0, create_cq(self->fd, 1, 8, &h));
@@ -731,13 +717,10 @@ TEST_F(sec, caller_stuck_in_a_fault_holds_up_no_other_command)
 				      (unsigned long long)(t1 - t0));
 
 	/* Let the stuck copy finish: a zero page reads as argsz 0. */
-	zero.range.start = (uintptr_t)area;
-	zero.range.len = page;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	ASSERT_EQ(0, iba_stall_serve(&st));
 	pthread_join(th, NULL);
 	EXPECT_EQ(-EINVAL, call.ret);
-	close(uffd);
-	munmap(area, page);
+	iba_stall_free(&st);
 }
 
 TEST_F(sec, argsz_beyond_a_page_is_e2big)
