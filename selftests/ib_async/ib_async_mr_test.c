@@ -275,14 +275,19 @@ TEST_F(mr, read_only_shared_file_mapping_registers_for_reading)
 /*
  * evsrc's rxe fault files (ib_async_evsrc_rxefault.c), evsrc loaded for
  * the test if it was not: 0, *@loaded if the test loaded it; -1 without
- * kretprobes or evsrc.
+ * kretprobes or evsrc, evsrc then unloaded again if the test loaded it.
  */
 static int rxefault_ready(bool *loaded)
 {
 	*loaded = access("/sys/module/ib_async_evsrc", F_OK) != 0;
 	if (iba_load_module("ib_async_evsrc"))
 		return -1;
-	return access(EVSRC_DBG "/fail_rxe_reg_mr", W_OK) ? -1 : 0;
+	if (!access(EVSRC_DBG "/fail_rxe_reg_mr", W_OK))
+		return 0;
+	/* a kernel without kretprobes: leave things as they were */
+	if (*loaded)
+		iba_sh("rmmod ib_async_evsrc");
+	return -1;
 }
 
 /* Cancel what did not fail, and unload evsrc if the test loaded it. */
