@@ -188,6 +188,51 @@ static int ib_async_sub_parse(struct ib_async_ucmd *u,
 	return 0;
 }
 
+/*
+ * End subscription @id of @chan: 0, -ENOENT (no such id) or -ENOMEM.
+ *
+ * A handler that matched the old set may still be about to queue: from
+ * the return on, the uAPI says, nothing the subscription alone matched
+ * is queued. Its RCU read-side section ends after the queue.
+ */
+static int ib_async_sub_end(struct ib_async_channel *chan, u32 id)
+{
+	struct ib_async_subset *set;
+	int ret = -ENOENT;
+	u32 i;
+
+	mutex_lock(&chan->adev->chan_lock);
+	set = ib_async_subs(chan);
+	for (i = 0; set && i < set->n; i++) {
+		if (set->subs[i].id == id) {
+			ret = ib_async_subs_replace(chan, ib_async_sub_is,
+						    &id, NULL);
+			break;
+		}
+	}
+	mutex_unlock(&chan->adev->chan_lock);
+	if (!ret)
+		synchronize_rcu();
+	return ret;
+}
+
+/*
+ * SUBSCRIBE's answer reached the caller (@ret 0) or not. A caller that
+ * never learnt the id could not end the subscription, and would get
+ * records with its cookie after a call that failed: end it. Records it
+ * matched meanwhile stay queued (the uAPI says so).
+ */
+static int ib_async_sub_answered(struct ib_async_ucmd *u, int ret)
+{
+	const struct ib_async_subscribe *arg = u->cmd;
+	struct ib_async_channel *chan = u->pending;
+
+	if (ret)
+		ib_async_sub_end(chan, arg->sub_id);
+	ib_async_channel_put(chan);
+	return ret;
+}
+
 int ib_async_cmd_subscribe(struct ib_async_ucmd *u)
 {
 	struct ib_async_subscribe *arg = u->cmd;
@@ -218,10 +263,14 @@ int ib_async_cmd_subscribe(struct ib_async_ucmd *u)
 			chan->sub_next = sub.id;
 	}
 	mutex_unlock(&u->adev->chan_lock);
-	ib_async_channel_put(chan);
-	if (ret)
+	if (ret) {
+		ib_async_channel_put(chan);
 		return ret;
+	}
 
+	/* kept until the answer is out */
+	u->answered = ib_async_sub_answered;
+	u->pending = chan;
 	arg->sub_id = sub.id;
 	ib_async_ucmd_respond(u);
 	return 0;
@@ -231,34 +280,15 @@ int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u)
 {
 	struct ib_async_unsubscribe *arg = u->cmd;
 	struct ib_async_channel *chan;
-	struct ib_async_subset *set;
-	int ret = -ENOENT;
-	u32 i;
+	int ret;
 
 	if (arg->flags || !arg->sub_id)
 		return -EINVAL;
 	chan = ib_async_channel_get(u->file, arg->fd, IB_ASYNC_CHANNEL_EVENT);
 	if (IS_ERR(chan))
 		return PTR_ERR(chan);
-
-	mutex_lock(&u->adev->chan_lock);
-	set = ib_async_subs(chan);
-	for (i = 0; set && i < set->n; i++) {
-		if (set->subs[i].id == arg->sub_id) {
-			ret = ib_async_subs_replace(chan, ib_async_sub_is,
-						    &arg->sub_id, NULL);
-			break;
-		}
-	}
-	mutex_unlock(&u->adev->chan_lock);
+	ret = ib_async_sub_end(chan, arg->sub_id);
 	ib_async_channel_put(chan);
-	/*
-	 * A handler that matched the old set may still be about to queue:
-	 * from the return on, the uAPI says, nothing the subscription alone
-	 * matched is queued. Its RCU read-side section ends after the queue.
-	 */
-	if (!ret)
-		synchronize_rcu();
 	return ret;
 }
 

@@ -549,6 +549,11 @@ enum {
  *           the copy back fails (the caller never learnt the handle)
  * @destroyed: an object the command destroyed, whose queued records are
  *             purged once every device lock is dropped
+ * @answered: set by a command that can only finish once its answer
+ *            reached the caller: called after the copy back with 0 or
+ *            its error, finishes or undoes what @pending holds and
+ *            returns the command's result
+ * @pending: what @answered finishes or undoes
  * @new_file: a file made by the command, installed at @new_fd once the
  *            caller has its number (else released)
  * @new_fd: its reserved descriptor
@@ -566,6 +571,8 @@ struct ib_async_ucmd {
 	bool respond;
 	u32 created;
 	struct ib_async_uobj *destroyed;
+	int (*answered)(struct ib_async_ucmd *u, int ret);
+	void *pending;
 	struct file *new_file;
 	int new_fd;
 };

@@ -120,12 +120,27 @@ void ib_async_show_ring(struct seq_file *m, const struct ib_async_evq_stat *st)
 	seq_printf(m, "ib_async-ring-produced:\t%u\n", st->ring_produced);
 }
 
+/*
+ * MAP_RING's answer reached the caller (@ret 0), or not: attach the ring
+ * only then. A queue with a ring refuses read(), so a caller that never
+ * learnt the ring's size would be left with neither.
+ */
+static int ib_async_ring_answered(struct ib_async_ucmd *u, int ret)
+{
+	struct ib_async_uring *r = u->pending;
+
+	if (!ret)
+		ret = ib_async_evq_attach_ring(u->evq, r);
+	if (ret)
+		ib_async_uring_free(r);
+	return ret;
+}
+
 int ib_async_cmd_map_ring(struct ib_async_ucmd *u)
 {
 	struct ib_async_map_ring *arg = u->cmd;
 	struct ib_async_uring *r;
 	u32 entries;
-	int ret;
 
 	if (arg->flags || arg->reserved || arg->mmap_offset || arg->mmap_size)
 		return -EINVAL;
@@ -141,11 +156,8 @@ int ib_async_cmd_map_ring(struct ib_async_ucmd *u)
 	r = ib_async_uring_alloc(entries, u->evq->rec_size);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
-	ret = ib_async_evq_attach_ring(u->evq, r);
-	if (ret) {
-		ib_async_uring_free(r);
-		return ret;
-	}
+	u->answered = ib_async_ring_answered;
+	u->pending = r;
 	arg->entries = entries;
 	arg->mmap_offset = 0;
 	arg->mmap_size = r->size;

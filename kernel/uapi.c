@@ -335,6 +335,8 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
 		if (u->created)
 			ib_async_cmd_uncreate(u);
 	}
+	if (u->answered)
+		ret = u->answered(u, ret);
 	ib_async_ucmd_install(u, !ret);
 	return ret;
 }

@@ -622,17 +622,19 @@ TEST_F(evc, destroy_races_delivery)
 	close(ch);
 }
 
-struct lost_create {
+/* A command whose answer the test keeps from being copied out. */
+struct lost_call {
 	int fd;
+	unsigned long cmd;
 	void *arg;
 	int ret;
 };
 
-static void *lost_create_run(void *p)
+static void *lost_call_run(void *p)
 {
-	struct lost_create *c = p;
+	struct lost_call *c = p;
 
-	c->ret = ioc(c->fd, IB_ASYNC_IOC_CREATE_CQ, c->arg);
+	c->ret = ioc(c->fd, c->cmd, c->arg);
 	return NULL;
 }
 
@@ -649,7 +651,9 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	struct ib_async_create_cq cq = {
 		.argsz = sizeof(cq), .user_handle = 0x105, .cqe = 4,
 	};
-	struct lost_create c = { .fd = self->fd, .ret = 1 };
+	struct lost_call c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_CREATE_CQ, .ret = 1,
+	};
 	struct ib_async_info info;
 	struct iba_stall st;
 	pthread_t th;
@@ -664,7 +668,7 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 0xc0c));
 	c.arg = st.area;
-	ASSERT_EQ(0, pthread_create(&th, NULL, lost_create_run, &c));
+	ASSERT_EQ(0, pthread_create(&th, NULL, lost_call_run, &c));
 	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
 
 	/* made, its answer not out yet: an event of it is queued */
@@ -683,6 +687,49 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	EXPECT_EQ(0, iba_fdinfo(ch, "queued")) TH_LOG("the record stayed");
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	EXPECT_EQ(0U, info.queued);
+	close(ch);
+	iba_stall_free(&st);
+}
+
+/*
+ * A SUBSCRIBE whose answer cannot be copied out ends the subscription
+ * again: the caller never learnt its id, so could never end it, and its
+ * cookie must not come back from a call that failed. Ids are still never
+ * reused.
+ */
+TEST_F_TIMEOUT(evc, a_subscription_whose_id_is_lost_is_ended, 60)
+{
+	struct ib_async_subscribe sub = {
+		.argsz = sizeof(sub), .flags = IB_ASYNC_SUB_PORT, .port = 2,
+		.cookie = 0x1057,
+	};
+	struct lost_call c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_SUBSCRIBE, .ret = 1,
+	};
+	struct iba_stall st;
+	pthread_t th;
+	int ch, err;
+
+	IBA_SKIPPED_IN_SETUP();
+	ch = make_channel(self->fd, 0);
+	ASSERT_LE(0, ch);
+	sub.fd = ch;
+	err = iba_stall_make_wp(&st, sysconf(_SC_PAGESIZE), &sub, sizeof(sub));
+	if (err)
+		SKIP(return, "no write-protecting userfaultfd: %s",
+		     strerror(-err));
+	c.arg = st.area;
+	ASSERT_EQ(0, pthread_create(&th, NULL, lost_call_run, &c));
+	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
+	EXPECT_EQ(1, iba_fdinfo(ch, "subscriptions"));
+
+	ASSERT_EQ(0, iba_stall_fail(&st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EFAULT, c.ret);
+	EXPECT_EQ(0, iba_fdinfo(ch, "subscriptions"));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
+	EXPECT_EQ(0, iba_fdinfo(ch, "queued")) TH_LOG("the cookie came back");
+	EXPECT_EQ(2, sub_port(self->fd, ch, 2, 1));
 	close(ch);
 	iba_stall_free(&st);
 }

@@ -16,6 +16,7 @@
 
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
+#include "ib_async_uffd.h"
 
 
 struct ring {
@@ -466,6 +467,59 @@ TEST_F(ring, malformed_requests_are_refused)
 	EXPECT_EQ(-EINVAL, ioc(fd2, IB_ASYNC_IOC_RING_WAIT, &w));
 	close(fd2);
 	ring_unmap(&r);
+}
+
+struct lost_map {
+	int fd;
+	void *arg;
+	int ret;
+};
+
+static void *lost_map_run(void *p)
+{
+	struct lost_map *c = p;
+
+	c->ret = ioc(c->fd, IB_ASYNC_IOC_MAP_RING, c->arg);
+	return NULL;
+}
+
+/*
+ * A MAP_RING whose answer cannot be copied out attaches no ring: a queue
+ * with a ring refuses read(), and the caller never learnt the ring's
+ * size, so it would be left with neither. read() still works, and a later
+ * MAP_RING maps.
+ */
+TEST_F_TIMEOUT(ring, a_ring_whose_answer_is_lost_is_not_attached, 60)
+{
+	struct ib_async_map_ring a = { .argsz = sizeof(a), .entries = 64 };
+	struct lost_map c = { .fd = self->fd, .ret = 1 };
+	struct ib_async_event ev;
+	struct iba_stall st;
+	struct ring r;
+	pthread_t th;
+	int err;
+
+	IBA_SKIPPED_IN_SETUP();
+	err = iba_stall_make_wp(&st, sysconf(_SC_PAGESIZE), &a, sizeof(a));
+	if (err)
+		SKIP(return, "no write-protecting userfaultfd: %s",
+		     strerror(-err));
+	c.arg = st.area;
+	ASSERT_EQ(0, pthread_create(&th, NULL, lost_map_run, &c));
+	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, iba_stall_fail(&st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EFAULT, c.ret);
+	EXPECT_EQ(-1, iba_fdinfo(self->fd, "ring-entries"));
+
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	EXPECT_EQ(IBA_REC, read(self->fd, &ev, sizeof(ev)))
+		TH_LOG("read: %m");
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SM_CHANGE, ev.event_type);
+	ASSERT_EQ(0, ring_map(self->fd, 64, &r));
+	EXPECT_EQ(64, iba_fdinfo(self->fd, "ring-entries"));
+	ring_unmap(&r);
+	iba_stall_free(&st);
 }
 
 /*
