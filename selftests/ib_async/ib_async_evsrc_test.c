@@ -75,6 +75,25 @@ static int evsrc_wait_node(const char *ibdev, struct iba_dev *dev, int present,
 	}
 }
 
+/*
+ * Add evsrc0 again after its unregister. That runs queued, and its name
+ * stays taken (ENFILE) until the last of it is gone, a while after its
+ * ib_async node: 0 once the new node is there, or -errno.
+ */
+static int evsrc_readd(void)
+{
+	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
+	int ret;
+
+	while ((ret = evsrc_put(EVSRC_DBG "/add", EVSRC_DEV)) == -ENFILE &&
+	       iba_now_ms() < end)
+		iba_sleep_ms(20);
+	if (ret)
+		return ret;
+	return evsrc_wait_node(EVSRC_DEV, NULL, 1, IBA_EVENT_TIMEOUT_MS) ?
+	       -ETIMEDOUT : 0;
+}
+
 /* Load the module if needed and make sure evsrc0 exists. */
 static int evsrc_available(void)
 {
@@ -605,9 +624,7 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	iba_stall_free(&sp);
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS));
 	/* The tests after this one want evsrc0 back. */
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));
-	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 1,
-				     IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, evsrc_readd());
 }
 
 /*
@@ -652,9 +669,7 @@ TEST_F_TIMEOUT(evsrc, destroy_after_removal_reports_the_events_read, 60)
 	EXPECT_EQ(ENODEV, errno);
 	close(fd);
 	/* The tests after this one want evsrc0 back. */
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));
-	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 1,
-				     IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, evsrc_readd());
 }
 
 /* A PD, CQ and UD QP on @fd; the QP's number in *@qpn. */
@@ -724,9 +739,7 @@ TEST_F_TIMEOUT(evsrc, driver_refusing_at_close_is_retried_at_removal, 120)
 				     IBA_EVENT_TIMEOUT_MS));
 	EXPECT_NE(0, iba_sh("dmesg | grep -q 'leaking them'"));
 	/* The tests after this one want evsrc0 back. */
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));
-	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 1,
-				     IBA_EVENT_TIMEOUT_MS));
+	ASSERT_EQ(0, evsrc_readd());
 }
 
 /*
