@@ -622,22 +622,6 @@ TEST_F(evc, destroy_races_delivery)
 	close(ch);
 }
 
-/* A command whose answer the test keeps from being copied out. */
-struct lost_call {
-	int fd;
-	unsigned long cmd;
-	void *arg;
-	int ret;
-};
-
-static void *lost_call_run(void *p)
-{
-	struct lost_call *c = p;
-
-	c->ret = ioc(c->fd, c->cmd, c->arg);
-	return NULL;
-}
-
 /*
  * A create whose answer cannot be copied out destroys what it made: the
  * caller never learns the handle. A record of the new object that a
@@ -651,7 +635,7 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	struct ib_async_create_cq cq = {
 		.argsz = sizeof(cq), .user_handle = 0x105, .cqe = 4,
 	};
-	struct lost_call c = {
+	struct iba_stalled_cmd c = {
 		.fd = self->fd, .cmd = IB_ASYNC_IOC_CREATE_CQ, .ret = 1,
 	};
 	struct ib_async_info info;
@@ -660,16 +644,13 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	int ch, id, err;
 
 	IBA_SKIPPED_IN_SETUP();
-	err = iba_stall_make_wp(&st, sysconf(_SC_PAGESIZE), &cq, sizeof(cq));
-	if (err)
-		SKIP(return, "no write-protecting userfaultfd: %s",
-		     strerror(-err));
 	ch = make_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 0xc0c));
-	c.arg = st.area;
-	ASSERT_EQ(0, pthread_create(&th, NULL, lost_call_run, &c));
-	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
+	err = iba_stall_answer(&c, &st, &cq, sizeof(cq), &th);
+	if (err > 0)
+		SKIP(return, "no write-protecting userfaultfd");
+	ASSERT_EQ(0, err);
 
 	/* made, its answer not out yet: an event of it is queued */
 	id = evsrc_find("cq", 0);
@@ -703,7 +684,7 @@ TEST_F_TIMEOUT(evc, a_subscription_whose_id_is_lost_is_ended, 60)
 		.argsz = sizeof(sub), .flags = IB_ASYNC_SUB_PORT, .port = 2,
 		.cookie = 0x1057,
 	};
-	struct lost_call c = {
+	struct iba_stalled_cmd c = {
 		.fd = self->fd, .cmd = IB_ASYNC_IOC_SUBSCRIBE, .ret = 1,
 	};
 	struct iba_stall st;
@@ -714,13 +695,10 @@ TEST_F_TIMEOUT(evc, a_subscription_whose_id_is_lost_is_ended, 60)
 	ch = make_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	sub.fd = ch;
-	err = iba_stall_make_wp(&st, sysconf(_SC_PAGESIZE), &sub, sizeof(sub));
-	if (err)
-		SKIP(return, "no write-protecting userfaultfd: %s",
-		     strerror(-err));
-	c.arg = st.area;
-	ASSERT_EQ(0, pthread_create(&th, NULL, lost_call_run, &c));
-	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
+	err = iba_stall_answer(&c, &st, &sub, sizeof(sub), &th);
+	if (err > 0)
+		SKIP(return, "no write-protecting userfaultfd");
+	ASSERT_EQ(0, err);
 	EXPECT_EQ(1, iba_fdinfo(ch, "subscriptions"));
 
 	ASSERT_EQ(0, iba_stall_fail(&st));

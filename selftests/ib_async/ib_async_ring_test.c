@@ -469,20 +469,6 @@ TEST_F(ring, malformed_requests_are_refused)
 	ring_unmap(&r);
 }
 
-struct lost_map {
-	int fd;
-	void *arg;
-	int ret;
-};
-
-static void *lost_map_run(void *p)
-{
-	struct lost_map *c = p;
-
-	c->ret = ioc(c->fd, IB_ASYNC_IOC_MAP_RING, c->arg);
-	return NULL;
-}
-
 /*
  * A MAP_RING whose answer cannot be copied out attaches no ring: a queue
  * with a ring refuses read(), and the caller never learnt the ring's
@@ -492,7 +478,9 @@ static void *lost_map_run(void *p)
 TEST_F_TIMEOUT(ring, a_ring_whose_answer_is_lost_is_not_attached, 60)
 {
 	struct ib_async_map_ring a = { .argsz = sizeof(a), .entries = 64 };
-	struct lost_map c = { .fd = self->fd, .ret = 1 };
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_MAP_RING, .ret = 1,
+	};
 	struct ib_async_event ev;
 	struct iba_stall st;
 	struct ring r;
@@ -500,13 +488,10 @@ TEST_F_TIMEOUT(ring, a_ring_whose_answer_is_lost_is_not_attached, 60)
 	int err;
 
 	IBA_SKIPPED_IN_SETUP();
-	err = iba_stall_make_wp(&st, sysconf(_SC_PAGESIZE), &a, sizeof(a));
-	if (err)
-		SKIP(return, "no write-protecting userfaultfd: %s",
-		     strerror(-err));
-	c.arg = st.area;
-	ASSERT_EQ(0, pthread_create(&th, NULL, lost_map_run, &c));
-	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
+	err = iba_stall_answer(&c, &st, &a, sizeof(a), &th);
+	if (err > 0)
+		SKIP(return, "no write-protecting userfaultfd");
+	ASSERT_EQ(0, err);
 	ASSERT_EQ(0, iba_stall_fail(&st));
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(-EFAULT, c.ret);

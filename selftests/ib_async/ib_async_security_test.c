@@ -674,27 +674,15 @@ TEST_F(sec, data_path_serves_only_the_opening_process)
 			       sizeof(buf)));
 }
 
-struct stuck_call {
-	int fd;
-	void *arg;
-	int ret;
-};
-
-static void *stuck_create_pd(void *p)
-{
-	struct stuck_call *c = p;
-
-	c->ret = ioc(c->fd, IB_ASYNC_IOC_CREATE_PD, c->arg);
-	return NULL;
-}
-
 /*
  * A CREATE_PD whose argument sits on a page that userfaultfd never fills
  * blocks in the copy; on the same file, other commands must go on.
  */
 TEST_F(sec, caller_stuck_in_a_fault_holds_up_no_other_command)
 {
-	struct stuck_call call = { .fd = self->fd };
+	struct iba_stalled_cmd call = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_CREATE_PD,
+	};
 	struct iba_stall st;
 	uint64_t t0, t1;
 	uint32_t h;
@@ -707,7 +695,7 @@ TEST_F(sec, caller_stuck_in_a_fault_holds_up_no_other_command)
 		SKIP(return, "no userfaultfd: %s", strerror(-err));
 
 	call.arg = st.area;
-	ASSERT_EQ(0, pthread_create(&th, NULL, stuck_create_pd, &call));
+	ASSERT_EQ(0, pthread_create(&th, NULL, iba_stalled_run, &call));
 	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
 	t0 = iba_now_ms();
 	EXPECT_EQ(0, create_pd(self->fd, &h));

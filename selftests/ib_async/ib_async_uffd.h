@@ -8,6 +8,7 @@
 #define IB_ASYNC_UFFD_H
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <linux/userfaultfd.h>
 
@@ -118,6 +119,46 @@ static inline int iba_stall_fail(struct iba_stall *s)
 	if (mprotect(s->area, s->len, PROT_READ))
 		return -errno;
 	return ioctl(s->uffd, UFFDIO_WAKE, &r) ? -errno : 0;
+}
+
+/*
+ * A command run in a thread of its own (iba_stalled_run()), its argument
+ * in an area that stalls: @ret is 0 or -errno once it returned.
+ */
+struct iba_stalled_cmd {
+	int fd;
+	unsigned long cmd;
+	void *arg;
+	int ret;
+};
+
+static inline void *iba_stalled_run(void *p)
+{
+	struct iba_stalled_cmd *c = p;
+
+	c->ret = ioctl(c->fd, c->cmd, c->arg) ? -errno : 0;
+	return NULL;
+}
+
+/*
+ * Run @c's command in a thread (*@th), its argument @arg's @n bytes on a
+ * write-protected page (@s), and wait until it stalls writing its answer
+ * back: 0 once it does, 1 when this kernel cannot write-protect (the
+ * caller skips), -errno when it did not get there.
+ */
+static inline int iba_stall_answer(struct iba_stalled_cmd *c,
+				   struct iba_stall *s, const void *arg,
+				   size_t n, pthread_t *th)
+{
+	int err;
+
+	if (iba_stall_make_wp(s, sysconf(_SC_PAGESIZE), arg, n))
+		return 1;
+	c->arg = s->area;
+	err = pthread_create(th, NULL, iba_stalled_run, c);
+	if (err)
+		return -err;
+	return iba_stall_wait(s, IBA_EVENT_TIMEOUT_MS);
 }
 
 static inline void iba_stall_free(struct iba_stall *s)
