@@ -653,13 +653,6 @@ void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 		ret = ib_async_uobj_destroy_begin(uobj);
 	mutex_unlock(&file->obj_mutex);
 	up_read(&file->adev->disassoc_rwsem);
-	if (ret)
-		return;
-	/*
-	 * An event channel may have queued one of its events meanwhile,
-	 * with the user_handle of an object the caller never learnt of
-	 * and frees: purge it as DESTROY does, with no lock held.
-	 */
-	ib_async_evchans_forget(file, uobj->type, uobj->handle);
-	ib_async_uobj_destroy_end(uobj, &comp);
+	if (!ret)
+		ib_async_uobj_forget_end(uobj, &comp);
 }

@@ -513,6 +513,8 @@ void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
 int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
+u64 ib_async_uobj_forget_end(struct ib_async_uobj *uobj,
+			     u64 *comp_events_reported);
 u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
 			      u64 *comp_events_reported);
 u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,

@@ -322,12 +322,9 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
 	if (u->destroyed) {
 		struct ib_async_destroy *d = &buf.destroy;
 
-		ib_async_evchans_forget(u->file, u->destroyed->type,
-					u->destroyed->handle);
-
 		d->events_reported =
-			ib_async_uobj_destroy_end(u->destroyed,
-						  &d->comp_events_reported);
+			ib_async_uobj_forget_end(u->destroyed,
+						 &d->comp_events_reported);
 	}
 	if (!ret && u->respond &&
 	    copy_to_user(uarg, &buf, min(u->user_size, u->size))) {

@@ -295,6 +295,25 @@ u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
 }
 
 /**
+ * ib_async_uobj_forget_end - end a destroy a command made
+ * @uobj: the object, after ib_async_uobj_destroy_begin() succeeded
+ * @comp_events_reported: as for ib_async_uobj_destroy_end()
+ *
+ * DESTROY, and a create whose answer was lost: the object also leaves the
+ * file's event channels first (the subscriptions naming it, its unread
+ * records), whose records carry the user_handle of an object the caller
+ * frees next. At close the channels' streams end instead.
+ *
+ * Return: how many of the object's events the file's readers got.
+ */
+u64 ib_async_uobj_forget_end(struct ib_async_uobj *uobj,
+			     u64 *comp_events_reported)
+{
+	ib_async_evchans_forget(uobj->file, uobj->type, uobj->handle);
+	return ib_async_uobj_destroy_end(uobj, comp_events_reported);
+}
+
+/**
  * ib_async_file_end_destroyed - purge and free objects destroyed at close
  * @ended: what ib_async_file_destroy_objs() destroyed; empty on return,
  *	so that the caller may pass it to that function again
