@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -64,6 +65,12 @@
 #define QUICK_CALLS		300000
 #define QUICK_CALLS_KASAN	20000
 #define QUICK_BATCH		5000
+/*
+ * A quick batch takes seconds (some 20 s with KASAN): a hung one is
+ * reported, with its kernel stacks, well within the kselftest runner's
+ * timeout (settings), which would otherwise kill the fuzzer first.
+ */
+#define QUICK_BATCH_TIMEOUT	180
 /* a worker busy longer than this in one call gets SIGUSR1 */
 #define UNSTICK_MS	100
 /* ... and one still in the kernel after this is reported */
@@ -823,11 +830,23 @@ static void run_workers(uint32_t proc, bool opener, uint64_t budget0,
 	}
 }
 
+/*
+ * A batch process ends with its parent: a supervisor killed by the
+ * kselftest runner's timeout must not leave the batch running, holding the
+ * runner's output pipe open (the runner waits for it to close) and the
+ * files that the tests after it need closed.
+ */
+static void die_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(3);
+}
+
 /* The batch's first process: it opens the files, the others share them. */
 static void batch_owner(uint64_t per_worker, uint64_t first)
 {
 	uint32_t i, p, my_gen[FZ_MAX_FILES] = { 0 };
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	setpgid(0, 0);
 	for (i = 0; i < sh->nfiles; i++) {
@@ -842,6 +861,7 @@ static void batch_owner(uint64_t per_worker, uint64_t first)
 	for (p = 1; p < opt.procs; p++) {
 		pid = fork();
 		if (pid == 0) {
+			die_with_parent(self);
 			run_workers(p, false, per_worker, per_worker, my_gen);
 			_exit(0);
 		}
@@ -919,15 +939,18 @@ static void dump_stacks(pid_t pgid)
 		closedir(d);
 }
 
-static void run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
+/* Return: false when the batch hung (its tasks may still be stuck). */
+static bool run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
 {
 	uint64_t seed = opt.seed + (uint64_t)b * SEED_STRIDE, t0 = fz_now_ms();
+	pid_t supervisor = getpid();
 	uint32_t workers = opt.procs * opt.threads;
 	uint64_t per = calls / workers, mid_at = 0;
 	const char *pre = "none";
 	enum mid mid = MID_NONE;
 	bool mid_done = true;
 	struct fz_rng r;
+	bool hung = false;
 	int status = 0;
 	pid_t pid;
 
@@ -945,12 +968,13 @@ static void run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
 	files_init();
 	if (!sh->nfiles) {
 		report(seed, "no-device", "no ib_async node for rxe0");
-		return;
+		return true;
 	}
 	kmsg_check(seed);	/* what changing the test bed logged */
 
 	pid = fork();
 	if (pid == 0) {
+		die_with_parent(supervisor);
 		batch_owner(per, calls - per * (workers - 1));
 		_exit(0);
 	}
@@ -966,6 +990,7 @@ static void run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
 			       "the batch did not end within %u s; kernel stacks follow",
 			       opt.batch_timeout);
 			dump_stacks(pid);
+			hung = true;
 			kill(-pid, SIGKILL);
 			sleep_ms(10000);
 			waitpid(pid, &status, WNOHANG);
@@ -999,6 +1024,7 @@ static void run_batch(uint32_t b, uint32_t nbatches, uint64_t calls)
 	    b + 1, nbatches, seed, (unsigned long long)atomic_load(&sh->calls),
 	    total_calls, total_reports, pre, mid_names[mid], mid_at,
 	    (fz_now_ms() - t0) / 1000.0);
+	return !hung;
 }
 
 /* ---- setup and the run ---- */
@@ -1085,6 +1111,7 @@ static void parse(int argc, char **argv)
 	if (opt.tap) {
 		if (kasan())
 			opt.calls = QUICK_CALLS_KASAN;
+		opt.batch_timeout = QUICK_BATCH_TIMEOUT;
 		return;
 	}
 	opt.batch = 2000;
@@ -1166,7 +1193,12 @@ int main(int argc, char **argv)
 	    opt.env ? "changing" : "kept");
 	left = opt.calls;
 	for (b = 0; b < nbatches; b++) {
-		run_batch(b, nbatches, left < opt.batch ? left : opt.batch);
+		/* after a hang, more batches would only wait on its tasks */
+		if (!run_batch(b, nbatches,
+			       left < opt.batch ? left : opt.batch)) {
+			say("fuzz: batches after the hung one not run");
+			break;
+		}
 		left -= left < opt.batch ? left : opt.batch;
 	}
 	teardown();
