@@ -20,6 +20,9 @@
 #
 # Exit status: the command's status; 124 timeout; 125 kernel log shows WARN/BUG/Oops/...
 # (offending lines printed); 126 the guest died before reporting a status.
+# On a timeout, "vm.sh: stuck: " lines say what hung: /init dumps, a little before QEMU is
+# killed, the kernel stacks of the tasks blocked in the kernel (watchdog_report), with the
+# kernel log's findings.
 # A kernel that oopses or panics before /init's first line (Debian's kernels sometimes do
 # under TCG with 2 vCPUs: an int3 in code text_poke() is still patching, REFERENCE.md 1) has
 # not run anything of ours yet: that boot is reported, kept as CONSOLE.boot-error-N, and the
@@ -35,6 +38,9 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DEFAULT_CMD='uname -a; rdma link; ls -l /dev/infiniband'
+# Seconds before the timeout at which the guest dumps what is stuck: its
+# own dump and sysrq's CPU backtraces reach the console within them.
+WATCHDOG_LEAD=30
 
 KVER='' KTREE='' STAGE='' PAYLOAD='' TIMEOUT=600 MEM=1024
 WORK=
@@ -149,6 +155,8 @@ run_qemu() {
 	fi
 	# printk.devkmsg=on: messages written to /dev/kmsg by tests are not rate limited.
 	local append="console=ttyS0,115200 loglevel=${IBASYNC_LOGLEVEL:-5} panic=-1 printk.devkmsg=on ${IBASYNC_APPEND:-}"
+	# /init's watchdog: the guest's uptime at which it dumps what is stuck
+	[ "$TIMEOUT" -lt 120 ] || append+=" ibasync.watchdog=$((TIMEOUT - WATCHDOG_LEAD))"
 	set +e
 	# --foreground: QEMU stays in our process group, so Ctrl-C stops it too.
 	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
@@ -168,11 +176,33 @@ boot_error() {
 	! grep -aq '@@IBASYNC_USERSPACE@@' "$log" && ! "$GUEST_DIR/check-log.sh" "$log" >/dev/null
 }
 
+# What hung, for a run that timed out: the kernel log's findings, then each
+# task /init's watchdog found blocked (state D) with the top of its kernel
+# stack, a few lines each: make check quotes "vm.sh: " lines of a suite
+# that failed without a failing test. Nothing from the watchdog: userspace
+# itself no longer ran (a lockup: the findings say more), or no watchdog.
+watchdog_report() {
+	local log=$1
+	"$GUEST_DIR/check-log.sh" "$log" | head -n 8 | sed 's/^/vm.sh: stuck: kernel log: /' || true
+	if ! grep -aq '@@IBASYNC_WATCHDOG@@' "$log"; then
+		echo "vm.sh: stuck: no watchdog report from the guest"
+		return 0
+	fi
+	awk '/@@IBASYNC_WATCHDOG@@/ { on = 1; next }
+		/@@IBASYNC_WATCHDOG_END@@/ { on = 0 }
+		on && /^stuck: task / { tasks++; depth = 0; if (tasks <= 6) print; next }
+		on && /^stuck:   / { if (tasks <= 6 && depth++ < 5) print }
+		END { if (!tasks) print "stuck: no task blocked in the kernel"
+		      else if (tasks > 6) print "stuck: " tasks - 6 " more blocked tasks" }' \
+		"$log" | sed 's/^/vm.sh: /'
+}
+
 # Decide the exit status from QEMU's status and the console log.
 report() {
 	local qrc=$1 log=$2 bad marker
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 		note "TIMEOUT: no result after $TIMEOUT s (QEMU killed); console: $log"
+		watchdog_report "$log" >&2
 		exit 124
 	fi
 	if bad=$("$GUEST_DIR/check-log.sh" "$log"); then
