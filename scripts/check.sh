@@ -257,7 +257,7 @@ for i in "${!suites[@]}"; do
 		# a guest's timeout or death: what vm.sh found stuck, here
 		# where the summary shows it, not only in the log
 		grep -aE '^vm\.sh: (TIMEOUT|stuck|the guest ended)' "$logdir/$name.log" |
-			head -n 24 | sed 's/^/# /'
+			head -n 48 | sed 's/^/# /'
 		n=$((n + 1)); fail=$((fail + 1))
 		echo "not ok $n - $name: suite exited ${status[$i]} (log: build/check/$name.log)"
 	fi

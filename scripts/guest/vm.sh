@@ -22,7 +22,9 @@
 # (offending lines printed); 126 the guest died before reporting a status.
 # On a timeout, "vm.sh: stuck: " lines say what hung: /init dumps, a little before QEMU is
 # killed, the kernel stacks of the tasks blocked in the kernel (watchdog_report), with the
-# kernel log's findings.
+# kernel log's findings and the first kernel stacks of its lockup reports. When userspace
+# no longer runs to dump, QEMU injects an NMI instead, which the guest panics on, printing
+# the stack it interrupted (nmi_timer).
 # A kernel that oopses or panics before /init's first line (Debian's kernels sometimes do
 # under TCG with 2 vCPUs: an int3 in code text_poke() is still patching, REFERENCE.md 1) has
 # not run anything of ours yet: that boot is reported, kept as CONSOLE.boot-error-N, and the
@@ -41,6 +43,9 @@ DEFAULT_CMD='uname -a; rdma link; ls -l /dev/infiniband'
 # Seconds before the timeout at which the guest dumps what is stuck: its
 # own dump and sysrq's CPU backtraces reach the console within them.
 WATCHDOG_LEAD=30
+# Seconds before the timeout at which QEMU injects an NMI when that dump
+# never came (nmi_timer): the panic it causes prints within them.
+NMI_LEAD=12
 
 KVER='' KTREE='' STAGE='' PAYLOAD='' TIMEOUT=600 MEM=1024
 WORK=
@@ -143,10 +148,31 @@ make_overlay_cpio() {
 	(cd "$ov" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out"
 }
 
+# A lockup /init's watchdog cannot report, as userspace no longer runs
+# (both CPUs spinning with interrupts off, say): when neither its dump nor
+# the command's end is on the console NMI_LEAD seconds before the
+# timeout, QEMU's monitor injects an NMI. The guest, booted with
+# unknown_nmi_panic, panics on it and prints the stack the NMI
+# interrupted; QEMU then exits (-no-reboot), and report() takes the run
+# for the timeout it is. $WORK/nmi says the NMI was sent.
+nmi_timer() {
+	local log=$1 mon=$2 nap
+	# killed (TERM) once QEMU ended: the sleep goes with it
+	sleep $((TIMEOUT - NMI_LEAD)) &
+	nap=$!
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	wait "$nap"
+	! grep -aqE '@@IBASYNC_(WATCHDOG|CMD_END)@@' "$log" || return 0
+	: >"$WORK/nmi"
+	# QEMU holds the pipe open for reading; should it be gone, no wait
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	timeout 5 sh -c 'echo nmi >"$1"' sh "$mon.in" || true
+}
+
 # Runs QEMU under a hard timeout, console to stdout and LOG. Returns timeout's status.
 run_qemu() {
-	local accel=$1 kernel=$2 initrd=$3 log=$4 rc
-	local -a accel_args
+	local accel=$1 kernel=$2 initrd=$3 log=$4 rc timer=
+	local -a accel_args mon_args=()
 	if [ "$accel" = kvm ]; then
 		accel_args=(-accel kvm -cpu host)
 	else
@@ -155,17 +181,35 @@ run_qemu() {
 	fi
 	# printk.devkmsg=on: messages written to /dev/kmsg by tests are not rate limited.
 	local append="console=ttyS0,115200 loglevel=${IBASYNC_LOGLEVEL:-5} panic=-1 printk.devkmsg=on ${IBASYNC_APPEND:-}"
-	# /init's watchdog: the guest's uptime at which it dumps what is stuck
-	[ "$TIMEOUT" -lt 120 ] || append+=" ibasync.watchdog=$((TIMEOUT - WATCHDOG_LEAD))"
+	rm -f "$WORK/nmi"
+	if [ "$TIMEOUT" -ge 120 ]; then
+		# /init's watchdog: the guest's uptime at which it dumps what is
+		# stuck; every CPU's backtrace with a soft lockup report; the NMI
+		# of nmi_timer() a panic, which prints the stack it interrupted
+		append+=" ibasync.watchdog=$((TIMEOUT - WATCHDOG_LEAD))"
+		append+=" softlockup_all_cpu_backtrace=1 unknown_nmi_panic"
+		# the monitor, on a pair of FIFOs: QEMU reads monitor.in
+		mkfifo "$WORK/monitor.in" "$WORK/monitor.out"
+		mon_args=(-chardev "pipe,id=mon0,path=$WORK/monitor"
+			-mon "chardev=mon0,mode=readline")
+		nmi_timer "$log" "$WORK/monitor" &
+		timer=$!
+	fi
 	set +e
 	# --foreground: QEMU stays in our process group, so Ctrl-C stops it too.
 	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
 		"${accel_args[@]}" -smp 2 -m "$MEM" \
 		-nographic -nodefaults -serial stdio -no-reboot \
+		"${mon_args[@]}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		</dev/null 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	set -e
+	if [ -n "$timer" ]; then
+		kill "$timer" 2>/dev/null
+		wait "$timer" 2>/dev/null
+		rm -f "$WORK/monitor.in" "$WORK/monitor.out"
+	fi
 	return "$rc"
 }
 
@@ -180,12 +224,14 @@ boot_error() {
 # task /init's watchdog found blocked (state D) with the top of its kernel
 # stack, a few lines each: make check quotes "vm.sh: " lines of a suite
 # that failed without a failing test. Nothing from the watchdog: userspace
-# itself no longer ran (a lockup: the findings say more), or no watchdog.
+# itself no longer ran (a lockup: the findings and the NMI's panic, with
+# their stacks, say more), or no watchdog. $2 non-empty: the NMI was sent.
 watchdog_report() {
-	local log=$1
+	local log=$1 nmi_sent=$2
 	"$GUEST_DIR/check-log.sh" "$log" | head -n 8 | sed 's/^/vm.sh: stuck: kernel log: /' || true
 	if ! grep -aq '@@IBASYNC_WATCHDOG@@' "$log"; then
-		echo "vm.sh: stuck: no watchdog report from the guest"
+		echo "vm.sh: stuck: no watchdog report from the guest${nmi_sent:+ (an NMI was injected)}"
+		stack_report "$log"
 		return 0
 	fi
 	awk '/@@IBASYNC_WATCHDOG@@/ { on = 1; next }
@@ -195,14 +241,60 @@ watchdog_report() {
 		END { if (!tasks) print "stuck: no task blocked in the kernel"
 		      else if (tasks > 6) print "stuck: " tasks - 6 " more blocked tasks" }' \
 		"$log" | sed 's/^/vm.sh: /'
+	stack_report "$log"
+}
+
+# The kernel stacks printed from the first lockup, stall, hung task or NMI
+# report on: who the stack is (the CPU and task, or the hung task), where
+# it was (RIP), and its first reliable frames outside NMI handling (the
+# ones the NMI interrupted); three different stacks at most, as a lockup
+# is reported again and again. The stack of the CPU that asked sysrq for
+# the backtraces (the watchdog's dump) says nothing.
+stack_report() {
+	tr -d '\r' <"$1" | awk '
+		function flush() {
+			if (cur != "" && !sysrq && !seen[cur]++ && ++shown <= 3)
+				printf "%s", cur
+			cur = ""; sysrq = 0
+		}
+		!/^\[ *[0-9]+\.[0-9]+\] / { next }
+		{ sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
+		!on && /soft lockup|hard LOCKUP|detected stall|NMI backtrace for cpu|Uhhuh\. NMI|blocked for more than/ { on = 1 }
+		!on { next }
+		/^CPU: [0-9]+ PID: |^task:.* state:/ {
+			flush(); frames = 0; nmi = 0
+			h = $0; sub(/ (Tainted|Not tainted).*| stack:.*/, "", h)
+			cur = "stuck: stack: " h "\n"
+			next
+		}
+		cur == "" { next }
+		/^RIP: 0010:/ { cur = cur "stuck:   " $0 "\n"; next }
+		/^ *<NMI>/ { nmi = 1; next }
+		/^ *<\/NMI>/ { nmi = 0; next }
+		!nmi && /^ +[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/ {
+			sub(/^ +/, "")
+			if (/sysrq/) sysrq = 1
+			if (frames++ < 5) cur = cur "stuck:   " $0 "\n"
+		}
+		END {
+			flush()
+			if (shown > 3) print "stuck: stack: " shown - 3 " more"
+		}' |
+		sed 's/^/vm.sh: /'
 }
 
 # Decide the exit status from QEMU's status and the console log.
 report() {
-	local qrc=$1 log=$2 bad marker
-	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-		note "TIMEOUT: no result after $TIMEOUT s (QEMU killed); console: $log"
-		watchdog_report "$log" >&2
+	local qrc=$1 log=$2 bad marker nmi_sent=
+	# the NMI of nmi_timer() ended a guest that was about to time out
+	[ ! -e "$WORK/nmi" ] || nmi_sent=1
+	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ] || [ -n "$nmi_sent" ]; then
+		if [ -n "$nmi_sent" ]; then
+			note "TIMEOUT: no result after $((TIMEOUT - NMI_LEAD)) s (the guest ended by the NMI injected); console: $log"
+		else
+			note "TIMEOUT: no result after $TIMEOUT s (QEMU killed); console: $log"
+		fi
+		watchdog_report "$log" "$nmi_sent" >&2
 		exit 124
 	fi
 	if bad=$("$GUEST_DIR/check-log.sh" "$log"); then
