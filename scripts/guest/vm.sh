@@ -231,16 +231,15 @@ watchdog_report() {
 	"$GUEST_DIR/check-log.sh" "$log" | head -n 8 | sed 's/^/vm.sh: stuck: kernel log: /' || true
 	if ! grep -aq '@@IBASYNC_WATCHDOG@@' "$log"; then
 		echo "vm.sh: stuck: no watchdog report from the guest${nmi_sent:+ (an NMI was injected)}"
-		stack_report "$log"
-		return 0
+	else
+		awk '/@@IBASYNC_WATCHDOG@@/ { on = 1; next }
+			/@@IBASYNC_WATCHDOG_END@@/ { on = 0 }
+			on && /^stuck: task / { tasks++; depth = 0; if (tasks <= 6) print; next }
+			on && /^stuck:   / { if (tasks <= 6 && depth++ < 5) print }
+			END { if (!tasks) print "stuck: no task blocked in the kernel"
+			      else if (tasks > 6) print "stuck: " tasks - 6 " more blocked tasks" }' \
+			"$log" | sed 's/^/vm.sh: /'
 	fi
-	awk '/@@IBASYNC_WATCHDOG@@/ { on = 1; next }
-		/@@IBASYNC_WATCHDOG_END@@/ { on = 0 }
-		on && /^stuck: task / { tasks++; depth = 0; if (tasks <= 6) print; next }
-		on && /^stuck:   / { if (tasks <= 6 && depth++ < 5) print }
-		END { if (!tasks) print "stuck: no task blocked in the kernel"
-		      else if (tasks > 6) print "stuck: " tasks - 6 " more blocked tasks" }' \
-		"$log" | sed 's/^/vm.sh: /'
 	stack_report "$log"
 }
 

@@ -57,21 +57,6 @@ static int tr_write(const char *dir, const char *file, const char *s,
 	return iba_write_file(path, s, strlen(s), flags);
 }
 
-/* A tracefs option's value: 0, 1, or -1 if it cannot be read. */
-static int tr_option(const char *dir, const char *option)
-{
-	char path[256], c = 0;
-	int fd, n;
-
-	snprintf(path, sizeof(path), "%s/options/%s", dir, option);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, &c, 1);
-	close(fd);
-	return n == 1 && (c == '0' || c == '1') ? c - '0' : -1;
-}
-
 /*
  * The fields after "<event>: queue=<qid> " of every line of that event for
  * that queue, in trace order. Returns how many.
@@ -117,7 +102,7 @@ FIXTURE(obs) {
 	long long qid;
 	uint32_t pd, cq;
 	int ev_cq;
-	int record_cmd;
+	long record_cmd;
 };
 
 FIXTURE_SETUP(obs)
@@ -126,6 +111,7 @@ FIXTURE_SETUP(obs)
 	struct ib_async_create_cq cq = { .argsz = sizeof(cq),
 					 .user_handle = CQ_COOKIE, .cqe = 4 };
 	const char *why;
+	char opt[256];
 
 	self->fd = -1;
 	self->record_cmd = -1;
@@ -154,7 +140,8 @@ FIXTURE_SETUP(obs)
 	 * transient int3 (6.1-rt) and the guest hung. Our events' own sites
 	 * run only when the test raises events, after the patching is done.
 	 */
-	self->record_cmd = tr_option(self->dir, "record-cmd");
+	snprintf(opt, sizeof(opt), "%s/options/record-cmd", self->dir);
+	self->record_cmd = iba_read_long(opt);
 	if (self->record_cmd > 0)
 		ASSERT_EQ(0, tr_write(self->dir, "options/record-cmd", "0", 0));
 	ASSERT_EQ(0, tr_write(self->dir, "events/ib_async/enable", "1", 0));
