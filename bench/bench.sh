@@ -155,6 +155,7 @@ while [ "$rep" -le "$REPS" ]; do
 	IBASYNC_QUEUE_LEN=$((DRAIN_N + 1024)) both drain "$DRAIN_N"
 	# the context's own queue small: only the channel is read
 	IBASYNC_QUEUE_LEN=64 run $IA drainb "$DRAIN_N"
+	IBASYNC_QUEUE_LEN=64 run $IA drainb "$DRAIN_N" unread
 	IBASYNC_QUEUE_LEN=$((DRAIN_N + 1024)) run $IA drainprof "$DRAIN_N"
 	progress "rep $rep/$REPS: fan-out of $FAN_N to $FAN_CTX contexts"
 	for c in $FAN_CTX; do
