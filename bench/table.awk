@@ -286,11 +286,12 @@ END {
 		print row(w, "mutex lock + unlock (several threads only)", sprintf("%.0f", median(gp, "mutex_ns")), "")
 		print row(w, "ring of 64 behind the queue, per record", sprintf("%.0f", median(gp, "ring64_rec_ns")), "")
 		print row(w, sprintf("  RING_WAIT moving 64 (%.4f calls per record)", median(gp, "ring64_waits_per_rec")), sprintf("%.0f", median(gp, "wait_call_ns")), "")
-		print row(w, "ib_async batched channel drain, per event", sprintf("%.0f", eb ? 1e9 / eb : 0), "")
+		nb = sprintf("%.0f", eb ? 1e9 / eb : 0)
+		print row(w, "ib_async batched channel drain, per event", nb, "")
 		if (C[gn, "evps"]) {
 			en = median(gn, "evps")
 			# the rest from the figures as printed, so that they add up
-			nb = sprintf("%.0f", eb ? 1e9 / eb : 0); nn = sprintf("%.0f", en ? 1e9 / en : 0)
+			nn = sprintf("%.0f", en ? 1e9 / en : 0)
 			print row(w, "- ibasync_get_events, records not read", nn, "")
 			print row(w, "- the reader's look at each record (the rest)", nb - nn, "")
 			print row(w, "  ratio to ib_uverbs, records not read", sprintf("%.1fx", eu ? en / eu : 0), "")
