@@ -476,15 +476,22 @@ err_discard:
 	return ret;
 }
 
+/*
+ * One kernel buffer goes out as a send: a send opcode (send_rules.h) with
+ * its fields, signalled or solicited at most.
+ */
 static int ib_async_check_send(const struct ib_async_post_send *arg)
 {
-	if (arg->flags || arg->length > IB_ASYNC_MAX_MSG ||
+	const struct ib_async_send_rule *r = ib_async_send_rule(arg->opcode);
+
+	if (arg->flags || arg->length > IB_ASYNC_MAX_MSG || IS_ERR(r) ||
+	    r->kind != IB_ASYNC_SR_SEND ||
 	    arg->send_flags & ~(IB_ASYNC_SEND_SIGNALED |
-				IB_ASYNC_SEND_SOLICITED) ||
-	    (arg->opcode != IB_UVERBS_WR_SEND &&
-	     arg->opcode != IB_UVERBS_WR_SEND_WITH_IMM))
+				IB_ASYNC_SEND_SOLICITED))
 		return -EINVAL;
-	return 0;
+	return ib_async_send_rule_fields(r, arg->send_flags,
+					 (__force u32)arg->imm_data,
+					 0, 0, 0, 0);
 }
 
 /**
@@ -496,9 +503,10 @@ static int ib_async_check_send(const struct ib_async_post_send *arg)
  * @remote_qkey: destination Q_Key
  * @wr: filled in for a UD QP
  *
- * The AH must be on the QP's port, and a Q_Key with the high bit set (a
+ * For a send the rules let onto a UD QP (ib_async_send_rule_qp()). The
+ * AH must be on the QP's port, and a Q_Key with the high bit set (a
  * controlled Q_Key) needs the same privilege as setting one on a QP (see
- * ib_async_check_qkey()); other QPs take none of the fields.
+ * ib_async_check_qkey()).
  *
  * Return: 0 or -EINVAL, -ENOENT, -EPERM.
  */
@@ -509,11 +517,8 @@ int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
 	struct ib_async_uobj *ah;
 	int ret;
 
-	if (qp->qp->qp_type != IB_QPT_UD) {
-		if (ah_handle || remote_qpn || remote_qkey)
-			return -EINVAL;
-		return 0;
-	}
+	if (qp->qp->qp_type != IB_QPT_UD)
+		return -EINVAL;
 	ah = ib_async_uobj_get(file, ah_handle, IB_ASYNC_OBJ_AH);
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
@@ -559,6 +564,10 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	qp = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_QP);
 	ret = PTR_ERR_OR_ZERO(qp);
 	if (!ret)
+		ret = ib_async_send_rule_qp(ib_async_send_rule(arg->opcode),
+					    qp->qp->qp_type, arg->ah_handle,
+					    arg->remote_qpn, arg->remote_qkey);
+	if (!ret && qp->qp->qp_type == IB_QPT_UD)
 		ret = ib_async_send_ud(file, qp, arg->ah_handle,
 				       arg->remote_qpn, arg->remote_qkey, &wr);
 	if (!ret)

@@ -32,14 +32,8 @@
 
 /* Inline bytes one call may carry. */
 #define IB_ASYNC_POST_MAX_INLINE	SZ_64K
-/* rdma's last send opcode (ATOMIC_WRITE, newer than 6.1's header) */
-#define IB_ASYNC_WR_OPCODE_LAST		15
 /* The largest work request element a caller may describe. */
 #define IB_ASYNC_POST_MAX_WR_SIZE	256
-
-#define IB_ASYNC_SEND_FLAGS						\
-	(IB_ASYNC_SEND_FENCE | IB_ASYNC_SEND_SIGNALED |			\
-	 IB_ASYNC_SEND_SOLICITED | IB_ASYNC_SEND_INLINE)
 
 union ib_async_kwr {
 	struct ib_send_wr wr;
@@ -159,49 +153,30 @@ static int ib_async_copy_elems(void *dst, size_t ksize, u64 src, u32 usize,
 	return 0;
 }
 
-/* The opcodes and flags a send may have; the fields it may not. */
+/*
+ * What needs no QP (send_rules.h): an opcode with a kernel equivalent, its
+ * flags, zero in the fields it does not use, an atomic's one entry.
+ */
 static int ib_async_check_send_wr(const struct ib_async_send_wr *w)
 {
-	bool rdma = false, atomic = false;
+	const struct ib_async_send_rule *r = ib_async_send_rule(w->opcode);
 
-	switch (w->opcode) {
-	case IB_UVERBS_WR_SEND:
-	case IB_UVERBS_WR_SEND_WITH_IMM:
-		break;
-	case IB_UVERBS_WR_RDMA_WRITE:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-	case IB_UVERBS_WR_RDMA_READ:
-		rdma = true;
-		break;
-	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		atomic = true;
-		break;
-	default:
-		/* Invalidation, windows, TSO, flush: no kernel equivalent */
-		return w->opcode <= IB_ASYNC_WR_OPCODE_LAST ? -EOPNOTSUPP :
-							     -EINVAL;
-	}
-	if (w->send_flags & ~IB_ASYNC_SEND_FLAGS)
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	if ((r->fields & IB_ASYNC_SR_ONE_U64) && w->num_sge != 1)
 		return -EINVAL;
-	if ((w->send_flags & IB_ASYNC_SEND_INLINE) &&
-	    (w->opcode == IB_UVERBS_WR_RDMA_READ || atomic))
-		return -EINVAL;
-	if (!rdma && !atomic && (w->remote_addr || w->rkey))
-		return -EINVAL;
-	if (!atomic && (w->compare_add || w->swap))
-		return -EINVAL;
-	if (atomic && w->num_sge != 1)
-		return -EINVAL;
-	return 0;
+	return ib_async_send_rule_fields(r, w->send_flags,
+					 (__force u32)w->imm_data,
+					 w->remote_addr, w->rkey,
+					 w->compare_add, w->swap);
 }
 
 /* Does the device write into a send's local memory? */
 static bool ib_async_send_writes(u32 opcode)
 {
-	return opcode == IB_UVERBS_WR_RDMA_READ ||
-	       opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+	const struct ib_async_send_rule *r = ib_async_send_rule(opcode);
+
+	return !IS_ERR(r) && (r->fields & IB_ASYNC_SR_WRITES);
 }
 
 /* Read inline data into @p->inl and point its entries there. */
@@ -300,8 +275,8 @@ static int ib_async_post_prepare(const struct ib_async_post_list *arg,
 	}
 	/* An atomic's one entry receives the 8-byte original value. */
 	for (i = 0, used = 0; p->send && i < p->count; i++) {
-		if (ib_async_send_writes(p->swrs[i].opcode) &&
-		    p->swrs[i].opcode != IB_UVERBS_WR_RDMA_READ &&
+		if ((ib_async_send_rule(p->swrs[i].opcode)->fields &
+		     IB_ASYNC_SR_ONE_U64) &&
 		    p->sges[used].length != sizeof(u64))
 			return -EINVAL;
 		used += p->swrs[i].num_sge;
@@ -316,6 +291,29 @@ static int ib_async_post_prepare(const struct ib_async_post_list *arg,
 			ret = -ENOMEM;
 	}
 	return ret;
+}
+
+/*
+ * Under the locks: every send is one @qp's type takes, with the datagram
+ * fields on UD only (send_rules.h). Before any request is built, so none
+ * that a driver would misread can reach it.
+ */
+static int ib_async_post_check_qp(const struct ib_async_post *p,
+				  const struct ib_async_uobj *qp)
+{
+	const struct ib_async_send_wr *u;
+	u32 i;
+	int ret;
+
+	for (i = 0; p->send && i < p->count; i++) {
+		u = &p->swrs[i];
+		ret = ib_async_send_rule_qp(ib_async_send_rule(u->opcode),
+					    qp->qp->qp_type, u->ah_handle,
+					    u->remote_qpn, u->remote_qkey);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Under the locks: every entry names the file's memory on @pd. */
@@ -358,17 +356,58 @@ static u64 ib_async_sge_bytes(const struct ib_sge *sges, u32 n)
 	return bytes;
 }
 
+/*
+ * The member of @k that @u's opcode is built as (send_rules.h), its own
+ * fields filled in; a send on a UD QP is a datagram. Only that member is
+ * written: what a driver reads as another member of the union is never
+ * the caller's.
+ */
+static int ib_async_build_member(struct ib_async_file *file,
+				 struct ib_async_uobj *qp,
+				 const struct ib_async_send_wr *u,
+				 union ib_async_kwr *k, struct ib_send_wr **wr)
+{
+	int ret;
+
+	switch (ib_async_send_rule(u->opcode)->kind) {
+	case IB_ASYNC_SR_SEND:
+		if (qp->qp->qp_type != IB_QPT_UD) {
+			*wr = &k->wr;
+			return 0;
+		}
+		ret = ib_async_send_ud(file, qp, u->ah_handle, u->remote_qpn,
+				       u->remote_qkey, &k->ud);
+		*wr = &k->ud.wr;
+		return ret;
+	case IB_ASYNC_SR_RDMA:
+		k->rdma.remote_addr = u->remote_addr;
+		k->rdma.rkey = u->rkey;
+		*wr = &k->rdma.wr;
+		return 0;
+	case IB_ASYNC_SR_ATOMIC:
+		k->atomic.remote_addr = u->remote_addr;
+		k->atomic.rkey = u->rkey;
+		k->atomic.compare_add = u->compare_add;
+		k->atomic.swap = u->swap;
+		*wr = &k->atomic.wr;
+		return 0;
+	default:
+		/* ib_async_check_send_wr() let no other through */
+		return -EINVAL;
+	}
+}
+
 /* Fill in the device's send requests, chained, with the tracked ids. */
 static int ib_async_build_sends(struct ib_async_file *file,
 				struct ib_async_post *p,
 				struct ib_async_uobj *qp)
 {
+	struct ib_send_wr *wr;
 	u32 i, s = 0;
 	int ret;
 
 	for (i = 0; i < p->count; i++) {
 		const struct ib_async_send_wr *u = &p->swrs[i];
-		union ib_async_kwr *k = &p->kswr[i];
 
 		/*
 		 * Inline data no larger than the QP was granted, as the
@@ -380,39 +419,24 @@ static int ib_async_build_sends(struct ib_async_file *file,
 		    ib_async_sge_bytes(&p->sges[s], u->num_sge) >
 		    qp->max_inline)
 			return -EINVAL;
-		ret = ib_async_send_ud(file, qp, u->ah_handle, u->remote_qpn,
-				       u->remote_qkey, &k->ud);
+		ret = ib_async_build_member(file, qp, u, &p->kswr[i], &wr);
 		if (ret)
 			return ret;
-		k->wr.wr_id = p->tr[i]->id;
-		k->wr.sg_list = u->num_sge ? &p->sges[s] : NULL;
-		k->wr.num_sge = u->num_sge;
-		k->wr.opcode = u->opcode;
-		k->wr.send_flags = ib_async_wr_signal(p->tr[i], qp,
-						      u->send_flags);
+		wr->wr_id = p->tr[i]->id;
+		wr->sg_list = u->num_sge ? &p->sges[s] : NULL;
+		wr->num_sge = u->num_sge;
+		wr->opcode = u->opcode;
+		wr->send_flags = ib_async_wr_signal(p->tr[i], qp,
+						    u->send_flags);
 		if (u->send_flags & IB_ASYNC_SEND_FENCE)
-			k->wr.send_flags |= IB_SEND_FENCE;
+			wr->send_flags |= IB_SEND_FENCE;
 		if (u->send_flags & IB_ASYNC_SEND_SOLICITED)
-			k->wr.send_flags |= IB_SEND_SOLICITED;
+			wr->send_flags |= IB_SEND_SOLICITED;
 		if (u->send_flags & IB_ASYNC_SEND_INLINE)
-			k->wr.send_flags |= IB_SEND_INLINE;
-		k->wr.ex.imm_data = u->imm_data;
-		switch (u->opcode) {
-		case IB_UVERBS_WR_RDMA_WRITE:
-		case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		case IB_UVERBS_WR_RDMA_READ:
-			k->rdma.remote_addr = u->remote_addr;
-			k->rdma.rkey = u->rkey;
-			break;
-		case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-		case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-			k->atomic.remote_addr = u->remote_addr;
-			k->atomic.rkey = u->rkey;
-			k->atomic.compare_add = u->compare_add;
-			k->atomic.swap = u->swap;
-			break;
-		}
-		k->wr.next = i + 1 < p->count ? &p->kswr[i + 1].wr : NULL;
+			wr->send_flags |= IB_SEND_INLINE;
+		wr->ex.imm_data = u->imm_data;
+		/* Every member begins with the device's request. */
+		wr->next = i + 1 < p->count ? &p->kswr[i + 1].wr : NULL;
 		s += u->num_sge;
 	}
 	return 0;
@@ -540,6 +564,8 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 		goto out;
 	owner = ib_async_uobj_get(file, arg->handle, arg->obj_type);
 	ret = PTR_ERR_OR_ZERO(owner);
+	if (!ret)
+		ret = ib_async_post_check_qp(&p, owner);
 	if (!ret)
 		ret = ib_async_post_check_sges(file, &p, owner->uses[0]);
 	if (!ret)

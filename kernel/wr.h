@@ -9,6 +9,7 @@
 #define IB_ASYNC_WR_H
 
 #include "ib_async.h"
+#include "send_rules.h"
 
 /* Outstanding work requests a file may have, and their bytes. */
 #define IB_ASYNC_MAX_WRS	16384
@@ -60,6 +61,29 @@ void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w);
 int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
 		     u32 ah_handle, u32 remote_qpn, u32 remote_qkey,
 		     struct ib_ud_wr *wr);
+
+/**
+ * struct ib_async_send_rule - what a send opcode takes (send_rules.h)
+ * @qp_types: the QP types that take it (IB_ASYNC_SR_QPT() bits)
+ * @fields: the fields it uses (IB_ASYNC_SR_REMOTE...), and properties of
+ *	its entries (IB_ASYNC_SR_WRITES, IB_ASYNC_SR_ONE_U64)
+ * @flags: the send flags it may carry
+ * @kind: the member of the kernel's work request union it is built as
+ */
+struct ib_async_send_rule {
+	u32 qp_types;
+	u32 fields;
+	u32 flags;
+	enum ib_async_sr_kind kind;
+};
+
+const struct ib_async_send_rule *ib_async_send_rule(u32 opcode);
+int ib_async_send_rule_fields(const struct ib_async_send_rule *r,
+			      u32 send_flags, u32 imm, u64 remote_addr,
+			      u32 rkey, u64 compare_add, u64 swap);
+int ib_async_send_rule_qp(const struct ib_async_send_rule *r,
+			  enum ib_qp_type qp_type, u32 ah_handle,
+			  u32 remote_qpn, u32 remote_qkey);
 
 /**
  * ib_async_wr_signal - the device's signal flag for a send

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 
 #include "ib_async_verbs.h"
+/* the kernel's own table of what each send opcode and QP type take */
+#include "../../kernel/send_rules.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IB_UVERBS_ACCESS_LOCAL_WRITE |			\
@@ -694,6 +696,202 @@ TEST_F(post, refuses_malformed_lists)
 		      -EPERM ? 0 : 1);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/* A send rule of send_rules.h, indexed by opcode. */
+struct send_rule {
+	uint32_t qpts, fields, flags;
+	enum ib_async_sr_kind kind;
+};
+
+#define SEND_RULE(op, q, f, fl, k)					\
+	[op] = { .qpts = (q), .fields = (f), .flags = (fl), .kind = (k) },
+static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
+	IB_ASYNC_SEND_RULES(SEND_RULE)
+};
+
+/* What POST_SEND_LIST must answer for @op on a QP of type @qpt. */
+static int send_rule_expect(uint32_t op, uint32_t qpt)
+{
+	if (op > IB_ASYNC_SR_OPCODE_LAST)
+		return -EINVAL;
+	if (send_rules[op].kind == IB_ASYNC_SR_NONE)
+		return -EOPNOTSUPP;
+	return send_rules[op].qpts & IB_ASYNC_SR_QPT(qpt) ? 0 : -EINVAL;
+}
+
+/*
+ * A well-formed request of @op at @qp (of type @qpt): every field the
+ * opcode uses set, signalled, one entry; its datagram fields on UD.
+ */
+static struct ib_async_send_wr send_rule_wr(uint32_t op, uint32_t qpt,
+					    uint64_t raddr, uint32_t rkey,
+					    const struct ib_async_create_ah *ah,
+					    uint32_t dqpn)
+{
+	const struct send_rule *r = op <= IB_ASYNC_SR_OPCODE_LAST ?
+				    &send_rules[op] : &send_rules[0];
+	struct ib_async_send_wr w = {
+		.wr_id = 0x5e00 + op, .num_sge = 1, .opcode = op,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+
+	if (r->fields & IB_ASYNC_SR_REMOTE) {
+		w.remote_addr = raddr;
+		w.rkey = rkey;
+	}
+	if (r->fields & IB_ASYNC_SR_IMM)
+		w.imm_data = htonl(op);
+	if (r->fields & IB_ASYNC_SR_COMPARE_ADD)
+		w.compare_add = 1;
+	if (r->fields & IB_ASYNC_SR_SWAP)
+		w.swap = 2;
+	if (qpt == IB_UVERBS_QPT_UD) {
+		w.ah_handle = ah->handle;
+		w.remote_qpn = dqpn;
+		w.remote_qkey = 0x11111111;	/* ud_to_rts()'s */
+	}
+	return w;
+}
+
+/*
+ * Every opcode on every QP type the node creates, drawn from the kernel's
+ * own rules: each one they refuse is EINVAL (EOPNOTSUPP for an opcode
+ * with no kernel equivalent) and reaches no driver; each one they accept
+ * is posted and completes. On a UD QP an RDMA or atomic request kept its
+ * remote address where a hardware driver reads the AH pointer: rxe
+ * refuses such a request itself, so only the test bed's strict checker
+ * (counting what reaches rxe) shows whether one got through.
+ */
+TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
+{
+	static const uint32_t qpts[] = {
+		IB_UVERBS_QPT_RC, IB_UVERBS_QPT_UC, IB_UVERBS_QPT_UD,
+	};
+	struct ib_async_create_ah ah = { .argsz = sizeof(ah) };
+	struct ib_async_create_qp c, d, e;
+	struct ib_async_recv_wr rw = { .num_sge = 1 };
+	struct ib_async_sge s, rs;
+	struct ib_async_wc wc[16];
+	uint32_t dst[3], qp[3];
+	long checked, before, viol;
+	int accepted = 0, done = 0, i, tries;
+	uint32_t t, op;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UC, &c));
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UC, &d));
+	ASSERT_EQ(0, qp_connect(self->fd, c.handle, false, d.qp_num,
+				self->sgid, self->gid));
+	ASSERT_EQ(0, qp_connect(self->fd, d.handle, false, c.qp_num,
+				self->sgid, self->gid));
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UD, &e));
+	ASSERT_EQ(0, ud_to_rts(self->fd, e.handle));
+	ah.pd_handle = self->pd;
+	ah.av.is_global = 1;
+	ah.av.port_num = 1;
+	ah.av.sgid_index = self->sgid;
+	ah.av.hop_limit = 64;
+	memcpy(ah.av.dgid, self->gid, 16);
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	qp[0] = self->a.handle;
+	dst[0] = self->b.handle;
+	qp[1] = c.handle;
+	dst[1] = d.handle;
+	qp[2] = e.handle;
+	dst[2] = e.handle;
+	/* Receives for what consumes one: sends and WRITE_WITH_IMM. */
+	for (t = 0; t < 3; t++)
+		for (i = 0; i < 3; i++) {
+			rs = (struct ib_async_sge){
+				(uintptr_t)self->rb + 4096 * (t + 1) + 64 * i,
+				64, self->mb.lkey };
+			rw.wr_id = 0x7e00 + 16 * t + i;
+			ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP,
+						dst[t], &rw, 1, &rs, 1));
+		}
+
+	viol = iba_strict_count("violations");
+	if (viol < 0)
+		TH_LOG("no strict checker: what reaches rxe is not counted");
+	for (t = 0; t < 3; t++) {
+		for (op = 0; op <= IB_ASYNC_SR_OPCODE_LAST + 2; op++) {
+			struct ib_async_send_wr w;
+			int want = send_rule_expect(op, qpts[t]);
+
+			w = send_rule_wr(op, qpts[t], (uintptr_t)self->rb,
+					 self->mb.rkey, &ah, e.qp_num);
+			s = (struct ib_async_sge){
+				(uintptr_t)self->la + 8 * op, 8, self->ma.lkey };
+			before = iba_strict_count("checked");
+			EXPECT_EQ(want, post_sends(self->fd, qp[t], &w, 1, &s, 1))
+				TH_LOG("opcode %u on QP type %u", op, qpts[t]);
+			checked = iba_strict_count("checked");
+			/* a refused request never reaches the device */
+			if (before >= 0 && want) {
+				EXPECT_EQ(before, checked)
+					TH_LOG("opcode %u on QP type %u reached rxe",
+					       op, qpts[t]);
+			} else if (before >= 0) {
+				EXPECT_LT(before, checked);
+			}
+			accepted += !want;
+		}
+	}
+	/* RC 7, UC 4 (sends, writes), UD 2 (sends) */
+	EXPECT_EQ(13, accepted);
+	/* Each one accepted completes, built as its opcode says. */
+	for (tries = 0; done < accepted && tries < 500; tries++) {
+		struct ib_async_poll_cq p = {
+			.argsz = sizeof(p), .handle = self->cq, .count = 16,
+			.wc = (uintptr_t)wc,
+		};
+
+		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
+		for (i = 0; i < (int)p.count; i++) {
+			EXPECT_EQ(0U, wc[i].status)
+				TH_LOG("wr_id %#llx",
+				       (unsigned long long)wc[i].wr_id);
+			done += (wc[i].wr_id & 0xff00) == 0x5e00;
+		}
+		if (!p.count)
+			iba_sleep_ms(10);
+	}
+	EXPECT_EQ(accepted, done);
+	if (viol >= 0)
+		EXPECT_EQ(viol, iba_strict_count("violations"));
+}
+
+/* A request uses the fields of its opcode and QP type only: others are 0. */
+TEST_F(post, send_fields_an_opcode_does_not_use_must_be_zero)
+{
+	struct ib_async_sge s = { (uintptr_t)self->la, 8, self->ma.lkey };
+	struct ib_async_send_wr w;
+
+	IBA_SKIPPED_IN_SETUP();
+	w = (struct ib_async_send_wr){ .num_sge = 1,
+				       .opcode = IB_UVERBS_WR_SEND,
+				       .imm_data = htonl(1) };
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	w = (struct ib_async_send_wr){
+		.num_sge = 1, .opcode = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD,
+		.remote_addr = (uintptr_t)self->rb, .rkey = self->mb.rkey,
+		.compare_add = 1, .swap = 2 };
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	w = (struct ib_async_send_wr){
+		.num_sge = 1, .opcode = IB_UVERBS_WR_RDMA_WRITE,
+		.remote_addr = (uintptr_t)self->rb, .rkey = self->mb.rkey,
+		.compare_add = 1 };
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	/* datagram fields on an RC QP */
+	w = (struct ib_async_send_wr){ .num_sge = 1,
+				       .opcode = IB_UVERBS_WR_SEND,
+				       .remote_qpn = 5 };
+	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	/* and the same request without them is taken */
+	w.remote_qpn = 0;
+	w.send_flags = IB_ASYNC_SEND_SIGNALED;
+	EXPECT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 }
 
 /*

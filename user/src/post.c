@@ -60,11 +60,13 @@ static int fill_send(struct ibv_qp *qp, const struct ibv_send_wr *wr,
 		k->rkey = wr->wr.rdma.rkey;
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		k->swap = wr->wr.atomic.swap;
+		/* fall through */
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		/* the kernel takes only the fields an opcode uses */
 		k->remote_addr = wr->wr.atomic.remote_addr;
 		k->rkey = wr->wr.atomic.rkey;
 		k->compare_add = wr->wr.atomic.compare_add;
-		k->swap = wr->wr.atomic.swap;
 		break;
 	default:
 		return EOPNOTSUPP;	/* invalidation, windows, TSO */
