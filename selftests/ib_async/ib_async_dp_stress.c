@@ -346,7 +346,8 @@ static int post_msg(struct ctx *c, int from, int to, uint64_t *r)
 	s.addr = (uintptr_t)m;
 	s.length = e->len;
 	s.send_flags = e->hidden ? 0 : IB_ASYNC_SEND_SIGNALED;
-	s.imm_data = htonl((uint32_t)s.wr_id);
+	if (e->imm)
+		s.imm_data = htonl((uint32_t)s.wr_id);
 	ret = ioc(c->fd, IB_ASYNC_IOC_POST_SEND, &s);
 	if (ret)
 		return post_failed(c, e, seq, ret, "post_send");

@@ -270,6 +270,13 @@ struct fz_call {
 	uint32_t len;			/* bytes placed (argsz, capped) */
 	bool unmapped;			/* the argument pointer is bad */
 	uint32_t gen;			/* the file's generation, if current */
+	/*
+	 * POST_SEND_LIST: a request the send rules refuse (opcode for the QP
+	 * type, a field the opcode does not use), and the QP and count the
+	 * builder chose: the call must fail while they are unchanged.
+	 */
+	bool rules_refuse;
+	uint32_t rules_handle, rules_count;
 	union {
 		uint8_t raw[FZ_ARG_MAX];
 		struct ib_async_info info;

@@ -21,6 +21,8 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "fuzz.h"
+/* the kernel's own table of what each send opcode and QP type take */
+#include "../../../kernel/send_rules.h"
 
 /* The Q_Key every UD QP gets, so any UD QP can send to any other. */
 #define FZ_QKEY		0x11111111u
@@ -1159,62 +1161,109 @@ static bool needs_a_byte(struct fz_ctx *ctx, uint32_t slot, uint32_t op)
 		op == IB_UVERBS_WR_RDMA_READ);
 }
 
+/* kernel/send_rules.h as a table, indexed by opcode */
+struct send_rule {
+	uint32_t qpts, fields;
+	enum ib_async_sr_kind kind;
+};
+
+#define SEND_RULE(op, q, f, fl, k)					\
+	[op] = { .qpts = (q), .fields = (f), .kind = (k) },
+static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
+	IB_ASYNC_SEND_RULES(SEND_RULE)
+};
+
+/*
+ * One send of @op on @qp as the send rules have it: the fields the opcode
+ * uses, the datagram ones on UD. Now and then a field it does not use is
+ * set too. Returns true if the rules refuse the request.
+ */
+static bool send_rule_fill(struct fz_ctx *ctx, uint32_t slot,
+			   const struct fz_obj *qp, uint32_t op,
+			   struct ib_async_send_wr *w)
+{
+	const struct send_rule *r = &send_rules[op <= IB_ASYNC_SR_OPCODE_LAST ?
+						op : 0];
+	struct fz_rng *rng = &ctx->rng;
+	bool refuse = op > IB_ASYNC_SR_OPCODE_LAST ||
+		      r->kind == IB_ASYNC_SR_NONE ||
+		      !(r->qpts & IB_ASYNC_SR_QPT(qp->qp_type));
+	struct fz_obj o;
+
+	if ((r->fields & IB_ASYNC_SR_REMOTE || fz_chance(rng, 2)) &&
+	    fz_pick_obj(ctx, fz_below(rng, 2) ? slot : 0, IB_ASYNC_OBJ_MR, &o)) {
+		w->rkey = o.rkey;
+		w->remote_addr = o.addr + (fz_below(rng, (uint32_t)o.len) & ~7u);
+		refuse |= !(r->fields & IB_ASYNC_SR_REMOTE);
+	}
+	if (r->fields & IB_ASYNC_SR_IMM || fz_chance(rng, 2)) {
+		w->imm_data = (uint32_t)fz_next(rng) | 1;
+		refuse |= !(r->fields & IB_ASYNC_SR_IMM);
+	}
+	if (r->fields & IB_ASYNC_SR_COMPARE_ADD || fz_chance(rng, 2)) {
+		w->compare_add = fz_next(rng) | 1;
+		refuse |= !(r->fields & IB_ASYNC_SR_COMPARE_ADD);
+	}
+	if (r->fields & IB_ASYNC_SR_SWAP || fz_chance(rng, 2)) {
+		w->swap = fz_next(rng) | 1;
+		refuse |= !(r->fields & IB_ASYNC_SR_SWAP);
+	}
+	if ((qp->qp_type == IB_UVERBS_QPT_UD || fz_chance(rng, 2)) &&
+	    fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_AH, &o)) {
+		w->ah_handle = o.handle;
+		w->remote_qpn = fz_chance(rng, 50) ? qp->qpn : fz_below(rng, 64);
+		w->remote_qkey = fz_chance(rng, 90) ? 0x11111111 :
+						      (uint32_t)fz_next(rng);
+		refuse |= qp->qp_type != IB_UVERBS_QPT_UD;
+	}
+	return refuse;
+}
+
+/*
+ * Mostly a connected QP that sends (RC in RTS) and an opcode it takes;
+ * else any QP and any opcode, drawn from the kernel's send rules, which
+ * say whether the call must fail: a request the QP type cannot take
+ * reaches no driver (kernel/send_rules.h says why).
+ */
 bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 {
-	static const uint32_t ops[] = {
-		IB_UVERBS_WR_SEND, IB_UVERBS_WR_SEND_WITH_IMM,
-		IB_UVERBS_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,
-		IB_UVERBS_WR_RDMA_READ, IB_UVERBS_WR_ATOMIC_CMP_AND_SWP,
-		IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD,
-	};
 	struct ib_async_post_list *a = &c->a.post_list;
 	struct fz_rng *r = &ctx->rng;
 	struct ib_async_send_wr *w;
 	struct ib_async_sge *s;
-	struct fz_obj qp, mr, rmr;
+	struct fz_obj qp, mr;
 	uint32_t n, ns = 0, i, j;
 	bool have_mr;
 
 	if (!datapath_here(ctx, c->slot))
 		return false;
-	/* mostly a connected QP that sends: RC in RTS */
-	if (!fz_pick_qp(ctx, c->slot, IB_UVERBS_QPT_RC, QPS_RTS, &qp))
-		NEED(ctx, c, IB_ASYNC_OBJ_QP, &qp);
+	if (fz_chance(r, 80) ||
+	    !fz_pick_obj(ctx, c->slot, IB_ASYNC_OBJ_QP, &qp))
+		if (!fz_pick_qp(ctx, c->slot, IB_UVERBS_QPT_RC, QPS_RTS, &qp))
+			NEED(ctx, c, IB_ASYNC_OBJ_QP, &qp);
 	have_mr = pick_mr(ctx, c->slot, qp.pd, &mr);
 	n = fz_chance(r, 80) ? 1 : fz_range(r, 2, 6);
 	w = list_room(ctx, n * (sizeof(*w) + 3 * sizeof(*s)));
 	s = (struct ib_async_sge *)(w + n);
 	memset(w, 0, n * sizeof(*w));
 	for (i = 0; i < n; i++) {
-		uint32_t op = fz_chance(r, 97) ? ops[fz_below(r, 7)] :
-						 fz_below(r, 20);
-		bool atomic = op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
-			      op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+		uint32_t op = fz_chance(r, 97) ?
+			      fz_below(r, IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD + 1) :
+			      fz_below(r, 20);
+		bool one_u64 = op <= IB_ASYNC_SR_OPCODE_LAST &&
+			       send_rules[op].fields & IB_ASYNC_SR_ONE_U64;
 		bool a_byte = needs_a_byte(ctx, c->slot, op);
 
 		w[i].wr_id = fz_next(r);
 		w[i].opcode = op;
-		w[i].num_sge = atomic ? 1 : a_byte ? fz_range(r, 1, 3) :
+		w[i].num_sge = one_u64 ? 1 : a_byte ? fz_range(r, 1, 3) :
 				      fz_below(r, 4);
 		w[i].send_flags = fz_below(r, 16) &
 				  (fz_chance(r, 90) ? ~IB_ASYNC_SEND_INLINE :
 						      ~0u);
-		w[i].imm_data = (uint32_t)fz_next(r);
-		if (op <= IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD &&
-		    op != IB_UVERBS_WR_SEND &&
-		    op != IB_UVERBS_WR_SEND_WITH_IMM &&
-		    fz_pick_obj(ctx, fz_below(r, 2) ? c->slot : 0,
-				IB_ASYNC_OBJ_MR, &rmr)) {
-			w[i].rkey = rmr.rkey;
-			w[i].remote_addr = rmr.addr +
-				(fz_below(r, (uint32_t)rmr.len) & ~7u);
-		}
-		if (atomic) {
-			w[i].compare_add = fz_next(r);
-			w[i].swap = fz_next(r);
-		}
+		c->rules_refuse |= send_rule_fill(ctx, c->slot, &qp, op, &w[i]);
 		for (j = 0; j < w[i].num_sge; j++)
-			some_sge(ctx, have_mr ? &mr : NULL, atomic ? 8 : 0,
+			some_sge(ctx, have_mr ? &mr : NULL, one_u64 ? 8 : 0,
 				 &s[ns++]);
 		if (a_byte && !s[ns - w[i].num_sge].length)
 			s[ns - w[i].num_sge].length = 1;
@@ -1226,6 +1275,8 @@ bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 	a->wrs = (uintptr_t)w;
 	a->sges = (uintptr_t)s;
 	a->num_sges = ns;
+	c->rules_handle = a->handle;
+	c->rules_count = a->count;
 	return true;
 }
 
@@ -1483,7 +1534,9 @@ bool fz_build_post_send(struct fz_ctx *ctx, struct fz_call *c)
 	if (fz_mem.slow && a->length <= FZ_SLOW_LEN && fz_chance(r, 5))
 		a->addr = (uintptr_t)fz_mem.slow;
 	a->send_flags = fz_chance(r, 70) ? IB_ASYNC_SEND_SIGNALED : 0;
-	a->imm_data = (uint32_t)fz_next(r);
+	/* a SEND's immediate data must be zero: now and then it is not */
+	if (a->opcode != IB_UVERBS_WR_SEND || fz_chance(r, 3))
+		a->imm_data = (uint32_t)fz_next(r);
 	if (qp.qp_type != IB_UVERBS_QPT_UD)
 		return true;
 	NEED(ctx, c, IB_ASYNC_OBJ_AH, &ah);

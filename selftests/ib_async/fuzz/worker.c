@@ -645,6 +645,11 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		snprintf(key, sizeof(key), "positive-%s", cmd->name);
 		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
 	}
+	if (!ret && c->rules_refuse &&
+	    c->a.post_list.handle == c->rules_handle &&
+	    c->a.post_list.count == c->rules_count)
+		fz_report(ctx, "accepted-POST_SEND_LIST-send-rules",
+			  "POST_SEND_LIST took a request the send rules refuse");
 	if (!ret && broken) {
 		snprintf(key, sizeof(key), "accepted-%s-%s", cmd->name,
 			 must_fail_why(broken));
