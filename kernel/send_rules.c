@@ -20,7 +20,7 @@ static_assert((int)IB_UVERBS_QPT_UD == (int)IB_QPT_UD);
 
 static const struct ib_async_send_rule
 ib_async_send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-	IB_ASYNC_SEND_RULES(IB_ASYNC_SEND_RULE)
+#include "send_rules_table.h"
 };
 
 /**

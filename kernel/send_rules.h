@@ -7,6 +7,7 @@
  * they build any request; the fuzzer and the kselftests draw their
  * opcode x QP type combinations from it and expect EINVAL for each it
  * refuses. It names only uAPI constants, so userspace includes it too.
+ * The rows are in send_rules_table.h; this header has their vocabulary.
  *
  * Why a request the QP type cannot take must never reach a driver:
  * hardware drivers build a WQE from the member the QP type implies, not
@@ -33,14 +34,15 @@
 /* Every QP type the node creates (CREATE_QP) */
 #define IB_ASYNC_SR_QPTS	(IB_ASYNC_SR_RC | IB_ASYNC_SR_UC | IB_ASYNC_SR_UD)
 
-/* Fields of struct ib_async_send_wr an opcode uses */
-#define IB_ASYNC_SR_REMOTE	(1U << 0)	/* remote_addr, rkey */
-#define IB_ASYNC_SR_IMM		(1U << 1)	/* imm_data */
-#define IB_ASYNC_SR_COMPARE_ADD	(1U << 2)	/* compare_add */
-#define IB_ASYNC_SR_SWAP	(1U << 3)	/* swap */
-/* Properties of its local entries */
-#define IB_ASYNC_SR_WRITES	(1U << 4)	/* the device writes them */
-#define IB_ASYNC_SR_ONE_U64	(1U << 5)	/* exactly one of 8 bytes */
+/* Fields of struct ib_async_send_wr an opcode uses, and its entries */
+enum ib_async_sr_field {
+	IB_ASYNC_SR_REMOTE = 1 << 0,		/* remote_addr, rkey */
+	IB_ASYNC_SR_IMM = 1 << 1,		/* imm_data */
+	IB_ASYNC_SR_COMPARE_ADD = 1 << 2,	/* compare_add */
+	IB_ASYNC_SR_SWAP = 1 << 3,		/* swap */
+	IB_ASYNC_SR_WRITES = 1 << 4,		/* the device writes them */
+	IB_ASYNC_SR_ONE_U64 = 1 << 5,		/* exactly one of 8 bytes */
+};
 
 /* Send flags */
 #define IB_ASYNC_SR_FLAGS_ALL						\
@@ -60,34 +62,5 @@ enum ib_async_sr_kind {
 
 /* rdma's last send opcode (ATOMIC_WRITE, newer than 6.1's header) */
 #define IB_ASYNC_SR_OPCODE_LAST		15
-
-/*
- * X(opcode, QP types, fields, send flags, kind). An opcode up to
- * IB_ASYNC_SR_OPCODE_LAST that is not listed (invalidation, memory
- * windows, TSO, flush) has no kernel equivalent: EOPNOTSUPP. Beyond it:
- * EINVAL.
- */
-#define IB_ASYNC_SEND_RULES(X)						\
-	X(IB_UVERBS_WR_SEND, IB_ASYNC_SR_QPTS, 0,			\
-	  IB_ASYNC_SR_FLAGS_ALL, IB_ASYNC_SR_SEND)			\
-	X(IB_UVERBS_WR_SEND_WITH_IMM, IB_ASYNC_SR_QPTS, IB_ASYNC_SR_IMM,	\
-	  IB_ASYNC_SR_FLAGS_ALL, IB_ASYNC_SR_SEND)			\
-	X(IB_UVERBS_WR_RDMA_WRITE, IB_ASYNC_SR_RC | IB_ASYNC_SR_UC,	\
-	  IB_ASYNC_SR_REMOTE, IB_ASYNC_SR_FLAGS_ALL, IB_ASYNC_SR_RDMA)	\
-	X(IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,				\
-	  IB_ASYNC_SR_RC | IB_ASYNC_SR_UC,				\
-	  IB_ASYNC_SR_REMOTE | IB_ASYNC_SR_IMM,				\
-	  IB_ASYNC_SR_FLAGS_ALL, IB_ASYNC_SR_RDMA)			\
-	X(IB_UVERBS_WR_RDMA_READ, IB_ASYNC_SR_RC,			\
-	  IB_ASYNC_SR_REMOTE | IB_ASYNC_SR_WRITES,			\
-	  IB_ASYNC_SR_FLAGS_NO_INLINE, IB_ASYNC_SR_RDMA)		\
-	X(IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, IB_ASYNC_SR_RC,		\
-	  IB_ASYNC_SR_REMOTE | IB_ASYNC_SR_COMPARE_ADD |		\
-	  IB_ASYNC_SR_SWAP | IB_ASYNC_SR_WRITES | IB_ASYNC_SR_ONE_U64,	\
-	  IB_ASYNC_SR_FLAGS_NO_INLINE, IB_ASYNC_SR_ATOMIC)		\
-	X(IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, IB_ASYNC_SR_RC,		\
-	  IB_ASYNC_SR_REMOTE | IB_ASYNC_SR_COMPARE_ADD |		\
-	  IB_ASYNC_SR_WRITES | IB_ASYNC_SR_ONE_U64,			\
-	  IB_ASYNC_SR_FLAGS_NO_INLINE, IB_ASYNC_SR_ATOMIC)
 
 #endif /* IB_ASYNC_SEND_RULES_H */

@@ -704,10 +704,10 @@ struct send_rule {
 	enum ib_async_sr_kind kind;
 };
 
-#define SEND_RULE(op, q, f, fl, k)					\
+#define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
 	[op] = { .qpts = (q), .fields = (f), .flags = (fl), .kind = (k) },
 static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-	IB_ASYNC_SEND_RULES(SEND_RULE)
+#include "../../kernel/send_rules_table.h"
 };
 
 /* What POST_SEND_LIST must answer for @op on a QP of type @qpt. */
