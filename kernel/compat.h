@@ -41,6 +41,21 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 #endif
 
 /*
+ * The GUP flags of a long-term pin for reading only, as ib_umem_get() of
+ * the same kernel pins: until 6.1 a read-only pin unshares anonymous pages
+ * only, so it may pin the shared zero page or a private mapping's page
+ * cache page, and a later write by the process lands in a new page the
+ * device never sees. ib_umem_get() there pins for writing, forced
+ * (FOLL_WRITE | FOLL_FORCE), which breaks COW first. 6.2 made read-only
+ * long-term pins reliable and ib_umem_get() dropped both flags.
+ */
+#ifdef HAVE_GUP_UNSHARE_ANON_ONLY
+#define IB_ASYNC_PIN_READ_FLAGS		(FOLL_WRITE | FOLL_FORCE)
+#else
+#define IB_ASYNC_PIN_READ_FLAGS		0
+#endif
+
+/*
  * 7.1 removed ib_resize_cq(), which had no in-tree caller left, and
  * renamed the driver op: kernel verbs cannot resize a CQ there, and
  * IB_ASYNC_IOC_RESIZE_CQ fails with EOPNOTSUPP, as it does for a driver

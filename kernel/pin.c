@@ -28,13 +28,14 @@
  * @p: filled in; released with ib_async_unpin_user()
  * @addr: start
  * @length: bytes, at least 1, not wrapping
- * @writable: the device may write; else the pages are pinned for reading
- *	only, as ib_umem_get() pins them since 6.2. A long-term read-only
- *	pin is reliable on every kernel we build for (since 5.19 GUP unshares
- *	an anonymous page that may be shared before pinning it), so the
- *	older FOLL_WRITE | FOLL_FORCE, which broke COW to the same end, is
- *	not needed, and it refused a read-only shared mapping (a file mapped
- *	PROT_READ) that ib_uverbs of 6.2 and later registers.
+ * @writable: the device may write; else the pages are pinned as
+ *	ib_umem_get() of the running kernel pins them for reading
+ *	(IB_ASYNC_PIN_READ_FLAGS in compat.h): for writing, forced, where a
+ *	read-only pin may hold the zero page or a page cache page the
+ *	process's next write replaces (6.1), so the device sees what the
+ *	process writes later; for reading only where such a pin is reliable
+ *	(6.2 and later), which also registers a read-only shared mapping (a
+ *	file mapped PROT_READ) as ib_uverbs there does.
  *
  * Holds no lock of ib_async's: may wait on the caller's page faults.
  *
@@ -54,8 +55,7 @@ int ib_async_pin_user(struct ib_async_pinned *p, u64 addr, u64 length,
 		return -EPERM;
 	p->npages = (PAGE_ALIGN(addr + length) - start) >> PAGE_SHIFT;
 	p->writable = writable;
-	if (writable)
-		gup_flags |= FOLL_WRITE;
+	gup_flags |= writable ? FOLL_WRITE : IB_ASYNC_PIN_READ_FLAGS;
 
 	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	if (atomic64_add_return(p->npages, &mm->pinned_vm) > lock_limit &&

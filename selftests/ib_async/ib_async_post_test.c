@@ -895,6 +895,77 @@ TEST_F(post, send_fields_an_opcode_does_not_use_must_be_zero)
 }
 
 /*
+ * Send @len bytes of @src (under @lkey) from A to B's memory at rb + 8192
+ * and wait until they are there; 0 or the first failing step's errno.
+ */
+static int send_to_b(FIXTURE_DATA(post) *self, const void *src, uint32_t len,
+		     uint32_t lkey)
+{
+	struct ib_async_sge rs = { (uintptr_t)self->rb + 8192, len,
+				   self->mb.lkey };
+	struct ib_async_sge ss = { (uintptr_t)src, len, lkey };
+	struct ib_async_recv_wr rw = { .wr_id = 0x51, .num_sge = 1 };
+	struct ib_async_send_wr sw = {
+		.wr_id = 0x52, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+	struct ib_async_wc wc[2];
+	int ret;
+
+	ret = post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle, &rw, 1,
+			 &rs, 1);
+	if (!ret)
+		ret = post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1);
+	if (!ret && poll_cq(self->fd, self->cq, wc, 2) != 2)
+		ret = -ETIMEDOUT;
+	return ret;
+}
+
+/*
+ * An MR without write access still follows the process's writes: memory
+ * the process only read before registering (the shared zero page of an
+ * anonymous mapping; a private file mapping's page cache page) and
+ * writes after it reaches the device as written. On 6.1 a read-only
+ * long-term pin may hold the old page, which the write then replaces;
+ * ib_umem_get() there pins for writing, forced, and so does ib_async.
+ */
+TEST_F(post, read_only_mr_sends_what_the_process_wrote_after_registering)
+{
+	static const char old[] = "as the file was", msg[] = "written later";
+	struct ib_async_reg_mr m;
+	volatile char *anon;
+	char *priv;
+	int mfd;
+
+	IBA_SKIPPED_IN_SETUP();
+	anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, (void *)anon);
+	EXPECT_EQ(0, anon[0]);		/* maps the zero page */
+	ASSERT_EQ(0, reg(self->fd, self->pd, (void *)anon, 4096, 0, &m));
+	memcpy((char *)anon, msg, sizeof(msg));
+	ASSERT_EQ(0, send_to_b(self, (const void *)anon, sizeof(msg), m.lkey));
+	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))
+		TH_LOG("sent \"%.*s\"", (int)sizeof(msg), self->rb + 8192);
+
+	mfd = memfd_create("ib_async_ro_mr", 0);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ((ssize_t)sizeof(old), write(mfd, old, sizeof(old)));
+	ASSERT_EQ(0, ftruncate(mfd, 4096));
+	priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd, 0);
+	ASSERT_NE(MAP_FAILED, priv);
+	EXPECT_EQ(0, memcmp(old, priv, sizeof(old)));	/* the page cache page */
+	ASSERT_EQ(0, reg(self->fd, self->pd, priv, 4096, 0, &m));
+	memcpy(priv, msg, sizeof(msg));
+	ASSERT_EQ(0, send_to_b(self, priv, sizeof(msg), m.lkey));
+	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))
+		TH_LOG("sent \"%.*s\"", (int)sizeof(msg), self->rb + 8192);
+	munmap(priv, 4096);
+	close(mfd);
+	munmap((void *)anon, 4096);
+}
+
+/*
  * fork() after registration (rdma-core's test_fork, at the memory level):
  * the pinned pages stay the parent's, and the child gets copies. The
  * child writes into its copies of both buffers; the device, reading A's
