@@ -368,10 +368,14 @@ void ib_async_comp_handler(struct ib_cq *cq, void *context)
 	/*
 	 * A CQ without a channel fires when a program arms it all the same:
 	 * not a completion event, and no clock read (a device access on some
-	 * clocksources) for it.
+	 * clocksources) for it. A CQ removal gave up on has no file and no
+	 * channel soon: removal waits for a grace period after marking it
+	 * (ib_async_uobj_abandon()), so the check and the uses are one RCU
+	 * read-side section.
 	 */
-	if (!uobj->comp_chan)
-		return;
+	rcu_read_lock();
+	if (READ_ONCE(uobj->abandoned) || !uobj->comp_chan)
+		goto out;
 	rec = (struct ib_async_event){
 		.element	= uobj->user_handle,
 		.timestamp_ns	= ktime_get_ns(),
@@ -382,6 +386,8 @@ void ib_async_comp_handler(struct ib_cq *cq, void *context)
 	ib_async_stat_add(uobj->file->adev->stats, IB_ASYNC_STAT_COMP_EVENTS,
 			  1);
 	ib_async_evq_push_once(&uobj->comp_chan->evq, &rec, &uobj->comp);
+out:
+	rcu_read_unlock();
 }
 
 int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u)

@@ -35,31 +35,6 @@ int ib_async_check_qkey(u32 qkey)
 	return 0;
 }
 
-/*
- * The core records objects made with kernel verbs as the module's own:
- * name the process they were made for, so "rdma resource show" tells
- * whose they are.
- */
-static void ib_async_name_owner(struct ib_async_uobj *uobj)
-{
-	const char *name = uobj->file->owner_name;
-
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_PD:
-		rdma_restrack_set_name(&uobj->pd->res, name);
-		break;
-	case IB_ASYNC_OBJ_CQ:
-		rdma_restrack_set_name(&uobj->cq->res, name);
-		break;
-	case IB_ASYNC_OBJ_QP:
-		rdma_restrack_set_name(&uobj->qp->res, name);
-		break;
-	case IB_ASYNC_OBJ_SRQ:
-		rdma_restrack_set_name(&uobj->srq->res, name);
-		break;
-	}
-}
-
 /**
  * ib_async_put_created - answer a command that made an object
  * @u: the command
@@ -74,7 +49,7 @@ static void ib_async_name_owner(struct ib_async_uobj *uobj)
 int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
 			 u32 *handle)
 {
-	ib_async_name_owner(uobj);
+	ib_async_uobj_set_name(uobj, uobj->file->owner_name);
 	*handle = uobj->handle;
 	u->created = uobj->handle;
 	ib_async_ucmd_respond(u);

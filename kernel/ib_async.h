@@ -427,6 +427,12 @@ struct ib_async_uobj {
 	/* PD: the QP that registers its MRs, made by the first REG_MR */
 	struct ib_async_regq *regq;
 	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */
+	/*
+	 * The verbs object removal gave up on (the driver refused to destroy
+	 * it): never freed, nor what the device may still write into; @obj
+	 * is NULL then (ib_async_uobj_abandon()).
+	 */
+	void *abandoned;
 	union {				/* NULL once destroyed by removal */
 		void *obj;
 		struct ib_pd *pd;
@@ -510,6 +516,7 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 					u64 user_handle);
 void ib_async_uobj_abort(struct ib_async_uobj *uobj);
 void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
+void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
 int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
@@ -705,6 +712,8 @@ u64 ib_async_max_user_mr_size(struct ib_device *ib_dev);
 int ib_async_cmd_reg_mr(struct ib_async_ucmd *u);
 int ib_async_mr_destroy(struct ib_async_mr *amr);
 int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj);
+void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name);
+void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj);
 int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 			  const struct ib_sge *sge, bool write);
 int ib_async_regq_destroy(struct ib_async_regq *rq);

@@ -456,6 +456,32 @@ int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
 }
 
 /**
+ * ib_async_mr_set_name - the owner "rdma resource show" prints for an MR
+ * @uobj: the MR
+ * @name: as for ib_async_uobj_set_name()
+ *
+ * ib_alloc_mr() names it after its PD, with the PD's name: the same
+ * string, which must outlive the entry as much.
+ */
+void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
+{
+	rdma_restrack_set_name(&uobj->mr->mr->res, name);
+}
+
+/**
+ * ib_async_mr_uobj_abandon - removal gave an MR up
+ * @uobj: the MR, still registered: its pages stay pinned
+ *
+ * Its lkey leaves the file's keys, which are never looked up again and
+ * go with the file.
+ */
+void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj)
+{
+	lockdep_assert_held(&uobj->file->obj_mutex);
+	xa_erase(&uobj->file->mr_keys, uobj->mr->mr->lkey);
+}
+
+/**
  * ib_async_mr_check_sge - may a work request name this memory?
  * @file: the file posting
  * @pd: the PD of the QP or SRQ it goes to

@@ -10,6 +10,7 @@
  * failing: a destroy of a used object must fail with EBUSY and change
  * nothing.
  */
+#include <linux/kmemleak.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 
@@ -110,12 +111,51 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-/* The uobj's records are gone or orphaned: nothing can name it any more. */
+/*
+ * The uobj's records are gone or orphaned: nothing can name it any more.
+ * An abandoned one stays: it is the context the driver still holds for
+ * its handlers, and it keeps what the device may write into reachable.
+ */
 static void ib_async_uobj_free(struct ib_async_uobj *uobj)
 {
 	if (uobj->comp_chan)
 		ib_async_channel_put_cq(uobj->comp_chan);
+	uobj->comp_chan = NULL;
+	if (uobj->abandoned) {
+		kmemleak_not_leak(uobj);
+		return;
+	}
 	kfree(uobj);
+}
+
+/**
+ * ib_async_uobj_set_name - the owner "rdma resource show" prints for it
+ * @uobj: the object, with its verbs object
+ * @name: the owner; it must outlive the verbs object's restrack entry
+ *
+ * The core records objects made with kernel verbs as the module's own:
+ * name the process they were made for, so "rdma resource show" tells
+ * whose they are.
+ */
+void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
+{
+	switch (uobj->type) {
+	case IB_ASYNC_OBJ_PD:
+		rdma_restrack_set_name(&uobj->pd->res, name);
+		break;
+	case IB_ASYNC_OBJ_CQ:
+		rdma_restrack_set_name(&uobj->cq->res, name);
+		break;
+	case IB_ASYNC_OBJ_QP:
+		rdma_restrack_set_name(&uobj->qp->res, name);
+		break;
+	case IB_ASYNC_OBJ_SRQ:
+		rdma_restrack_set_name(&uobj->srq->res, name);
+		break;
+	case IB_ASYNC_OBJ_MR:
+		ib_async_mr_set_name(uobj, name);
+		break;
+	}
 }
 
 /* Undo ib_async_uobj_new() when the verbs object could not be made. */
@@ -375,6 +415,35 @@ static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 	return progress;
 }
 
+/*
+ * The restrack owner of what removal gave up on: the file, whose name the
+ * objects carried, is freed at close, and the entries stay until the
+ * device is freed.
+ */
+static const char ib_async_abandoned_name[] = "ib_async(abandoned)";
+
+/*
+ * Removal could not destroy @uobj's verbs object: the driver refused and
+ * retrying made no progress. As ib_uverbs does with such objects, give it
+ * up and go on, so that removal never waits: the handle becomes a dead
+ * one, which no later command, DESTROY included, takes to the driver or
+ * to the device, gone by then. The rdma cgroup charge goes back while the
+ * device's pool still exists. What the device may still write into (its
+ * requests' buffers, an MR's pinned pages) and the uobj, the context the
+ * driver holds for its handlers, are never freed; the handlers drop what
+ * such an object raises.
+ */
+static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
+{
+	lockdep_assert_held(&uobj->file->obj_mutex);
+	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
+	if (uobj->type == IB_ASYNC_OBJ_MR)
+		ib_async_mr_uobj_abandon(uobj);
+	ib_async_uobj_uncharge(uobj);
+	WRITE_ONCE(uobj->abandoned, uobj->obj);
+	uobj->obj = NULL;
+}
+
 static u32 ib_async_live_objs(struct ib_async_file *file)
 {
 	struct ib_async_uobj *uobj;
@@ -405,11 +474,11 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
 u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 			       struct list_head *ended)
 {
-	/* Closed after removal: what removal could not destroy is leaked. */
+	/* Closed after removal: nothing is alive, removal abandoned the rest. */
 	bool retry = removal || file->adev->ib_dev;
 	struct ib_async_uobj *uobj;
+	bool progress, abandon;
 	unsigned long handle;
-	bool progress;
 	u32 left;
 	int i;
 
@@ -430,7 +499,14 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 	if (left && (removal || file->adev->ib_dev))
 		pr_warn("ib_async: %s: %u objects left after the driver refused a destroy%s\n",
 			dev_name(&file->adev->dev), left,
-			removal ? "; leaking them" : "; retrying at removal");
+			removal ? "; abandoning them" : "; retrying at removal");
+	abandon = left && removal;
+	if (abandon) {
+		xa_for_each(&file->objs, handle, uobj)
+			if (uobj->obj)
+				ib_async_uobj_abandon(uobj);
+		left = 0;
+	}
 	if (!removal) {
 		/* What removal destroyed earlier leaves dead handles. */
 		xa_for_each(&file->objs, handle, uobj) {
@@ -442,6 +518,9 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 		}
 	}
 	mutex_unlock(&file->obj_mutex);
+	/* A handler that saw the object alive is done with the file now. */
+	if (abandon)
+		synchronize_rcu();
 	return left;
 }
 
@@ -453,7 +532,17 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 void ib_async_uobj_event(struct ib_event *event, void *context)
 {
 	struct ib_async_uobj *uobj = context;
-	struct ib_async_event rec = {
+	struct ib_async_event rec;
+
+	/*
+	 * Removal gave the object up: its file is freed a grace period after
+	 * close, so the check and every use of the file are in one RCU
+	 * read-side section.
+	 */
+	rcu_read_lock();
+	if (READ_ONCE(uobj->abandoned))
+		goto out;
+	rec = (struct ib_async_event){
 		.element	= uobj->user_handle,
 		.timestamp_ns	= ktime_get_ns(),
 		.event_type	= event->event,
@@ -461,10 +550,9 @@ void ib_async_uobj_event(struct ib_event *event, void *context)
 		.obj_type	= uobj->type,
 		.obj_handle	= uobj->handle,
 	};
-
 	ib_async_stat_add(uobj->file->adev->stats, IB_ASYNC_STAT_EVENTS, 1);
 	ib_async_evq_push(&uobj->file->evq, &rec, &uobj->ev);
-	rcu_read_lock();
 	ib_async_evchans_deliver(uobj->file, &rec);
+out:
 	rcu_read_unlock();
 }

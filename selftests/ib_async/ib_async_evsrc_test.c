@@ -737,8 +737,53 @@ TEST_F_TIMEOUT(evsrc, driver_refusing_at_close_is_retried_at_removal, 120)
 	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0,
 				     IBA_EVENT_TIMEOUT_MS));
-	EXPECT_NE(0, iba_sh("dmesg | grep -q 'leaking them'"));
+	EXPECT_NE(0, iba_sh("dmesg | grep -q 'abandoning them'"));
 	/* The tests after this one want evsrc0 back. */
+	ASSERT_EQ(0, evsrc_readd());
+}
+
+/*
+ * A driver refusing a destroy at removal (fail_destroy_cq): ib_async gives
+ * the CQ up, as ib_uverbs does, and its handle is dead to every later
+ * command. evsrc takes the CQ back and frees it as ib_core frees the
+ * device (evsrc_reclaim()), so a DESTROY that still called the driver, or
+ * touched the gone device's cgroup pool, would use freed memory: it only
+ * forgets the handle, with the record read before counted for it.
+ */
+TEST_F_TIMEOUT(evsrc, object_removal_gives_up_is_dead_to_later_commands, 120)
+{
+	struct ib_async_event ev;
+	uint64_t reported = 99;
+	uint32_t cq;
+	int fd, id;
+
+	IBA_SKIPPED_IN_SETUP();
+	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, create_cq(fd, 0xab, 4, &cq));
+	id = evsrc_find("cq", 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id));
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy_cq", "1000"));
+	iba_sh("dmesg -c >/dev/null");
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS));
+	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'abandoning them'"));
+	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'reclaimed 1 CQs'"));
+
+	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_CQ_ERR, ev.event_type);
+	EXPECT_EQ(0xabU, ev.element);
+	EXPECT_EQ(-ENODEV, ioc(fd, IB_ASYNC_IOC_RESIZE_CQ,
+			       &(struct ib_async_resize_cq){
+				.argsz = sizeof(struct ib_async_resize_cq),
+				.handle = cq, .cqe = 8 }));
+	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq, &reported));
+	EXPECT_EQ(1U, reported);
+	EXPECT_EQ(-ENOENT, destroy(fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev.event_type);
+	close(fd);
 	ASSERT_EQ(0, evsrc_readd());
 }
 

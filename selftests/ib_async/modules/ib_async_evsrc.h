@@ -57,6 +57,8 @@ struct evsrc_dev {
 	bool fatal;
 	/* the fail_destroy file: QP destroys still to refuse with -EIO */
 	atomic_t fail_destroy;
+	/* the fail_destroy_cq file: the same for CQs (evsrc_reclaim()) */
+	atomic_t fail_destroy_cq;
 	/* the pkey_beyond_table file: queries of a P_Key outside the table */
 	atomic_t pkey_beyond;
 	enum ib_port_state port_state[EVSRC_NPORTS + 1];
@@ -128,6 +130,7 @@ void evsrc_obj_put(struct evsrc_obj *obj);
 void evsrc_obj_deliver(struct evsrc_obj *obj, enum ib_event_type type);
 void evsrc_obj_complete(struct evsrc_obj *obj);
 int evsrc_objects_show(struct seq_file *m, void *unused);
+void evsrc_reclaim(struct evsrc_dev *edev);
 
 /* ib_async_evsrc_event.c */
 void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent);

@@ -446,6 +446,8 @@ void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent)
 	debugfs_create_file("fatal", 0200, edev->dir, edev, &evsrc_fatal_fops);
 	debugfs_create_atomic_t("fail_destroy", 0600, edev->dir,
 				&edev->fail_destroy);
+	debugfs_create_atomic_t("fail_destroy_cq", 0600, edev->dir,
+				&edev->fail_destroy_cq);
 	debugfs_create_atomic_t("pkey_beyond_table", 0400, edev->dir,
 				&edev->pkey_beyond);
 	debugfs_create_file("unregister", 0200, edev->dir, edev,

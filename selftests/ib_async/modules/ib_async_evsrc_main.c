@@ -138,6 +138,7 @@ static void evsrc_dealloc_driver(struct ib_device *ibdev)
 
 	/* waits for in-flight debugfs reads and writes of this device */
 	debugfs_remove_recursive(edev->dir);
+	evsrc_reclaim(edev);
 	xa_destroy(&edev->objs);
 	if (atomic_dec_and_test(&evsrc_ndevs))
 		wake_up(&evsrc_unreg_wait);

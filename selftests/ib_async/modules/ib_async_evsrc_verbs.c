@@ -258,8 +258,40 @@ static int evsrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *att
 
 static int evsrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
+	/* A driver whose destroy fails: the CQ stays, events and all. */
+	if (atomic_add_unless(&to_edev(ibcq->device)->fail_destroy_cq, -1, 0))
+		return -EIO;
 	evsrc_obj_del(&container_of(ibcq, struct evsrc_cq, ibcq)->obj);
 	return 0;
+}
+
+/**
+ * evsrc_reclaim - destroy the CQs a client left behind
+ * @edev: the device, unregistered: every client is gone
+ *
+ * A client whose destroys the fail_destroy_cq file refused at removal
+ * gives the CQs up (ib_async abandons them). Here, before ib_core frees
+ * the device, the driver takes them back, so that a test of a refusing
+ * driver leaves nothing in the device's resource tracking, which ib_core
+ * WARNs about. The client's handler is never called for them again.
+ */
+void evsrc_reclaim(struct evsrc_dev *edev)
+{
+	struct evsrc_obj *obj;
+	unsigned long id;
+	u32 n = 0;
+
+	atomic_set(&edev->fail_destroy_cq, 0);
+	xa_for_each(&edev->objs, id, obj) {
+		if (obj->kind != EVSRC_CQ)
+			continue;
+		if (!ib_destroy_cq_user(&container_of(obj, struct evsrc_cq,
+						      obj)->ibcq, NULL))
+			n++;
+	}
+	if (n)
+		dev_info(&edev->ibdev.dev, "reclaimed %u CQs a client left\n",
+			 n);
 }
 
 static int __maybe_unused evsrc_resize_cq(struct ib_cq *ibcq, int cqe,
