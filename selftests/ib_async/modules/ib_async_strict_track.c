@@ -7,6 +7,9 @@
  * run with preemption disabled, on PREEMPT_RT too, and may run in any
  * context: the table is a fixed array (open addressing, linear probing,
  * deletion by backward shift) under a raw spinlock, nothing allocates.
+ * A kprobe that is not on ftrace runs from the int3 trap, which is an
+ * NMI to lockdep, where only trylocks are allowed: the lock is taken by
+ * spinning on a trylock (strict_table_lock()).
  *
  * PDs and AHs are found by their address, MRs by their device and the
  * index part of their lkey (all but its low byte, which the consumer owns
@@ -20,8 +23,10 @@
  */
 #include <linux/bits.h>
 #include <linux/hash.h>
+#include <linux/irqflags.h>
 #include <linux/kprobes.h>
 #include <linux/lockdep.h>
+#include <linux/processor.h>
 #include <linux/ptrace.h>
 #include <linux/spinlock.h>
 
@@ -47,6 +52,28 @@ static unsigned int strict_lost;
 static unsigned long strict_session;
 /* set by ib_async_strict_main.c while every probe is armed */
 bool strict_tracking;
+
+/*
+ * Interrupts off, then a trylock until it succeeds. Waiting so cannot
+ * deadlock: a handler never interrupts this CPU's own critical section,
+ * since interrupts are off in it and nothing in it reaches a probed
+ * function of rxe.
+ */
+static unsigned long strict_table_lock(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	while (!raw_spin_trylock(&strict_lock))
+		cpu_relax();
+	return flags;
+}
+
+static void strict_table_unlock(unsigned long flags)
+{
+	raw_spin_unlock(&strict_lock);
+	local_irq_restore(flags);
+}
 
 /* The part of an lkey that names the MR; the low byte is its key. */
 static unsigned long strict_mr_id(u32 lkey)
@@ -135,7 +162,7 @@ int strict_track_add(enum strict_kind kind, const struct strict_obj *obj,
 	unsigned long flags;
 	int ret = 0;
 
-	raw_spin_lock_irqsave(&strict_lock, flags);
+	flags = strict_table_lock();
 	if (session != strict_session) {
 		ret = -ESTALE;
 		goto out;
@@ -155,7 +182,7 @@ int strict_track_add(enum strict_kind kind, const struct strict_obj *obj,
 	s->id = id;
 	s->obj = *obj;
 out:
-	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	strict_table_unlock(flags);
 	return ret;
 }
 
@@ -175,11 +202,11 @@ void strict_track_del(enum strict_kind kind, const void *dev,
 	struct strict_slot *s;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&strict_lock, flags);
+	flags = strict_table_lock();
 	s = strict_slot_find(kind, dev, strict_id(kind, ptr, lkey));
 	if (s->kind && s->obj.ptr == ptr)
 		strict_slot_remove(s);
-	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	strict_table_unlock(flags);
 }
 
 /**
@@ -199,12 +226,12 @@ bool strict_track_find(enum strict_kind kind, const void *dev,
 	unsigned long flags;
 	bool found;
 
-	raw_spin_lock_irqsave(&strict_lock, flags);
+	flags = strict_table_lock();
 	s = strict_slot_find(kind, dev, strict_id(kind, ptr, lkey));
 	found = s->kind;
 	if (found)
 		*out = s->obj;
-	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	strict_table_unlock(flags);
 	return found;
 }
 
@@ -221,7 +248,7 @@ void strict_track_reg_mr(const struct ib_mr *mr, u32 key)
 	struct strict_slot *s;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&strict_lock, flags);
+	flags = strict_table_lock();
 	s = strict_slot_find(STRICT_MR, mr->device, strict_mr_id(key));
 	if (s->kind && s->obj.ptr == mr) {
 		s->obj.lkey = key;
@@ -229,7 +256,7 @@ void strict_track_reg_mr(const struct ib_mr *mr, u32 key)
 		s->obj.length = mr->length;
 		s->obj.unsure = false;
 	}
-	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	strict_table_unlock(flags);
 }
 
 /**
@@ -244,11 +271,11 @@ void strict_track_doubt_mr(const struct ib_mr *mr)
 	struct strict_slot *s;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&strict_lock, flags);
+	flags = strict_table_lock();
 	s = strict_slot_find(STRICT_MR, mr->device, strict_mr_id(mr->lkey));
 	if (s->kind && s->obj.ptr == mr)
 		s->obj.unsure = true;
-	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	strict_table_unlock(flags);
 }
 
 /**
@@ -261,9 +288,9 @@ void strict_track_lose(unsigned int kinds)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&strict_lock, flags);
+	flags = strict_table_lock();
 	strict_lost |= kinds;
-	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	strict_table_unlock(flags);
 }
 
 /**
@@ -298,13 +325,13 @@ void strict_track_reset(void)
 	unsigned long flags;
 	unsigned int i;
 
-	raw_spin_lock_irqsave(&strict_lock, flags);
+	flags = strict_table_lock();
 	for (i = 0; i < STRICT_SLOTS; i++)
 		strict_slots[i].kind = 0;
 	strict_used = 0;
 	strict_lost = 0;
 	WRITE_ONCE(strict_session, strict_session + 1);
-	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	strict_table_unlock(flags);
 }
 
 /*
