@@ -86,18 +86,37 @@ struct strict_ctx {
 	bool reg_overflow;
 };
 
+/* What a violation was, for its count and its rate limit. */
+enum strict_violation {
+	STRICT_V_OPCODE,	/* opcode not valid on the QP type */
+	STRICT_V_AH,		/* UD/GSI AH not live */
+	STRICT_V_AH_DEV,	/* AH of another device */
+	STRICT_V_AH_PD,		/* UD AH of another PD */
+	STRICT_V_LKEY,		/* lkey of no MR of the PD */
+	STRICT_V_LKEY_PD,	/* lkey of another PD's MR */
+	STRICT_V_RANGE,		/* SGE outside the MR's registered range */
+	STRICT_V_DMA,		/* DMA lkey on memory that is not the kernel's */
+	STRICT_V_INLINE,	/* inline data that is not the kernel's */
+	STRICT_V_POINTER,	/* a request or SGE list that is not the kernel's */
+	STRICT_V_NR,
+};
+
+extern const char *const strict_violation_names[STRICT_V_NR];
+
 /**
  * struct strict_stats - the counters of debugfs
  * @checked: work requests examined
  * @violations: requests a hardware driver would have misused
  * @unchecked: checks skipped because tracking was incomplete
  * @selftest_caught: the selftest's bad requests found
+ * @by_kind: @violations by enum strict_violation
  */
 struct strict_stats {
 	atomic_long_t checked;
 	atomic_long_t violations;
 	atomic_long_t unchecked;
 	atomic_long_t selftest_caught;
+	atomic_long_t by_kind[STRICT_V_NR];
 };
 
 extern struct strict_stats strict_stats;
@@ -122,6 +141,7 @@ extern struct kprobe strict_kp_dealloc_pd, strict_kp_destroy_ah,
 extern bool strict_tracking;
 
 /* ib_async_strict_check.c */
+void strict_check_init(void);
 void strict_check_send(struct strict_ctx *ctx, const struct strict_target *t,
 		       const struct ib_send_wr *wr);
 void strict_check_recv(struct strict_ctx *ctx, const struct strict_target *t,

@@ -85,10 +85,37 @@ static bool strict_opcode_valid(enum ib_wr_opcode op, enum ib_qp_type type)
 	       (strict_opcode_qpts[op] & BIT(type));
 }
 
-static __printf(2, 3)
-void strict_violation(struct strict_ctx *ctx, const char *fmt, ...)
+const char *const strict_violation_names[STRICT_V_NR] = {
+	[STRICT_V_OPCODE] = "opcode",
+	[STRICT_V_AH] = "ah",
+	[STRICT_V_AH_DEV] = "ah_device",
+	[STRICT_V_AH_PD] = "ah_pd",
+	[STRICT_V_LKEY] = "lkey",
+	[STRICT_V_LKEY_PD] = "lkey_pd",
+	[STRICT_V_RANGE] = "mr_range",
+	[STRICT_V_DMA] = "dma_addr",
+	[STRICT_V_INLINE] = "inline_addr",
+	[STRICT_V_POINTER] = "wr_pointer",
+};
+
+/* Each kind its own limit: a flood of one must not hide another. */
+static struct ratelimit_state strict_rs[STRICT_V_NR];
+
+/**
+ * strict_check_init() - set the reports' rate limits up
+ */
+void strict_check_init(void)
 {
-	static DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);
+	unsigned int i;
+
+	for (i = 0; i < STRICT_V_NR; i++)
+		ratelimit_state_init(&strict_rs[i], 5 * HZ, 5);
+}
+
+static __printf(3, 4)
+void strict_violation(struct strict_ctx *ctx, enum strict_violation v,
+		      const char *fmt, ...)
+{
 	struct va_format vaf;
 	va_list args;
 
@@ -97,7 +124,8 @@ void strict_violation(struct strict_ctx *ctx, const char *fmt, ...)
 		return;
 	}
 	atomic_long_inc(&strict_stats.violations);
-	if (!__ratelimit(&rs))
+	atomic_long_inc(&strict_stats.by_kind[v]);
+	if (!__ratelimit(&strict_rs[v]))
 		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
@@ -160,12 +188,14 @@ static void strict_check_sge(struct strict_ctx *ctx,
 		return;
 	} else if (!strict_track_find(STRICT_MR, t->dev, NULL, sge->lkey,
 				      &mr)) {
-		strict_violation(ctx, "lkey %#x is no MR of the PD (addr %#llx len %u)",
+		strict_violation(ctx, STRICT_V_LKEY,
+				 "lkey %#x is no MR of the PD (addr %#llx len %u)",
 				 sge->lkey, sge->addr, sge->length);
 		return;
 	}
 	if (mr.pd != t->pd) {
-		strict_violation(ctx, "lkey %#x is of another PD (addr %#llx len %u)",
+		strict_violation(ctx, STRICT_V_LKEY_PD,
+				 "lkey %#x is of another PD (addr %#llx len %u)",
 				 sge->lkey, sge->addr, sge->length);
 		return;
 	}
@@ -176,7 +206,8 @@ static void strict_check_sge(struct strict_ctx *ctx,
 	}
 	if (mr.dma) {
 		if (!strict_kernel_range(sge->addr, sge->length))
-			strict_violation(ctx, "DMA lkey %#x on non-kernel addr %#llx len %u",
+			strict_violation(ctx, STRICT_V_DMA,
+					 "DMA lkey %#x on non-kernel addr %#llx len %u",
 					 sge->lkey, sge->addr, sge->length);
 		return;
 	}
@@ -186,7 +217,8 @@ static void strict_check_sge(struct strict_ctx *ctx,
 	}
 	if (sge->addr < mr.iova || sge->length > mr.length ||
 	    sge->addr - mr.iova > mr.length - sge->length)
-		strict_violation(ctx, "lkey %#x: addr %#llx len %u beyond MR [%#llx +%#llx)",
+		strict_violation(ctx, STRICT_V_RANGE,
+				 "lkey %#x: addr %#llx len %u beyond MR [%#llx +%#llx)",
 				 sge->lkey, sge->addr, sge->length, mr.iova,
 				 mr.length);
 }
@@ -207,7 +239,8 @@ static bool strict_check_sges(struct strict_ctx *ctx,
 		return true;
 	}
 	if (!strict_kernel_range((unsigned long)sg, num_sge * sizeof(*sg))) {
-		strict_violation(ctx, "sg_list %#lx of %d entries is not kernel memory",
+		strict_violation(ctx, STRICT_V_POINTER,
+				 "sg_list %#lx of %d entries is not kernel memory",
 				 (unsigned long)sg, num_sge);
 		return false;
 	}
@@ -217,7 +250,8 @@ static bool strict_check_sges(struct strict_ctx *ctx,
 			continue;
 		}
 		if (!strict_kernel_range(sg[i].addr, sg[i].length))
-			strict_violation(ctx, "inline data at %#llx length %u is not kernel memory",
+			strict_violation(ctx, STRICT_V_INLINE,
+					 "inline data at %#llx length %u is not kernel memory",
 					 sg[i].addr, sg[i].length);
 	}
 	return true;
@@ -234,15 +268,15 @@ static void strict_check_ah(struct strict_ctx *ctx,
 		return;
 	}
 	if (!strict_track_find(STRICT_AH, t->dev, ah, 0, &o)) {
-		strict_violation(ctx, "%s QP: ah %#lx is no live AH",
+		strict_violation(ctx, STRICT_V_AH, "%s QP: ah %#lx is no live AH",
 				 strict_qpt_name(t->type), (unsigned long)ah);
 		return;
 	}
 	if (o.dev != t->dev)
-		strict_violation(ctx, "%s QP: ah %#lx is of another device",
+		strict_violation(ctx, STRICT_V_AH_DEV, "%s QP: ah %#lx is of another device",
 				 strict_qpt_name(t->type), (unsigned long)ah);
 	else if (t->type == IB_QPT_UD && o.pd != t->pd)
-		strict_violation(ctx, "UD QP: ah %#lx is of another PD",
+		strict_violation(ctx, STRICT_V_AH_PD, "UD QP: ah %#lx is of another PD",
 				 (unsigned long)ah);
 }
 
@@ -260,7 +294,7 @@ static bool strict_check_one_send(struct strict_ctx *ctx,
 		/* what a driver that trusts the opcode would take for an AH */
 		if (!ud || get_kernel_nofault(ah, &ud_wr(wr)->ah))
 			ah = NULL;
-		strict_violation(ctx, "opcode %u on a %s QP (ah would be %#lx)",
+		strict_violation(ctx, STRICT_V_OPCODE, "opcode %u on a %s QP (ah would be %#lx)",
 				 wr->opcode, strict_qpt_name(t->type),
 				 (unsigned long)ah);
 	} else if (ud) {
@@ -293,7 +327,8 @@ void strict_check_send(struct strict_ctx *ctx, const struct strict_target *t,
 
 	for (n = 0; wr && n < STRICT_MAX_CHAIN; n++, wr = wr->next) {
 		if (!strict_kernel_range((unsigned long)wr, sizeof(*wr))) {
-			strict_violation(ctx, "send request %#lx is not kernel memory",
+			strict_violation(ctx, STRICT_V_POINTER,
+					 "send request %#lx is not kernel memory",
 					 (unsigned long)wr);
 			return;
 		}
@@ -320,7 +355,8 @@ void strict_check_recv(struct strict_ctx *ctx, const struct strict_target *t,
 
 	for (n = 0; wr && n < STRICT_MAX_CHAIN; n++, wr = wr->next) {
 		if (!strict_kernel_range((unsigned long)wr, sizeof(*wr))) {
-			strict_violation(ctx, "receive request %#lx is not kernel memory",
+			strict_violation(ctx, STRICT_V_POINTER,
+					 "receive request %#lx is not kernel memory",
 					 (unsigned long)wr);
 			return;
 		}

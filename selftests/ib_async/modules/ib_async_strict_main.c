@@ -11,6 +11,7 @@
  * /sys/kernel/debug/ib_async_strict/:
  *   checked          work requests examined
  *   violations       requests a hardware driver would have misused
+ *   violations_by_kind  the same, one line per kind of violation
  *   unchecked        checks skipped: tracking incomplete, lists too long
  *   selftest_caught  bad synthetic requests the selftest found
  *   probes           one line per probe: symbol, state, missed calls
@@ -229,6 +230,17 @@ static const struct file_operations strict_selftest_fops = {
 	.write = strict_selftest_write,
 };
 
+static int strict_violations_show(struct seq_file *m, void *unused)
+{
+	unsigned int i;
+
+	for (i = 0; i < STRICT_V_NR; i++)
+		seq_printf(m, "%s %ld\n", strict_violation_names[i],
+			   atomic_long_read(&strict_stats.by_kind[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(strict_violations);
+
 static int strict_counter_get(void *data, u64 *val)
 {
 	*val = atomic_long_read(data);
@@ -257,6 +269,8 @@ static void strict_debugfs_init(void)
 					   &strict_counter_fops);
 	debugfs_create_file("probes", 0444, strict_dir, NULL,
 			    &strict_probes_fops);
+	debugfs_create_file("violations_by_kind", 0444, strict_dir, NULL,
+			    &strict_violations_fops);
 	debugfs_create_file("selftest", 0200, strict_dir, NULL,
 			    &strict_selftest_fops);
 }
@@ -265,6 +279,7 @@ static int __init strict_init(void)
 {
 	int ret;
 
+	strict_check_init();
 	/* first the notifier: an rxe loaded meanwhile arms the probes too */
 	ret = register_module_notifier(&strict_module_nb);
 	if (ret)
