@@ -60,6 +60,7 @@ bool strict_tracking;
  * function of rxe.
  */
 static unsigned long strict_table_lock(void)
+	__acquires(&strict_lock)
 {
 	unsigned long flags;
 
@@ -70,6 +71,7 @@ static unsigned long strict_table_lock(void)
 }
 
 static void strict_table_unlock(unsigned long flags)
+	__releases(&strict_lock)
 {
 	raw_spin_unlock(&strict_lock);
 	local_irq_restore(flags);
