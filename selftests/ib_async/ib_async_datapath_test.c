@@ -19,12 +19,6 @@
 #define QKEY		0x11111111
 #define GRH_BYTES	40
 
-static int post_send(int fd, struct ib_async_post_send *a)
-{
-	a->argsz = sizeof(*a);
-	return ioc(fd, IB_ASYNC_IOC_POST_SEND, a);
-}
-
 /* A signalled SEND of @len bytes at @msg on @qp. */
 static struct ib_async_post_send signalled_send(uint32_t qp, uint64_t wr_id,
 						const void *msg, uint32_t len)
@@ -156,7 +150,7 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	s.ah_handle = ah.handle;
 	s.remote_qpn = qp.qp_num;
 	s.remote_qkey = QKEY;
-	ASSERT_EQ(0, post_send(self->fd, &s));
+	ASSERT_EQ(0, iba_post_send(self->fd, &s));
 
 	ASSERT_EQ(0, iba_wait_type(self->fd, IB_ASYNC_EV_SRQ_LIMIT_REACHED,
 				   IBA_EVENT_TIMEOUT_MS, &ev));
@@ -196,7 +190,7 @@ TEST_F(dp, rc_send_with_imm_delivers_payload_and_immediate)
 	s = signalled_send(a.handle, 41, msg, sizeof(msg));
 	s.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
 	s.imm_data = htonl(0xfeedbeef);
-	ASSERT_EQ(0, post_send(self->fd, &s));
+	ASSERT_EQ(0, iba_post_send(self->fd, &s));
 
 	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
 	for (i = 0; i < 2; i++) {
@@ -238,7 +232,7 @@ TEST_F(dp, unsignalled_send_completes_silently)
 	s.wr_id = 1;
 	s.addr = (uintptr_t)msg;
 	s.length = sizeof(msg);
-	ASSERT_EQ(0, post_send(self->fd, &s));
+	ASSERT_EQ(0, iba_post_send(self->fd, &s));
 	/* Only the receive is reported; the send's completion is hidden. */
 	ASSERT_EQ(1, poll_cq(self->fd, cq, wc, 2));
 	EXPECT_EQ(2ULL, wc[0].wr_id);
@@ -271,7 +265,7 @@ TEST_F(dp, poll_with_a_count_past_int_max_returns_the_completions)
 		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
 				       10 + i, rbuf, sizeof(rbuf)));
 		s = signalled_send(a.handle, 20 + i, msg, sizeof(msg));
-		ASSERT_EQ(0, post_send(self->fd, &s));
+		ASSERT_EQ(0, iba_post_send(self->fd, &s));
 
 		/* the send's and the receive's completions */
 		got = 0;
@@ -328,7 +322,7 @@ TEST_F(dp, reset_releases_what_the_qp_had_posted)
 	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 3,
 			       rbuf[3], sizeof(rbuf[3])));
 	s = signalled_send(a.handle, 4, msg, sizeof(msg));
-	ASSERT_EQ(0, post_send(self->fd, &s));
+	ASSERT_EQ(0, iba_post_send(self->fd, &s));
 	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(0U, wc[1].status);
@@ -358,16 +352,16 @@ TEST_F(dp, bad_work_requests_change_nothing)
 	s.addr = (uintptr_t)buf;
 	s.length = 8;
 	/* UD needs an AH; RC must not name one. */
-	EXPECT_EQ(-ENOENT, post_send(self->fd, &s));
+	EXPECT_EQ(-ENOENT, iba_post_send(self->fd, &s));
 	s.handle = rc.handle;
 	s.ah_handle = 5;
-	EXPECT_EQ(-EINVAL, post_send(self->fd, &s));
+	EXPECT_EQ(-EINVAL, iba_post_send(self->fd, &s));
 	s.ah_handle = 0;
 	s.opcode = 0;			/* RDMA WRITE: not offered */
-	EXPECT_EQ(-EINVAL, post_send(self->fd, &s));
+	EXPECT_EQ(-EINVAL, iba_post_send(self->fd, &s));
 	s.opcode = IB_UVERBS_WR_SEND;
 	s.addr = 8;			/* unmapped */
-	EXPECT_EQ(-EFAULT, post_send(self->fd, &s));
+	EXPECT_EQ(-EFAULT, iba_post_send(self->fd, &s));
 	p.handle = cq;
 	p.wc = 0xffff888000000000ULL;	/* kernel half: never user memory */
 	EXPECT_EQ(-EFAULT, ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));

@@ -24,19 +24,6 @@
 			 IB_UVERBS_ACCESS_REMOTE_ATOMIC)
 #define QP_ACCESS	ACC_ALL		/* same bits for QP access flags */
 
-static int reg(int fd, uint32_t pd, void *addr, uint64_t len, uint32_t access,
-	       struct ib_async_reg_mr *out)
-{
-	struct ib_async_reg_mr a = {
-		.argsz = sizeof(a), .pd_handle = pd, .addr = (uintptr_t)addr,
-		.length = len, .iova = (uintptr_t)addr, .access = access,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
-
-	*out = a;
-	return ret;
-}
-
 /* A QP whose send queue holds @depth requests. */
 static int qp_new_depth(int fd, uint32_t pd, uint32_t cq, uint32_t type,
 			uint32_t depth, struct ib_async_create_qp *out)
@@ -97,38 +84,6 @@ static int qp_connect(int fd, uint32_t qp, bool rc, uint32_t dqpn, int sgid,
 			 (rc ? IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
 			       IB_ASYNC_QP_RNR_RETRY |
 			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC : 0), &a);
-}
-
-static int post_list(int fd, unsigned long cmd, uint32_t type, uint32_t h,
-		     const void *wrs, uint32_t count, uint32_t wr_size,
-		     const struct ib_async_sge *sges, uint32_t nsge,
-		     struct ib_async_post_list *out)
-{
-	struct ib_async_post_list a = {
-		.argsz = sizeof(a), .obj_type = type, .handle = h,
-		.count = count, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
-		.sges = (uintptr_t)sges, .num_sges = nsge,
-	};
-	int ret = ioc(fd, cmd, &a);
-
-	if (out)
-		*out = a;
-	return ret;
-}
-
-static int post_sends(int fd, uint32_t qp, const struct ib_async_send_wr *w,
-		      uint32_t n, const struct ib_async_sge *s, uint32_t ns)
-{
-	return post_list(fd, IB_ASYNC_IOC_POST_SEND_LIST, IB_ASYNC_OBJ_QP, qp,
-			 w, n, sizeof(*w), s, ns, NULL);
-}
-
-static int post_recvs(int fd, uint32_t type, uint32_t h,
-		      const struct ib_async_recv_wr *w, uint32_t n,
-		      const struct ib_async_sge *s, uint32_t ns)
-{
-	return post_list(fd, IB_ASYNC_IOC_POST_RECV_LIST, type, h, w, n,
-			 sizeof(*w), s, ns, NULL);
 }
 
 /* Completions there are now, without waiting. */
@@ -193,9 +148,9 @@ FIXTURE_SETUP(post)
 	ASSERT_NE(MAP_FAILED, self->rb);
 	memset(self->la, 'a', BUF_LEN);
 	memset(self->rb, 'b', BUF_LEN);
-	ASSERT_EQ(0, reg(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
 			 &self->ma));
-	ASSERT_EQ(0, reg(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
 			 &self->mb));
 }
 
@@ -230,9 +185,9 @@ TEST_F(post, send_gathers_and_receive_scatters_in_place)
 	IBA_SKIPPED_IN_SETUP();
 	memcpy(self->la, "hello", 5);
 	memcpy(self->la + 1000, "world", 5);
-	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				&rw, 1, rs, 2));
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &sw, 1, ss, 2));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &sw, 1, ss, 2));
 	/* In B's memory before anything is polled: the device wrote it. */
 	ASSERT_EQ(0, iba_wait_byte(self->rb + 203, 'd'));
 	EXPECT_EQ(0, memcmp(self->rb + 100, "hellow", 6));
@@ -270,7 +225,7 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 
 	IBA_SKIPPED_IN_SETUP();
 	memcpy(self->la, "0123456789abcdef", 16);
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(0, iba_wait_byte(self->rb + 512 + 15, 'f'));
 	EXPECT_EQ(0, memcmp(self->rb + 512, "0123456789abcdef", 16));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
@@ -283,7 +238,7 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 	w.wr_id = 2;
 	w.opcode = IB_UVERBS_WR_RDMA_READ;
 	w.remote_addr = (uintptr_t)self->rb + 8192;
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(0, iba_wait_byte(self->la + 2048 + 15, '!'));
 	EXPECT_EQ(0, memcmp(self->la + 2048, "read me, please!", 16));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
@@ -292,14 +247,14 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 	EXPECT_EQ(16U, wc[0].byte_len);
 
 	/* WRITE_WITH_IMM consumes a receive and brings the immediate. */
-	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				&rw, 1, &rs, 1));
 	s.addr = (uintptr_t)self->la;
 	w.wr_id = 3;
 	w.opcode = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
 	w.imm_data = htonl(0x12345678);
 	w.remote_addr = (uintptr_t)self->rb + 16384;
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
 	c = wc_of(wc, 2, 0x11);
 	ASSERT_NE(NULL, c);
@@ -329,7 +284,7 @@ TEST_F(post, atomics_return_the_original_value)
 	IBA_SKIPPED_IN_SETUP();
 	*remote = 1000;
 	*orig = 0;
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(4U, wc[0].opcode);	/* IBV_WC_FETCH_ADD */
@@ -340,7 +295,7 @@ TEST_F(post, atomics_return_the_original_value)
 	w.opcode = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
 	w.compare_add = 1005;
 	w.swap = 77;
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(3U, wc[0].opcode);	/* IBV_WC_COMP_SWAP */
@@ -349,7 +304,7 @@ TEST_F(post, atomics_return_the_original_value)
 
 	/* An atomic's entry is exactly 8 bytes. */
 	s.length = 4;
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 }
 
 TEST_F(post, uc_write_and_inline_send)
@@ -378,27 +333,27 @@ TEST_F(post, uc_write_and_inline_send)
 	ASSERT_EQ(0, qp_connect(self->fd, ub.handle, false, ua.qp_num,
 				self->sgid, self->gid));
 	memcpy(self->la, "uc-write", 8);
-	ASSERT_EQ(0, post_sends(self->fd, ua.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, ua.handle, &w, 1, &s, 1));
 	ASSERT_EQ(0, iba_wait_byte(self->rb + 307, 'e'));
 	EXPECT_EQ(0, memcmp(self->rb + 300, "uc-write", 8));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 
 	/* Inline: read from the caller during the call, no lkey. */
-	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				&rw, 1, &rs, 1));
 	w.wr_id = 10;
 	w.opcode = IB_UVERBS_WR_SEND;
 	w.send_flags = IB_ASYNC_SEND_SIGNALED | IB_ASYNC_SEND_INLINE;
 	w.remote_addr = 0;
 	w.rkey = 0;
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
 	memset(msg, 0, sizeof(msg));	/* the call has read it already */
 	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
 	EXPECT_STREQ("inline, no MR", self->rb + 700);
 	/* Inline from an address the caller cannot read is EFAULT. */
 	is.addr = 0xffff888000000000ULL;
-	EXPECT_EQ(-EFAULT, post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
+	EXPECT_EQ(-EFAULT, iba_post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
 }
 
 /*
@@ -443,7 +398,7 @@ TEST_F(post, unsignalled_sends_take_no_cq_slot)
 			.rkey = self->mb.rkey,
 		};
 	}
-	ASSERT_EQ(0, post_sends(self->fd, c.handle, w, N + 1, s, N + 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, c.handle, w, N + 1, s, N + 1));
 	ASSERT_EQ(1, poll_cq(self->fd, small, wc, 1));
 	EXPECT_EQ(500U + N, wc[0].wr_id);
 	EXPECT_EQ(0U, wc[0].status);
@@ -497,9 +452,9 @@ TEST_F(post, inline_data_of_several_requests_in_one_call)
 			.send_flags = IB_ASYNC_SEND_SIGNALED |
 				      IB_ASYNC_SEND_INLINE,
 		};
-	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				rw, 2, rs, 2));
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, w, 2, is, 3));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, w, 2, is, 3));
 	/* the call has read it all already */
 	memset(m1, 0, sizeof(m1));
 	memset(m3, 0, sizeof(m3));
@@ -551,7 +506,7 @@ TEST_F(post, device_takes_what_fits_and_says_where_it_stopped)
 				self->ma.lkey };
 	}
 	memcpy(self->la, "ABCDEFGH", 8);
-	ASSERT_EQ(0, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+	ASSERT_EQ(0, iba_post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
 			       IB_ASYNC_OBJ_QP, self->a.handle, w, 4,
 			       sizeof(w[0]), s, nsge, &out));
 	EXPECT_EQ(2U, out.posted);
@@ -568,7 +523,7 @@ TEST_F(post, device_takes_what_fits_and_says_where_it_stopped)
 	EXPECT_EQ('b', self->rb[64 * 3]);	/* the fourth was not posted */
 
 	/* Refused at the first: the call fails, as nothing was posted. */
-	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+	EXPECT_EQ(-EINVAL, iba_post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
 				     IB_ASYNC_OBJ_QP, self->a.handle, &w[2], 2,
 				     sizeof(w[0]), &s[2], bad + 1, &out));
 	iba_sleep_ms(100);
@@ -593,9 +548,9 @@ TEST_F(post, only_the_files_own_keys_reach_the_device)
 	ofd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, ofd);
 	ASSERT_EQ(0, create_pd(ofd, &opd));
-	ASSERT_EQ(0, reg(ofd, opd, self->rb, BUF_LEN, ACC_ALL, &other));
+	ASSERT_EQ(0, iba_reg_mr(ofd, opd, self->rb, BUF_LEN, ACC_ALL, &other));
 	s.lkey = other.lkey;
-	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	first = self->ma.lkey >> 8;
 	first = first > 8 ? first - 8 : 1;
@@ -605,7 +560,7 @@ TEST_F(post, only_the_files_own_keys_reach_the_device)
 			if (s.lkey == self->ma.lkey || s.lkey == self->mb.lkey)
 				continue;
 			ASSERT_EQ(-EINVAL,
-				  post_recvs(self->fd, IB_ASYNC_OBJ_QP,
+				  iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP,
 					     self->b.handle, &rw, 1, &s, 1))
 				TH_LOG("lkey 0x%x reached the device", s.lkey);
 			refused++;
@@ -616,22 +571,22 @@ TEST_F(post, only_the_files_own_keys_reach_the_device)
 	/* Outside the MR, by a byte at either end. */
 	s.lkey = self->mb.lkey;
 	s.addr = (uintptr_t)self->rb - 1;
-	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	s.addr = (uintptr_t)self->rb + BUF_LEN - 15;
-	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	/* No local write: no receive, no READ into it. */
-	ASSERT_EQ(0, reg(self->fd, self->pd, self->rb, 4096,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, 4096,
 			 IB_UVERBS_ACCESS_REMOTE_READ, &ro));
 	s = (struct ib_async_sge){ (uintptr_t)self->rb, 16, ro.lkey };
-	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	/* An MR of the file on another PD. */
 	ASSERT_EQ(0, create_pd(self->fd, &pd2));
-	ASSERT_EQ(0, reg(self->fd, pd2, self->rb, 4096, ACC_ALL, &pd2mr));
+	ASSERT_EQ(0, iba_reg_mr(self->fd, pd2, self->rb, 4096, ACC_ALL, &pd2mr));
 	s.lkey = pd2mr.lkey;
-	EXPECT_EQ(-EINVAL, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	/* Nothing of it was posted. */
 	iba_sleep_ms(100);
@@ -656,43 +611,43 @@ TEST_F(post, refuses_malformed_lists)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* entries unused, or too few */
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 2));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, s, 2));
 	w.num_sge = 2;
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, s, 1));
 	w.num_sge = 1;
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 0, s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 0, s, 1));
 	w.opcode = IB_UVERBS_WR_LOCAL_INV;
-	EXPECT_EQ(-EOPNOTSUPP, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	EXPECT_EQ(-EOPNOTSUPP, iba_post_sends(self->fd, self->a.handle, &w, 1, s, 1));
 	w.opcode = 99;
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, s, 1));
 	w.opcode = IB_UVERBS_WR_SEND;
 	w.send_flags = 1U << 7;
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, s, 1));
 	w.send_flags = 0;
 	w.rkey = 5;		/* an RDMA field on a send */
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, s, 1));
 	w.rkey = 0;
 	/* element sizes: too small; larger with a non-zero tail */
-	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+	EXPECT_EQ(-EINVAL, iba_post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
 				     IB_ASYNC_OBJ_QP, self->a.handle, &w, 1,
 				     sizeof(w) - 8, s, 1, &out));
 	memcpy(big, &w, sizeof(w));
 	big[sizeof(w) + 3] = 1;
-	EXPECT_EQ(-E2BIG, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+	EXPECT_EQ(-E2BIG, iba_post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
 				    IB_ASYNC_OBJ_QP, self->a.handle, big, 1,
 				    sizeof(big), s, 1, &out));
 	/* a send to an SRQ; a receive to a CQ's handle */
-	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+	EXPECT_EQ(-EINVAL, iba_post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
 				     IB_ASYNC_OBJ_SRQ, self->a.handle, &w, 1,
 				     sizeof(w), s, 1, &out));
-	EXPECT_EQ(-EINVAL, post_list(self->fd, IB_ASYNC_IOC_POST_RECV_LIST,
+	EXPECT_EQ(-EINVAL, iba_post_list(self->fd, IB_ASYNC_IOC_POST_RECV_LIST,
 				     IB_ASYNC_OBJ_QP, self->cq, &rw, 1,
 				     sizeof(rw), s, 1, &out));
 	/* the opener's memory only */
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(post_sends(self->fd, self->a.handle, &w, 1, s, 1) ==
+		_exit(iba_post_sends(self->fd, self->a.handle, &w, 1, s, 1) ==
 		      -EPERM ? 0 : 1);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_EQ(0, WEXITSTATUS(st));
@@ -1011,7 +966,7 @@ TEST_F(post, registered_memory_stays_the_parents_across_fork)
 	 */
 	memcpy(self->la + 5000, "parent2!", 8);
 	self->rb[6008] = 'p';
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(1, poll_cq(self->fd, self->cq, &wc, 1));
 	EXPECT_EQ(0U, wc.status);
 	EXPECT_EQ(0, memcmp(self->rb + 6000, "parent2!p", 9));
@@ -1043,14 +998,14 @@ TEST_F(post, receive_into_a_deregistered_mr_never_writes)
 	int n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, reg(self->fd, self->pd, self->rb + 8192, 4096, ACC_ALL,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb + 8192, 4096, ACC_ALL,
 			 &tmp));
 	rs = (struct ib_async_sge){ (uintptr_t)self->rb + 8192, 64, tmp.lkey };
-	ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				&rw, 1, &rs, 1));
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, tmp.handle, NULL));
 	memset(self->la, 'x', 32);
-	ASSERT_EQ(0, post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1));
 	n = poll_cq(self->fd, self->cq, wc, 2);
 	ASSERT_LE(1, n);
 	c = wc_of(wc, n, 0x5a);

@@ -538,6 +538,31 @@ static inline int iba_write_file(const char *path, const char *buf,
 	return ret;
 }
 
+/*
+ * ib_async_strict.ko, the checker of kernel work requests in front of rxe
+ * (modules/ib_async_strict_*.c): the guest's /init loads it; a test that
+ * wants it loads it here if it is not. 0 once its debugfs files are there.
+ */
+#define IBA_STRICT_DIR		"/sys/kernel/debug/ib_async_strict"
+
+static inline int iba_strict_available(void)
+{
+	if (!access(IBA_STRICT_DIR "/checked", R_OK))
+		return 0;
+	iba_sh("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null");
+	iba_load_module("ib_async_strict");
+	return access(IBA_STRICT_DIR "/checked", R_OK) ? -1 : 0;
+}
+
+/* One of its counters (checked, violations, unchecked...), or -1. */
+static inline long iba_strict_counter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), IBA_STRICT_DIR "/%s", name);
+	return iba_read_long(path);
+}
+
 /* Dispatch @count events of @type on @port of @ibdev. 0 or -errno. */
 static inline int iba_storm(const char *ibdev, unsigned int type,
 			    unsigned int port, unsigned long count)

@@ -215,4 +215,60 @@ static inline int rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
 	return ret;
 }
 
+/* Register @len bytes at @addr (iova = addr) in @pd. */
+static inline int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
+			     uint32_t access, struct ib_async_reg_mr *out)
+{
+	struct ib_async_reg_mr a = {
+		.argsz = sizeof(a), .pd_handle = pd, .addr = (uintptr_t)addr,
+		.length = len, .iova = (uintptr_t)addr, .access = access,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
+
+	*out = a;
+	return ret;
+}
+
+/* One request through ib_async's kernel buffers (POST_SEND). */
+static inline int iba_post_send(int fd, struct ib_async_post_send *a)
+{
+	a->argsz = sizeof(*a);
+	return ioc(fd, IB_ASYNC_IOC_POST_SEND, a);
+}
+
+/* Lists of requests over registered memory (POST_SEND/RECV_LIST). */
+static inline int iba_post_list(int fd, unsigned long cmd, uint32_t type,
+				uint32_t h, const void *wrs, uint32_t count,
+				uint32_t wr_size,
+				const struct ib_async_sge *sges, uint32_t nsge,
+				struct ib_async_post_list *out)
+{
+	struct ib_async_post_list a = {
+		.argsz = sizeof(a), .obj_type = type, .handle = h,
+		.count = count, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
+		.sges = (uintptr_t)sges, .num_sges = nsge,
+	};
+	int ret = ioc(fd, cmd, &a);
+
+	if (out)
+		*out = a;
+	return ret;
+}
+
+static inline int iba_post_sends(int fd, uint32_t qp,
+				 const struct ib_async_send_wr *w, uint32_t n,
+				 const struct ib_async_sge *s, uint32_t ns)
+{
+	return iba_post_list(fd, IB_ASYNC_IOC_POST_SEND_LIST, IB_ASYNC_OBJ_QP,
+			     qp, w, n, sizeof(*w), s, ns, NULL);
+}
+
+static inline int iba_post_recvs(int fd, uint32_t type, uint32_t h,
+				 const struct ib_async_recv_wr *w, uint32_t n,
+				 const struct ib_async_sge *s, uint32_t ns)
+{
+	return iba_post_list(fd, IB_ASYNC_IOC_POST_RECV_LIST, type, h, w, n,
+			     sizeof(*w), s, ns, NULL);
+}
+
 #endif /* IB_ASYNC_VERBS_H */
