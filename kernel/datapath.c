@@ -504,9 +504,14 @@ static int ib_async_check_send(const struct ib_async_post_send *arg)
  * @wr: filled in for a UD QP
  *
  * For a send the rules let onto a UD QP (ib_async_send_rule_qp()). The
- * AH must be on the QP's port, and a Q_Key with the high bit set (a
- * controlled Q_Key) needs the same privilege as setting one on a QP (see
- * ib_async_check_qkey()).
+ * AH must be on the QP's port and of the QP's PD, and a Q_Key with the
+ * high bit set (a controlled Q_Key) needs the same privilege as setting
+ * one on a QP (see ib_async_check_qkey()).
+ *
+ * An AH of another PD is a protection error in the verbs specification,
+ * but drivers do not all check it: rxe fails the send at completion, mlx5
+ * sends with the QP's PD, so it is refused here before any driver sees
+ * it (ib_uverbs passes it on; stricter, as the test bed's checker found).
  *
  * Return: 0 or -EINVAL, -ENOENT, -EPERM.
  */
@@ -522,7 +527,7 @@ int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
 	ah = ib_async_uobj_get(file, ah_handle, IB_ASYNC_OBJ_AH);
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
-	if (ah->port != READ_ONCE(qp->port))
+	if (ah->port != READ_ONCE(qp->port) || ah->ah->pd != qp->qp->pd)
 		return -EINVAL;
 	ret = ib_async_check_qkey(remote_qkey);
 	if (ret)

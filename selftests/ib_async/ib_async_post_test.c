@@ -709,6 +709,20 @@ static struct ib_async_send_wr send_rule_wr(uint32_t op, uint32_t qpt,
 	return w;
 }
 
+/* An AH on @pd to the test bed's own GID. */
+static int ah_to_self(FIXTURE_DATA(post) *self, uint32_t pd,
+		      struct ib_async_create_ah *ah)
+{
+	*ah = (struct ib_async_create_ah){ .argsz = sizeof(*ah),
+					   .pd_handle = pd };
+	ah->av.is_global = 1;
+	ah->av.port_num = 1;
+	ah->av.sgid_index = self->sgid;
+	ah->av.hop_limit = 64;
+	memcpy(ah->av.dgid, self->gid, 16);
+	return ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, ah);
+}
+
 /*
  * Every opcode on every QP type the node creates, drawn from the kernel's
  * own rules: each one they refuse is EINVAL (EOPNOTSUPP for an opcode
@@ -742,13 +756,7 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 				self->sgid, self->gid));
 	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UD, &e));
 	ASSERT_EQ(0, ud_to_rts(self->fd, e.handle));
-	ah.pd_handle = self->pd;
-	ah.av.is_global = 1;
-	ah.av.port_num = 1;
-	ah.av.sgid_index = self->sgid;
-	ah.av.hop_limit = 64;
-	memcpy(ah.av.dgid, self->gid, 16);
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ASSERT_EQ(0, ah_to_self(self, self->pd, &ah));
 	qp[0] = self->a.handle;
 	dst[0] = self->b.handle;
 	qp[1] = c.handle;
@@ -762,11 +770,12 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 				(uintptr_t)self->rb + 4096 * (t + 1) + 64 * i,
 				64, self->mb.lkey };
 			rw.wr_id = 0x7e00 + 16 * t + i;
-			ASSERT_EQ(0, post_recvs(self->fd, IB_ASYNC_OBJ_QP,
+			ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP,
 						dst[t], &rw, 1, &rs, 1));
 		}
 
-	viol = iba_strict_count("violations");
+	iba_strict_available();
+	viol = iba_strict_counter("violations");
 	if (viol < 0)
 		TH_LOG("no strict checker: what reaches rxe is not counted");
 	for (t = 0; t < 3; t++) {
@@ -778,10 +787,10 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 					 self->mb.rkey, &ah, e.qp_num);
 			s = (struct ib_async_sge){
 				(uintptr_t)self->la + 8 * op, 8, self->ma.lkey };
-			before = iba_strict_count("checked");
-			EXPECT_EQ(want, post_sends(self->fd, qp[t], &w, 1, &s, 1))
+			before = iba_strict_counter("checked");
+			EXPECT_EQ(want, iba_post_sends(self->fd, qp[t], &w, 1, &s, 1))
 				TH_LOG("opcode %u on QP type %u", op, qpts[t]);
-			checked = iba_strict_count("checked");
+			checked = iba_strict_counter("checked");
 			/* a refused request never reaches the device */
 			if (before >= 0 && want) {
 				EXPECT_EQ(before, checked)
@@ -814,7 +823,55 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 	}
 	EXPECT_EQ(accepted, done);
 	if (viol >= 0)
-		EXPECT_EQ(viol, iba_strict_count("violations"));
+		EXPECT_EQ(viol, iba_strict_counter("violations"));
+}
+
+/*
+ * A UD send names an AH of its QP's PD: one of another PD of the same
+ * file is refused before any driver sees it (rxe would fail it at
+ * completion, mlx5 send it with the QP's PD), on both data paths.
+ */
+TEST_F(post, ud_send_through_an_ah_of_another_pd_is_refused)
+{
+	static char msg[8] = "other pd";
+	struct ib_async_sge s = { (uintptr_t)self->la, 8, self->ma.lkey };
+	struct ib_async_create_ah mine, other;
+	struct ib_async_create_qp e;
+	struct ib_async_send_wr w = {
+		.num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+		.remote_qkey = 0x11111111,
+	};
+	struct ib_async_post_send ps = {
+		.argsz = sizeof(ps), .opcode = IB_UVERBS_WR_SEND,
+		.addr = (uintptr_t)msg, .length = sizeof(msg),
+		.remote_qkey = 0x11111111,
+	};
+	long before;
+	uint32_t pd2;
+
+	IBA_SKIPPED_IN_SETUP();
+	iba_strict_available();
+	ASSERT_EQ(0, create_pd(self->fd, &pd2));
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UD, &e));
+	ASSERT_EQ(0, ud_to_rts(self->fd, e.handle));
+	ASSERT_EQ(0, ah_to_self(self, self->pd, &mine));
+	ASSERT_EQ(0, ah_to_self(self, pd2, &other));
+	w.remote_qpn = e.qp_num;
+	ps.handle = e.handle;
+	ps.remote_qpn = e.qp_num;
+
+	before = iba_strict_counter("checked");
+	w.ah_handle = other.handle;
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, e.handle, &w, 1, &s, 1));
+	ps.ah_handle = other.handle;
+	EXPECT_EQ(-EINVAL, iba_post_send(self->fd, &ps));
+	EXPECT_EQ(before, iba_strict_counter("checked"));
+	/* the same sends through the QP's own PD's AH are taken */
+	w.ah_handle = mine.handle;
+	EXPECT_EQ(0, iba_post_sends(self->fd, e.handle, &w, 1, &s, 1));
+	ps.ah_handle = mine.handle;
+	EXPECT_EQ(0, iba_post_send(self->fd, &ps));
 }
 
 /* A request uses the fields of its opcode and QP type only: others are 0. */
@@ -827,26 +884,26 @@ TEST_F(post, send_fields_an_opcode_does_not_use_must_be_zero)
 	w = (struct ib_async_send_wr){ .num_sge = 1,
 				       .opcode = IB_UVERBS_WR_SEND,
 				       .imm_data = htonl(1) };
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	w = (struct ib_async_send_wr){
 		.num_sge = 1, .opcode = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD,
 		.remote_addr = (uintptr_t)self->rb, .rkey = self->mb.rkey,
 		.compare_add = 1, .swap = 2 };
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	w = (struct ib_async_send_wr){
 		.num_sge = 1, .opcode = IB_UVERBS_WR_RDMA_WRITE,
 		.remote_addr = (uintptr_t)self->rb, .rkey = self->mb.rkey,
 		.compare_add = 1 };
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	/* datagram fields on an RC QP */
 	w = (struct ib_async_send_wr){ .num_sge = 1,
 				       .opcode = IB_UVERBS_WR_SEND,
 				       .remote_qpn = 5 };
-	EXPECT_EQ(-EINVAL, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	EXPECT_EQ(-EINVAL, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	/* and the same request without them is taken */
 	w.remote_qpn = 0;
 	w.send_flags = IB_ASYNC_SEND_SIGNALED;
-	EXPECT_EQ(0, post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
+	EXPECT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 }
 
 /*
@@ -867,10 +924,10 @@ static int send_to_b(FIXTURE_DATA(post) *self, const void *src, uint32_t len,
 	struct ib_async_wc wc[2];
 	int ret;
 
-	ret = post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle, &rw, 1,
+	ret = iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle, &rw, 1,
 			 &rs, 1);
 	if (!ret)
-		ret = post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1);
+		ret = iba_post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1);
 	if (!ret && poll_cq(self->fd, self->cq, wc, 2) != 2)
 		ret = -ETIMEDOUT;
 	return ret;
@@ -897,7 +954,7 @@ TEST_F(post, read_only_mr_sends_what_the_process_wrote_after_registering)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, (void *)anon);
 	EXPECT_EQ(0, anon[0]);		/* maps the zero page */
-	ASSERT_EQ(0, reg(self->fd, self->pd, (void *)anon, 4096, 0, &m));
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, (void *)anon, 4096, 0, &m));
 	memcpy((char *)anon, msg, sizeof(msg));
 	ASSERT_EQ(0, send_to_b(self, (const void *)anon, sizeof(msg), m.lkey));
 	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))
@@ -910,7 +967,7 @@ TEST_F(post, read_only_mr_sends_what_the_process_wrote_after_registering)
 	priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd, 0);
 	ASSERT_NE(MAP_FAILED, priv);
 	EXPECT_EQ(0, memcmp(old, priv, sizeof(old)));	/* the page cache page */
-	ASSERT_EQ(0, reg(self->fd, self->pd, priv, 4096, 0, &m));
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, priv, 4096, 0, &m));
 	memcpy(priv, msg, sizeof(msg));
 	ASSERT_EQ(0, send_to_b(self, priv, sizeof(msg), m.lkey));
 	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))

@@ -45,8 +45,6 @@
 #define IBA_PARAM_DIR		"/sys/module/ib_async/parameters"
 #define IBA_STORM_DIR		"/sys/kernel/debug/ib_async_storm"
 #define IBA_STORM_FILE		IBA_STORM_DIR "/dispatch"
-/* The test bed's strict checker in front of rxe (modules/ib_async_strict) */
-#define IBA_STRICT_DIR		"/sys/kernel/debug/ib_async_strict"
 /* TCG emulation is slow: one awaited event may take seconds. */
 #define IBA_EVENT_TIMEOUT_MS	10000
 
@@ -486,19 +484,6 @@ static inline int iba_load_module(const char *name)
 	iba_sh(". '%s/ib_async_lib.sh' && load_module %s >/dev/null 2>&1",
 	       dir, name);
 	return access(sys, F_OK) ? -1 : 0;
-}
-
-/*
- * A counter of the strict checker (IBA_STRICT_DIR: "checked" work requests
- * of kernel QPs that reached rxe, "violations"), or -1 when it is not
- * loaded.
- */
-static inline long iba_strict_count(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), IBA_STRICT_DIR "/%s", name);
-	return iba_read_long(path);
 }
 
 /*
