@@ -162,8 +162,9 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
  * freed only after a grace period (see ib_async_file_free()).
  *
  * The destroyed objects' records are purged between the two holds: a
- * reader of a CQ's completion channel, another file, may be copying to
- * a slow user buffer, and removal must not wait for it. The file is not
+ * purge never waits for a reader's copy (a reader of a CQ's completion
+ * channel, another file, may be stuck in one), but it walks a queue that
+ * may be long, and removal need not wait for that either. The file is not
  * yet marked orphaned then, so removal, if it comes meanwhile, destroys
  * what is left but does not free the file; this does, as it would have
  * after removal.

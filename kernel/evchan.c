@@ -298,10 +298,11 @@ int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u)
  * @obj_type: its type
  * @handle: its handle, erased: no new record can carry it
  *
- * Drops the subscriptions naming it and its unread records. The purge may
- * wait for a reader copying to a slow user buffer, so this runs with no
- * lock held that device removal or another file waits for; the channels
- * are walked from a list of references made under chan_lock.
+ * Drops the subscriptions naming it and its unread records, those a
+ * reader is copying to a slow user buffer included (the purge does not
+ * wait for it). A purge walks a queue that may be long, so this runs with
+ * no lock held that device removal or another file waits for; the
+ * channels are walked from a list of references made under chan_lock.
  */
 void ib_async_evchans_forget(struct ib_async_file *file, u32 obj_type,
 			     u32 handle)

@@ -9,12 +9,37 @@
  * losses merge into that record, so loss is reported exactly and costs
  * one slot whatever its size.
  *
- * Readers are serialised by read_mutex. A reader snapshots records under
- * the spinlock, copies them to userspace without it, and only then removes
- * them, so an event is consumed only once it has reached the user and a
- * faulting copy loses nothing. While the copy runs, producers can only
- * append or grow the count of a trailing overflow record; consume() takes
- * that into account.
+ * Readers are serialised by read_mutex, which only readers take: it is
+ * held across the copy to user memory, and that copy may stall for as
+ * long as the reader's own program likes (userfaultfd, FUSE). Whatever
+ * moves or drops queued records (a destroy's or close's purge, a resize,
+ * filling a ring) takes move_mutex instead, and so does a reader for its
+ * two short steps around the copy; move_mutex is never held across a
+ * copy to user memory, so DESTROY, close, SET_QUEUE_LEN and MAP_RING never
+ * wait for a reader's fault, only for bounded work in the kernel.
+ *
+ * A reader snapshots records into its bounce buffer (under move_mutex and
+ * the spinlock), copies them out holding neither, and then consumes those
+ * of them still queued (under both again): an event is consumed, and
+ * counts towards its object's events_reported, only once it has reached
+ * the user, and a faulting copy loses nothing. While the copy runs the
+ * queue may change under it: producers append or grow a trailing overflow
+ * record (the part of it the user did not see stays queued), a resize
+ * moves the records, a purge drops those of a destroyed object, a ring
+ * takes them. The reader finds its records again by sequence number: no
+ * two records of a queue share one, and they grow along the queue. It
+ * returns the records it copied up to the first one no longer queued and
+ * copies again from there.
+ *
+ * So a record copied out while a destroy purges it goes to exactly one
+ * side, decided under the spinlock: if the reader consumed it first, it
+ * counts in the events_reported the destroy returns and read() returns
+ * it; if the purge dropped it first, it was never delivered (read() does
+ * not return it, whatever bytes of it the copy left in the buffer past
+ * what read() returns) and never counted. Either way each record leaves
+ * its object's queued count once, so the count a destroy returns is
+ * exactly the object's records that read() returned, and no record of the
+ * object is returned by a read() that consumed after the destroy's purge.
  *
  * A record of an affiliated event remembers its object's counters (the
  * slot's owner: a CQ has one set for its async events and one for its
@@ -299,6 +324,7 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 
 	spin_lock_init(&q->lock);
 	mutex_init(&q->read_mutex);
+	mutex_init(&q->move_mutex);
 	init_waitqueue_head(&q->wait);
 	q->fasync = NULL;
 	q->id = atomic64_inc_return(&ib_async_evq_ids);
@@ -375,6 +401,7 @@ void ib_async_evq_destroy(struct ib_async_evq *q)
 	if (q->uring)
 		ib_async_uring_free(q->uring);
 	q->uring = NULL;
+	mutex_destroy(&q->move_mutex);
 	mutex_destroy(&q->read_mutex);
 }
 
@@ -764,7 +791,8 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 		return -ENOMEM;
 	}
 
-	mutex_lock(&q->read_mutex);
+	/* A reader copying records out finds them again by their seq. */
+	mutex_lock(&q->move_mutex);
 	spin_lock_irqsave(&q->lock, flags);
 	if (q->dead) {
 		ret = -ENODEV;
@@ -795,7 +823,7 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 		swap(q->charged, pages);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
-	mutex_unlock(&q->read_mutex);
+	mutex_unlock(&q->move_mutex);
 
 	/* the old memory on success, the new on failure */
 	kvfree(ring);
@@ -837,14 +865,40 @@ static void evq_copy_out(struct ib_async_evq *q, void *to,
 	ce->last_timestamp_ns = e->last_ns;
 }
 
-/* Copy up to @max records, from the @off'th on, into the bounce buffer. */
-static u32 evq_snapshot(struct ib_async_evq *q, u32 off, u32 max)
+/*
+ * The index of the first record whose sequence number is above @seq, or
+ * q->len. Sequence numbers grow along the queue (an overflow record's
+ * range included), and under move_mutex no purge has left holes in it.
+ */
+static u32 evq_index_after(struct ib_async_evq *q, u64 seq)
+{
+	u32 lo = 0, hi = q->len, mid;
+
+	lockdep_assert_held(&q->move_mutex);
+	lockdep_assert_held(&q->lock);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (evq_at(q, mid)->seq > seq)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Copy up to @max records, from the first one after sequence number
+ * @after on, into the bounce buffer.
+ */
+static u32 evq_snapshot(struct ib_async_evq *q, u64 after, u32 max)
 {
 	unsigned long flags;
-	u32 i, n;
+	u32 i, n, off;
 
+	lockdep_assert_held(&q->move_mutex);
 	spin_lock_irqsave(&q->lock, flags);
-	n = q->len > off ? min(q->len - off, max) : 0;
+	off = evq_index_after(q, after);
+	n = min(q->len - off, max);
 	for (i = 0; i < n; i++)
 		evq_copy_out(q, evq_bounce(q, i), evq_slot(q, off + i));
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -877,7 +931,7 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 	struct ib_async_slot *slot;
 	unsigned long flags;
 
-	lockdep_assert_held(&q->read_mutex);
+	lockdep_assert_held(&q->move_mutex);
 	spin_lock_irqsave(&q->lock, flags);
 	while (q->len) {
 		slot = evq_slot(q, 0);
@@ -900,30 +954,86 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
 }
 
 /*
- * Remove the @n records the user now has. The last one may be an overflow
- * record that grew during the copy: what the user did not see stays queued
- * as a smaller overflow record that continues the sequence.
+ * The @n records of the bounce buffer reached the user: of those, the
+ * leading ones still queued are the reader's to return; unless it only
+ * peeks (!@consume) it removes them, which counts them towards their
+ * objects' events_reported. A record a purge dropped or a ring took
+ * during the copy ends them: the reader never returns it, and copies the
+ * records after it again. The last one returned may be an overflow record
+ * that grew during the copy: what the user did not see stays queued as a
+ * smaller overflow record that continues the sequence.
+ *
+ * Return: how many of the @n records the reader returns.
  */
-static void evq_consume(struct ib_async_evq *q, u32 n)
+static u32 evq_settle(struct ib_async_evq *q, u32 n, bool consume)
 {
-	const struct ib_async_event *seen = evq_bounce(q, n - 1);
-	struct ib_async_event *last;
+	const struct ib_async_event *seen;
+	struct ib_async_event *rec;
 	unsigned long flags;
-	u32 i;
+	u32 i, at;
 
+	lockdep_assert_held(&q->move_mutex);
 	spin_lock_irqsave(&q->lock, flags);
-	for (i = 0; i < n; i++)
-		evq_dequeued(q, evq_bounce(q, i));
-	last = evq_at(q, n - 1);
-	if (last->count != seen->count) {
-		last->count -= seen->count;
-		last->seq += seen->count;
-		n--;
-	}
-	/* Only what reached the user counts towards events_reported. */
-	for (i = 0; i < n; i++)
+	/* A consuming reader's records start at the head, if still there. */
+	at = consume ? 0 : evq_index_after(q, evq_bounce(q, 0)->seq - 1);
+	for (i = 0; i < n && at < q->len; i++) {
+		seen = evq_bounce(q, i);
+		rec = evq_at(q, at);
+		if (rec->seq != seen->seq)
+			break;
+		if (!consume) {
+			at++;
+			continue;
+		}
+		evq_dequeued(q, seen);
+		if (rec->count != seen->count) {
+			rec->count -= seen->count;
+			rec->seq += seen->count;
+			i++;
+			break;
+		}
 		evq_pop(q);
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
+	return i;
+}
+
+/*
+ * Before a copy: none if a ring takes the records (-EBUSY), else remove
+ * what a peeking reader finished with (@consume_seq, 0 for nothing) and
+ * snapshot up to @max records after sequence number @after (*@n).
+ */
+static int evq_begin_copy(struct ib_async_evq *q, u64 consume_seq, u64 after,
+			  u32 max, u32 *n)
+{
+	int ret = 0;
+
+	mutex_lock(&q->move_mutex);
+	/*
+	 * The ring holds the older records: read() would reorder them. A
+	 * ring is attached under move_mutex, so one mapped since the last
+	 * snapshot is seen here, and takes every record from then on.
+	 */
+	if (q->uring) {
+		ret = -EBUSY;
+	} else {
+		if (consume_seq)
+			evq_consume_through(q, consume_seq);
+		*n = evq_snapshot(q, after, max);
+	}
+	mutex_unlock(&q->move_mutex);
+	return ret;
+}
+
+/* After a copy of @n records: those the reader returns (evq_settle()). */
+static u32 evq_end_copy(struct ib_async_evq *q, u32 n, bool consume)
+{
+	u32 k;
+
+	mutex_lock(&q->move_mutex);
+	k = evq_settle(q, n, consume);
+	mutex_unlock(&q->move_mutex);
+	return k;
 }
 
 static bool evq_readable(struct ib_async_evq *q)
@@ -940,6 +1050,11 @@ static bool evq_readable(struct ib_async_evq *q)
  * @nonblock: O_NONBLOCK
  * @peek: leave the copied records queued
  *
+ * Only readers wait for each other here; a destroy, close, resize or
+ * MAP_RING goes on while a reader's copy stalls, and the reader returns
+ * only the records still queued once its copy ended (see the comment at
+ * the top): @buf may hold more bytes than it returns.
+ *
  * Return: records copied, or -EAGAIN, -ERESTARTSYS, -EFAULT (nothing
  * consumed by the copy), -EBUSY (the queue delivers into a ring),
  * -ENODEV (the device is gone and every record, the final DEVICE_FATAL
@@ -952,26 +1067,20 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 {
 	size_t done = 0;
 	ssize_t ret = 0;
-	u32 n;
+	u64 after = 0;
+	u32 n, k;
 
+	/* Readers only: held across the copy, which may stall. */
 	if (mutex_lock_interruptible(&q->read_mutex))
 		return -ERESTARTSYS;
-	/*
-	 * The ring holds the older records: read() would reorder them.
-	 * Tested under read_mutex, which MAP_RING takes, here and after
-	 * every sleep: a ring mapped meanwhile takes the events, which then
-	 * never reach this queue.
-	 */
-	if (READ_ONCE(q->uring)) {
-		mutex_unlock(&q->read_mutex);
-		return -EBUSY;
-	}
-	if (consume_seq)
-		evq_consume_through(q, consume_seq);
-	while (done < want) {
-		n = evq_snapshot(q, peek ? done : 0,
-				 min_t(size_t, want - done,
-				       IB_ASYNC_BOUNCE_RECS));
+	/* Once at least: @want 0 only consumes. */
+	do {
+		ret = evq_begin_copy(q, consume_seq, after,
+				     min_t(size_t, want - done,
+					   IB_ASYNC_BOUNCE_RECS), &n);
+		consume_seq = 0;
+		if (ret || !want)
+			break;
 		if (!n) {
 			if (done)
 				break;
@@ -989,10 +1098,6 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 				return -ERESTARTSYS;
 			if (mutex_lock_interruptible(&q->read_mutex))
 				return -ERESTARTSYS;
-			if (READ_ONCE(q->uring)) {
-				ret = -EBUSY;
-				break;
-			}
 			continue;
 		}
 		if (copy_to_user(buf + done * q->rec_size, q->bounce,
@@ -1000,11 +1105,12 @@ ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 			ret = -EFAULT;
 			break;
 		}
-		if (!peek)
-			evq_consume(q, n);
-		done += n;
+		k = evq_end_copy(q, n, !peek);
+		if (k)
+			after = evq_bounce(q, k - 1)->seq;
+		done += k;
 		cond_resched();
-	}
+	} while (done < want);
 	mutex_unlock(&q->read_mutex);
 
 	return done ? done : ret;
@@ -1060,7 +1166,10 @@ static bool evq_is_victim(const struct ib_async_evq *q,
  * slots emptied so far form one run of holes that moves towards the tail.
  * Producers keep appending behind it meanwhile (their full-queue check
  * counts the holes, so an event may be counted lost a little early while
- * a purge runs); readers and resizes wait on read_mutex.
+ * a purge runs); readers' snapshots and consumes, resizes and ring fills
+ * wait on move_mutex, which nothing holds across a copy to user memory.
+ * A record a reader is copying out may be dropped: the reader finds it
+ * gone when it consumes (evq_settle()).
  */
 static void evq_purge(struct ib_async_evq *q, const struct evq_victim *v)
 {
@@ -1068,8 +1177,8 @@ static void evq_purge(struct ib_async_evq *q, const struct evq_victim *v)
 	unsigned long flags;
 	u32 r = 0, w = 0, end;
 
-	/* A reader between snapshot and consume relies on the head. */
-	mutex_lock(&q->read_mutex);
+	/* Positions stay valid while the lock is dropped between chunks. */
+	mutex_lock(&q->move_mutex);
 	spin_lock_irqsave(&q->lock, flags);
 	for (;;) {
 		end = min(q->len, r + IB_ASYNC_PURGE_CHUNK);
@@ -1102,7 +1211,7 @@ static void evq_purge(struct ib_async_evq *q, const struct evq_victim *v)
 	ib_async_stat_add(q->stats, IB_ASYNC_STAT_PURGED, r - w);
 	trace_ib_async_purge(q->id, r - w, v->owner ? v->owner->reported : 0);
 	spin_unlock_irqrestore(&q->lock, flags);
-	mutex_unlock(&q->read_mutex);
+	mutex_unlock(&q->move_mutex);
 }
 
 /**
@@ -1110,10 +1219,13 @@ static void evq_purge(struct ib_async_evq *q, const struct evq_victim *v)
  * @q: the queue
  * @owner: the counters of an object whose verbs object no longer exists
  *
- * Called with no lock that device removal or another file waits for: it
- * may wait for a reader copying to a slow user buffer.
+ * Never waits for a reader's copy to user memory, however slow: a record
+ * the reader is copying out is dropped all the same and not counted, and
+ * the reader does not return it (see the comment at the top). It may wait
+ * for another purge, a resize or a ring fill of the queue.
  *
- * Return: how many of the object's events reached the user.
+ * Return: how many of the object's events reached the user: the records
+ * of the object that read() returned or a ring took, each once.
  */
 u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 {
@@ -1124,8 +1236,8 @@ u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner)
 
 	/*
 	 * Most objects have nothing queued (PDs and AHs never do): then
-	 * there is nothing to walk, and no reader to wait for, since none
-	 * can be about to consume a record of this object.
+	 * there is nothing to walk, and no reader can be about to consume a
+	 * record of this object.
 	 */
 	spin_lock_irqsave(&q->lock, flags);
 	queued = owner->queued;
@@ -1248,15 +1360,20 @@ int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r)
 
 	if (WARN_ON_ONCE(r->rec_size != q->rec_size))
 		return -EINVAL;
-	/* No reader, purge or resize is moving records meanwhile. */
-	mutex_lock(&q->read_mutex);
+	/*
+	 * No purge, resize or ring fill is moving records meanwhile, and a
+	 * reader sees the ring before its next snapshot. A reader copying
+	 * records out now keeps those it consumes before a ring fill takes
+	 * them: all older than what the ring gets, so order holds.
+	 */
+	mutex_lock(&q->move_mutex);
 	spin_lock_irqsave(&q->lock, flags);
 	if (q->uring)
 		ret = -EBUSY;
 	else
 		WRITE_ONCE(q->uring, r);
 	spin_unlock_irqrestore(&q->lock, flags);
-	mutex_unlock(&q->read_mutex);
+	mutex_unlock(&q->move_mutex);
 	/* A reader asleep in read() returns: the ring has the events now. */
 	if (!ret)
 		wake_up_interruptible(&q->wait);
@@ -1275,7 +1392,7 @@ static void evq_ring_fill(struct ib_async_evq *q)
 	u32 i, n;
 
 	/* A purge's holes never sit among the records moved. */
-	lockdep_assert_held(&q->read_mutex);
+	lockdep_assert_held(&q->move_mutex);
 	do {
 		spin_lock_irqsave(&q->lock, flags);
 		n = min3(q->len, evq_ring_room(r),
@@ -1316,12 +1433,13 @@ int ib_async_evq_ring_wait(struct ib_async_evq *q, bool nonblock, u32 *avail)
 	if (!READ_ONCE(q->uring))
 		return -EINVAL;
 	for (;;) {
-		if (mutex_lock_interruptible(&q->read_mutex))
+		/* Not read_mutex: a reader stuck in its copy holds that. */
+		if (mutex_lock_interruptible(&q->move_mutex))
 			return -ERESTARTSYS;
 		evq_ring_fill(q);
 		n = evq_ring_used(q->uring);
 		over = READ_ONCE(q->dead) && !READ_ONCE(q->len);
-		mutex_unlock(&q->read_mutex);
+		mutex_unlock(&q->move_mutex);
 		if (n) {
 			*avail = n;
 			return 0;

@@ -42,10 +42,13 @@
  *                   with what its subscriptions match. Freed after a
  *                   grace period.
  *
- * Lock order: disassoc_rwsem -> obj_mutex -> evq.read_mutex -> files_lock
- * -> chan_lock -> evq.lock. Object commands hold disassoc_rwsem for reading and the
- * file's obj_mutex; device removal holds disassoc_rwsem for writing, which
- * also keeps every file's object table and list membership still.
+ * Lock order: disassoc_rwsem -> obj_mutex -> evq.read_mutex ->
+ * evq.move_mutex -> files_lock -> chan_lock -> evq.lock. Only readers take
+ * evq.read_mutex, and they hold it across copies to user memory, which may
+ * stall: nothing but another reader of the queue waits for it. Object
+ * commands hold disassoc_rwsem for reading and the file's obj_mutex;
+ * device removal holds disassoc_rwsem for writing, which also keeps every
+ * file's object table and list membership still.
  * evq.lock is taken with interrupts disabled because events may be
  * delivered from hard-irq context; it is the only lock the event path
  * takes, one queue at a time.
@@ -164,7 +167,14 @@ struct ib_async_uring {
 
 struct ib_async_evq {
 	spinlock_t lock;		/* ring indices, counters, flags */
-	struct mutex read_mutex;	/* one copy-out at a time; resize */
+	/* one reader at a time, across its copy to user memory; readers only */
+	struct mutex read_mutex;
+	/*
+	 * Records are moved or dropped outside one hold of @lock only under
+	 * it: purge, resize, ring attach and fill, a reader's snapshot and
+	 * consume. Never held across a copy to user memory.
+	 */
+	struct mutex move_mutex;
 	wait_queue_head_t wait;
 	struct fasync_struct *fasync;
 	u64 id;				/* fdinfo's queue-id, the traces' queue */
@@ -191,7 +201,7 @@ struct ib_async_evq {
 	u32 rec_size;			/* bytes per record a reader gets */
 	unsigned int flags;		/* IB_ASYNC_EVQ_* it was made with */
 	/*
-	 * Once mapped (set under read_mutex and lock, never cleared until
+	 * Once mapped (set under move_mutex and lock, never cleared until
 	 * the queue is destroyed), records go there instead of to readers.
 	 */
 	struct ib_async_uring *uring;
@@ -218,7 +228,7 @@ struct ib_async_evq {
 	/*
 	 * What the queue's memory is charged to: a user's RLIMIT_MEMLOCK
 	 * budget (NULL: CAP_IPC_LOCK), with a reference, and how many
-	 * pages; changed only by a resize, under read_mutex and lock.
+	 * pages; changed only by a resize, under move_mutex and lock.
 	 */
 	struct user_struct *user;
 	long charged;

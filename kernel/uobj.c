@@ -315,9 +315,11 @@ int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj)
  * @comp_events_reported: out: how many of a CQ's completion events the
  *	readers of its channel got (0 without one)
  *
- * May wait for a reader of the file's queue, or of the channel's, that is
- * copying to a slow user buffer, so the caller holds no lock that device
- * removal or other files wait for.
+ * Never waits for a reader of the file's queue, or of the channel's, that
+ * is copying to a slow user buffer: what such a reader had not consumed
+ * is purged and not counted (see evq.c). The purge walks queues that may
+ * be long, so the caller holds no lock that device removal or other files
+ * wait for.
  *
  * Return: how many of the object's events the file's readers got.
  */
@@ -360,7 +362,8 @@ u64 ib_async_uobj_forget_end(struct ib_async_uobj *uobj,
  *
  * The file's own queue has no reader left at close, but a CQ's completion
  * channel is a file of its own, whose reader may be copying to a slow
- * user buffer: the caller holds no lock, as for DESTROY.
+ * user buffer: the purge does not wait for it, and the caller holds no
+ * lock, as for DESTROY.
  */
 void ib_async_file_end_destroyed(struct list_head *ended)
 {

@@ -8,12 +8,15 @@
  * Checked against what the kernel returns: type, element (the user_handle this
  * file gave), obj_type and obj_handle of every record; events_reported of
  * destroy equals the records this test actually read for that object; no
- * record of a destroyed object is ever read after its destroy returned.
+ * record of a destroyed object is ever read after its destroy returned,
+ * not even by a reader that was copying it out meanwhile; a reader stuck
+ * in its copy (userfaultfd) holds up neither a destroy nor a resize.
  */
 #include <pthread.h>
 
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
+#include "ib_async_uffd.h"
 
 #define CQ_COOKIE	0x1000000000000c01ULL
 #define QP_COOKIE	0x1000000000000a01ULL
@@ -182,6 +185,157 @@ TEST_F(aff, destroy_reports_read_events_and_purges_the_rest)
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, self->o.srq,
 			     &reported));
 	EXPECT_EQ((uint64_t)0, reported);
+}
+
+/* Raise @n events of @type on @obj from process context: 0 or -errno. */
+static int raise_on(const struct objs *o, uint32_t type, uint32_t obj, int n)
+{
+	char target[32];
+
+	return evsrc_write("raise", "%u %s process %d", type,
+			   target_of(o, obj, target), n);
+}
+
+/*
+ * The issue's case: a reader is stuck copying records to memory that
+ * stalls (userfaultfd), records of the QP among them, while another
+ * thread destroys the QP. The destroy must return at once, with the
+ * count of what reached the user (nothing of the QP's: the reader has
+ * not finished). Once the fault is served, the reader returns only what
+ * is still queued, the CQ's records in order, never the QP's.
+ */
+TEST_F_TIMEOUT(aff, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
+{
+	struct ib_async_destroy d = {
+		.argsz = sizeof(d), .obj_type = IB_ASYNC_OBJ_QP,
+		.handle = self->o.qp,
+	};
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_DESTROY, .arg = &d,
+		.ret = 1,
+	};
+	struct iba_stalled_read rd = {
+		.fd = self->fd, .len = 8 * sizeof(struct ib_async_event),
+	};
+	const struct ib_async_event *ev;
+	pthread_t rth, dth;
+	struct iba_stall st;
+	uint64_t took = 0, reported = 99;
+	int err, i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, raise_on(&self->o, IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ, 2));
+	ASSERT_EQ(0, raise_on(&self->o, IB_ASYNC_EV_QP_FATAL, IB_ASYNC_OBJ_QP,
+			      3));
+	ASSERT_EQ(0, raise_on(&self->o, IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ, 2));
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 7, IBA_EVENT_TIMEOUT_MS));
+
+	err = iba_stall_reader(&rd, &st, &rth);
+	if (err > 0)
+		SKIP(return, "no userfaultfd");
+	ASSERT_EQ(0, err);
+	err = iba_cmd_within(&c, &dth, 1000, &took);
+	EXPECT_EQ(0, err) TH_LOG("DESTROY still waiting after %llu ms",
+				 (unsigned long long)took);
+
+	ASSERT_EQ(0, iba_stall_serve(&st));
+	ASSERT_EQ(0, pthread_join(rth, NULL));
+	ASSERT_EQ(0, pthread_join(dth, NULL));
+	EXPECT_EQ(0, c.ret);
+	EXPECT_EQ(0ULL, d.events_reported);
+
+	ASSERT_LT(0, rd.ret) TH_LOG("read: %s", strerror(rd.err));
+	n = rd.ret / (int)sizeof(*ev);
+	EXPECT_EQ(4, n);
+	ev = st.area;
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ((uint32_t)IB_ASYNC_EV_CQ_ERR, ev[i].event_type);
+		EXPECT_EQ((uint32_t)IB_ASYNC_OBJ_CQ, ev[i].obj_type);
+		EXPECT_EQ(self->o.cq, ev[i].obj_handle);
+		EXPECT_EQ(CQ_COOKIE, ev[i].element);
+		if (i)
+			EXPECT_LT(ev[i - 1].seq, ev[i].seq);
+	}
+	EXPECT_EQ(0, iba_fionread(self->fd));
+	EXPECT_EQ(n, iba_fdinfo(self->fd, "delivered"));
+	/* What the CQ's destroy reports is what the reader returned. */
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_WQ, self->o.wq, &reported));
+	EXPECT_EQ(0ULL, reported);
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, self->o.srq,
+			     &reported));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq, &reported));
+	EXPECT_EQ((uint64_t)n, reported);
+	iba_stall_free(&st);
+}
+
+/*
+ * SET_QUEUE_LEN while a reader is stuck in its copy: the resize goes on
+ * at once; the reader then returns the records it was copying and the
+ * ones that came after the resize, in order, each once.
+ */
+TEST_F_TIMEOUT(aff, resize_behind_a_reader_stuck_in_its_copy_returns, 60)
+{
+	struct ib_async_queue_len q = { .argsz = sizeof(q), .queue_len = 16 };
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_SET_QUEUE_LEN, .arg = &q,
+		.ret = 1,
+	};
+	struct iba_stalled_read rd = {
+		.fd = self->fd, .len = 8 * sizeof(struct ib_async_event),
+	};
+	const struct ib_async_event *ev;
+	struct ib_async_info info;
+	pthread_t rth, qth;
+	struct iba_stall st;
+	uint64_t took = 0, first, reported = 99;
+	int err, i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	first = info.next_seq;
+	ASSERT_EQ(0, raise_on(&self->o, IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ, 5));
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 5, IBA_EVENT_TIMEOUT_MS));
+
+	err = iba_stall_reader(&rd, &st, &rth);
+	if (err > 0)
+		SKIP(return, "no userfaultfd");
+	ASSERT_EQ(0, err);
+	err = iba_cmd_within(&c, &qth, 1000, &took);
+	EXPECT_EQ(0, err) TH_LOG("SET_QUEUE_LEN still waiting after %llu ms",
+				 (unsigned long long)took);
+	if (!err) {
+		/* the new length holds, the reader's records still queued */
+		ASSERT_EQ(0, iba_get_info(self->fd, &info));
+		EXPECT_EQ(16U, info.queue_len);
+		EXPECT_EQ(5U, info.queued);
+	}
+	ASSERT_EQ(0, raise_on(&self->o, IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ, 2));
+
+	ASSERT_EQ(0, iba_stall_serve(&st));
+	ASSERT_EQ(0, pthread_join(rth, NULL));
+	ASSERT_EQ(0, pthread_join(qth, NULL));
+	EXPECT_EQ(0, c.ret);
+
+	ASSERT_LT(0, rd.ret) TH_LOG("read: %s", strerror(rd.err));
+	n = rd.ret / (int)sizeof(*ev);
+	ASSERT_EQ(7, n);
+	ev = st.area;
+	EXPECT_EQ(first, ev[0].seq);
+	EXPECT_EQ(-1, iba_seq_continuous(ev, n));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ((uint32_t)IB_ASYNC_EV_CQ_ERR, ev[i].event_type);
+		EXPECT_EQ(self->o.cq, ev[i].obj_handle);
+	}
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(16U, info.queue_len);
+	EXPECT_EQ(0U, info.queued);
+	EXPECT_EQ(0ULL, info.lost);
+	EXPECT_EQ(n, iba_fdinfo(self->fd, "delivered"));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_WQ, self->o.wq, &reported));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->o.qp, &reported));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq, &reported));
+	EXPECT_EQ((uint64_t)n, reported);
+	iba_stall_free(&st);
 }
 
 struct raiser {

@@ -623,6 +623,80 @@ TEST_F(evc, destroy_races_delivery)
 }
 
 /*
+ * DESTROY while a reader of a coalescing channel is stuck copying its
+ * records to memory that stalls (userfaultfd): the destroy returns at
+ * once and takes the QP's records, the one being copied included. Once
+ * the fault is served the reader returns what is still queued, in order,
+ * never the QP's; a QP event that came during the copy took a record of
+ * its own (the copied one left the hash) and went with the QP too.
+ */
+TEST_F_TIMEOUT(evc, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
+{
+	struct ib_async_destroy d = {
+		.argsz = sizeof(d), .obj_type = IB_ASYNC_OBJ_QP,
+		.handle = self->qp,
+	};
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_DESTROY, .arg = &d,
+		.ret = 1,
+	};
+	struct iba_stalled_read rd = { .len = 8 * CH_REC };
+	const struct ib_async_chan_event *ev;
+	uint64_t took = 0;
+	struct iba_stall st;
+	pthread_t rth, dth;
+	int ch, err, i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ASSERT_LE(0, ch);
+	ASSERT_LT(0, sub_all(self->fd, ch, 0x5e));
+	ASSERT_EQ(0, evsrc_raise("%u cq:%d process", IB_ASYNC_EV_CQ_ERR,
+				 self->ev_cq));
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d process 3", IB_ASYNC_EV_QP_FATAL,
+				 self->ev_qp));
+	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process"));
+	ASSERT_EQ(3, iba_fdinfo(ch, "queued"));
+
+	rd.fd = ch;
+	err = iba_stall_reader(&rd, &st, &rth);
+	if (err > 0)
+		SKIP(return, "no userfaultfd");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d process", IB_ASYNC_EV_QP_FATAL,
+				 self->ev_qp));
+	ASSERT_EQ(4, iba_fdinfo(ch, "queued"));
+	err = iba_cmd_within(&c, &dth, 1000, &took);
+	EXPECT_EQ(0, err) TH_LOG("DESTROY still waiting after %llu ms",
+				 (unsigned long long)took);
+
+	ASSERT_EQ(0, iba_stall_serve(&st));
+	ASSERT_EQ(0, pthread_join(rth, NULL));
+	ASSERT_EQ(0, pthread_join(dth, NULL));
+	EXPECT_EQ(0, c.ret);
+	/* nothing of the QP was read from the context's own queue */
+	EXPECT_EQ(0ULL, d.events_reported);
+
+	ASSERT_LT(0, rd.ret) TH_LOG("read: %s", strerror(rd.err));
+	n = rd.ret / CH_REC;
+	ASSERT_EQ(2, n);
+	ev = st.area;
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_CQ_ERR, ev[0].event.event_type);
+	EXPECT_EQ(self->cq, ev[0].event.obj_handle);
+	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SM_CHANGE, ev[1].event.event_type);
+	EXPECT_LT(ev[0].event.seq, ev[1].event.seq);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0x5eULL, ev[i].cookie);
+		EXPECT_EQ(1ULL, ev[i].occurrences);
+	}
+	EXPECT_EQ(0, iba_fdinfo(ch, "queued"));
+	EXPECT_EQ(n, iba_fdinfo(ch, "delivered"));
+	EXPECT_EQ(2, iba_fdinfo(ch, "coalesced"));
+	iba_stall_free(&st);
+	close(ch);
+}
+
+/*
  * A create whose answer cannot be copied out destroys what it made: the
  * caller never learns the handle. A record of the new object that a
  * channel queued meanwhile carries a user_handle the caller frees on the

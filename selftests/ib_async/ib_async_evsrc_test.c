@@ -536,35 +536,30 @@ TEST_F_TIMEOUT(evsrc, unregister_wakes_a_blocked_channel_reader, 60)
 	EXPECT_EQ(0, evsrc_wait_node("evsrc8", NULL, 0, IBA_EVENT_TIMEOUT_MS));
 }
 
-struct page_reader {
+struct closer {
 	int fd;
-	void *buf;
-	ssize_t ret;
 	bool done;
 };
 
-static void *page_reader_run(void *arg)
-{
-	struct page_reader *r = arg;
-
-	r->ret = read(r->fd, r->buf, sizeof(struct ib_async_event));
-	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 static void *closer_run(void *arg)
 {
-	close(*(int *)arg);
+	struct closer *c = arg;
+
+	close(c->fd);
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
 /*
  * Closing a context purges its CQs' completion events from their channel,
- * which waits for a reader of that channel still copying out: here one
- * copying into a page whose fault the test does not serve yet. That wait
- * once held the device's disassociation lock, so removal, and every
- * command queued behind it, waited for the user's page fault. Now only the
- * close waits: removal ends the other files' streams meanwhile.
+ * while a reader of that channel copies one out: here into a page whose
+ * fault the test does not serve yet. The close once waited for that copy,
+ * at first holding the device's disassociation lock, so that removal and
+ * every command queued behind it waited for the user's page fault too.
+ * Now nothing waits: the close purges the record from under the reader
+ * and returns, and removal ends the other files' streams. Once its fault
+ * is served the reader finds its record gone with its CQ and returns the
+ * end of the channel's stream instead (EIO: its context was closed).
  */
 TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	       60)
@@ -577,16 +572,16 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 		.user_handle = 0xc10, .cqe = 4,
 	};
 	struct ib_async_req_notify_cq arm = { .argsz = sizeof(arm) };
-	struct page_reader r = {};
+	struct iba_stalled_read r = { .len = sizeof(struct ib_async_event) };
+	struct closer c = { .fd = -1 };
 	struct iba_stall sp;
 	struct ib_async_info info;
 	struct pollfd p;
 	pthread_t rt, ct;
-	int fd, id, hup;
+	uint64_t t0;
+	int fd, id, hup, err;
 
 	IBA_SKIPPED_IN_SETUP();
-	if (iba_stall_make(&sp, sysconf(_SC_PAGESIZE)))
-		SKIP(return, "no userfaultfd: %m");
 	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
@@ -601,12 +596,20 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	ASSERT_EQ(1U, info.queued);
 
 	r.fd = ca.fd;
-	r.buf = sp.area;
-	ASSERT_EQ(0, pthread_create(&rt, NULL, page_reader_run, &r));
-	iba_sleep_ms(300);
-	ASSERT_FALSE(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
-	ASSERT_EQ(0, pthread_create(&ct, NULL, closer_run, &fd));
-	iba_sleep_ms(300);
+	err = iba_stall_reader(&r, &sp, &rt);
+	if (err > 0)
+		SKIP(return, "no userfaultfd");
+	ASSERT_EQ(0, err);
+	c.fd = fd;
+	ASSERT_EQ(0, pthread_create(&ct, NULL, closer_run, &c));
+	t0 = iba_now_ms();
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) &&
+	       iba_now_ms() - t0 < 1000)
+		iba_sleep_ms(5);
+	EXPECT_TRUE(__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		TH_LOG("close waited for the stalled reader");
+	ASSERT_EQ(0, iba_get_info(ca.fd, &info));
+	EXPECT_EQ(0U, info.queued);
 
 	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
 	/* removal's last step ends the stream of the fixture's file */
@@ -616,9 +619,9 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 
 	ASSERT_EQ(0, iba_stall_serve(&sp));
 	ASSERT_EQ(0, pthread_join(rt, NULL));
-	EXPECT_EQ((ssize_t)sizeof(struct ib_async_event), r.ret);
-	EXPECT_EQ((uint32_t)IB_ASYNC_EV_COMP,
-		  ((struct ib_async_event *)sp.area)->event_type);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EIO, r.err);
+	EXPECT_EQ(0, iba_fdinfo(ca.fd, "delivered"));
 	ASSERT_EQ(0, pthread_join(ct, NULL));
 	close(ca.fd);
 	iba_stall_free(&sp);

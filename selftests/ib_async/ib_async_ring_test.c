@@ -26,24 +26,28 @@ struct ring {
 	uint32_t entries;
 };
 
-/* MAP_RING and mmap: 0 or -errno. */
-static int ring_map(int fd, uint32_t entries, struct ring *r)
+/* mmap the ring MAP_RING answered with @a: 0 or -errno. */
+static int ring_mmap(int fd, const struct ib_async_map_ring *a, struct ring *r)
 {
-	struct ib_async_map_ring a = { .argsz = sizeof(a), .entries = entries };
-	void *p;
-	int ret = ioc(fd, IB_ASYNC_IOC_MAP_RING, &a);
+	void *p = mmap(NULL, a->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, (off_t)a->mmap_offset);
 
-	if (ret)
-		return ret;
-	p = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)a.mmap_offset);
 	if (p == MAP_FAILED)
 		return -errno;
 	r->hdr = p;
 	r->recs = (unsigned char *)p + r->hdr->records_offset;
-	r->size = a.mmap_size;
-	r->entries = a.entries;
+	r->size = a->mmap_size;
+	r->entries = a->entries;
 	return 0;
+}
+
+/* MAP_RING and mmap: 0 or -errno. */
+static int ring_map(int fd, uint32_t entries, struct ring *r)
+{
+	struct ib_async_map_ring a = { .argsz = sizeof(a), .entries = entries };
+	int ret = ioc(fd, IB_ASYNC_IOC_MAP_RING, &a);
+
+	return ret ? ret : ring_mmap(fd, &a, r);
 }
 
 static void ring_unmap(struct ring *r)
@@ -503,6 +507,84 @@ TEST_F_TIMEOUT(ring, a_ring_whose_answer_is_lost_is_not_attached, 60)
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SM_CHANGE, ev.event_type);
 	ASSERT_EQ(0, ring_map(self->fd, 64, &r));
 	EXPECT_EQ(64, iba_fdinfo(self->fd, "ring-entries"));
+	ring_unmap(&r);
+	iba_stall_free(&st);
+}
+
+/*
+ * MAP_RING while a reader is stuck copying records to memory that stalls
+ * (userfaultfd): the ring is attached at once, and RING_WAIT moves every
+ * queued record into it, the reader's among them, in order. Once the
+ * fault is served the reader finds its records gone and returns EBUSY:
+ * each record reached the program once, in the ring, and counts once for
+ * its QP.
+ */
+TEST_F_TIMEOUT(ring, map_behind_a_reader_stuck_in_its_copy_returns, 60)
+{
+	struct ib_async_map_ring a = { .argsz = sizeof(a), .entries = 16 };
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_MAP_RING, .arg = &a,
+		.ret = 1,
+	};
+	struct iba_stalled_read rd = { .fd = self->fd, .len = 8 * IBA_REC };
+	struct ib_async_event ev[16];
+	struct ib_async_info info;
+	uint64_t took = 0, first, reported = 99;
+	struct iba_stall st;
+	pthread_t rth, mth;
+	struct ring r;
+	int err, i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	first = info.next_seq;
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d process 5", IB_ASYNC_EV_COMM_EST,
+				 self->ev_qp));
+	ASSERT_EQ(0, iba_wait_queued(self->fd, 5, IBA_EVENT_TIMEOUT_MS));
+
+	err = iba_stall_reader(&rd, &st, &rth);
+	if (err > 0)
+		SKIP(return, "no userfaultfd");
+	ASSERT_EQ(0, err);
+	err = iba_cmd_within(&c, &mth, 1000, &took);
+	EXPECT_EQ(0, err) TH_LOG("MAP_RING still waiting after %llu ms",
+				 (unsigned long long)took);
+	if (err) {
+		/* held up behind the reader: let both go before failing */
+		iba_stall_serve(&st);
+		pthread_join(rth, NULL);
+		pthread_join(mth, NULL);
+		iba_stall_free(&st);
+		return;
+	}
+	ASSERT_EQ(0, pthread_join(mth, NULL));
+	ASSERT_EQ(0, c.ret);
+	ASSERT_EQ(0, ring_mmap(self->fd, &a, &r));
+	/* queued behind the reader's records, not ahead of them in the ring */
+	ASSERT_EQ(0, evsrc_raise("%u qp:%d process 2", IB_ASYNC_EV_COMM_EST,
+				 self->ev_qp));
+	EXPECT_EQ(0U, ring_producer(&r));
+	EXPECT_EQ(7, ring_wait(self->fd, IB_ASYNC_READ_NONBLOCK));
+
+	ASSERT_EQ(0, iba_stall_serve(&st));
+	ASSERT_EQ(0, pthread_join(rth, NULL));
+	EXPECT_EQ(-1, rd.ret);
+	EXPECT_EQ(EBUSY, rd.err);
+
+	n = ring_take(&r, ev, sizeof(ev[0]), 16);
+	ASSERT_EQ(7, n);
+	EXPECT_EQ(first, ev[0].seq);
+	EXPECT_EQ(-1, iba_seq_continuous(ev, n));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ((uint32_t)IB_ASYNC_EV_COMM_EST, ev[i].event_type);
+		EXPECT_EQ(self->qp, ev[i].obj_handle);
+	}
+	ASSERT_EQ(0, iba_get_info(self->fd, &info));
+	EXPECT_EQ(0U, info.queued);
+	EXPECT_EQ(0ULL, info.lost);
+	EXPECT_EQ(n, iba_fdinfo(self->fd, "delivered"));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, &reported));
+	EXPECT_EQ((uint64_t)n, reported);
 	ring_unmap(&r);
 	iba_stall_free(&st);
 }

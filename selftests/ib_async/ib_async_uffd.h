@@ -130,6 +130,7 @@ struct iba_stalled_cmd {
 	unsigned long cmd;
 	void *arg;
 	int ret;
+	int done;	/* set once @ret is */
 };
 
 static inline void *iba_stalled_run(void *p)
@@ -137,7 +138,76 @@ static inline void *iba_stalled_run(void *p)
 	struct iba_stalled_cmd *c = p;
 
 	c->ret = ioctl(c->fd, c->cmd, c->arg) ? -errno : 0;
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/*
+ * Run @c's command in a thread (*@th) and wait up to @ms for it to return,
+ * how long it took in *@took: 0 once it did, -ETIMEDOUT while it still
+ * runs (held up by something; join it once that is released), -errno if
+ * the thread could not start.
+ */
+static inline int iba_cmd_within(struct iba_stalled_cmd *c, pthread_t *th,
+				 int ms, uint64_t *took)
+{
+	uint64_t t0 = iba_now_ms();
+	int err;
+
+	*took = 0;
+	err = pthread_create(th, NULL, iba_stalled_run, c);
+	if (err)
+		return -err;
+	while (!__atomic_load_n(&c->done, __ATOMIC_ACQUIRE)) {
+		if (iba_now_ms() - t0 > (uint64_t)ms) {
+			*took = iba_now_ms() - t0;
+			return -ETIMEDOUT;
+		}
+		iba_sleep_ms(5);
+	}
+	*took = iba_now_ms() - t0;
+	return 0;
+}
+
+/*
+ * A read() of a queue into memory that stalls, run as a thread body
+ * (iba_stalled_read_run()): how it ended is left in @ret and @err.
+ */
+struct iba_stalled_read {
+	int fd;
+	void *buf;
+	size_t len;
+	ssize_t ret;
+	int err;
+};
+
+static inline void *iba_stalled_read_run(void *p)
+{
+	struct iba_stalled_read *r = p;
+
+	r->ret = read(r->fd, r->buf, r->len);
+	r->err = errno;
+	return NULL;
+}
+
+/*
+ * Start @r's read() in a thread (*@th) into @s, a new area of a page that
+ * stalls on first touch, and wait until the read is stuck in its copy: 0,
+ * 1 when this kernel has no userfaultfd (the caller skips), -errno when
+ * the read did not get there.
+ */
+static inline int iba_stall_reader(struct iba_stalled_read *r,
+				   struct iba_stall *s, pthread_t *th)
+{
+	int err;
+
+	if (iba_stall_make(s, sysconf(_SC_PAGESIZE)))
+		return 1;
+	r->buf = s->area;
+	err = pthread_create(th, NULL, iba_stalled_read_run, r);
+	if (err)
+		return -err;
+	return iba_stall_wait(s, IBA_EVENT_TIMEOUT_MS);
 }
 
 /*
