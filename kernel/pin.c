@@ -23,6 +23,24 @@
 
 #include "ib_async.h"
 
+/*
+ * Is @addr in a shared mapping? Its pages are the file's or the shared
+ * memory's own, never a private copy, so a read-only pin of them cannot
+ * go stale on any kernel.
+ */
+static bool ib_async_in_shared_mapping(struct mm_struct *mm,
+				       unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	bool shared;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	shared = vma && (vma->vm_flags & VM_SHARED);
+	mmap_read_unlock(mm);
+	return shared;
+}
+
 /**
  * ib_async_pin_user - pin [@addr, @addr + @length) of the current process
  * @p: filled in; released with ib_async_unpin_user()
@@ -34,8 +52,10 @@
  *	read-only pin may hold the zero page or a page cache page the
  *	process's next write replaces (6.1), so the device sees what the
  *	process writes later; for reading only where such a pin is reliable
- *	(6.2 and later), which also registers a read-only shared mapping (a
- *	file mapped PROT_READ) as ib_uverbs there does.
+ *	(6.2 and later). A read-only shared mapping (a file mapped PROT_READ,
+ *	which ib_uverbs registers from 6.2 on) cannot be pinned for writing:
+ *	its pages are pinned for reading on every kernel, reliably, as a
+ *	shared mapping has no private copy to go stale against.
  *
  * Holds no lock of ib_async's: may wait on the caller's page faults.
  *
@@ -70,10 +90,15 @@ int ib_async_pin_user(struct ib_async_pinned *p, u64 addr, u64 length,
 		goto err_uncharge;
 	}
 	while (done < p->npages) {
-		ret = pin_user_pages_fast(start + (done << PAGE_SHIFT),
-					  min_t(unsigned long,
-						p->npages - done, SZ_64K),
-					  gup_flags, p->pages + done);
+		unsigned long at = start + (done << PAGE_SHIFT);
+		unsigned long n = min_t(unsigned long, p->npages - done,
+					SZ_64K);
+
+		ret = pin_user_pages_fast(at, n, gup_flags, p->pages + done);
+		if (ret == -EFAULT && (gup_flags & FOLL_FORCE) &&
+		    ib_async_in_shared_mapping(mm, at))
+			ret = pin_user_pages_fast(at, n, FOLL_LONGTERM,
+						  p->pages + done);
 		if (ret <= 0) {
 			ret = ret ?: -EFAULT;
 			goto err_unpin;
