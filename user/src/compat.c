@@ -201,6 +201,37 @@ IBASYNC_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 	return fill_gid_entry(context, port_num, gid_index, entry);
 }
 
+/*
+ * ibv_query_gid_type(), which rdma-core's own tools call (ibv_devinfo -v,
+ * pyverbs) though libibverbs exports it only at its private node. Left to
+ * libibverbs, it would run its ioctl path, which reads the private state
+ * libibverbs keeps in front of a context of its own (verbs_context's
+ * priv, NULL here) and faults. As there: an empty slot reads as
+ * IB/RoCE v1, a failure is -1.
+ */
+IBASYNC_EXPORT int ibv_query_gid_type(struct ibv_context *context,
+				      uint8_t port_num, unsigned int index,
+				      enum ibv_gid_type_sysfs *type)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (!context || !type) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = fill_gid_entry(context, port_num, index, &e);
+	if (ret == ENODATA) {
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		return 0;
+	}
+	if (ret)
+		return -1;
+	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
+		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	return 0;
+}
+
 /* ibv_query_gid_table(): every valid GID of every port, or -errno. */
 IBASYNC_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 					    struct ibv_gid_entry *entries,

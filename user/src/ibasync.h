@@ -654,6 +654,19 @@ static inline int ibasync_err(int err)
 	return err;
 }
 
+/*
+ * compat.c: ibv_query_gid_type(), which libibverbs declares only in its
+ * provider header (driver.h) and exports at IBVERBS_PRIVATE_34, the node
+ * of rdma-core 35 to 57; its enum as there.
+ */
+enum ibv_gid_type_sysfs {
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum ibv_gid_type_sysfs *type);
+
 /* Run an ioctl on the context's file: 0, or an errno value (errno set). */
 int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg);
 
