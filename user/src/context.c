@@ -6,9 +6,9 @@
  * rdma-core's inline verbs call through ctx->ops (the data path, see
  * datapath.c) and, for extended verbs, through struct verbs_context in
  * front of the context. Its ops are set where libibasync implements them
- * (query_port, query_device_ex, create_qp_ex, create_cq_ex, the WQ calls)
- * and otherwise stay NULL, which the inlines (verbs_get_ctx_op()) turn into
- * EOPNOTSUPP rather than a crash.
+ * (query_port, query_device_ex, create_qp_ex, create_cq_ex, create_srq_ex,
+ * the WQ calls) and otherwise to ones that fail as libibverbs' defaults
+ * (default_ops.c): never NULL, since some inlines call without looking.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,7 +113,11 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
-	/* full size: every extended op is present, and NULL */
+	/*
+	 * Full size, as libibverbs sets it: verbs_get_ctx_op() then finds
+	 * every op of the rdma-core a program was built against (one newer
+	 * than ours would not find those it added, and fail cleanly).
+	 */
 	c->vctx.sz = sizeof(c->vctx);
 	c->dev = dev;
 	c->ev_no_batch = !(features & IB_ASYNC_FEATURE_READ_BATCH);
@@ -135,6 +139,9 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->vctx.create_wq = ibasync_create_wq;
 	c->vctx.modify_wq = ibasync_modify_wq;
 	c->vctx.destroy_wq = ibasync_destroy_wq;
+	c->vctx.create_srq_ex = ibasync_create_srq_ex;
+	/* the rest fail as libibverbs' defaults do: see default_ops.c */
+	ibasync_set_default_ops(&c->vctx);
 }
 
 IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)

@@ -644,6 +644,13 @@ int ibasync_channel_attach(struct ibv_comp_channel *channel,
 			   struct ib_async_create_cq *arg);
 void ibasync_channel_detach(struct ibv_comp_channel *channel);
 
+/* objects.c: struct verbs_context's create_srq_ex */
+struct ibv_srq *ibasync_create_srq_ex(struct ibv_context *context,
+				      struct ibv_srq_init_attr_ex *attr);
+
+/* default_ops.c: every struct verbs_context op still NULL set to fail */
+void ibasync_set_default_ops(struct verbs_context *vctx);
+
 /* datapath.c */
 extern const struct ibv_context_ops ibasync_ops;
 
