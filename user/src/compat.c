@@ -23,12 +23,23 @@ static void *null_eopnotsupp(void)
 	return NULL;
 }
 
+/*
+ * As libibverbs over a provider without rereg_mr (rxe): the arguments are
+ * checked the same way (EINVAL), then it fails with EOPNOTSUPP; either
+ * way the return is IBV_REREG_MR_ERR_INPUT, which tells the caller the
+ * MR is as it was.
+ */
 IBASYNC_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 				void *addr, size_t length, int access)
 {
-	(void)mr; (void)flags; (void)pd; (void)addr; (void)length;
-	(void)access;
-	return ibasync_err(EOPNOTSUPP);
+	(void)mr; (void)pd;
+	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS)))
+		errno = EINVAL;
+	else
+		errno = EOPNOTSUPP;
+	return IBV_REREG_MR_ERR_INPUT;
 }
 
 IBASYNC_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
@@ -101,16 +112,23 @@ IBASYNC_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 	return 0;	/* "not guaranteed", the safe answer */
 }
 
+/*
+ * ECE as libibverbs over a provider without it (rxe): EOPNOTSUPP, in
+ * errno too only where libibverbs itself refuses a zero vendor_id before
+ * the provider is asked.
+ */
 IBASYNC_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	(void)qp; (void)ece;
-	return ibasync_err(EOPNOTSUPP);
+	(void)qp;
+	if (!ece->vendor_id)
+		return ibasync_err(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 IBASYNC_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp; (void)ece;
-	return ibasync_err(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 /* Sharing objects across processes needs ib_uverbs' handles. */
