@@ -11,6 +11,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -24,10 +27,11 @@ static void *null_eopnotsupp(void)
 }
 
 /*
- * As libibverbs over a provider without rereg_mr (rxe): the arguments are
- * checked the same way (EINVAL), then it fails with EOPNOTSUPP; either
- * way the return is IBV_REREG_MR_ERR_INPUT, which tells the caller the
- * MR is as it was.
+ * As libibverbs over a provider without rereg_mr (rxe): arguments it
+ * refuses itself are IBV_REREG_MR_ERR_INPUT with errno EINVAL; the rest
+ * reach the provider's default op, whose failure (errno EOPNOTSUPP)
+ * libibverbs reports as IBV_REREG_MR_ERR_CMD. Either way the MR is as it
+ * was.
  */
 IBASYNC_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 				void *addr, size_t length, int access)
@@ -35,11 +39,12 @@ IBASYNC_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	(void)mr; (void)pd;
 	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
 	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr)) ||
-	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS)))
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))) {
 		errno = EINVAL;
-	else
-		errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	errno = EOPNOTSUPP;
+	return IBV_REREG_MR_ERR_CMD;
 }
 
 IBASYNC_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
@@ -188,6 +193,28 @@ IBASYNC_EXPORT int ibv_get_device_index(struct ibv_device *device)
 	return ret ? -1 : (int)info.ibdev_index;
 }
 
+/*
+ * The interface index of the netdev a GID belongs to (RoCE), 0 if none
+ * (InfiniBand) or if sysfs does not say: ib_uverbs reports the same
+ * netdev, which the kernel also shows as the GID's gid_attrs/ndevs entry.
+ * errno is left as it was: the GID query itself succeeded.
+ */
+static uint32_t gid_ndev_ifindex(const struct ibv_device *device,
+				 uint32_t port_num, uint32_t index)
+{
+	char path[PATH_MAX], name[IF_NAMESIZE + 1];
+	int err = errno;
+	unsigned int ifindex = 0;
+
+	if (*device->ibdev_path &&
+	    snprintf(path, sizeof(path), "%s/ports/%u/gid_attrs/ndevs/%u",
+		     device->ibdev_path, port_num, index) < (int)sizeof(path) &&
+	    ibasync_read_attr(path, name, sizeof(name)) > 0)
+		ifindex = if_nametoindex(name);
+	errno = err;
+	return ifindex;
+}
+
 static int fill_gid_entry(struct ibv_context *context, uint32_t port_num,
 			  uint32_t index, struct ibv_gid_entry *entry)
 {
@@ -204,7 +231,8 @@ static int fill_gid_entry(struct ibv_context *context, uint32_t port_num,
 	entry->gid_index = index;
 	entry->port_num = port_num;
 	entry->gid_type = a.gid_type;
-	/* ndev_ifindex: ib_async does not report the netdev; 0 */
+	entry->ndev_ifindex = gid_ndev_ifindex(context->device, port_num,
+					       index);
 	return 0;
 }
 
