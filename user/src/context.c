@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -53,6 +54,22 @@ static void node_info(int fd, struct ib_async_info *info)
 	info->argsz = sizeof(*info);
 	if (ioctl(fd, IB_ASYNC_IOC_GET_INFO, info))
 		info->features = 0;
+}
+
+/*
+ * The device's completion vectors, the comp_vector range of its CQs, as
+ * ib_uverbs tells libibverbs at context creation. Vector 0 exists on
+ * every device: a kernel that does not report them (0), or a device that
+ * cannot be asked, has that one.
+ */
+static int node_comp_vectors(int fd)
+{
+	struct ib_async_device_attr a = { .argsz = sizeof(a) };
+
+	if (ioctl(fd, IB_ASYNC_IOC_QUERY_DEVICE, &a) || !a.num_comp_vectors ||
+	    a.num_comp_vectors > INT_MAX)
+		return 1;
+	return (int)a.num_comp_vectors;
 }
 
 /* The node, its IBASYNC_QUEUE_LEN applied: a descriptor or -1. */
@@ -106,11 +123,8 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	ctx->ops = ibasync_ops;
 	ctx->async_fd = fd;
 	ctx->cmd_fd = cmd_fd;
-	/*
-	 * Vector 0 exists on every device, and programs use this as a
-	 * modulus; no completion channel can be attached to it here.
-	 */
-	ctx->num_comp_vectors = 1;
+	/* programs take a CQ's comp_vector modulo this */
+	ctx->num_comp_vectors = node_comp_vectors(fd);
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	/*
