@@ -15,7 +15,8 @@ int ib_async_cmd_query_device(struct ib_async_ucmd *u)
 	const struct ib_device_attr *a = &ib_dev->attrs;
 	struct ib_async_device_attr *arg = u->cmd;
 
-	if (arg->flags || arg->reserved[0] || arg->reserved[1])
+	/* the two words were reserved: still 0 going in */
+	if (arg->flags || arg->max_res_rd_atom || arg->num_comp_vectors)
 		return -EINVAL;
 	memset(arg, 0, sizeof(*arg));
 	arg->argsz = sizeof(*arg);
@@ -50,6 +51,8 @@ int ib_async_cmd_query_device(struct ib_async_ucmd *u)
 	arg->local_ca_ack_delay = a->local_ca_ack_delay;
 	/* 8 bits: saturate as ib_uverbs does; GET_INFO has the full count */
 	arg->phys_port_cnt = min_t(u32, rdma_end_port(ib_dev), U8_MAX);
+	arg->max_res_rd_atom = a->max_res_rd_atom;
+	arg->num_comp_vectors = ib_dev->num_comp_vectors;
 	ib_async_ucmd_respond(u);
 	return 0;
 }

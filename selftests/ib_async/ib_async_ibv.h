@@ -12,6 +12,27 @@
 #include "ib_async_util.h"
 
 /*
+ * Open the RDMA device named @ibdev through libibverbs' API, whichever
+ * stack serves it (libibasync preloaded or rdma-core's provider): the
+ * context, or NULL with errno set. *@list is the device list, to be freed
+ * after the context is closed (NULL if there was none).
+ */
+static inline struct ibv_context *ibv_test_open(const char *ibdev,
+						struct ibv_device ***list)
+{
+	int i, n = 0;
+
+	*list = ibv_get_device_list(&n);
+	if (!*list)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name((*list)[i]), ibdev))
+			return ibv_open_device((*list)[i]);
+	errno = ENODEV;
+	return NULL;
+}
+
+/*
  * Poll @cq until @want completions are in @wc or IBA_EVENT_TIMEOUT_MS has
  * passed: how many arrived, or ibv_poll_cq()'s negative value.
  */

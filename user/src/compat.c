@@ -11,6 +11,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -23,12 +26,25 @@ static void *null_eopnotsupp(void)
 	return NULL;
 }
 
+/*
+ * As libibverbs over a provider without rereg_mr (rxe): arguments it
+ * refuses itself are IBV_REREG_MR_ERR_INPUT with errno EINVAL; the rest
+ * reach the provider's default op, whose failure (errno EOPNOTSUPP)
+ * libibverbs reports as IBV_REREG_MR_ERR_CMD. Either way the MR is as it
+ * was.
+ */
 IBASYNC_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 				void *addr, size_t length, int access)
 {
-	(void)mr; (void)flags; (void)pd; (void)addr; (void)length;
-	(void)access;
-	return ibasync_err(EOPNOTSUPP);
+	(void)mr; (void)pd;
+	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	errno = EOPNOTSUPP;
+	return IBV_REREG_MR_ERR_CMD;
 }
 
 IBASYNC_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
@@ -101,16 +117,23 @@ IBASYNC_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 	return 0;	/* "not guaranteed", the safe answer */
 }
 
+/*
+ * ECE as libibverbs over a provider without it (rxe): EOPNOTSUPP, in
+ * errno too only where libibverbs itself refuses a zero vendor_id before
+ * the provider is asked.
+ */
 IBASYNC_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	(void)qp; (void)ece;
-	return ibasync_err(EOPNOTSUPP);
+	(void)qp;
+	if (!ece->vendor_id)
+		return ibasync_err(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 IBASYNC_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp; (void)ece;
-	return ibasync_err(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 /* Sharing objects across processes needs ib_uverbs' handles. */
@@ -170,6 +193,28 @@ IBASYNC_EXPORT int ibv_get_device_index(struct ibv_device *device)
 	return ret ? -1 : (int)info.ibdev_index;
 }
 
+/*
+ * The interface index of the netdev a GID belongs to (RoCE), 0 if none
+ * (InfiniBand) or if sysfs does not say: ib_uverbs reports the same
+ * netdev, which the kernel also shows as the GID's gid_attrs/ndevs entry.
+ * errno is left as it was: the GID query itself succeeded.
+ */
+static uint32_t gid_ndev_ifindex(const struct ibv_device *device,
+				 uint32_t port_num, uint32_t index)
+{
+	char path[PATH_MAX], name[IF_NAMESIZE + 1];
+	int err = errno;
+	unsigned int ifindex = 0;
+
+	if (*device->ibdev_path &&
+	    snprintf(path, sizeof(path), "%s/ports/%u/gid_attrs/ndevs/%u",
+		     device->ibdev_path, port_num, index) < (int)sizeof(path) &&
+	    ibasync_read_attr(path, name, sizeof(name)) > 0)
+		ifindex = if_nametoindex(name);
+	errno = err;
+	return ifindex;
+}
+
 static int fill_gid_entry(struct ibv_context *context, uint32_t port_num,
 			  uint32_t index, struct ibv_gid_entry *entry)
 {
@@ -186,7 +231,8 @@ static int fill_gid_entry(struct ibv_context *context, uint32_t port_num,
 	entry->gid_index = index;
 	entry->port_num = port_num;
 	entry->gid_type = a.gid_type;
-	/* ndev_ifindex: ib_async does not report the netdev; 0 */
+	entry->ndev_ifindex = gid_ndev_ifindex(context->device, port_num,
+					       index);
 	return 0;
 }
 
@@ -199,6 +245,37 @@ IBASYNC_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 	if (!context || !entry || flags || entry_size < sizeof(*entry))
 		return EINVAL;
 	return fill_gid_entry(context, port_num, gid_index, entry);
+}
+
+/*
+ * ibv_query_gid_type(), which rdma-core's own tools call (ibv_devinfo -v,
+ * pyverbs) though libibverbs exports it only at its private node. Left to
+ * libibverbs, it would run its ioctl path, which reads the private state
+ * libibverbs keeps in front of a context of its own (verbs_context's
+ * priv, NULL here) and faults. As there: an empty slot reads as
+ * IB/RoCE v1, a failure is -1.
+ */
+IBASYNC_EXPORT int ibv_query_gid_type(struct ibv_context *context,
+				      uint8_t port_num, unsigned int index,
+				      enum ibv_gid_type_sysfs *type)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (!context || !type) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = fill_gid_entry(context, port_num, index, &e);
+	if (ret == ENODATA) {
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		return 0;
+	}
+	if (ret)
+		return -1;
+	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
+		IBV_GID_TYPE_SYSFS_ROCE_V2 : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	return 0;
 }
 
 /* ibv_query_gid_table(): every valid GID of every port, or -errno. */

@@ -6,12 +6,13 @@
  * rdma-core's inline verbs call through ctx->ops (the data path, see
  * datapath.c) and, for extended verbs, through struct verbs_context in
  * front of the context. Its ops are set where libibasync implements them
- * (query_port, query_device_ex, create_qp_ex, create_cq_ex, the WQ calls)
- * and otherwise stay NULL, which the inlines (verbs_get_ctx_op()) turn into
- * EOPNOTSUPP rather than a crash.
+ * (query_port, query_device_ex, create_qp_ex, create_cq_ex, create_srq_ex,
+ * the WQ calls) and otherwise to ones that fail as libibverbs' defaults
+ * (default_ops.c): never NULL, since some inlines call without looking.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -53,6 +54,22 @@ static void node_info(int fd, struct ib_async_info *info)
 	info->argsz = sizeof(*info);
 	if (ioctl(fd, IB_ASYNC_IOC_GET_INFO, info))
 		info->features = 0;
+}
+
+/*
+ * The device's completion vectors, the comp_vector range of its CQs, as
+ * ib_uverbs tells libibverbs at context creation. Vector 0 exists on
+ * every device: a kernel that does not report them (0), or a device that
+ * cannot be asked, has that one.
+ */
+static int node_comp_vectors(int fd)
+{
+	struct ib_async_device_attr a = { .argsz = sizeof(a) };
+
+	if (ioctl(fd, IB_ASYNC_IOC_QUERY_DEVICE, &a) || !a.num_comp_vectors ||
+	    a.num_comp_vectors > INT_MAX)
+		return 1;
+	return (int)a.num_comp_vectors;
 }
 
 /* The node, its IBASYNC_QUEUE_LEN applied: a descriptor or -1. */
@@ -106,14 +123,15 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	ctx->ops = ibasync_ops;
 	ctx->async_fd = fd;
 	ctx->cmd_fd = cmd_fd;
-	/*
-	 * Vector 0 exists on every device, and programs use this as a
-	 * modulus; no completion channel can be attached to it here.
-	 */
-	ctx->num_comp_vectors = 1;
+	/* programs take a CQ's comp_vector modulo this */
+	ctx->num_comp_vectors = node_comp_vectors(fd);
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
-	/* full size: every extended op is present, and NULL */
+	/*
+	 * Full size, as libibverbs sets it: verbs_get_ctx_op() then finds
+	 * every op of the rdma-core a program was built against (one newer
+	 * than ours would not find those it added, and fail cleanly).
+	 */
 	c->vctx.sz = sizeof(c->vctx);
 	c->dev = dev;
 	c->ev_no_batch = !(features & IB_ASYNC_FEATURE_READ_BATCH);
@@ -135,6 +153,9 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->vctx.create_wq = ibasync_create_wq;
 	c->vctx.modify_wq = ibasync_modify_wq;
 	c->vctx.destroy_wq = ibasync_destroy_wq;
+	c->vctx.create_srq_ex = ibasync_create_srq_ex;
+	/* the rest fail as libibverbs' defaults do: see default_ops.c */
+	ibasync_set_default_ops(&c->vctx);
 }
 
 IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)

@@ -276,25 +276,38 @@ static int req_notify_cq(struct ibv_cq *cq, int solicited)
 	return ibasync_ioctl(cq->context, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &arg);
 }
 
+/*
+ * Memory windows have no kernel verbs a module can call: the three ops
+ * fail as libibverbs' defaults do (default_ops.c). ibv_bind_mw() and
+ * ibv_dealloc_mw() call theirs without looking, so none stays NULL.
+ */
+static struct ibv_mw *alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	(void)pd; (void)type;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
 static int bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		   struct ibv_mw_bind *bind)
 {
 	(void)qp; (void)mw; (void)bind;
-	return ibasync_err(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 static int dealloc_mw(struct ibv_mw *mw)
 {
 	(void)mw;
-	return ibasync_err(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 /*
- * ops.alloc_mw stays NULL: ibv_alloc_mw() checks it and fails with
- * EOPNOTSUPP. The _compat_* slots are only used by binaries built against
- * libibverbs before 1.1.8 and stay NULL.
+ * The _compat_* slots were called by binaries built against libibverbs
+ * before 1.1.8 (2014), whose inlines took these ops; none is served here
+ * and they stay NULL.
  */
 const struct ibv_context_ops ibasync_ops = {
+	.alloc_mw	= alloc_mw,
 	.poll_cq	= poll_cq,
 	.req_notify_cq	= req_notify_cq,
 	.post_send	= post_send,

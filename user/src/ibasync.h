@@ -644,6 +644,13 @@ int ibasync_channel_attach(struct ibv_comp_channel *channel,
 			   struct ib_async_create_cq *arg);
 void ibasync_channel_detach(struct ibv_comp_channel *channel);
 
+/* objects.c: struct verbs_context's create_srq_ex */
+struct ibv_srq *ibasync_create_srq_ex(struct ibv_context *context,
+				      struct ibv_srq_init_attr_ex *attr);
+
+/* default_ops.c: every struct verbs_context op still NULL set to fail */
+void ibasync_set_default_ops(struct verbs_context *vctx);
+
 /* datapath.c */
 extern const struct ibv_context_ops ibasync_ops;
 
@@ -653,6 +660,19 @@ static inline int ibasync_err(int err)
 	errno = err;
 	return err;
 }
+
+/*
+ * compat.c: ibv_query_gid_type(), which libibverbs declares only in its
+ * provider header (driver.h) and exports at IBVERBS_PRIVATE_34, the node
+ * of rdma-core 35 to 57; its enum as there.
+ */
+enum ibv_gid_type_sysfs {
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum ibv_gid_type_sysfs *type);
 
 /* Run an ioctl on the context's file: 0, or an errno value (errno set). */
 int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg);

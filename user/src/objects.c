@@ -518,6 +518,40 @@ IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	return srq;
 }
 
+/*
+ * struct verbs_context's create_srq_ex, behind the inline
+ * ibv_create_srq_ex() for what it does not hand to ibv_create_srq()
+ * itself: a basic SRQ whose comp_mask names a CQ too (ignored for a basic
+ * SRQ, as ib_uverbs ignores it), checked as libibverbs' command layer
+ * checks it (XRC without its XRCD and CQ, tag matching without its CQ
+ * and tags: EINVAL). XRC SRQs need an XRC domain, which no device here
+ * opens, and tag matching needs hardware that rxe lacks: EOPNOTSUPP.
+ */
+struct ibv_srq *ibasync_create_srq_ex(struct ibv_context *context,
+				      struct ibv_srq_init_attr_ex *attr)
+{
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+
+	(void)context;
+	if (attr->comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED)
+		return fail_null(EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD))
+		return fail_null(EINVAL);
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	if ((type == IBV_SRQT_XRC &&
+	     (~attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD |
+				  IBV_SRQ_INIT_ATTR_CQ))) ||
+	    (type == IBV_SRQT_TM &&
+	     ((~attr->comp_mask & (IBV_SRQ_INIT_ATTR_CQ |
+				   IBV_SRQ_INIT_ATTR_TM)) ||
+	      !attr->tm_cap.max_num_tags)))
+		return fail_null(EINVAL);
+	if (type != IBV_SRQT_BASIC)
+		return fail_null(EOPNOTSUPP);
+	return ibv_create_srq(attr->pd, (struct ibv_srq_init_attr *)attr);
+}
+
 IBASYNC_EXPORT int ibv_modify_srq(struct ibv_srq *srq,
 				  struct ibv_srq_attr *attr, int attr_mask)
 {

@@ -41,6 +41,8 @@ static void device_attr_to_ibv(struct ibv_context *ctx,
 	attr->max_pd = (int)a->max_pd;
 	attr->max_qp_rd_atom = (int)a->max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = (int)a->max_qp_init_rd_atom;
+	/* 0 from a kernel before the field: as a device that does not say */
+	attr->max_res_rd_atom = (int)a->max_res_rd_atom;
 	/*
 	 * What the program can use through this library: the data path
 	 * through kernel buffers (a node without USER_MR) posts no atomics,

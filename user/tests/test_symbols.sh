@@ -45,7 +45,11 @@ for s in $STRS; do
 done
 "$OBJDUMP" -p "$LIB" | grep -q 'NEEDED *libibverbs\.so\.1$'
 ok $? "NEEDED libibverbs.so.1"
-extra=$(printf '%s\n' "$DEFS" | grep -v -e '^IBVERBS_1\.[0-9]* _*ibv_' -e '^IBASYNC_1\.[01] ibasync_')
+# rdma-core's tools reference one call of libibverbs' private node
+printf '%s\n' "$DEFS" | grep -qx "IBVERBS_PRIVATE_34 ibv_query_gid_type"
+ok $? "ibv_query_gid_type@@IBVERBS_PRIVATE_34 defined (ibv_devinfo -v, pyverbs)"
+extra=$(printf '%s\n' "$DEFS" | grep -v -e '^IBVERBS_1\.[0-9]* _*ibv_' -e '^IBASYNC_1\.[01] ibasync_' \
+	-e '^IBVERBS_PRIVATE_34 ibv_query_gid_type$')
 [ -z "$extra" ]
 ok $? "no other exported functions${extra:+: $extra}"
 
@@ -56,7 +60,7 @@ V=$(for d in /usr/lib/*-linux-gnu /usr/lib64 /usr/lib; do
 	[ -e "$d/libibverbs.so.1" ] && { echo "$d/libibverbs.so.1"; break; }; done)
 if [ -n "$V" ]; then
 	THEIRS=$("$OBJDUMP" -T "$V" | awk '$0 ~ / DF \.text/ && $(NF-1) ~ /^IBVERBS_1/ { print $(NF-1), $NF }' | sort)
-	OURS=$(printf '%s\n' "$DEFS" | grep '^IBVERBS_' | sort)
+	OURS=$(printf '%s\n' "$DEFS" | grep '^IBVERBS_1' | sort)
 	notours=$(printf '%s\n' "$OURS" | while read -r l; do
 		printf '%s\n' "$THEIRS" | grep -qx "$l" || echo "$l"; done)
 	[ -z "$notours" ]
@@ -73,10 +77,12 @@ if [ -n "$V" ]; then
 	ok $? "libibverbs calls left to libibverbs are state-free only${left:+; not covered: $left}"
 	nostr=$(for s in $STRS; do
 		printf '%s\n' "$THEIRS" | grep -qx "IBVERBS_1.1 $s" || echo "$s"; done)
+	"$OBJDUMP" -T "$V" | grep -q ' IBVERBS_PRIVATE_34 *ibv_query_gid_type$'
+	ok $? "libibverbs defines ibv_query_gid_type at IBVERBS_PRIVATE_34 too"
 	[ -z "$nostr" ]
 	ok $? "libibverbs defines the string calls at IBVERBS_1.1${nostr:+; not: $nostr}"
 else
-	for _ in 1 2 3; do
+	for _ in 1 2 3 4; do
 		skip "libibverbs.so.1 not installed"
 	done
 fi

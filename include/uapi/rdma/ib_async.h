@@ -723,7 +723,13 @@ struct ib_async_destroy {
  * @local_ca_ack_delay: local CA ACK delay.
  * @phys_port_cnt: number of ports, 255 for 255 or more (as ib_uverbs
  *	reports it); &struct ib_async_info has the exact count.
- * @reserved: must be 0.
+ * @max_res_rd_atom: outstanding reads/atomics the device holds as target,
+ *	all QPs together. Must be 0 going in (the word was reserved before:
+ *	a kernel without it leaves it 0).
+ * @num_comp_vectors: completion vectors, the range of
+ *	&struct ib_async_create_cq's comp_vector, as ib_uverbs reports it
+ *	at context creation. Must be 0 going in (reserved before, as
+ *	@max_res_rd_atom).
  *
  * In: @argsz and @flags; all else out, as struct ibv_device_attr.
  */
@@ -758,7 +764,8 @@ struct ib_async_device_attr {
 	__u16 max_pkeys;
 	__u8 local_ca_ack_delay;
 	__u8 phys_port_cnt;
-	__u32 reserved[2];
+	__u32 max_res_rd_atom;
+	__u32 num_comp_vectors;
 };
 
 #define IB_ASYNC_DEVICE_ATTR_SIZE_V1	144

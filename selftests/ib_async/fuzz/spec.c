@@ -204,8 +204,8 @@ static const struct fz_field f_device_attr[] = {
 	F(ib_async_device_attr, fw_ver, FK_OUT, 0),
 	F(ib_async_device_attr, max_qp, FK_OUT, 0),
 	F(ib_async_device_attr, phys_port_cnt, FK_OUT, 0),
-	F(ib_async_device_attr, reserved[0], FK_RSV, 0),
-	F(ib_async_device_attr, reserved[1], FK_RSV, 0),
+	F(ib_async_device_attr, max_res_rd_atom, FK_OUT0, 0),
+	F(ib_async_device_attr, num_comp_vectors, FK_OUT0, 0),
 };
 
 static const struct fz_field f_port_attr[] = {
