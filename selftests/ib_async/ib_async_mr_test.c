@@ -30,21 +30,6 @@ static long span_kb(uintptr_t addr, size_t len)
 	return (long)(end - first) / 1024;
 }
 
-static int reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
-		  uint32_t access, struct ib_async_reg_mr *out)
-{
-	struct ib_async_reg_mr a = {
-		.argsz = sizeof(a), .pd_handle = pd,
-		.addr = (uintptr_t)addr, .length = len,
-		.iova = (uintptr_t)addr, .access = access,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
-
-	if (out)
-		*out = a;
-	return ret;
-}
-
 static int reg_mr_raw(int fd, struct ib_async_reg_mr *a)
 {
 	a->argsz = sizeof(*a);

@@ -389,6 +389,25 @@ static inline long iba_vm_pin_kb(void)
 	return kb;
 }
 
+/* The "@name:" line of /proc/meminfo, in kB, or -1. */
+static inline long iba_meminfo_kb(const char *name)
+{
+	char line[256], key[64];
+	long kb = -1;
+	size_t klen;
+	FILE *f;
+
+	klen = (size_t)snprintf(key, sizeof(key), "%s:", name);
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen))
+			kb = strtol(line + klen, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
 /* The value of the "ib_async-@name:" line of @fd's fdinfo, or -1. */
 static inline long long iba_fdinfo(int fd, const char *name)
 {

@@ -93,6 +93,22 @@ static inline int post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_
 	return ioc(fd, IB_ASYNC_IOC_POST_RECV, &a);
 }
 
+/* Register @len bytes at @addr on @pd, at iova @addr; @out may be NULL. */
+static inline int reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
+			 uint32_t access, struct ib_async_reg_mr *out)
+{
+	struct ib_async_reg_mr a = {
+		.argsz = sizeof(a), .pd_handle = pd,
+		.addr = (uintptr_t)addr, .length = len,
+		.iova = (uintptr_t)addr, .access = access,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
+
+	if (out)
+		*out = a;
+	return ret;
+}
+
 /* Poll until @want completions arrived or the timeout passed. */
 static inline int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
 {
