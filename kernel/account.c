@@ -11,9 +11,10 @@
  * against and io_uring charges its buffers against. As there,
  * CAP_IPC_LOCK lifts the limit.
  *
- * A file charges whole pages for its data path's running byte total, so
- * small requests are not rounded up one by one; a queue charges its
- * pages when made or resized.
+ * A file charges whole pages for the running byte total of its data path
+ * and its verbs objects' queues (charge.c), so small requests are not
+ * rounded up one by one; an event queue charges its pages when made or
+ * resized.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -79,7 +80,7 @@ static unsigned long ib_async_account_pages_of(u64 bytes)
  *
  * Return: 0, or -ENOMEM past the user's RLIMIT_MEMLOCK (nothing charged).
  */
-int ib_async_account_add(struct ib_async_file *file, size_t bytes)
+int ib_async_account_add(struct ib_async_file *file, u64 bytes)
 {
 	u64 total = file->acct_bytes + bytes;
 	unsigned long had = ib_async_account_pages_of(file->acct_bytes);
@@ -101,7 +102,7 @@ int ib_async_account_add(struct ib_async_file *file, size_t bytes)
  * @file: the file
  * @bytes: how much less it holds
  */
-void ib_async_account_sub(struct ib_async_file *file, size_t bytes)
+void ib_async_account_sub(struct ib_async_file *file, u64 bytes)
 {
 	unsigned long had = ib_async_account_pages_of(file->acct_bytes);
 

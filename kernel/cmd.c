@@ -56,6 +56,44 @@ int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
 	return 0;
 }
 
+/*
+ * Before the driver is asked: charge the new object's queues, for the
+ * sizes asked for, so that a create past the budget allocates nothing.
+ */
+static int ib_async_charge_asked(struct ib_async_uobj *uobj,
+				 const struct ib_async_queue_sizes *asked)
+{
+	int ret;
+
+	ret = ib_async_verbs_charge(uobj, ib_async_queue_bytes(uobj->type,
+							       asked));
+	if (ret)
+		ib_async_uobj_abort(uobj);
+	return ret;
+}
+
+/*
+ * Answer a create once what the driver granted beyond the sizes asked
+ * for is charged too. If the budget refuses that, the object is
+ * destroyed again, as for an answer that cannot be copied back: the
+ * dispatcher does it once every lock is dropped.
+ */
+static int ib_async_put_charged(struct ib_async_ucmd *c,
+				struct ib_async_uobj *uobj,
+				const struct ib_async_queue_sizes *granted,
+				u32 *handle)
+{
+	int ret;
+
+	ret = ib_async_verbs_charge_to(uobj, ib_async_queue_bytes(uobj->type,
+								  granted));
+	if (ret) {
+		c->created = uobj->handle;
+		return ret;
+	}
+	return ib_async_put_created(c, uobj, handle);
+}
+
 int ib_async_cmd_create_pd(struct ib_async_ucmd *c)
 {
 	struct ib_async_create_pd *arg = c->cmd;
@@ -81,9 +119,11 @@ int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 {
 	struct ib_cq_init_attr attr = {};
 	struct ib_async_create_cq *arg = c->cmd;
+	struct ib_async_queue_sizes sizes = {};
 	struct ib_async_channel *chan = NULL;
 	struct ib_async_uobj *uobj;
 	struct ib_cq *cq;
+	int ret;
 
 	if (arg->flags & ~IB_ASYNC_CREATE_CQ_CHANNEL || arg->handle)
 		return -EINVAL;
@@ -106,6 +146,10 @@ int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 	}
 	/* Before the CQ exists, so its completion handler always sees it. */
 	uobj->comp_chan = chan;
+	sizes.cqe = arg->cqe;
+	ret = ib_async_charge_asked(uobj, &sizes);
+	if (ret)
+		return ret;
 	attr.cqe = arg->cqe;
 	attr.comp_vector = arg->comp_vector;
 	cq = ib_create_cq(c->ib_dev, ib_async_comp_handler,
@@ -116,7 +160,8 @@ int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 	}
 	uobj->cq = cq;
 	arg->cqe = cq->cqe;
-	return ib_async_put_created(c, uobj, &arg->handle);
+	sizes.cqe = cq->cqe;
+	return ib_async_put_charged(c, uobj, &sizes, &arg->handle);
 }
 
 /* Look up the objects a QP names, all before anything is created. */
@@ -141,11 +186,26 @@ static int ib_async_qp_deps(struct ib_async_ucmd *c,
 	return 0;
 }
 
+/* The sizes a QP's queues are charged for: asked for, or granted. */
+static void ib_async_qp_sizes(struct ib_async_queue_sizes *s,
+			      const struct ib_qp_init_attr *init)
+{
+	*s = (struct ib_async_queue_sizes) {
+		.max_send_wr = init->cap.max_send_wr,
+		.max_send_sge = init->cap.max_send_sge,
+		.max_inline_data = init->cap.max_inline_data,
+		.max_recv_wr = init->cap.max_recv_wr,
+		.max_recv_sge = init->cap.max_recv_sge,
+		.srq = !!init->srq,
+	};
+}
+
 int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 {
 	struct ib_async_uobj *uobj, *deps[IB_ASYNC_UOBJ_MAX_USES];
 	struct ib_qp_init_attr init = {};
 	struct ib_async_create_qp *arg = c->cmd;
+	struct ib_async_queue_sizes sizes;
 	struct ib_qp *qp;
 	int ret, i;
 
@@ -175,6 +235,10 @@ int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 	init.cap.max_send_sge = arg->max_send_sge;
 	init.cap.max_recv_sge = arg->max_recv_sge;
 	init.cap.max_inline_data = arg->max_inline_data;
+	ib_async_qp_sizes(&sizes, &init);
+	ret = ib_async_charge_asked(uobj, &sizes);
+	if (ret)
+		return ret;
 	qp = ib_create_qp(deps[0]->pd, &init);
 	if (IS_ERR(qp)) {
 		ib_async_uobj_abort(uobj);
@@ -196,7 +260,8 @@ int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 	arg->max_recv_sge = init.cap.max_recv_sge;
 	arg->max_inline_data = init.cap.max_inline_data;
 	arg->qp_num = qp->qp_num;
-	return ib_async_put_created(c, uobj, &arg->handle);
+	ib_async_qp_sizes(&sizes, &init);
+	return ib_async_put_charged(c, uobj, &sizes, &arg->handle);
 }
 
 /* Translate an address vector; RoCE needs the GRH. */
@@ -408,8 +473,10 @@ int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 {
 	struct ib_srq_init_attr init = {};
 	struct ib_async_create_srq *arg = c->cmd;
+	struct ib_async_queue_sizes sizes = {};
 	struct ib_async_uobj *uobj, *pd;
 	struct ib_srq *srq;
+	int ret;
 
 	if (arg->flags || arg->reserved || arg->handle)
 		return -EINVAL;
@@ -420,6 +487,11 @@ int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_SRQ, arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
+	sizes.max_recv_wr = arg->max_wr;
+	sizes.max_recv_sge = arg->max_sge;
+	ret = ib_async_charge_asked(uobj, &sizes);
+	if (ret)
+		return ret;
 	init.event_handler = ib_async_uobj_event;
 	init.srq_context = uobj;
 	init.srq_type = IB_SRQT_BASIC;
@@ -435,7 +507,9 @@ int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 	ib_async_uobj_use(uobj, pd);
 	arg->max_wr = init.attr.max_wr;
 	arg->max_sge = init.attr.max_sge;
-	return ib_async_put_created(c, uobj, &arg->handle);
+	sizes.max_recv_wr = init.attr.max_wr;
+	sizes.max_recv_sge = init.attr.max_sge;
+	return ib_async_put_charged(c, uobj, &sizes, &arg->handle);
 }
 
 static int ib_async_srq_attr(struct ib_async_ucmd *c, bool modify)
@@ -476,7 +550,9 @@ int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
 	struct ib_async_uobj *uobj, *pd, *cq;
 	struct ib_wq_init_attr init = {};
 	struct ib_async_create_wq *arg = c->cmd;
+	struct ib_async_queue_sizes sizes = {};
 	struct ib_wq *wq;
+	int ret;
 
 	if (arg->flags || arg->reserved || arg->handle)
 		return -EINVAL;
@@ -490,6 +566,11 @@ int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
 	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_WQ, arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
+	sizes.max_recv_wr = arg->max_wr;
+	sizes.max_recv_sge = arg->max_sge;
+	ret = ib_async_charge_asked(uobj, &sizes);
+	if (ret)
+		return ret;
 	init.wq_context = uobj;
 	init.event_handler = ib_async_uobj_event;
 	init.wq_type = IB_WQT_RQ;
@@ -506,7 +587,9 @@ int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
 	ib_async_uobj_use(uobj, cq);
 	arg->max_wr = init.max_wr;
 	arg->max_sge = init.max_sge;
-	return ib_async_put_created(c, uobj, &arg->handle);
+	sizes.max_recv_wr = init.max_wr;
+	sizes.max_recv_sge = init.max_sge;
+	return ib_async_put_charged(c, uobj, &sizes, &arg->handle);
 }
 
 int ib_async_cmd_create_ah(struct ib_async_ucmd *c)
@@ -612,7 +695,7 @@ int ib_async_cmd_query_srq(struct ib_async_ucmd *c)
 	return ib_async_srq_attr(c, false);
 }
 
-/* The caller cannot learn the new object's handle: destroy it again. */
+/* The caller cannot learn, or may not keep, the new object: destroy it. */
 void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 {
 	struct ib_async_file *file = u->file;

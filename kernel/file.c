@@ -264,13 +264,14 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 {
 	struct ib_async_file *file = filp->private_data;
 	struct ib_async_evq_stat st;
-	u64 stale, bytes;
+	u64 stale, bytes, verbs;
 	u32 wrs;
 
 	ib_async_evq_stat(&file->evq, &st);
 	mutex_lock(&file->obj_mutex);
 	wrs = file->wr_count;
 	bytes = file->acct_bytes;
+	verbs = file->verbs_bytes;
 	stale = file->stale_wcs;
 	mutex_unlock(&file->obj_mutex);
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&file->adev->dev));
@@ -283,7 +284,9 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	ib_async_show_ring(m, &st);
 	seq_printf(m, "ib_async-memlock-pages:\t%ld\n", st.memlock_pages);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
+	/* the data path's and the objects' queues; of which the queues' */
 	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
+	seq_printf(m, "ib_async-verbs-charged-bytes:\t%llu\n", verbs);
 	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);
 }
 

@@ -339,9 +339,13 @@ struct ib_async_file {
 	 */
 	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
 
-	/* kernel memory the data path holds, charged to RLIMIT_MEMLOCK */
+	/*
+	 * kernel memory the data path and the verbs objects' queues hold,
+	 * charged to RLIMIT_MEMLOCK
+	 */
 	struct user_struct *user;	/* NULL: CAP_IPC_LOCK, not limited */
 	u64 acct_bytes;			/* charged as whole pages */
+	u64 verbs_bytes;		/* of which the objects' queues */
 };
 
 /**
@@ -443,6 +447,11 @@ struct ib_async_uobj {
 	 * is NULL then (ib_async_uobj_abandon()).
 	 */
 	void *abandoned;
+	/*
+	 * Bytes of its queues (a PD: of its registration CQ and QP) charged
+	 * to the file's budget, given back when the verbs object is gone.
+	 */
+	u64 charged;
 	union {				/* NULL once destroyed by removal */
 		void *obj;
 		struct ib_pd *pd;
@@ -565,7 +574,9 @@ enum {
  * @size: the kernel's size of it
  * @respond: copy @cmd back to the caller once every lock is dropped
  * @created: handle of an object made by the command, destroyed again if
- *           the copy back fails (the caller never learnt the handle)
+ *           the command fails after all (the budget refused what the
+ *           driver granted) or the copy back fails (the caller never
+ *           learnt the handle)
  * @destroyed: an object the command destroyed, whose queued records are
  *             purged once every device lock is dropped
  * @answered: set by a command that can only finish once its answer
@@ -660,12 +671,38 @@ void ib_async_show_ring(struct seq_file *m, const struct ib_async_evq_stat *st);
 
 /* account.c */
 void ib_async_account_init(struct ib_async_file *file);
-int ib_async_account_add(struct ib_async_file *file, size_t bytes);
+int ib_async_account_add(struct ib_async_file *file, u64 bytes);
 struct user_struct *ib_async_account_user(void);
 int ib_async_account_pages(struct user_struct *user, long pages);
 void ib_async_unaccount_pages(struct user_struct *user, long pages);
-void ib_async_account_sub(struct ib_async_file *file, size_t bytes);
+void ib_async_account_sub(struct ib_async_file *file, u64 bytes);
 void ib_async_account_exit(struct ib_async_file *file);
+
+/**
+ * struct ib_async_queue_sizes - what a verbs object's queues hold
+ * @cqe: a CQ's entries
+ * @max_send_wr: a QP's send queue
+ * @max_send_sge: its gather entries per send
+ * @max_inline_data: its inline bytes per send
+ * @max_recv_wr: a QP's receive queue, an SRQ's or a WQ's
+ * @max_recv_sge: its scatter entries per receive
+ * @srq: a QP that receives through an SRQ, with no receive queue
+ */
+struct ib_async_queue_sizes {
+	u32 cqe;
+	u32 max_send_wr;
+	u32 max_send_sge;
+	u32 max_inline_data;
+	u32 max_recv_wr;
+	u32 max_recv_sge;
+	bool srq;
+};
+
+/* charge.c: verbs objects' queues on the opener's budget */
+u64 ib_async_queue_bytes(u32 type, const struct ib_async_queue_sizes *s);
+int ib_async_verbs_charge(struct ib_async_uobj *uobj, u64 bytes);
+void ib_async_verbs_uncharge(struct ib_async_uobj *uobj, u64 bytes);
+int ib_async_verbs_charge_to(struct ib_async_uobj *uobj, u64 bytes);
 
 /* query.c: run with the device pinned */
 int ib_async_cmd_query_device(struct ib_async_ucmd *u);

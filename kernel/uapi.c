@@ -327,11 +327,11 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
 						 &d->comp_events_reported);
 	}
 	if (!ret && u->respond &&
-	    copy_to_user(uarg, &buf, min(u->user_size, u->size))) {
+	    copy_to_user(uarg, &buf, min(u->user_size, u->size)))
 		ret = -EFAULT;
-		if (u->created)
-			ib_async_cmd_uncreate(u);
-	}
+	/* The caller never learnt the object, or it was refused once made. */
+	if (ret && u->created)
+		ib_async_cmd_uncreate(u);
 	if (u->answered)
 		ret = u->answered(u, ret);
 	ib_async_ucmd_install(u, !ret);

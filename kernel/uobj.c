@@ -158,9 +158,13 @@ void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
 	}
 }
 
-/* Undo ib_async_uobj_new() when the verbs object could not be made. */
+/*
+ * Undo ib_async_uobj_new() when the verbs object could not be made, and
+ * what its queues were charged before the driver was asked.
+ */
 void ib_async_uobj_abort(struct ib_async_uobj *uobj)
 {
+	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	xa_erase(&uobj->file->objs, uobj->handle);
 	ib_async_uobj_free(uobj);
@@ -247,7 +251,11 @@ static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 	}
 }
 
-/* The verbs object is gone: release what it held. */
+/*
+ * The verbs object is gone: release what it held. Every destroy that
+ * succeeds (DESTROY, a lost answer, close, device removal) ends here,
+ * once; what removal gives up on ends in ib_async_uobj_abandon() instead.
+ */
 static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 {
 	int i;
@@ -265,6 +273,7 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
 		uobj->uses[i]->users--;
+	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 }
 
@@ -431,10 +440,12 @@ static const char ib_async_abandoned_name[] = "ib_async(abandoned)";
  * up and go on, so that removal never waits: the handle becomes a dead
  * one, which no later command, DESTROY included, takes to the driver or
  * to the device, gone by then. The rdma cgroup charge goes back while the
- * device's pool still exists. What the device may still write into (its
- * requests' buffers, an MR's pinned pages) and the uobj, the context the
- * driver holds for its handlers, are never freed; the handlers drop what
- * such an object raises.
+ * device's pool still exists, and so does the charge of its queues,
+ * which the driver keeps: the file, whose budget they were on, is freed
+ * at close. What the device may still write into (its requests' buffers,
+ * an MR's pinned pages) and the uobj, the context the driver holds for
+ * its handlers, are never freed; the handlers drop what such an object
+ * raises.
  */
 static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 {
@@ -442,6 +453,7 @@ static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
 	if (uobj->type == IB_ASYNC_OBJ_MR)
 		ib_async_mr_uobj_abandon(uobj);
+	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	WRITE_ONCE(uobj->abandoned, uobj->obj);
 	uobj->obj = NULL;
