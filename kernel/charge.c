@@ -205,3 +205,31 @@ int ib_async_verbs_charge_to(struct ib_async_uobj *uobj, u64 bytes)
 		return 0;
 	return ib_async_verbs_charge(uobj, bytes - uobj->charged);
 }
+
+/**
+ * ib_async_verbs_resized - settle a resize's charges once the driver did it
+ * @uobj: the object
+ * @old: what it was charged before the resize
+ * @new: what was charged, beside @old, for the size asked
+ * @granted: the cost of the size the driver granted
+ *
+ * A resize charges the new size before the driver allocates it, beside
+ * the old one, which is released once the resize succeeded: first what
+ * the driver granted beyond @new is charged.
+ *
+ * Return: 0 (@old released), or -ENOMEM if the budget refuses what was
+ * granted beyond: nothing changed, the caller resizes back.
+ */
+int ib_async_verbs_resized(struct ib_async_uobj *uobj, u64 old, u64 new,
+			   u64 granted)
+{
+	int ret;
+
+	if (granted > new) {
+		ret = ib_async_verbs_charge(uobj, granted - new);
+		if (ret)
+			return ret;
+	}
+	ib_async_verbs_uncharge(uobj, old);
+	return 0;
+}

@@ -512,6 +512,59 @@ int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 	return ib_async_put_charged(c, uobj, &sizes, &arg->handle);
 }
 
+/* What an SRQ of @max_wr receives of @max_sge entries is charged. */
+static u64 ib_async_srq_charge(u32 max_wr, u32 max_sge)
+{
+	const struct ib_async_queue_sizes sizes = {
+		.max_recv_wr = max_wr,
+		.max_recv_sge = max_sge,
+	};
+
+	return ib_async_queue_bytes(IB_ASYNC_OBJ_SRQ, &sizes);
+}
+
+/*
+ * MODIFY_SRQ with IB_ASYNC_SRQ_MAX_WR resizes the SRQ's ring: charged as
+ * RESIZE_CQ is, the new size beside the old until the driver is done.
+ */
+static int ib_async_resize_srq(struct ib_async_uobj *uobj,
+			       const struct ib_async_srq_attr *arg)
+{
+	struct ib_srq_attr was, attr = {
+		.max_wr = arg->max_wr,
+		.srq_limit = arg->srq_limit,
+	};
+	u64 old = uobj->charged, new, granted;
+	int ret;
+
+	ret = ib_query_srq(uobj->srq, &was);
+	if (ret)
+		return ret;
+	new = ib_async_srq_charge(arg->max_wr, was.max_sge);
+	ret = ib_async_verbs_charge(uobj, new);
+	if (ret)
+		return ret;
+	ret = ib_modify_srq(uobj->srq, &attr, arg->attr_mask);
+	if (ret) {
+		ib_async_verbs_uncharge(uobj, new);
+		return ret;
+	}
+	granted = new;
+	if (!ib_query_srq(uobj->srq, &attr))
+		granted = ib_async_srq_charge(attr.max_wr, attr.max_sge);
+	ret = ib_async_verbs_resized(uobj, old, new, granted);
+	if (!ret)
+		return 0;
+	if (!ib_modify_srq(uobj->srq, &was, IB_SRQ_MAX_WR)) {
+		ib_async_verbs_uncharge(uobj, new);
+		return ret;
+	}
+	/* Stuck at what was granted: it keeps both charges. */
+	pr_warn_ratelimited("ib_async: %s: an SRQ kept a size beyond its charge\n",
+			    dev_name(&uobj->file->adev->dev));
+	return 0;
+}
+
 static int ib_async_srq_attr(struct ib_async_ucmd *c, bool modify)
 {
 	struct ib_async_srq_attr *arg = c->cmd;
@@ -528,8 +581,9 @@ static int ib_async_srq_attr(struct ib_async_ucmd *c, bool modify)
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
+	if (modify && (arg->attr_mask & IB_ASYNC_SRQ_MAX_WR))
+		return ib_async_resize_srq(uobj, arg);
 	if (modify) {
-		attr.max_wr = arg->max_wr;
 		attr.srq_limit = arg->srq_limit;
 		return ib_modify_srq(uobj->srq, &attr, arg->attr_mask);
 	}

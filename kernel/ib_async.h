@@ -703,6 +703,8 @@ u64 ib_async_queue_bytes(u32 type, const struct ib_async_queue_sizes *s);
 int ib_async_verbs_charge(struct ib_async_uobj *uobj, u64 bytes);
 void ib_async_verbs_uncharge(struct ib_async_uobj *uobj, u64 bytes);
 int ib_async_verbs_charge_to(struct ib_async_uobj *uobj, u64 bytes);
+int ib_async_verbs_resized(struct ib_async_uobj *uobj, u64 old, u64 new,
+			   u64 granted);
 
 /* query.c: run with the device pinned */
 int ib_async_cmd_query_device(struct ib_async_ucmd *u);
