@@ -199,9 +199,36 @@ static int ib_async_regq_connect(struct ib_pd *pd, struct ib_qp *qp, u32 port)
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-static struct ib_async_regq *ib_async_regq_create(struct ib_pd *pd)
+/*
+ * The registration CQ and QP: one registration at a time, and the CQ
+ * holds its completion and a spare. What they cost is charged to the PD.
+ */
+static const struct ib_async_queue_sizes ib_async_regq_cq_sizes = {
+	.cqe = 2,
+};
+
+static const struct ib_async_queue_sizes ib_async_regq_qp_sizes = {
+	.max_send_wr = 1,
+	.max_send_sge = 1,
+	.max_recv_wr = 1,
+	.max_recv_sge = 1,
+};
+
+static u64 ib_async_regq_bytes(const struct ib_async_queue_sizes *cq,
+			       const struct ib_async_queue_sizes *qp)
 {
-	struct ib_cq_init_attr cq_attr = { .cqe = 2 };
+	return ib_async_queue_bytes(IB_ASYNC_OBJ_CQ, cq) +
+	       ib_async_queue_bytes(IB_ASYNC_OBJ_QP, qp);
+}
+
+/* Also says, in @granted, what the CQ and QP the driver made cost. */
+static struct ib_async_regq *ib_async_regq_create(struct ib_pd *pd,
+						  u64 *granted)
+{
+	struct ib_cq_init_attr cq_attr = {
+		.cqe = ib_async_regq_cq_sizes.cqe,
+	};
+	struct ib_async_queue_sizes cq_sizes = {}, qp_sizes = {};
 	struct ib_qp_init_attr init = {};
 	struct ib_async_regq *rq;
 	int ret;
@@ -219,10 +246,10 @@ static struct ib_async_regq *ib_async_regq_create(struct ib_pd *pd)
 	init.recv_cq = rq->cq;
 	init.qp_type = IB_QPT_RC;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
-	init.cap.max_send_wr = 1;
-	init.cap.max_recv_wr = 1;
-	init.cap.max_send_sge = 1;
-	init.cap.max_recv_sge = 1;
+	init.cap.max_send_wr = ib_async_regq_qp_sizes.max_send_wr;
+	init.cap.max_recv_wr = ib_async_regq_qp_sizes.max_recv_wr;
+	init.cap.max_send_sge = ib_async_regq_qp_sizes.max_send_sge;
+	init.cap.max_recv_sge = ib_async_regq_qp_sizes.max_recv_sge;
 	rq->qp = ib_create_qp(pd, &init);
 	if (IS_ERR(rq->qp)) {
 		ret = PTR_ERR(rq->qp);
@@ -231,6 +258,13 @@ static struct ib_async_regq *ib_async_regq_create(struct ib_pd *pd)
 	ret = ib_async_regq_connect(pd, rq->qp, rdma_start_port(pd->device));
 	if (ret)
 		goto err_qp;
+	cq_sizes.cqe = rq->cq->cqe;
+	qp_sizes.max_send_wr = init.cap.max_send_wr;
+	qp_sizes.max_send_sge = init.cap.max_send_sge;
+	qp_sizes.max_inline_data = init.cap.max_inline_data;
+	qp_sizes.max_recv_wr = init.cap.max_recv_wr;
+	qp_sizes.max_recv_sge = init.cap.max_recv_sge;
+	*granted = ib_async_regq_bytes(&cq_sizes, &qp_sizes);
 	return rq;
 
 err_qp:
@@ -552,6 +586,38 @@ static int ib_async_reg_mr_check_dev(struct ib_device *ib_dev,
 	return 0;
 }
 
+/*
+ * A PD's first registration makes its registration QP, charged to the PD
+ * like any object's queues: before the driver is asked, then what it
+ * granted beyond. The charge goes when the PD does.
+ */
+static int ib_async_regq_make(struct ib_async_uobj *pd)
+{
+	u64 asked = ib_async_regq_bytes(&ib_async_regq_cq_sizes,
+					&ib_async_regq_qp_sizes);
+	struct ib_async_regq *rq;
+	u64 granted;
+	int ret;
+
+	ret = ib_async_verbs_charge(pd, asked);
+	if (ret)
+		return ret;
+	rq = ib_async_regq_create(pd->pd, &granted);
+	if (IS_ERR(rq)) {
+		ib_async_verbs_uncharge(pd, asked);
+		return PTR_ERR(rq);
+	}
+	ret = ib_async_verbs_charge_to(pd, granted);
+	if (ret) {
+		/* A QP of our own, with nothing posted: no destroy fails. */
+		WARN_ON_ONCE(ib_async_regq_destroy(rq));
+		ib_async_verbs_uncharge(pd, asked);
+		return ret;
+	}
+	pd->regq = rq;
+	return 0;
+}
+
 /* With the device and the file locked: the MR and its handle. */
 static int ib_async_reg_mr_locked(struct ib_async_ucmd *u,
 				  struct ib_async_mr *amr)
@@ -567,12 +633,9 @@ static int ib_async_reg_mr_locked(struct ib_async_ucmd *u,
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 	if (!pd->regq) {
-		pd->regq = ib_async_regq_create(pd->pd);
-		if (IS_ERR(pd->regq)) {
-			ret = PTR_ERR(pd->regq);
-			pd->regq = NULL;
+		ret = ib_async_regq_make(pd);
+		if (ret)
 			return ret;
-		}
 	}
 	uobj = ib_async_uobj_new(u->file, IB_ASYNC_OBJ_MR, 0);
 	if (IS_ERR(uobj))
