@@ -608,12 +608,11 @@ static int ib_async_regq_make(struct ib_async_uobj *pd)
 		return PTR_ERR(rq);
 	}
 	ret = ib_async_verbs_charge_to(pd, granted);
-	if (ret) {
-		/* A QP of our own, with nothing posted: no destroy fails. */
-		WARN_ON_ONCE(ib_async_regq_destroy(rq));
+	if (ret && !ib_async_regq_destroy(rq)) {
 		ib_async_verbs_uncharge(pd, asked);
 		return ret;
 	}
+	/* What the driver would not destroy stays with the PD, as charged. */
 	pd->regq = rq;
 	return 0;
 }
