@@ -9,8 +9,9 @@
  *    receives, sends and SRQ receives;
  *  - a controlled Q_Key (high bit) needs CAP_NET_RAW, on MODIFY_QP and on
  *    UD sends;
- *  - the kernel memory of event queues and of the data path is bounded
- *    per user by RLIMIT_MEMLOCK, across files;
+ *  - the kernel memory of event queues, of verbs objects' queues (CQ,
+ *    QP, SRQ, RESIZE_CQ) and of the data path is bounded per user by
+ *    RLIMIT_MEMLOCK, across files;
  *  - the data path serves only the process that opened the file;
  *  - an argument is copied in before any lock is taken: a caller stuck in
  *    a page fault holds up nobody else;
@@ -467,9 +468,10 @@ static long long queue_locked(int fd)
 /*
  * As an unprivileged user with a 512 KiB RLIMIT_MEMLOCK, post 64 KiB
  * receives on four files until the kernel refuses: with the files' event
- * queues, which spend the same budget, the total must stay under the
- * limit (the cost includes a little bookkeeping per request), the refusal
- * is ENOMEM, and closing a file gives its share back.
+ * queues and their objects' queues, which spend the same budget, the
+ * total must stay under the limit (the cost includes a little bookkeeping
+ * per request), the refusal is ENOMEM, and closing a file gives its share
+ * back.
  * Exit code: 0 or the failed step.
  */
 static int memlock_bounded(void *p)
@@ -480,11 +482,14 @@ static int memlock_bounded(void *p)
 	long long charged = 0, queues = 0;
 	uint32_t qp[NFILES];
 
-	/* The files first: their queues spend the budget as they open. */
+	/*
+	 * The files and objects first: their queues spend the budget as
+	 * they are made (a page a ring for these small ones).
+	 */
 	for (i = 0; i < NFILES; i++) {
 		struct ib_async_create_qp a = {
 			.argsz = sizeof(a), .qp_type = IB_UVERBS_QPT_UD,
-			.max_send_wr = 1, .max_recv_wr = 64,
+			.max_send_wr = 1, .max_recv_wr = 8,
 			.max_send_sge = 1, .max_recv_sge = 1,
 		};
 		uint32_t pd, cq;
@@ -514,7 +519,10 @@ static int memlock_bounded(void *p)
 			return 22;
 		charged += iba_fdinfo(fd[i], "charged-bytes");
 	}
-	/* 3 of 4 messages of 64 KiB fit beside 4 queues of 1024 events. */
+	/*
+	 * 3 of 4 messages of 64 KiB fit beside 4 queues of 1024 events and
+	 * 4 x 3 pages of CQ and QP rings.
+	 */
 	if (posted < 3 || !queues ||
 	    (long long)posted * MSG + queues > MEMLOCK ||
 	    charged + queues > MEMLOCK || charged < (long long)posted * MSG)
@@ -633,6 +641,262 @@ TEST_F(sec, data_path_memory_is_bounded_per_user)
 	if (geteuid())
 		SKIP(return, "needs root to drop to an unprivileged user");
 	EXPECT_EQ(0, as_nobody(memlock_bounded, self->dev.node, MEMLOCK));
+}
+
+#define VERBS_BUDGET	(64 << 10)
+#define VMALLOC_SLACK_KB	(8 << 10)
+#define BIG_QPS		4
+
+struct verbs_limits {
+	const char *node;
+	uint32_t max_cqe;
+	uint32_t max_qp_wr;
+};
+
+/*
+ * A file as an unprivileged user on a 64 KiB budget: its event queue
+ * shrunk to 16 records first, so that small objects have room beside it.
+ */
+static int small_file(const char *node, uint32_t *pd)
+{
+	int fd = open(node, O_RDWR | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (iba_set_queue_len(fd, 16) || create_pd(fd, pd)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The issue's attack, one CQ at max_cqe and QPs with huge send queues on
+ * a 64 KiB budget: each is refused with ENOMEM before the driver
+ * allocates, so vmalloc does not grow by the queues' size, the file's
+ * charge is unchanged, and small objects still fit afterwards.
+ * Exit code: 0 or the failed step.
+ */
+static int verbs_queues_bounded(void *p)
+{
+	const struct verbs_limits *lim = p;
+	long long before;
+	long vm0, vm1;
+	uint32_t pd, cq, big;
+	int fd, i, ret;
+
+	fd = small_file(lim->node, &pd);
+	if (fd < 0)
+		return 40;
+	if (create_cq(fd, 1, 8, &cq))
+		return 41;
+	before = iba_fdinfo(fd, "verbs-charged-bytes");
+	vm0 = iba_meminfo_kb("VmallocUsed");
+	if (vm0 < 0)
+		return 43;
+
+	/* Every attempt is made, so that the growth shows the whole attack. */
+	ret = create_cq(fd, 2, lim->max_cqe, &big) != -ENOMEM ? 44 : 0;
+	for (i = 0; i < BIG_QPS; i++) {
+		struct ib_async_create_qp a = {
+			.argsz = sizeof(a), .user_handle = 3 + i,
+			.pd_handle = pd, .send_cq_handle = cq,
+			.recv_cq_handle = cq, .qp_type = IB_UVERBS_QPT_RC,
+			.max_send_wr = lim->max_qp_wr, .max_recv_wr = 1,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		};
+
+		if (ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a) != -ENOMEM && !ret)
+			ret = 45;
+	}
+	vm1 = iba_meminfo_kb("VmallocUsed");
+	fprintf(stderr, "# VmallocUsed grew by %ld kB (%u cqe, %d x %u sends)\n",
+		vm1 - vm0, lim->max_cqe, BIG_QPS, lim->max_qp_wr);
+	if (ret)
+		return ret;
+	if (vm1 - vm0 >= VMALLOC_SLACK_KB)
+		return 46;
+	if (before <= 0)
+		return 42;
+	if (iba_fdinfo(fd, "verbs-charged-bytes") != before)
+		return 47;
+
+	/* What is small still fits. */
+	for (i = 0; i < 2; i++) {
+		struct ib_async_create_qp qp;
+
+		if (create_qp(fd, 10 + i, pd, cq, IB_UVERBS_QPT_UD, &qp))
+			return 48;
+	}
+	if (iba_fdinfo(fd, "verbs-charged-bytes") <= before)
+		return 49;
+	close(fd);
+	return 0;
+}
+
+static int resize_cq(int fd, uint32_t cq, uint32_t cqe, uint32_t *got)
+{
+	struct ib_async_resize_cq a = {
+		.argsz = sizeof(a), .handle = cq, .cqe = cqe,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_RESIZE_CQ, &a);
+
+	if (got)
+		*got = a.cqe;
+	return ret;
+}
+
+/*
+ * RESIZE_CQ past a 64 KiB budget: ENOMEM, the charge unchanged, and the
+ * CQ still works at its old size (four flushed receives land in it); a
+ * resize within the budget still works.
+ * Exit code: 0 or the failed step.
+ */
+static int resize_bounded(void *p)
+{
+	const struct verbs_limits *lim = p;
+	static char buf[4][64];
+	struct ib_async_create_qp qp;
+	struct ib_async_wc wc[4];
+	long long before;
+	uint32_t pd, cq, got;
+	int fd, i;
+
+	fd = small_file(lim->node, &pd);
+	if (fd < 0)
+		return 50;
+	if (create_cq(fd, 1, 8, &cq))
+		return 51;
+	before = iba_fdinfo(fd, "verbs-charged-bytes");
+	if (resize_cq(fd, cq, lim->max_cqe, NULL) != -ENOMEM)
+		return 53;
+	if (before <= 0)
+		return 52;
+	if (iba_fdinfo(fd, "verbs-charged-bytes") != before)
+		return 54;
+
+	if (create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
+	    ud_init(fd, qp.handle))
+		return 55;
+	for (i = 0; i < 4; i++)
+		if (post_recv(fd, IB_ASYNC_OBJ_QP, qp.handle, 0x70 + i, buf[i],
+			      sizeof(buf[i])))
+			return 56;
+	if (modify_qp(fd, qp.handle, 6, 0, NULL))
+		return 57;
+	if (poll_cq(fd, cq, wc, 4) != 4)
+		return 58;
+	for (i = 0; i < 4; i++)
+		if (wc[i].wr_id != 0x70u + i || wc[i].status != WC_FLUSH_ERR)
+			return 59;
+
+	if (resize_cq(fd, cq, 16, &got) || got < 16)
+		return 60;
+	close(fd);
+	return 0;
+}
+
+static void verbs_limits(struct __test_metadata *_metadata, int fd,
+			 const char *node, struct verbs_limits *lim)
+{
+	struct ib_async_device_attr d = { .argsz = sizeof(d) };
+
+	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_DEVICE, &d));
+	lim->node = node;
+	lim->max_cqe = d.max_cqe;
+	/* 64 Ki sends of 256 bytes (rxe): 32 MiB a QP before the fix */
+	lim->max_qp_wr = d.max_qp_wr < 65536 ? d.max_qp_wr : 65536;
+}
+
+TEST_F(sec, verbs_queues_are_bounded_per_user)
+{
+	struct verbs_limits lim;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (geteuid())
+		SKIP(return, "needs root to drop to an unprivileged user");
+	verbs_limits(_metadata, self->fd, self->dev.node, &lim);
+	EXPECT_EQ(0, as_nobody(verbs_queues_bounded, &lim, VERBS_BUDGET));
+}
+
+TEST_F(sec, resize_cq_is_bounded_per_user)
+{
+	struct verbs_limits lim;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_RESIZE_CQ))
+		SKIP(return, "the device cannot resize CQs");
+	if (geteuid())
+		SKIP(return, "needs root to drop to an unprivileged user");
+	verbs_limits(_metadata, self->fd, self->dev.node, &lim);
+	EXPECT_EQ(0, as_nobody(resize_bounded, &lim, VERBS_BUDGET));
+}
+
+/*
+ * What fdinfo says the verbs objects hold rises with each create and
+ * resize, and each destroy gives back exactly what its create took; the
+ * PD's registration CQ and QP, made by its first REG_MR, count too. As
+ * root (CAP_IPC_LOCK) nothing is limited, but the charge is still shown.
+ */
+TEST_F(sec, verbs_charge_returns_to_its_value_after_destroy)
+{
+	struct ib_async_create_srq srq = {
+		.argsz = sizeof(srq), .user_handle = 5, .max_wr = 64,
+		.max_sge = 2,
+	};
+	static char mem[4096] __attribute__((aligned(4096)));
+	long long c0, c1, c2, c3, c4, c5, all0;
+	struct ib_async_create_qp qp;
+	struct ib_async_reg_mr mr;
+	uint32_t cq, pd;
+
+	IBA_SKIPPED_IN_SETUP();
+	c0 = iba_fdinfo(self->fd, "verbs-charged-bytes");
+	all0 = iba_fdinfo(self->fd, "charged-bytes");
+	ASSERT_LT(0, c0);		/* the fixture's CQ */
+
+	ASSERT_EQ(0, create_cq(self->fd, 2, 1024, &cq));
+	c1 = iba_fdinfo(self->fd, "verbs-charged-bytes");
+	EXPECT_LT(c0, c1);
+	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, cq, IB_UVERBS_QPT_RC,
+			       &qp));
+	c2 = iba_fdinfo(self->fd, "verbs-charged-bytes");
+	EXPECT_LT(c1, c2);
+	srq.pd_handle = self->pd;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	c3 = iba_fdinfo(self->fd, "verbs-charged-bytes");
+	EXPECT_LT(c2, c3);
+	EXPECT_EQ(all0 + c3 - c0, iba_fdinfo(self->fd, "charged-bytes"));
+
+	if (iba_features(self->fd) & IB_ASYNC_FEATURE_RESIZE_CQ) {
+		ASSERT_EQ(0, resize_cq(self->fd, cq, 4096, NULL));
+		c4 = iba_fdinfo(self->fd, "verbs-charged-bytes");
+		EXPECT_LT(c3, c4);
+		ASSERT_EQ(0, resize_cq(self->fd, cq, 1024, NULL));
+		EXPECT_EQ(c3, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	}
+
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+	EXPECT_EQ(c2, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(c1, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+	EXPECT_EQ(c0, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	EXPECT_EQ(all0, iba_fdinfo(self->fd, "charged-bytes"));
+
+	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR))
+		return;
+	ASSERT_EQ(0, create_pd(self->fd, &pd));
+	EXPECT_EQ(c0, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	ASSERT_EQ(0, reg_mr(self->fd, pd, mem, sizeof(mem),
+			    IB_UVERBS_ACCESS_LOCAL_WRITE, &mr));
+	c5 = iba_fdinfo(self->fd, "verbs-charged-bytes");
+	EXPECT_LT(c0, c5);
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(c5, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, pd, NULL));
+	EXPECT_EQ(c0, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	EXPECT_EQ(all0, iba_fdinfo(self->fd, "charged-bytes"));
 }
 
 /* Another process holding the file (fork, SCM_RIGHTS) gets EPERM. */
