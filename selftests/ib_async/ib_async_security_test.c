@@ -651,6 +651,7 @@ struct verbs_limits {
 	const char *node;
 	uint32_t max_cqe;
 	uint32_t max_qp_wr;
+	uint32_t max_srq_wr;
 };
 
 /*
@@ -746,10 +747,20 @@ static int resize_cq(int fd, uint32_t cq, uint32_t cqe, uint32_t *got)
 	return ret;
 }
 
+static int resize_srq(int fd, uint32_t srq, uint32_t max_wr)
+{
+	struct ib_async_srq_attr a = {
+		.argsz = sizeof(a), .handle = srq,
+		.attr_mask = IB_ASYNC_SRQ_MAX_WR, .max_wr = max_wr,
+	};
+
+	return ioc(fd, IB_ASYNC_IOC_MODIFY_SRQ, &a);
+}
+
 /*
  * RESIZE_CQ past a 64 KiB budget: ENOMEM, the charge unchanged, and the
  * CQ still works at its old size (four flushed receives land in it); a
- * resize within the budget still works.
+ * resize within the budget still works. The same for an SRQ's MAX_WR.
  * Exit code: 0 or the failed step.
  */
 static int resize_bounded(void *p)
@@ -792,6 +803,24 @@ static int resize_bounded(void *p)
 
 	if (resize_cq(fd, cq, 16, &got) || got < 16)
 		return 60;
+
+	/* An SRQ's MAX_WR resizes its ring: bounded the same way. */
+	{
+		struct ib_async_create_srq srq = {
+			.argsz = sizeof(srq), .pd_handle = pd, .max_wr = 8,
+			.max_sge = 1,
+		};
+
+		if (ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq))
+			return 61;
+		before = iba_fdinfo(fd, "verbs-charged-bytes");
+		if (resize_srq(fd, srq.handle, lim->max_srq_wr) != -ENOMEM ||
+		    iba_fdinfo(fd, "verbs-charged-bytes") != before)
+			return 62;
+		if (resize_srq(fd, srq.handle, 32) ||
+		    iba_fdinfo(fd, "verbs-charged-bytes") <= before)
+			return 63;
+	}
 	close(fd);
 	return 0;
 }
@@ -806,6 +835,7 @@ static void verbs_limits(struct __test_metadata *_metadata, int fd,
 	lim->max_cqe = d.max_cqe;
 	/* 64 Ki sends of 256 bytes (rxe): 32 MiB a QP before the fix */
 	lim->max_qp_wr = d.max_qp_wr < 65536 ? d.max_qp_wr : 65536;
+	lim->max_srq_wr = d.max_srq_wr;
 }
 
 TEST_F(sec, verbs_queues_are_bounded_per_user)
@@ -875,6 +905,11 @@ TEST_F(sec, verbs_charge_returns_to_its_value_after_destroy)
 		ASSERT_EQ(0, resize_cq(self->fd, cq, 1024, NULL));
 		EXPECT_EQ(c3, iba_fdinfo(self->fd, "verbs-charged-bytes"));
 	}
+
+	ASSERT_EQ(0, resize_srq(self->fd, srq.handle, 1024));
+	EXPECT_LT(c3, iba_fdinfo(self->fd, "verbs-charged-bytes"));
+	ASSERT_EQ(0, resize_srq(self->fd, srq.handle, 64));
+	EXPECT_EQ(c3, iba_fdinfo(self->fd, "verbs-charged-bytes"));
 
 	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
 	EXPECT_EQ(c2, iba_fdinfo(self->fd, "verbs-charged-bytes"));
