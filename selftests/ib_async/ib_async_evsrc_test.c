@@ -10,6 +10,8 @@
  * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
@@ -628,6 +630,48 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS));
 	/* The tests after this one want evsrc0 back. */
 	ASSERT_EQ(0, evsrc_readd());
+}
+
+/*
+ * A driver that grants a CQ more entries than asked: what the grant costs
+ * beyond the estimate is charged once the CQ exists, and past the budget
+ * the create fails with ENOMEM and the CQ is destroyed again, leaving the
+ * driver nothing and the charge as it was.
+ */
+TEST_F(evsrc, cq_granted_beyond_the_budget_is_destroyed_again)
+{
+	int st, last = evsrc_find("cq", 0);
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	/* 4 entries asked cost a page; 65536 granted, 16 MiB */
+	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/cqe_grant", "65536"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { 256 << 10, 256 << 10 };
+		long long before;
+		uint32_t cq;
+		int fd;
+
+		if (iba_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(10);
+		fd = open(self->dev.node, O_RDWR);
+		if (fd < 0)
+			_exit(11);
+		before = iba_fdinfo(fd, "verbs-charged-bytes");
+		if (create_cq(fd, 1, 4, &cq) != -ENOMEM)
+			_exit(12);
+		if (evsrc_find("cq", 0) != last)
+			_exit(13);
+		if (iba_fdinfo(fd, "verbs-charged-bytes") != before)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, evsrc_put(EVSRC_DIR "/cqe_grant", "0"));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
 /*

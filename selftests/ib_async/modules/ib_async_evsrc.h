@@ -61,6 +61,11 @@ struct evsrc_dev {
 	atomic_t fail_destroy_cq;
 	/* the pkey_beyond_table file: queries of a P_Key outside the table */
 	atomic_t pkey_beyond;
+	/*
+	 * the cqe_grant file: CQs are made with at least this many entries,
+	 * as a driver that grants more than asked
+	 */
+	atomic_t cqe_grant;
 	enum ib_port_state port_state[EVSRC_NPORTS + 1];
 	struct dentry *dir;
 };

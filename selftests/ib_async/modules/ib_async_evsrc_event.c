@@ -450,6 +450,8 @@ void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent)
 				&edev->fail_destroy_cq);
 	debugfs_create_atomic_t("pkey_beyond_table", 0400, edev->dir,
 				&edev->pkey_beyond);
+	debugfs_create_atomic_t("cqe_grant", 0600, edev->dir,
+				&edev->cqe_grant);
 	debugfs_create_file("unregister", 0200, edev->dir, edev,
 			    &evsrc_unregister_fops);
 }

@@ -252,7 +252,8 @@ static int evsrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *att
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > EVSRC_MAX_CQE)
 		return -EINVAL;
-	ibcq->cqe = attr->cqe;
+	ibcq->cqe = clamp_t(int, atomic_read(&to_edev(ibcq->device)->cqe_grant),
+			    attr->cqe, EVSRC_MAX_CQE);
 	return evsrc_obj_add(to_edev(ibcq->device), &cq->obj, EVSRC_CQ);
 }
 
