@@ -148,9 +148,9 @@ FIXTURE_SETUP(post)
 	ASSERT_NE(MAP_FAILED, self->rb);
 	memset(self->la, 'a', BUF_LEN);
 	memset(self->rb, 'b', BUF_LEN);
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
+	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
 			 &self->ma));
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
+	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
 			 &self->mb));
 }
 
@@ -548,7 +548,7 @@ TEST_F(post, only_the_files_own_keys_reach_the_device)
 	ofd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, ofd);
 	ASSERT_EQ(0, create_pd(ofd, &opd));
-	ASSERT_EQ(0, iba_reg_mr(ofd, opd, self->rb, BUF_LEN, ACC_ALL, &other));
+	ASSERT_EQ(0, reg_mr(ofd, opd, self->rb, BUF_LEN, ACC_ALL, &other));
 	s.lkey = other.lkey;
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
@@ -577,14 +577,14 @@ TEST_F(post, only_the_files_own_keys_reach_the_device)
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	/* No local write: no receive, no READ into it. */
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, 4096,
+	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->rb, 4096,
 			 IB_UVERBS_ACCESS_REMOTE_READ, &ro));
 	s = (struct ib_async_sge){ (uintptr_t)self->rb, 16, ro.lkey };
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	/* An MR of the file on another PD. */
 	ASSERT_EQ(0, create_pd(self->fd, &pd2));
-	ASSERT_EQ(0, iba_reg_mr(self->fd, pd2, self->rb, 4096, ACC_ALL, &pd2mr));
+	ASSERT_EQ(0, reg_mr(self->fd, pd2, self->rb, 4096, ACC_ALL, &pd2mr));
 	s.lkey = pd2mr.lkey;
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
@@ -954,7 +954,7 @@ TEST_F(post, read_only_mr_sends_what_the_process_wrote_after_registering)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, (void *)anon);
 	EXPECT_EQ(0, anon[0]);		/* maps the zero page */
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, (void *)anon, 4096, 0, &m));
+	ASSERT_EQ(0, reg_mr(self->fd, self->pd, (void *)anon, 4096, 0, &m));
 	memcpy((char *)anon, msg, sizeof(msg));
 	ASSERT_EQ(0, send_to_b(self, (const void *)anon, sizeof(msg), m.lkey));
 	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))
@@ -967,7 +967,7 @@ TEST_F(post, read_only_mr_sends_what_the_process_wrote_after_registering)
 	priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd, 0);
 	ASSERT_NE(MAP_FAILED, priv);
 	EXPECT_EQ(0, memcmp(old, priv, sizeof(old)));	/* the page cache page */
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, priv, 4096, 0, &m));
+	ASSERT_EQ(0, reg_mr(self->fd, self->pd, priv, 4096, 0, &m));
 	memcpy(priv, msg, sizeof(msg));
 	ASSERT_EQ(0, send_to_b(self, priv, sizeof(msg), m.lkey));
 	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))
@@ -1055,7 +1055,7 @@ TEST_F(post, receive_into_a_deregistered_mr_never_writes)
 	int n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb + 8192, 4096, ACC_ALL,
+	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->rb + 8192, 4096, ACC_ALL,
 			 &tmp));
 	rs = (struct ib_async_sge){ (uintptr_t)self->rb + 8192, 64, tmp.lkey };
 	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,

@@ -122,7 +122,7 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 	ASSERT_EQ(0, create_pd(fd, &pd));
 	ASSERT_EQ(0, create_cq(fd, 1, 16, &cq));
 	ASSERT_EQ(0, rc_pair(fd, pd, cq, sgid, gid, &a, &b));
-	ASSERT_EQ(0, iba_reg_mr(fd, pd, buf, BUF_LEN,
+	ASSERT_EQ(0, reg_mr(fd, pd, buf, BUF_LEN,
 				IB_UVERBS_ACCESS_LOCAL_WRITE, &mr));
 	{
 		struct ib_async_sge rs = { (uintptr_t)buf + 1024, 64, mr.lkey };

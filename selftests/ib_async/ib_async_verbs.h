@@ -231,20 +231,6 @@ static inline int rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
 	return ret;
 }
 
-/* Register @len bytes at @addr (iova = addr) in @pd. */
-static inline int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
-			     uint32_t access, struct ib_async_reg_mr *out)
-{
-	struct ib_async_reg_mr a = {
-		.argsz = sizeof(a), .pd_handle = pd, .addr = (uintptr_t)addr,
-		.length = len, .iova = (uintptr_t)addr, .access = access,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
-
-	*out = a;
-	return ret;
-}
-
 /* One request through ib_async's kernel buffers (POST_SEND). */
 static inline int iba_post_send(int fd, struct ib_async_post_send *a)
 {
