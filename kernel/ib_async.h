@@ -536,6 +536,9 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 void ib_async_uobj_abort(struct ib_async_uobj *uobj);
 void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
 void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name);
+int ib_async_cg_charge(struct ib_rdmacg_object *cg, struct ib_device *ib_dev);
+void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
+			  struct ib_device *ib_dev);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
 int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
@@ -763,6 +766,8 @@ int ib_async_mr_destroy(struct ib_async_mr *amr);
 int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj);
 void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name);
 void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj);
+void ib_async_regq_set_name(struct ib_async_regq *rq, const char *name);
+void ib_async_regq_abandon(struct ib_async_regq *rq);
 int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 			  const struct ib_sge *sge, bool write);
 int ib_async_regq_destroy(struct ib_async_regq *rq);

@@ -73,6 +73,11 @@ struct ib_async_mr {
  * @stuck: MRs whose registration never completed
  * @broken: a registration did not complete, or the QP could not be made
  *	ready again after one failed; the PD registers nothing more
+ * @cg_cq: @cq's hca_object in the rdma cgroup of the PD's creator
+ * @cg_qp: @qp's
+ *
+ * The CQ and QP are made for a user, as an ib_uverbs user's would be: the
+ * rdma cgroup counts them and "rdma resource show" names their owner.
  */
 struct ib_async_regq {
 	struct ib_cq *cq;
@@ -80,6 +85,8 @@ struct ib_async_regq {
 	u64 next_id;
 	struct list_head stuck;
 	bool broken;
+	struct ib_rdmacg_object cg_cq;
+	struct ib_rdmacg_object cg_qp;
 };
 
 /**
@@ -237,11 +244,17 @@ static struct ib_async_regq *ib_async_regq_create(struct ib_pd *pd,
 	if (!rq)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&rq->stuck);
+	ret = ib_async_cg_charge(&rq->cg_cq, pd->device);
+	if (ret)
+		goto err_free;
 	rq->cq = ib_create_cq(pd->device, NULL, NULL, NULL, &cq_attr);
 	if (IS_ERR(rq->cq)) {
 		ret = PTR_ERR(rq->cq);
-		goto err_free;
+		goto err_cg_cq;
 	}
+	ret = ib_async_cg_charge(&rq->cg_qp, pd->device);
+	if (ret)
+		goto err_cq;
 	init.send_cq = rq->cq;
 	init.recv_cq = rq->cq;
 	init.qp_type = IB_QPT_RC;
@@ -253,7 +266,7 @@ static struct ib_async_regq *ib_async_regq_create(struct ib_pd *pd,
 	rq->qp = ib_create_qp(pd, &init);
 	if (IS_ERR(rq->qp)) {
 		ret = PTR_ERR(rq->qp);
-		goto err_cq;
+		goto err_cg_qp;
 	}
 	ret = ib_async_regq_connect(pd, rq->qp, rdma_start_port(pd->device));
 	if (ret)
@@ -269,8 +282,12 @@ static struct ib_async_regq *ib_async_regq_create(struct ib_pd *pd,
 
 err_qp:
 	ib_destroy_qp(rq->qp);
+err_cg_qp:
+	ib_async_cg_uncharge(&rq->cg_qp, pd->device);
 err_cq:
 	ib_destroy_cq(rq->cq);
+err_cg_cq:
+	ib_async_cg_uncharge(&rq->cg_cq, pd->device);
 err_free:
 	kfree(rq);
 	return ERR_PTR(ret);
@@ -294,13 +311,16 @@ static void ib_async_mr_free(struct ib_async_mr *amr)
 int ib_async_regq_destroy(struct ib_async_regq *rq)
 {
 	struct ib_async_mr *amr, *next;
+	struct ib_device *ib_dev;
 	int ret;
 
 	if (!rq)
 		return 0;
+	ib_dev = rq->qp->device;
 	ret = ib_destroy_qp(rq->qp);
 	if (ret)
 		return ret;
+	ib_async_cg_uncharge(&rq->cg_qp, ib_dev);
 	list_for_each_entry_safe(amr, next, &rq->stuck, list) {
 		list_del(&amr->list);
 		/* Nothing more to do if the driver refuses: it keeps them. */
@@ -308,8 +328,37 @@ int ib_async_regq_destroy(struct ib_async_regq *rq)
 			ib_async_mr_free(amr);
 	}
 	ib_destroy_cq(rq->cq);
+	ib_async_cg_uncharge(&rq->cg_cq, ib_dev);
 	kfree(rq);
 	return 0;
+}
+
+/**
+ * ib_async_regq_set_name - name a registration QP's owner, as its PD's
+ * @rq: the PD's registration QP, or NULL
+ * @name: as for ib_async_uobj_set_name()
+ */
+void ib_async_regq_set_name(struct ib_async_regq *rq, const char *name)
+{
+	if (!rq)
+		return;
+	rdma_restrack_set_name(&rq->cq->res, name);
+	rdma_restrack_set_name(&rq->qp->res, name);
+}
+
+/**
+ * ib_async_regq_abandon - removal gave the PD of a registration QP up
+ * @rq: the PD's registration QP, or NULL
+ *
+ * The QP and CQ stay with the PD, as the driver does; their cgroup
+ * charges go back while the device's pool exists.
+ */
+void ib_async_regq_abandon(struct ib_async_regq *rq)
+{
+	if (!rq)
+		return;
+	ib_async_cg_uncharge(&rq->cg_qp, rq->qp->device);
+	ib_async_cg_uncharge(&rq->cg_cq, rq->cq->device);
 }
 
 /*
@@ -614,6 +663,7 @@ static int ib_async_regq_make(struct ib_async_uobj *pd)
 	}
 	/* What the driver would not destroy stays with the PD, as charged. */
 	pd->regq = rq;
+	ib_async_regq_set_name(rq, pd->file->owner_name);
 	return 0;
 }
 

@@ -24,28 +24,47 @@
  * removal, always while the device, whose pool it is, still exists.
  */
 #ifdef CONFIG_CGROUP_RDMA
-static int ib_async_uobj_charge(struct ib_async_uobj *uobj)
+/**
+ * ib_async_cg_charge - one hca_object of the caller's rdma cgroup
+ * @cg: where the charge is kept, until ib_async_cg_uncharge()
+ * @ib_dev: the device whose pool it is charged to
+ *
+ * Return: 0, or -EAGAIN past the cgroup's rdma.max.
+ */
+int ib_async_cg_charge(struct ib_rdmacg_object *cg, struct ib_device *ib_dev)
 {
-	return rdmacg_try_charge(&uobj->cg_obj.cg,
-				 &uobj->file->adev->ib_dev->cg_device,
+	return rdmacg_try_charge(&cg->cg, &ib_dev->cg_device,
 				 RDMACG_RESOURCE_HCA_OBJECT);
 }
 
-static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
+/* Give back what ib_async_cg_charge() took, while @ib_dev exists. */
+void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
+			  struct ib_device *ib_dev)
 {
-	rdmacg_uncharge(uobj->cg_obj.cg, &uobj->file->adev->ib_dev->cg_device,
+	rdmacg_uncharge(cg->cg, &ib_dev->cg_device,
 			RDMACG_RESOURCE_HCA_OBJECT);
 }
 #else
-static int ib_async_uobj_charge(struct ib_async_uobj *uobj)
+int ib_async_cg_charge(struct ib_rdmacg_object *cg, struct ib_device *ib_dev)
 {
 	return 0;
 }
 
-static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
+void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
+			  struct ib_device *ib_dev)
 {
 }
 #endif
+
+static int ib_async_uobj_charge(struct ib_async_uobj *uobj)
+{
+	return ib_async_cg_charge(&uobj->cg_obj, uobj->file->adev->ib_dev);
+}
+
+static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
+{
+	ib_async_cg_uncharge(&uobj->cg_obj, uobj->file->adev->ib_dev);
+}
 
 void ib_async_file_objs_init(struct ib_async_file *file)
 {
@@ -142,6 +161,7 @@ void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
 	switch (uobj->type) {
 	case IB_ASYNC_OBJ_PD:
 		rdma_restrack_set_name(&uobj->pd->res, name);
+		ib_async_regq_set_name(uobj->regq, name);
 		break;
 	case IB_ASYNC_OBJ_CQ:
 		rdma_restrack_set_name(&uobj->cq->res, name);
@@ -453,6 +473,8 @@ static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
 	if (uobj->type == IB_ASYNC_OBJ_MR)
 		ib_async_mr_uobj_abandon(uobj);
+	if (uobj->type == IB_ASYNC_OBJ_PD)
+		ib_async_regq_abandon(uobj->regq);
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	WRITE_ONCE(uobj->abandoned, uobj->obj);

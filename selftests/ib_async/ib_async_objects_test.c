@@ -567,6 +567,38 @@ static int cg_current(const char *ibdev, char *buf, size_t len)
 }
 
 /*
+ * A test cgroup with the rdma controller, rdma.max at @objects hca_objects
+ * of @ibdev: 0, or 1 when the kernel has no rdma controller.
+ */
+static int cg_make(const char *ibdev, const char *objects)
+{
+	if (access(CG_ROOT "/cgroup.controllers", F_OK))
+		iba_sh("mount -t cgroup2 none " CG_ROOT " 2>/dev/null");
+	if (iba_sh("grep -qw rdma " CG_ROOT "/cgroup.controllers"))
+		return 1;
+	iba_sh("echo +rdma > " CG_ROOT "/cgroup.subtree_control");
+	rmdir(CG_DIR);
+	if (mkdir(CG_DIR, 0755))
+		return -1;
+	return iba_sh("echo '%s hca_handle=10 hca_object=%s' > "
+		      CG_DIR "/rdma.max", ibdev, objects) ? -1 : 0;
+}
+
+/*
+ * Limits back to max before rmdir: 6.1's rdma cgroup keeps an idle pool
+ * with custom limits past the cgroup's end, and unregistering the device
+ * later walks it (KASAN use-after-free in rdmacg_unregister_device). A
+ * kernel bug, not ours; avoided here.
+ */
+static int cg_remove(const char *ibdev)
+{
+	int ret = iba_sh("echo '%s hca_handle=max hca_object=max' > "
+			 CG_DIR "/rdma.max", ibdev);
+
+	return rmdir(CG_DIR) ? -1 : ret;
+}
+
+/*
  * rdma cgroup: with rdma.max at hca_object=3, a process in the cgroup gets
  * three objects and then EAGAIN; rdma.current counts them; a destroy gives
  * one back; exit gives back all.
@@ -578,15 +610,10 @@ TEST_F(obj, rdma_cgroup_max_limits_objects)
 	pid_t pid;
 
 	IBA_SKIPPED_IN_SETUP();
-	if (access(CG_ROOT "/cgroup.controllers", F_OK))
-		iba_sh("mount -t cgroup2 none " CG_ROOT " 2>/dev/null");
-	if (iba_sh("grep -qw rdma " CG_ROOT "/cgroup.controllers"))
+	err = cg_make(self->dev.ibdev, "3");
+	if (err > 0)
 		SKIP(return, "no cgroup2 rdma controller");
-	iba_sh("echo +rdma > " CG_ROOT "/cgroup.subtree_control");
-	rmdir(CG_DIR);
-	ASSERT_EQ(0, mkdir(CG_DIR, 0755));
-	ASSERT_EQ(0, iba_sh("echo '%s hca_handle=10 hca_object=3' > "
-			    CG_DIR "/rdma.max", self->dev.ibdev));
+	ASSERT_EQ(0, err);
 	ASSERT_EQ(0, pipe(to_child));
 	ASSERT_EQ(0, pipe(to_parent));
 	pid = fork();
@@ -632,15 +659,77 @@ TEST_F(obj, rdma_cgroup_max_limits_objects)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	ASSERT_EQ(0, cg_current(self->dev.ibdev, cur, sizeof(cur)));
 	EXPECT_STREQ("hca_handle=0 hca_object=0", cur);
-	/*
-	 * Limits back to max before rmdir: 6.1's rdma cgroup keeps an idle
-	 * pool with custom limits past the cgroup's end, and unregistering
-	 * the device later walks it (KASAN use-after-free in
-	 * rdmacg_unregister_device). A kernel bug, not ours; avoided here.
-	 */
-	EXPECT_EQ(0, iba_sh("echo '%s hca_handle=max hca_object=max' > "
+	EXPECT_EQ(0, cg_remove(self->dev.ibdev));
+}
+
+/*
+ * A PD's first REG_MR makes its registration CQ and QP for the user: the
+ * rdma cgroup counts them as it counts every object made for the user
+ * (ib_uverbs would count a user's own), and "rdma resource show" names
+ * their owner. With room for the PD and one more, the registration fails
+ * with EAGAIN and gives everything back; with room for four (PD, CQ, QP,
+ * MR) it is made.
+ */
+TEST_F(obj, rdma_cgroup_counts_the_registration_queues)
+{
+	int to_child[2], to_parent[2], status, err, res[2];
+	char cur[128], c = 1;
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR))
+		SKIP(return, "no IB_ASYNC_FEATURE_USER_MR");
+	err = cg_make(self->dev.ibdev, "2");
+	if (err > 0)
+		SKIP(return, "no cgroup2 rdma controller");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		static char buf[4096] __attribute__((aligned(4096)));
+		uint32_t pd;
+		int fd;
+
+		if (iba_sh("echo %d > " CG_DIR "/cgroup.procs", getpid()))
+			_exit(2);
+		fd = open(self->dev.node, O_RDWR);
+		if (fd < 0 || create_pd(fd, &pd))
+			_exit(3);
+		res[0] = reg_mr(fd, pd, buf, sizeof(buf),
+				IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
+		if (write(to_parent[1], res, sizeof(res)) != sizeof(res) ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(4);
+		res[1] = reg_mr(fd, pd, buf, sizeof(buf),
+				IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
+		if (write(to_parent[1], res, sizeof(res)) != sizeof(res) ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(4);
+		_exit(0);
+	}
+	ASSERT_EQ((ssize_t)sizeof(res), read(to_parent[0], res, sizeof(res)));
+	EXPECT_EQ(-EAGAIN, res[0]);
+	ASSERT_EQ(0, cg_current(self->dev.ibdev, cur, sizeof(cur)));
+	EXPECT_STREQ("hca_handle=0 hca_object=1", cur);
+	ASSERT_EQ(0, iba_sh("echo '%s hca_handle=10 hca_object=4' > "
 			    CG_DIR "/rdma.max", self->dev.ibdev));
-	EXPECT_EQ(0, rmdir(CG_DIR));
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ((ssize_t)sizeof(res), read(to_parent[0], res, sizeof(res)));
+	EXPECT_EQ(0, res[1]);
+	ASSERT_EQ(0, cg_current(self->dev.ibdev, cur, sizeof(cur)));
+	EXPECT_STREQ("hca_handle=0 hca_object=4", cur);
+	/* every QP the child's objects hold is named for it */
+	EXPECT_EQ(0, iba_sh("rdma resource show qp | grep -q 'ib_async\\[%d\\]' && "
+			    "! rdma resource show qp | grep -q '\\[ib_async\\] '",
+			    pid));
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, cg_current(self->dev.ibdev, cur, sizeof(cur)));
+	EXPECT_STREQ("hca_handle=0 hca_object=0", cur);
+	EXPECT_EQ(0, cg_remove(self->dev.ibdev));
 }
 
 /* A device renamed while a file is open: sysfs and GET_INFO follow. */
