@@ -180,7 +180,12 @@ TEST_F(verbs, queries)
 	n = ibv_query_gid_table(self->ctx, table, 64, 0);
 	record_line("ibv_query_gid_table ret=%zd", n);
 	EXPECT_LT(0, n);
-	EXPECT_EQ(0, CALL_INT("ibv_resize_cq", ibv_resize_cq(self->cq, 32)));
+	/*
+	 * 0, or EOPNOTSUPP over the shim where the kernel has no
+	 * ib_resize_cq() (7.1 on): ib_async_devinfo.sh compares the stacks.
+	 */
+	n = CALL_INT("ibv_resize_cq", ibv_resize_cq(self->cq, 32));
+	EXPECT_TRUE(n == 0 || n == EOPNOTSUPP);
 }
 
 /* Domains no rxe context offers: thread, parent and XRC domains. */
