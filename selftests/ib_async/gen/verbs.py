@@ -550,7 +550,9 @@ BY_NAME = {v.name: v for v in VERBS}
 
 # Symbols the shim exports (libibasync.map) that no VerbCall describes.
 NOT_DESCRIBED = {
-    "ibv_rereg_mr": "EOPNOTSUPP in the shim",
+    "ibv_rereg_mr": "no provider op on rxe: IBV_REREG_MR_ERR_CMD with errno "
+                    "EOPNOTSUPP on both stacks (IBV_REREG_MR_ERR_INPUT, "
+                    "EINVAL, for arguments libibverbs refuses itself)",
     "ibv_reg_dmabuf_mr": "EOPNOTSUPP in the shim",
     "ibv_init_ah_from_wc": "AHs from work completions: EOPNOTSUPP",
     "ibv_create_ah_from_wc": "AHs from work completions: EOPNOTSUPP",
