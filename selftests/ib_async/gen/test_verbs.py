@@ -122,7 +122,9 @@ class Symbols(unittest.TestCase):
 
 class Table(unittest.TestCase):
     RESOURCES = {"ctx", "pd", "mr", "cq", "qp", "srq", "ah", "wq",
-                 "devlist", "event", "channel", "cq_event"}
+                 "devlist", "event", "channel", "cq_event", "td", "xrcd",
+                 "dm", "flow", "flow_action", "counters", "rwq_ind_table",
+                 "mw"}
 
     def test_names_unique(self):
         self.assertEqual(len(verbs.BY_NAME), len(verbs.VERBS))
@@ -140,6 +142,13 @@ class Table(unittest.TestCase):
         for v in verbs.VERBS:
             with self.subTest(verb=v.name):
                 self.assertIn("ret", v.contract)
+
+    def test_inline_verbs_say_how_they_end_on_both_stacks(self):
+        for v in verbs.VERBS:
+            if v.group == "inline":
+                with self.subTest(verb=v.name):
+                    self.assertEqual(len(v.outcome), 2, "(uverbs, shim)")
+                    self.assertTrue(all(o.strip() for o in v.outcome))
 
     def test_async_event_rules(self):
         c = verbs.BY_NAME["ibv_get_async_event"].contract
