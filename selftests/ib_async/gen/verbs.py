@@ -838,6 +838,13 @@ NOT_DESCRIBED = {
                           "with it (ib_async_devinfo.sh compares that)",
 }
 
+# Static inlines of <infiniband/verbs.h> that call through the context's
+# op tables (test_verbs.py finds them) and that no VerbCall describes, each
+# with the reason.  Empty for rdma-core 44: every one is described.  A
+# newer rdma-core's new inline fails test_verbs.py until it is described
+# (its outcome on both stacks measured) or listed here.
+INLINE_NOT_DESCRIBED = {}
+
 
 def exported_symbol_names(verb):
     """The shim's exported symbols that implement `verb`."""
