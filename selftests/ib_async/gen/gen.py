@@ -122,7 +122,8 @@ class Program:
         return True
 
     def s_reg_mr_mw_bind(self):
-        """MW_BIND access: refused by the shim by design; self-contained."""
+        """MW_BIND access: refused by the shim without USER_MR, by design
+        (intended.py); self-contained."""
         pds = self.live("pd")
         if not pds or self.rng.random() > 0.2:
             return False
