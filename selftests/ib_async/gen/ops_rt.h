@@ -61,8 +61,10 @@ static inline void ops_query(void)
 	errno = 0;
 	rc = ibv_query_device_ex(ctx, NULL, &a);
 	tr_op("ibv_query_device_ex()", rc, errno);
-	/* max_mr_size and the multicast limits differ by design (see
-	 * ib_async_devinfo.sh): only what both report the same */
+	/*
+	 * max_mr_size and the multicast limits differ by design (see
+	 * ib_async_devinfo.sh): only what both report the same
+	 */
 	if (!rc)
 		line("  phys_port_cnt_ex=%u max_qp_wr=%d max_cqe=%d",
 		     a.phys_port_cnt_ex, a.orig_attr.max_qp_wr,
@@ -94,8 +96,10 @@ static inline void ops_create_qp_ex(int p, int c)
 	tr_rc("ibv_destroy_qp(tmp)", ibv_destroy_qp(q));
 }
 
-/* kind 0: PD only; 1: basic with a CQ; 2: XRC without a domain (EINVAL);
- * 3: tag matching (EOPNOTSUPP on rxe). */
+/*
+ * kind 0: PD only; 1: basic with a CQ; 2: XRC without a domain (EINVAL);
+ * 3: tag matching (EOPNOTSUPP on rxe).
+ */
 static inline void ops_create_srq_ex(int p, int c, int kind)
 {
 	struct ibv_srq_init_attr_ex a = {
@@ -178,8 +182,10 @@ static inline void ops_qp(int q, int vendor)
 	OP(call, ibv_query_qp_data_in_order(qp[q], IBV_WR_SEND, 0));
 }
 
-/* ibv_open_qp() opens an XRC target QP by number; rxe has no XRC domain
- * to name, and the op refuses before looking at one. */
+/*
+ * ibv_open_qp() opens an XRC target QP by number; rxe has no XRC domain
+ * to name, and the op refuses before looking at one.
+ */
 static inline void ops_open_qp(int q)
 {
 	struct ibv_qp_open_attr a = {
