@@ -815,6 +815,8 @@ static inline void create_wq(int p, int c)
 			tab[i] = NULL;					\
 	} while (0)
 
+#include "ops_rt.h"
+
 static inline int finish(void)
 {
 	tr_rc("ibv_close_device()", ibv_close_device(ctx));

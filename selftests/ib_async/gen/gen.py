@@ -122,7 +122,8 @@ class Program:
         return True
 
     def s_reg_mr_mw_bind(self):
-        """MW_BIND access: refused by the shim by design; self-contained."""
+        """MW_BIND access: refused by the shim without USER_MR, by design
+        (intended.py); self-contained."""
         pds = self.live("pd")
         if not pds or self.rng.random() > 0.2:
             return False
@@ -505,6 +506,77 @@ class Program:
                   f"{self.rng.choice(cqs).idx});")
         return True
 
+    # The entry points of the context's op tables (verbs.py's "inline"
+    # group, ops_rt.h): family -> (the objects it needs, the verbs it
+    # calls).  Each call is self-contained: what it makes it destroys, so
+    # the model is unchanged.  ibv_bind_mw is not drawn: over the shim no
+    # memory window exists to bind, and on ib_uverbs the bind is a posted
+    # request whose completion would change the rest of the trace.
+    OPS = {
+        "query": ((), ("ibv_query_device_ex", "ibv_query_rt_values_ex")),
+        "qp_ex": (("pd", "cq"), ("ibv_create_qp_ex", "ibv_qp_to_qp_ex",
+                                 "ibv_destroy_qp")),
+        "srq_ex": (("pd", "cq"), ("ibv_create_srq_ex", "ibv_destroy_srq")),
+        "srq": (("srq",), ("ibv_get_srq_num", "ibv_post_srq_ops")),
+        "cq": (("cq",), ("ibv_modify_cq",)),
+        "qp": (("qp",), ("ibv_modify_qp_rate_limit", "ibv_query_ece",
+                         "ibv_set_ece", "ibv_query_qp_data_in_order")),
+        "open_qp": (("qp",), ("ibv_open_qp",)),
+        "domains": (("pd",), ("ibv_alloc_td", "ibv_dealloc_td",
+                              "ibv_alloc_parent_domain", "ibv_open_xrcd",
+                              "ibv_close_xrcd")),
+        "memory": (("mr",), ("ibv_alloc_dm", "ibv_reg_dm_mr", "ibv_free_dm",
+                             "ibv_alloc_null_mr", "ibv_advise_mr",
+                             "ibv_reg_dmabuf_mr")),
+        "flows": (("qp",), ("ibv_create_flow", "ibv_destroy_flow",
+                            "ibv_create_flow_action_esp",
+                            "ibv_modify_flow_action_esp",
+                            "ibv_destroy_flow_action", "ibv_create_counters",
+                            "ibv_attach_counters_point_flow",
+                            "ibv_read_counters", "ibv_destroy_counters")),
+        "rwq": ((), ("ibv_create_rwq_ind_table",
+                     "ibv_destroy_rwq_ind_table")),
+        "import": (("mr",), ("ibv_import_device", "ibv_import_pd",
+                             "ibv_unimport_pd", "ibv_import_mr",
+                             "ibv_unimport_mr", "ibv_import_dm",
+                             "ibv_unimport_dm")),
+        "mw": (("pd",), ("ibv_alloc_mw", "ibv_dealloc_mw")),
+        "mcast": (("pd", "cq"), ("ibv_attach_mcast", "ibv_detach_mcast")),
+    }
+
+    def s_ops(self):
+        fams = [f for f, (needs, _) in self.OPS.items()
+                if all(self.live(k) for k in needs)]
+        if not fams:
+            return False
+        # the families that need nothing are there from the first step:
+        # left equal, they would crowd out the others
+        fam = self.rng.choices(fams, [3 if self.OPS[f][0] else 1
+                                      for f in fams])[0]
+        pick = self.rng.choice
+        if fam in ("qp_ex", "srq_ex", "mcast"):
+            p, c = pick(self.live("pd")).idx, pick(self.live("cq")).idx
+            args = {"qp_ex": f"{p}, {c}", "mcast": f"{p}, {c}",
+                    "srq_ex": f"{p}, {c}, {self.rng.randint(0, 3)}"}[fam]
+        elif fam in ("memory", "import"):
+            m = pick(self.live("mr"))
+            args = f"{m.pd}, {m.idx}"
+        elif fam == "qp":
+            args = f"{pick(self.live('qp')).idx}, {self.rng.randint(0, 1)}"
+        elif fam in ("srq", "cq", "open_qp", "flows"):
+            kind = {"open_qp": "qp", "flows": "qp"}.get(fam, fam)
+            args = str(pick(self.live(kind)).idx)
+        elif fam in ("domains", "mw"):
+            args = str(pick(self.live("pd")).idx)
+        else:
+            args = ""
+        fn = {"qp_ex": "create_qp_ex", "srq_ex": "create_srq_ex",
+              "cq": "modify_cq", "rwq": "rwq_ind_table"}.get(fam, fam)
+        verbs_called = self.OPS[fam][1]
+        self.emit(verbs_called[0], f"ops_{fn}({args});")
+        self.used.update(verbs_called)
+        return True
+
     def s_srq_limit_scenario(self):
         """A UD QP on an SRQ, receives posted, limit armed, one message."""
         pds = self.live("pd")
@@ -700,7 +772,7 @@ class Program:
         ("s_poll", 6),
         ("s_modify_srq", 2), ("s_query_srq", 1), ("s_create_ah", 3),
         ("s_query_qp", 2), ("s_queries", 3), ("s_strings", 1),
-        ("s_create_wq", 1), ("s_srq_limit_scenario", 1),
+        ("s_create_wq", 1), ("s_ops", 3), ("s_srq_limit_scenario", 1),
         ("s_cq_overrun_scenario", 1), ("s_rc_pair_scenario", 2),
         ("s_destroy", 3),
     )

@@ -11,6 +11,11 @@
   ___ibv_query_port), the header's #define is checked too;
 - every ibv_* symbol exported by user/libibasync.map is described or
   listed in NOT_DESCRIBED with a reason, and the lists do not overlap;
+- every static inline of the header that calls through the context's op
+  tables (verbs_get_ctx_op(), verbs_get_ctx(), ctx->ops.X()) is described
+  or listed in INLINE_NOT_DESCRIBED with a reason: an inline a newer
+  rdma-core adds is reported, since a program built against it reaches
+  the shim through a slot nobody looked at;
 - the table is self-consistent (unique names, known resources).
 """
 import os
@@ -67,6 +72,28 @@ def find_function(text, name):
     return norm_type(ret), [split_param(p) for p in params]
 
 
+# The ways an inline reaches an op: struct verbs_context through
+# verbs_get_ctx_op()/verbs_get_ctx(), struct ibv_context_ops through
+# `->ops.`.  Calls through an object's own pointers (ibv_wr_*, the
+# ibv_cq_ex readers) are not the context's and stay out.
+DISPATCH = re.compile(r"\bverbs_get_ctx(?:_op)?\s*\(|->ops\.\w+\s*\(")
+INLINE_DEF = re.compile(r"\bstatic\s+inline\s+[\w\s*]+?\b(\w+)\s*"
+                        r"\([^()]*\)\s*\{")
+
+
+def dispatching_inlines(text):
+    """Names of the static inline functions whose body calls an op."""
+    names = set()
+    for m in INLINE_DEF.finditer(text):
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        if DISPATCH.search(text[m.end():i]):
+            names.add(m.group(1))
+    return names
+
+
 def map_symbols():
     with open(MAP, encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
@@ -92,6 +119,34 @@ class Signatures(unittest.TestCase):
                 with self.subTest(verb=v.name):
                     self.assertRegex(self.text, r"#define\s+" + v.name +
                                      r"\([^)]*\)\s*\\?\s*" + v.header + r"\(")
+
+
+class Inlines(unittest.TestCase):
+    text = header_text()
+    found = dispatching_inlines(text)
+
+    def test_the_header_has_dispatching_inlines(self):
+        # a parser that finds nothing would pass everything below
+        for name in ("ibv_alloc_td", "ibv_post_send", "___ibv_query_port"):
+            self.assertIn(name, self.found)
+
+    def test_every_dispatching_inline_is_accounted_for(self):
+        described = {v.c_name for v in verbs.VERBS}
+        for name in sorted(self.found):
+            with self.subTest(inline=name):
+                self.assertTrue(name in described or
+                                name in verbs.INLINE_NOT_DESCRIBED,
+                                f"{name}: an inline of {VERBS_H} over the "
+                                "context's ops, neither described in "
+                                "verbs.py nor in INLINE_NOT_DESCRIBED")
+
+    def test_inline_not_described_entries_are_inlines_with_reasons(self):
+        described = {v.c_name for v in verbs.VERBS}
+        for name, why in verbs.INLINE_NOT_DESCRIBED.items():
+            with self.subTest(inline=name):
+                self.assertIn(name, self.found)
+                self.assertNotIn(name, described)
+                self.assertTrue(why.strip())
 
 
 class Symbols(unittest.TestCase):
@@ -122,7 +177,9 @@ class Symbols(unittest.TestCase):
 
 class Table(unittest.TestCase):
     RESOURCES = {"ctx", "pd", "mr", "cq", "qp", "srq", "ah", "wq",
-                 "devlist", "event", "channel", "cq_event"}
+                 "devlist", "event", "channel", "cq_event", "td", "xrcd",
+                 "dm", "flow", "flow_action", "counters", "rwq_ind_table",
+                 "mw"}
 
     def test_names_unique(self):
         self.assertEqual(len(verbs.BY_NAME), len(verbs.VERBS))
@@ -140,6 +197,13 @@ class Table(unittest.TestCase):
         for v in verbs.VERBS:
             with self.subTest(verb=v.name):
                 self.assertIn("ret", v.contract)
+
+    def test_inline_verbs_say_how_they_end_on_both_stacks(self):
+        for v in verbs.VERBS:
+            if v.group == "inline":
+                with self.subTest(verb=v.name):
+                    self.assertEqual(len(v.outcome), 2, "(uverbs, shim)")
+                    self.assertTrue(all(o.strip() for o in v.outcome))
 
     def test_async_event_rules(self):
         c = verbs.BY_NAME["ibv_get_async_event"].contract

@@ -9,7 +9,9 @@ table and checks its own choices against `requires`; the contract fields
 are what a trace checker can assert (return convention, errno values).
 
 Resource names: ctx, pd, mr, cq, qp, srq, ah, wq, devlist, event, channel
-(a completion channel), cq_event (a completion event not yet acked).
+(a completion channel), cq_event (a completion event not yet acked), and
+the objects only some devices make (none on rxe but mw): td, xrcd, dm,
+flow, flow_action, counters, rwq_ind_table, mw.
 QP states are the IBV_QPS_* suffixes.
 """
 from dataclasses import dataclass, field
@@ -21,6 +23,19 @@ ZERO_OR_MINUS1_ERRNO = "0; else -1 with errno set"
 NONNEG_OR_MINUS1 = "count >= 0; else a negative value"
 VOID = "void"
 CONST = "pure function of its arguments"
+
+# Outcomes on rxe (the "outcome" of a VerbCall of the "inline" group:
+# ib_uverbs first, then the shim), as ib_async_inline_verbs.c measured on
+# rdma-core 44 and 6.1.  libibverbs installs a default for every op a
+# provider leaves out, and so does the shim (user/src/default_ops.c): an
+# int op returns EOPNOTSUPP and leaves errno alone, an op that makes an
+# object returns NULL with errno EOPNOTSUPP.
+WORKS = "works"
+OP_EOPNOTSUPP = "EOPNOTSUPP returned, errno untouched (default op)"
+NULL_EOPNOTSUPP = "NULL, errno EOPNOTSUPP (default op)"
+BOTH_EOPNOTSUPP = (OP_EOPNOTSUPP, OP_EOPNOTSUPP)
+BOTH_NULL = (NULL_EOPNOTSUPP, NULL_EOPNOTSUPP)
+BOTH_WORK = (WORKS, WORKS)
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,9 @@ class VerbCall:
     contract: dict = field(default_factory=dict)
     header: str = ""                # the header's function a call reaches
     symbols: tuple = ()             # symbols the shim exports for it
+    # (on ib_uverbs + rdma-core's rxe, over the shim): how the call ends
+    # with valid objects of rxe0; set for the "inline" group
+    outcome: tuple = ()
 
     @property
     def c_name(self):
@@ -544,37 +562,296 @@ VERBS = (
       requires=("qp", "ah"),
       contract={"ret": VOID, "needs": "a UD QP (else EINVAL at "
                                       "ibv_wr_complete)"}),
+    # ---- the context's operation tables ---------------------------------
+    # verbs.h's static inlines over struct verbs_context / ibv_context_ops
+    # and the exported calls that only reach a provider op.  On rxe most
+    # meet the default op on both stacks; "outcome" says how each ends
+    # (ib_async_inline_verbs.c measured them; gen.py's s_inline draws them
+    # and intended.py names the two families that differ by design).
+    V("ibv_query_device_ex", "int",
+      (CTX, P("input", "const struct ibv_query_device_ex_input *",
+              "NULL or comp_mask 0", nullable=True),
+       P("attr", "struct ibv_device_attr_ex *", "writable")),
+      "inline", requires=("ctx",), outcome=BOTH_WORK,
+      contract={"ret": ZERO_OR_ERRNO,
+                "note": "orig_attr as ibv_query_device; phys_port_cnt_ex"}),
+    V("ibv_query_rt_values_ex", "int",
+      (CTX, P("values", "struct ibv_values_ex *",
+              "comp_mask IBV_VALUES_MASK_RAW_CLOCK")),
+      "inline", requires=("ctx",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO, "errno": ("EOPNOTSUPP",)}),
+    V("ibv_create_qp_ex", "struct ibv_qp *",
+      (CTX, P("qp_init_attr_ex", "struct ibv_qp_init_attr_ex *",
+              "as ibv_create_qp, comp_mask PD (| SEND_OPS_FLAGS)")),
+      "inline", requires=("ctx", "pd", "cq"), produces=("qp:RESET",),
+      outcome=BOTH_WORK,
+      contract={"ret": PTR_OR_NULL_ERRNO,
+                "errno": ("EINVAL", "EOPNOTSUPP", "ENOMEM")}),
+    V("ibv_create_srq_ex", "struct ibv_srq *",
+      (CTX, P("srq_init_attr_ex", "struct ibv_srq_init_attr_ex *",
+              "comp_mask PD (| TYPE BASIC | CQ)",
+              ("srq_type XRC without an XRC domain (EINVAL)",
+               "srq_type TM (EOPNOTSUPP)"))),
+      "inline", requires=("ctx", "pd"), produces=("srq",),
+      outcome=BOTH_WORK,
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EINVAL", "EOPNOTSUPP"),
+                "invalid": "XRC without xrcd: NULL, EINVAL; tag matching: "
+                           "NULL, EOPNOTSUPP (both stacks)"}),
+    V("ibv_get_srq_num", "int",
+      (P("srq", "struct ibv_srq *", "a live SRQ (XRC for a number)"),
+       P("srq_num", "uint32_t *", "writable")),
+      "inline", requires=("srq",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_post_srq_ops", "int",
+      (P("srq", "struct ibv_srq *", "a tag-matching SRQ"),
+       P("op", "struct ibv_ops_wr *", "a tag operation"),
+       P("bad_op", "struct ibv_ops_wr **", "writable")),
+      "inline", requires=("srq",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO, "note": "*bad_op untouched"}),
+    V("ibv_modify_cq", "int",
+      (P("cq", "struct ibv_cq *", "a live CQ"),
+       P("attr", "struct ibv_modify_cq_attr *", "attr_mask MODERATE")),
+      "inline", requires=("cq",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_modify_qp_rate_limit", "int",
+      (P("qp", "struct ibv_qp *", "a live QP"),
+       P("attr", "struct ibv_qp_rate_limit_attr *", "a rate in kbps")),
+      "inline", requires=("qp",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_open_qp", "struct ibv_qp *",
+      (CTX, P("qp_open_attr", "struct ibv_qp_open_attr *",
+              "an XRC target QP's number and XRC domain")),
+      "inline", requires=("ctx", "xrcd"), produces=("qp",),
+      outcome=BOTH_NULL, contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_query_qp_data_in_order", "int",
+      (P("qp", "struct ibv_qp *", "a live QP"),
+       P("op", "enum ibv_wr_opcode", "a send opcode"),
+       P("flags", "uint32_t", "0")),
+      "inline", requires=("qp",), outcome=BOTH_WORK,
+      symbols=("ibv_query_qp_data_in_order",),
+      contract={"ret": "1 if data lands in order, else 0 (0 on rxe)"}),
+    V("ibv_query_ece", "int",
+      (P("qp", "struct ibv_qp *", "a live QP"),
+       P("ece", "struct ibv_ece *", "writable")),
+      "inline", requires=("qp",), outcome=BOTH_EOPNOTSUPP,
+      symbols=("ibv_query_ece",), contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_set_ece", "int",
+      (P("qp", "struct ibv_qp *", "a QP in RESET or INIT"),
+       P("ece", "struct ibv_ece *", "vendor_id of the device",
+         ("vendor_id 0 (EOPNOTSUPP, errno EOPNOTSUPP too)",))),
+      "inline", requires=("qp",), outcome=BOTH_EOPNOTSUPP,
+      symbols=("ibv_set_ece",),
+      contract={"ret": ZERO_OR_ERRNO,
+                "invalid": "vendor_id 0: libibverbs refuses it itself, "
+                           "EOPNOTSUPP with errno set (both stacks)"}),
+    V("ibv_alloc_td", "struct ibv_td *",
+      (CTX, P("init_attr", "struct ibv_td_init_attr *", "comp_mask 0")),
+      "inline", requires=("ctx",), produces=("td",), outcome=BOTH_NULL,
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_dealloc_td", "int", (P("td", "struct ibv_td *", "a live TD"),),
+      "inline", requires=("td",), destroys=("td",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_alloc_parent_domain", "struct ibv_pd *",
+      (CTX, P("attr", "struct ibv_parent_domain_init_attr *",
+              "pd a live PD (td optional)")),
+      "inline", requires=("ctx", "pd"), produces=("pd",), outcome=BOTH_NULL,
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_open_xrcd", "struct ibv_xrcd *",
+      (CTX, P("xrcd_init_attr", "struct ibv_xrcd_init_attr *",
+              "comp_mask FD | OFLAGS, fd -1, oflags O_CREAT")),
+      "inline", requires=("ctx",), produces=("xrcd",), outcome=BOTH_NULL,
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_close_xrcd", "int",
+      (P("xrcd", "struct ibv_xrcd *", "a live XRC domain"),),
+      "inline", requires=("xrcd",), destroys=("xrcd",),
+      outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO,
+                "note": "calls the op without testing it: never NULL"}),
+    V("ibv_alloc_dm", "struct ibv_dm *",
+      (CTX, P("attr", "struct ibv_alloc_dm_attr *", "length > 0")),
+      "inline", requires=("ctx",), produces=("dm",), outcome=BOTH_NULL,
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_free_dm", "int", (P("dm", "struct ibv_dm *", "live device memory"),),
+      "inline", requires=("dm",), destroys=("dm",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_reg_dm_mr", "struct ibv_mr *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("dm", "struct ibv_dm *", "live device memory"),
+       P("dm_offset", "uint64_t", "within dm"),
+       P("length", "size_t", "1.."),
+       P("access", "unsigned int", "with IBV_ACCESS_ZERO_BASED")),
+      "inline", requires=("pd", "dm"), produces=("mr",), outcome=BOTH_NULL,
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_alloc_null_mr", "struct ibv_mr *",
+      (P("pd", "struct ibv_pd *", "a live PD"),),
+      "inline", requires=("pd",), produces=("mr",), outcome=BOTH_NULL,
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_reg_dmabuf_mr", "struct ibv_mr *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("offset", "uint64_t", "within the dmabuf"),
+       P("length", "size_t", "1.."), P("iova", "uint64_t", "any"),
+       P("fd", "int", "a dmabuf fd", (-1,)),
+       P("access", "int", "as ibv_reg_mr")),
+      "inline", requires=("pd",), produces=("mr",), outcome=BOTH_NULL,
+      symbols=("ibv_reg_dmabuf_mr",), contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_advise_mr", "int",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("advice", "enum ibv_advise_mr_advice", "PREFETCH(_WRITE|_NO_FAULT)"),
+       P("flags", "uint32_t", "0 or IBV_ADVISE_MR_FLAG_FLUSH"),
+       P("sg_list", "struct ibv_sge *", "lkeys of the PD's MRs"),
+       P("num_sge", "uint32_t", "1..")),
+      "inline", requires=("pd", "mr"), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_alloc_mw", "struct ibv_mw *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("type", "enum ibv_mw_type", "IBV_MW_TYPE_1 or _2")),
+      "inline", requires=("pd",), produces=("mw",),
+      outcome=(WORKS, "NULL, errno EOPNOTSUPP: a module has no kernel "
+               "verbs for memory windows (intended.py)"),
+      contract={"ret": PTR_OR_NULL_ERRNO, "errno": ("EOPNOTSUPP",)}),
+    V("ibv_dealloc_mw", "int", (P("mw", "struct ibv_mw *", "a live MW"),),
+      "inline", requires=("mw",), destroys=("mw",),
+      outcome=(WORKS, "never reached: no MW is made"),
+      contract={"ret": ZERO_OR_ERRNO,
+                "note": "calls the op without testing it: never NULL"}),
+    V("ibv_bind_mw", "int",
+      (P("qp", "struct ibv_qp *", "an RC QP in RTS"),
+       P("mw", "struct ibv_mw *", "a live type-1 MW"),
+       P("mw_bind", "struct ibv_mw_bind *", "an MR with MW_BIND access")),
+      "inline", requires=("qp:RTS", "mw", "mr"),
+      outcome=(WORKS, "never reached: no MW is made"),
+      contract={"ret": ZERO_OR_ERRNO,
+                "note": "posts a bind request: a completion on the send CQ"}),
+    V("ibv_attach_mcast", "int",
+      (P("qp", "struct ibv_qp *", "a UD QP"),
+       P("gid", "const union ibv_gid *", "a multicast GID (ff..)"),
+       P("lid", "uint16_t", "0 on RoCE")),
+      "inline", requires=("qp",), symbols=("ibv_attach_mcast",),
+      outcome=(WORKS, "EOPNOTSUPP returned and in errno: the node has no "
+               "multicast command (intended.py)"),
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_detach_mcast", "int",
+      (P("qp", "struct ibv_qp *", "a UD QP attached to gid"),
+       P("gid", "const union ibv_gid *", "that GID"),
+       P("lid", "uint16_t", "0 on RoCE")),
+      "inline", requires=("qp",), symbols=("ibv_detach_mcast",),
+      outcome=(WORKS, "never reached: no attach succeeds (intended.py)"),
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_create_flow", "struct ibv_flow *",
+      (P("qp", "struct ibv_qp *", "a UD or raw packet QP"),
+       P("flow", "struct ibv_flow_attr *", "size, port, specs")),
+      "inline", requires=("qp",), produces=("flow",), outcome=BOTH_NULL,
+      contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_destroy_flow", "int",
+      (P("flow_id", "struct ibv_flow *", "a live flow"),),
+      "inline", requires=("flow",), destroys=("flow",),
+      outcome=BOTH_EOPNOTSUPP, contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_create_flow_action_esp", "struct ibv_flow_action *",
+      (P("ctx", "struct ibv_context *", "an open context"),
+       P("esp", "struct ibv_flow_action_esp_attr *", "an ESP offload")),
+      "inline", requires=("ctx",), produces=("flow_action",),
+      outcome=BOTH_NULL, contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_modify_flow_action_esp", "int",
+      (P("action", "struct ibv_flow_action *", "a live ESP action"),
+       P("esp", "struct ibv_flow_action_esp_attr *", "an ESP offload")),
+      "inline", requires=("flow_action",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_destroy_flow_action", "int",
+      (P("action", "struct ibv_flow_action *", "a live action"),),
+      "inline", requires=("flow_action",), destroys=("flow_action",),
+      outcome=BOTH_EOPNOTSUPP, contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_create_counters", "struct ibv_counters *",
+      (CTX, P("init_attr", "struct ibv_counters_init_attr *", "comp_mask 0")),
+      "inline", requires=("ctx",), produces=("counters",),
+      outcome=BOTH_NULL, contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_destroy_counters", "int",
+      (P("counters", "struct ibv_counters *", "live counters"),),
+      "inline", requires=("counters",), destroys=("counters",),
+      outcome=BOTH_EOPNOTSUPP, contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_attach_counters_point_flow", "int",
+      (P("counters", "struct ibv_counters *", "live counters"),
+       P("attr", "struct ibv_counter_attach_attr *", "a counter description"),
+       P("flow", "struct ibv_flow *", "a flow")),
+      "inline", requires=("counters", "flow"), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_read_counters", "int",
+      (P("counters", "struct ibv_counters *", "live counters"),
+       P("counters_value", "uint64_t *", "ncounters long"),
+       P("ncounters", "uint32_t", "1.."), P("flags", "uint32_t", "0")),
+      "inline", requires=("counters",), outcome=BOTH_EOPNOTSUPP,
+      contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_create_rwq_ind_table", "struct ibv_rwq_ind_table *",
+      (CTX, P("init_attr", "struct ibv_rwq_ind_table_init_attr *",
+              "2^log_ind_tbl_size live WQs")),
+      "inline", requires=("ctx",), produces=("rwq_ind_table",),
+      outcome=BOTH_NULL, contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_destroy_rwq_ind_table", "int",
+      (P("rwq_ind_table", "struct ibv_rwq_ind_table *", "a live table"),),
+      "inline", requires=("rwq_ind_table",), destroys=("rwq_ind_table",),
+      outcome=BOTH_EOPNOTSUPP, contract={"ret": ZERO_OR_ERRNO}),
+    V("ibv_import_device", "struct ibv_context *",
+      (P("cmd_fd", "int", "a dup of a context's cmd_fd"),),
+      "inline", produces=("ctx",), outcome=BOTH_NULL,
+      symbols=("ibv_import_device",), contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_import_pd", "struct ibv_pd *",
+      (CTX, P("pd_handle", "uint32_t", "a PD's handle in the context")),
+      "inline", requires=("ctx", "pd"), produces=("pd",), outcome=BOTH_NULL,
+      symbols=("ibv_import_pd",), contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_unimport_pd", "void",
+      (P("pd", "struct ibv_pd *", "an imported PD"),),
+      "inline", requires=("pd",), destroys=("pd",),
+      outcome=("never reached: no import succeeds",) * 2,
+      symbols=("ibv_unimport_pd",), contract={"ret": VOID}),
+    V("ibv_import_mr", "struct ibv_mr *",
+      (P("pd", "struct ibv_pd *", "a live PD"),
+       P("mr_handle", "uint32_t", "an MR's handle in that PD")),
+      "inline", requires=("pd", "mr"), produces=("mr",), outcome=BOTH_NULL,
+      symbols=("ibv_import_mr",), contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_unimport_mr", "void",
+      (P("mr", "struct ibv_mr *", "an imported MR"),),
+      "inline", requires=("mr",), destroys=("mr",),
+      outcome=("never reached: no import succeeds",) * 2,
+      symbols=("ibv_unimport_mr",), contract={"ret": VOID}),
+    V("ibv_import_dm", "struct ibv_dm *",
+      (CTX, P("dm_handle", "uint32_t", "a DM's handle in the context")),
+      "inline", requires=("ctx",), produces=("dm",), outcome=BOTH_NULL,
+      symbols=("ibv_import_dm",), contract={"ret": PTR_OR_NULL_ERRNO}),
+    V("ibv_unimport_dm", "void",
+      (P("dm", "struct ibv_dm *", "imported device memory"),),
+      "inline", requires=("dm",), destroys=("dm",),
+      outcome=("never reached: no import succeeds",) * 2,
+      symbols=("ibv_unimport_dm",), contract={"ret": VOID}),
 )
 
 BY_NAME = {v.name: v for v in VERBS}
 
 # Symbols the shim exports (libibasync.map) that no VerbCall describes.
 NOT_DESCRIBED = {
-    "ibv_rereg_mr": "EOPNOTSUPP in the shim",
-    "ibv_reg_dmabuf_mr": "EOPNOTSUPP in the shim",
+    "ibv_rereg_mr": "no provider op on rxe: IBV_REREG_MR_ERR_CMD with errno "
+                    "EOPNOTSUPP on both stacks (IBV_REREG_MR_ERR_INPUT, "
+                    "EINVAL, for arguments libibverbs refuses itself)",
     "ibv_init_ah_from_wc": "AHs from work completions: EOPNOTSUPP",
     "ibv_create_ah_from_wc": "AHs from work completions: EOPNOTSUPP",
-    "ibv_attach_mcast": "multicast: EOPNOTSUPP",
-    "ibv_detach_mcast": "multicast: EOPNOTSUPP",
     "ibv_resolve_eth_l2_from_gid": "EOPNOTSUPP: the kernel resolves MACs",
-    "ibv_query_qp_data_in_order": "extended, EOPNOTSUPP-only stub",
-    "ibv_import_device": "import calls: EOPNOTSUPP",
-    "ibv_import_mr": "import calls: EOPNOTSUPP",
-    "ibv_import_pd": "import calls: EOPNOTSUPP",
-    "ibv_unimport_mr": "import calls: EOPNOTSUPP",
-    "ibv_unimport_pd": "import calls: EOPNOTSUPP",
-    "ibv_import_dm": "import calls: EOPNOTSUPP",
-    "ibv_unimport_dm": "import calls: EOPNOTSUPP",
-    "ibv_query_ece": "ECE: EOPNOTSUPP",
-    "ibv_set_ece": "ECE: EOPNOTSUPP",
+    "ibv_query_gid_type": "libibverbs' private IBVERBS_PRIVATE_34 call, in no "
+                          "public header: ibv_devinfo asks each GID's type "
+                          "with it (ib_async_devinfo.sh compares that)",
 }
+
+# Static inlines of <infiniband/verbs.h> that call through the context's
+# op tables (test_verbs.py finds them) and that no VerbCall describes, each
+# with the reason.  Empty for rdma-core 44: every one is described.  A
+# newer rdma-core's new inline fails test_verbs.py until it is described
+# (its outcome on both stacks measured) or listed here.
+INLINE_NOT_DESCRIBED = {}
 
 
 def exported_symbol_names(verb):
     """The shim's exported symbols that implement `verb`."""
     if verb.symbols:
         return verb.symbols
-    if verb.group in ("datapath", "extended") or verb.name.endswith("_wq"):
+    if verb.group in ("datapath", "extended", "inline") or \
+       verb.name.endswith("_wq"):
         return ()           # inlines through ctx->ops / verbs_context
     if verb.group == "string":
         return ()           # libibverbs' own (user/libibasync.map)
