@@ -372,60 +372,47 @@ static inline int iba_wait_type(int fd, uint32_t type, int timeout_ms,
 	return 0;
 }
 
-/* This process's pinned memory (VmPin of /proc/self/status), kB, or -1. */
-static inline long iba_vm_pin_kb(void)
+/*
+ * The number after "@key:" on its line of @path (a /proc file of
+ * "key: value" lines; the last such line wins), or -1.
+ */
+static inline long long iba_proc_value(const char *path, const char *key)
 {
 	char line[256];
-	long kb = -1;
+	size_t klen = strlen(key);
+	long long v = -1;
 	FILE *f;
 
-	f = fopen("/proc/self/status", "r");
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			v = strtoll(line + klen + 1, NULL, 10);
 	fclose(f);
-	return kb;
+	return v;
+}
+
+/* This process's pinned memory (VmPin of /proc/self/status), kB, or -1. */
+static inline long iba_vm_pin_kb(void)
+{
+	return (long)iba_proc_value("/proc/self/status", "VmPin");
 }
 
 /* The "@name:" line of /proc/meminfo, in kB, or -1. */
 static inline long iba_meminfo_kb(const char *name)
 {
-	char line[256], key[64];
-	long kb = -1;
-	size_t klen;
-	FILE *f;
-
-	klen = (size_t)snprintf(key, sizeof(key), "%s:", name);
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen))
-			kb = strtol(line + klen, NULL, 10);
-	fclose(f);
-	return kb;
+	return (long)iba_proc_value("/proc/meminfo", name);
 }
 
 /* The value of the "ib_async-@name:" line of @fd's fdinfo, or -1. */
 static inline long long iba_fdinfo(int fd, const char *name)
 {
-	char path[64], line[256], key[128];
-	long long v = -1;
-	size_t klen;
-	FILE *f;
+	char path[64], key[128];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	klen = (size_t)snprintf(key, sizeof(key), "ib_async-%s:", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen))
-			v = strtoll(line + klen, NULL, 10);
-	fclose(f);
-	return v;
+	snprintf(key, sizeof(key), "ib_async-%s", name);
+	return iba_proc_value(path, key);
 }
 
 /* Read everything queued now (nonblocking fd). Returns records read. */
