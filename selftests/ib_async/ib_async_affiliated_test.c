@@ -238,9 +238,7 @@ TEST_F_TIMEOUT(aff, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
 	EXPECT_EQ(0, err) TH_LOG("DESTROY still waiting after %llu ms",
 				 (unsigned long long)took);
 
-	ASSERT_EQ(0, iba_stall_serve(&st));
-	ASSERT_EQ(0, pthread_join(rth, NULL));
-	ASSERT_EQ(0, pthread_join(dth, NULL));
+	ASSERT_EQ(0, iba_stall_release(&st, rth, dth));
 	EXPECT_EQ(0, c.ret);
 	EXPECT_EQ(0ULL, d.events_reported);
 
@@ -311,9 +309,7 @@ TEST_F_TIMEOUT(aff, resize_behind_a_reader_stuck_in_its_copy_returns, 60)
 	}
 	ASSERT_EQ(0, raise_on(&self->o, IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ, 2));
 
-	ASSERT_EQ(0, iba_stall_serve(&st));
-	ASSERT_EQ(0, pthread_join(rth, NULL));
-	ASSERT_EQ(0, pthread_join(qth, NULL));
+	ASSERT_EQ(0, iba_stall_release(&st, rth, qth));
 	EXPECT_EQ(0, c.ret);
 
 	ASSERT_LT(0, rd.ret) TH_LOG("read: %s", strerror(rd.err));

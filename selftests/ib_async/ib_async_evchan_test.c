@@ -670,9 +670,7 @@ TEST_F_TIMEOUT(evc, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
 	EXPECT_EQ(0, err) TH_LOG("DESTROY still waiting after %llu ms",
 				 (unsigned long long)took);
 
-	ASSERT_EQ(0, iba_stall_serve(&st));
-	ASSERT_EQ(0, pthread_join(rth, NULL));
-	ASSERT_EQ(0, pthread_join(dth, NULL));
+	ASSERT_EQ(0, iba_stall_release(&st, rth, dth));
 	EXPECT_EQ(0, c.ret);
 	/* nothing of the QP was read from the context's own queue */
 	EXPECT_EQ(0ULL, d.events_reported);

@@ -551,9 +551,7 @@ TEST_F_TIMEOUT(ring, map_behind_a_reader_stuck_in_its_copy_returns, 60)
 				 (unsigned long long)took);
 	if (err) {
 		/* held up behind the reader: let both go before failing */
-		iba_stall_serve(&st);
-		pthread_join(rth, NULL);
-		pthread_join(mth, NULL);
+		iba_stall_release(&st, rth, mth);
 		iba_stall_free(&st);
 		return;
 	}

@@ -231,6 +231,21 @@ static inline int iba_stall_answer(struct iba_stalled_cmd *c,
 	return iba_stall_wait(s, IBA_EVENT_TIMEOUT_MS);
 }
 
+/*
+ * Serve @s's stalled read (iba_stall_reader()) and wait for it (@reader)
+ * and for the command it held up or not (@cmd) to end: 0, or the first
+ * error.
+ */
+static inline int iba_stall_release(struct iba_stall *s, pthread_t reader,
+				    pthread_t cmd)
+{
+	int err = iba_stall_serve(s);
+
+	if (!err)
+		err = pthread_join(reader, NULL);
+	return err ? err : pthread_join(cmd, NULL);
+}
+
 static inline void iba_stall_free(struct iba_stall *s)
 {
 	close(s->uffd);
