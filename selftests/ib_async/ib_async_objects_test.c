@@ -599,6 +599,33 @@ static int cg_remove(const char *ibdev)
 }
 
 /*
+ * A child process in the test cgroup, with a pipe each way: its pid, 0 in
+ * the child, -1 on failure.
+ */
+static pid_t cg_fork(int to_child[2], int to_parent[2])
+{
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		return -1;
+	pid = fork();
+	if (!pid && iba_sh("echo %d > " CG_DIR "/cgroup.procs", getpid()))
+		_exit(2);
+	return pid;
+}
+
+/* In the child: hand @r to the parent, then wait for it to go on. */
+static void cg_report(int to_child[2], int to_parent[2], const int *r,
+		      size_t len)
+{
+	char c;
+
+	if (write(to_parent[1], r, len) != (ssize_t)len ||
+	    read(to_child[0], &c, 1) != 1)
+		_exit(3);
+}
+
+/*
  * rdma cgroup: with rdma.max at hca_object=3, a process in the cgroup gets
  * three objects and then EAGAIN; rdma.current counts them; a destroy gives
  * one back; exit gives back all.
@@ -614,16 +641,12 @@ TEST_F(obj, rdma_cgroup_max_limits_objects)
 	if (err > 0)
 		SKIP(return, "no cgroup2 rdma controller");
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, pipe(to_child));
-	ASSERT_EQ(0, pipe(to_parent));
-	pid = fork();
+	pid = cg_fork(to_child, to_parent);
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		uint32_t h[5];
 		int fd, i, r[3] = { 0 };
 
-		if (iba_sh("echo %d > " CG_DIR "/cgroup.procs", getpid()))
-			_exit(2);
 		fd = open(self->dev.node, O_RDWR);
 		for (i = 0; i < 5 && fd >= 0; i++) {
 			r[1] = create_pd(fd, &h[i]);
@@ -632,15 +655,11 @@ TEST_F(obj, rdma_cgroup_max_limits_objects)
 		}
 		r[0] = i;
 		r[1] = -r[1];
-		if (write(to_parent[1], r, sizeof(r)) != sizeof(r) ||
-		    read(to_child[0], &c, 1) != 1)
-			_exit(3);
+		cg_report(to_child, to_parent, r, sizeof(r));
 		/* one destroy gives one back */
 		r[2] = destroy(fd, IB_ASYNC_OBJ_PD, h[0], NULL) ||
 		       create_pd(fd, &h[0]);
-		if (write(to_parent[1], r, sizeof(r)) != sizeof(r) ||
-		    read(to_child[0], &c, 1) != 1)
-			_exit(3);
+		cg_report(to_child, to_parent, r, sizeof(r));
 		_exit(0);	/* closing the file destroys and uncharges */
 	}
 	ASSERT_EQ((ssize_t)sizeof(res), read(to_parent[0], res, sizeof(res)));
@@ -683,30 +702,22 @@ TEST_F(obj, rdma_cgroup_counts_the_registration_queues)
 	if (err > 0)
 		SKIP(return, "no cgroup2 rdma controller");
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, pipe(to_child));
-	ASSERT_EQ(0, pipe(to_parent));
-	pid = fork();
+	pid = cg_fork(to_child, to_parent);
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		static char buf[4096] __attribute__((aligned(4096)));
 		uint32_t pd;
 		int fd;
 
-		if (iba_sh("echo %d > " CG_DIR "/cgroup.procs", getpid()))
-			_exit(2);
 		fd = open(self->dev.node, O_RDWR);
 		if (fd < 0 || create_pd(fd, &pd))
 			_exit(3);
 		res[0] = reg_mr(fd, pd, buf, sizeof(buf),
 				IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
-		if (write(to_parent[1], res, sizeof(res)) != sizeof(res) ||
-		    read(to_child[0], &c, 1) != 1)
-			_exit(4);
+		cg_report(to_child, to_parent, res, sizeof(res));
 		res[1] = reg_mr(fd, pd, buf, sizeof(buf),
 				IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
-		if (write(to_parent[1], res, sizeof(res)) != sizeof(res) ||
-		    read(to_child[0], &c, 1) != 1)
-			_exit(4);
+		cg_report(to_child, to_parent, res, sizeof(res));
 		_exit(0);
 	}
 	ASSERT_EQ((ssize_t)sizeof(res), read(to_parent[0], res, sizeof(res)));
