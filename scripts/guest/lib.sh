@@ -55,14 +55,16 @@ is_elf() {
 }
 
 # Shared libraries (absolute host paths, including the ELF interpreter) that the given ELF
-# files load. "not found" entries are skipped: they may come from the stage tree.
+# files load. "not found" entries are skipped: they may come from the stage tree; so are
+# the "FILE: ... version `GLIBC_2.38' not found" lines of a file built for a newer glibc
+# (the other Debian's rdma-core root brings its own).
 elf_libs() {
 	local f
 	for f in "$@"; do
 		is_elf "$f" || continue
 		ldd "$f" 2>/dev/null | awk '
 			$2 == "=>" && $3 ~ /^\// { print $3 }
-			$1 ~ /^\// { print $1 }'
+			$1 ~ /^\// && $1 !~ /:$/ { print $1 }'
 	done | sort -u
 }
 
