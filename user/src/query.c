@@ -126,9 +126,21 @@ int ibasync_query_device_ex(struct ibv_context *context,
 }
 
 /*
+ * Where rdma-core 50 and later put the u32 active_speed_ex, after
+ * port_cap_flags2 (aligned): this library may be built against an
+ * rdma-core whose struct ibv_port_attr ends before it (Debian 12's 44).
+ */
+#define PORT_SPEED_EX_OFF						\
+	((offsetof(struct ibv_port_attr, port_cap_flags2) +		\
+	  sizeof(uint16_t) + sizeof(uint32_t) - 1) & ~(sizeof(uint32_t) - 1))
+
+/*
  * struct verbs_context's query_port, behind rdma-core's inline
  * ibv_query_port(): fills attr_size bytes of struct ibv_port_attr, so a
- * program built against an older, smaller structure is served too.
+ * program built against an older, smaller structure is served too, and
+ * zeroes what a newer, larger one has beyond, as libibverbs does. Of
+ * that, active_speed_ex gets the full-width speed, as ib_uverbs reports
+ * it from 6.7 on (0 before, when readers fall back to active_speed).
  */
 int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *attr, size_t attr_size)
@@ -137,6 +149,7 @@ int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
 		.argsz = sizeof(a), .port_num = port_num,
 	};
 	struct ibv_port_attr p = { 0 };
+	uint32_t speed_ex;
 	int ret;
 
 	if (!context || !attr)
@@ -166,7 +179,13 @@ int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
 	p.phys_state = a.phys_state;
 	p.link_layer = a.link_layer;
 	p.port_cap_flags2 = a.port_cap_flags2;
+	memset(attr, 0, attr_size);
 	memcpy(attr, &p, attr_size < sizeof(p) ? attr_size : sizeof(p));
+	if (attr_size >= PORT_SPEED_EX_OFF + sizeof(speed_ex)) {
+		speed_ex = a.active_speed;
+		memcpy((char *)attr + PORT_SPEED_EX_OFF, &speed_ex,
+		       sizeof(speed_ex));
+	}
 	return 0;
 }
 
