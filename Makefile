@@ -62,7 +62,14 @@ selftests: linux-tools user
 # The guest's overlay: what /init finds under / at boot (scripts/stage.sh,
 # which also stages for the debug and RT kernels).
 stage: all
-	scripts/stage.sh $(STAGE)
+	scripts/stage.sh $(rdma-core-opts) $(STAGE)
+
+# Debian suites whose rdma-core ib_async_devinfo.sh also runs the shim
+# under (scripts/rdma-core-root.sh; make check: Debian 13's), in every
+# guest the stages boot; empty for make vm and make demo.
+RDMA_CORE_SUITES ?=
+CHECK_RDMA_CORE_SUITES ?= trixie
+rdma-core-opts = $(foreach s,$(RDMA_CORE_SUITES),--rdma-core $(s))
 
 # The debug guest kernel (KASAN, lockdep, kmemleak...): built from Debian's
 # linux-source-6.1 by scripts/debug-kernel.sh, cached outside the checkout.
@@ -86,7 +93,7 @@ demo: deps
 		--payload $(CURDIR)/scripts/demo
 
 check: deps
-	$(MAKE) check-run
+	$(MAKE) check-run RDMA_CORE_SUITES='$(CHECK_RDMA_CORE_SUITES)'
 
 # With Debian's PREEMPT_RT kernel installed (install-deps.sh installs it), the
 # guest suite also runs on it, unless KFLAVOUR=rt made it the main one.
@@ -121,16 +128,16 @@ CHROOTS ?= trixie
 DEB_TEST_SUITE ?= trixie
 
 check-run: stage
-	tree=$$(scripts/stage.sh --debug $(DEBUG_STAGE)) && \
+	tree=$$(scripts/stage.sh --debug $(rdma-core-opts) $(DEBUG_STAGE)) && \
 	$(if $(RT_KVER),scripts/stage.sh --kdir /lib/modules/$(RT_KVER)/build \
-		--name rt $(RT_STAGE) &&) \
+		--name rt $(rdma-core-opts) $(RT_STAGE) &&) \
 	$(if $(K612_KVER),scripts/stage.sh --kdir /lib/modules/$(K612_KVER)/build \
-		--name k612 $(K612_STAGE) &&) \
+		--name k612 $(rdma-core-opts) $(K612_STAGE) &&) \
 	$(if $(newest-suite), \
 		root=$$(scripts/chroot.sh $(newest-suite)) && \
 		newest=$$(scripts/kernel-release.sh --root "$$root" stock newest) && \
 		scripts/stage.sh --kdir /lib/modules/$$newest/build --name newest \
-			--chroot $(newest-suite) $(NEWEST_STAGE) &&) \
+			--chroot $(newest-suite) $(rdma-core-opts) $(NEWEST_STAGE) &&) \
 	scripts/check.sh --kver $(KVER) --kdir $(KDIR) --stage $(STAGE) \
 		--linux-tools $(LINUX_TOOLS) \
 		--debug-tree "$$tree" --debug-stage $(DEBUG_STAGE) \

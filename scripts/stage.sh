@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # stage.sh [--kdir KDIR --name NAME [--chroot SUITE] | --debug |
-#          --debs DIR [--kdir KDIR]] OUT
+#          --debs DIR [--kdir KDIR]] [--rdma-core SUITE]... OUT
 # The guest overlay, what the guest's /init finds under / at boot
 # (scripts/guest/vm.sh --stage OUT):
 #   usr/lib/ib_async/ib_async.ko    the module
@@ -9,6 +9,10 @@
 #   usr/lib/<multiarch>/, usr/bin/  the shim and ib_async_watch
 #   usr/lib/ib_async/selftests/     the kselftest tree: run_kselftest.sh,
 #                                   kselftest-list.txt, ib_async/
+#   usr/lib/ib_async/rdma-core-SUITE/  with --rdma-core SUITE: Debian SUITE's
+#                                   rdma-core in a small root
+#                                   (scripts/rdma-core-root.sh), the staged
+#                                   shim added, for ib_async_devinfo.sh
 # Everything comes from the checkout's build (make all), the modules built
 # for the Makefile's guest kernel. For another kernel, --kdir rebuilds the
 # modules against its kbuild tree (Debian's RT headers...) from copies under
@@ -30,10 +34,10 @@ set -euo pipefail
 
 usage() {
 	echo "usage: $0 [--kdir KDIR --name NAME [--chroot SUITE] | --debug |" \
-		"--debs DIR [--kdir KDIR]] OUT" >&2
+		"--debs DIR [--kdir KDIR]] [--rdma-core SUITE]... OUT" >&2
 	exit 2
 }
-kdir='' name='' debug=0 suite='' debs=
+kdir='' name='' debug=0 suite='' debs='' rdma_core=()
 while [ $# -gt 1 ]; do
 	case $1 in
 	--kdir) kdir=$2; shift 2 ;;
@@ -41,6 +45,7 @@ while [ $# -gt 1 ]; do
 	--chroot) suite=$2; shift 2 ;;
 	--debug) debug=1; shift ;;
 	--debs) debs=$2; shift 2 ;;
+	--rdma-core) rdma_core+=("$2"); shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -107,5 +112,14 @@ install -d "$out/usr/lib/ib_async/test"
 install -m 0644 "$test_ko"/*.ko "$out/usr/lib/ib_async/test/"
 make -C "$top/selftests/ib_async" \
 	INSTALL_PATH="$out/usr/lib/ib_async/selftests" install
+# Another rdma-core's root, with the shim just staged beside its
+# libibverbs (where that root's loader looks by default).
+for s in "${rdma_core[@]}"; do
+	r=$("$top/scripts/rdma-core-root.sh" "$s" "$top/build/rdma-core-$s")
+	cp -a "$r" "$out/usr/lib/ib_async/rdma-core-$s"
+	shim=$(find "$out/usr/lib" -maxdepth 2 -name 'libibasync.so.1' | head -n 1)
+	[ -n "$shim" ] || { echo "stage.sh: no shim staged for $s" >&2; exit 1; }
+	cp "$shim" "$out/usr/lib/ib_async/rdma-core-$s/${shim#"$out"}"
+done
 
 [ "$debug" = 0 ] || echo "$kdir" >&3

@@ -17,6 +17,11 @@
 #   errno) recorded one line per call: the records must match, except the
 #   calls of VERBS_DIFFER, which the shim refuses where rxe serves them
 #   (same section).
+# Both again, built against another Debian's rdma-core (Debian 13's 56:
+# larger struct ibv_port_attr, struct ibv_qp_ex and more ops), in each
+# small root that make check stages (scripts/rdma-core-root.sh) under
+# /usr/lib/ib_async/rdma-core-SUITE, chrooted into, the shim the same one;
+# their TAP lines are prefixed with SUITE.
 # Functions here also run by name through check, which shellcheck cannot
 # see: it would call their bodies unreachable.
 # shellcheck disable=SC2317
@@ -51,15 +56,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# in_root PROGRAM ARGS...: PROGRAM run with $root as its root (when set),
+# /dev (as it is overlaid now), /sys and /proc bound there for its run
+in_root() {
+	[ -n "$root" ] || { "$@"; return; }
+	mount -o rbind /dev "$root/dev" && mount -o rbind /sys "$root/sys" &&
+		mount -t proc proc "$root/proc" || return 1
+	chroot "$root" "$@"
+	ir_rc=$?
+	umount -l "$root/proc"; umount -l "$root/sys"; umount -l "$root/dev"
+	return $ir_rc
+}
+
 # run STACK PRELOAD: both programs on one stack, outputs in $tmp/*.STACK
 run() {
-	LD_PRELOAD=$2 timeout 60 ibv_devinfo -v -d "$IB_ASYNC_IBDEV" \
-		>"$tmp/devinfo.$1" 2>"$tmp/devinfo-err.$1"
+	in_root env LD_PRELOAD="$2" timeout 60 ibv_devinfo -v \
+		-d "$IB_ASYNC_IBDEV" >"$tmp/devinfo.$1" 2>"$tmp/devinfo-err.$1"
 	echo $? >"$tmp/devinfo-rc.$1"
-	: >"$tmp/verbs.$1"
-	IB_ASYNC_VERBS_RECORD=$tmp/verbs.$1 LD_PRELOAD=$2 timeout 120 \
-		./ib_async_inline_verbs >"$tmp/harness.$1" 2>&1
+	rm -f "$root/tmp/verbs.record"
+	in_root env IB_ASYNC_VERBS_RECORD=/tmp/verbs.record \
+		LD_PRELOAD="$2" timeout 120 "$verbs" >"$tmp/harness.$1" 2>&1
 	echo $? >"$tmp/verbs-rc.$1"
+	cp "$root/tmp/verbs.record" "$tmp/verbs.$1" 2>/dev/null || : >"$tmp/verbs.$1"
 }
 
 # masked FILE WORDS MODE: FILE with each "field:" line or record of WORDS
@@ -108,35 +126,54 @@ visible_same() {
 		diff -q "$tmp/devinfo.visible" "$tmp/devinfo.shim" >/dev/null
 }
 
-run uverbs ''
-# the shim with the uverbs nodes still there: the same output
-LD_PRELOAD=$SHIM timeout 60 ibv_devinfo -v -d "$IB_ASYNC_IBDEV" \
-	>"$tmp/devinfo.visible" 2>&1
-echo $? >"$tmp/devinfo-rc.visible"
-hide_uverbs "$tmp/dev" && mounted=1
-check "uverbs_nodes_hidden" test -n "$mounted"
-[ -n "$mounted" ] && run shim "$SHIM"
-[ -n "$mounted" ] && show_uverbs && mounted=
+# compare [SUITE]: the two programs on both stacks compared, as this
+# system's rdma-core builds them or (SUITE) in that root
+compare() {
+	root='' pfx='' verbs=./ib_async_inline_verbs
+	if [ -n "${1:-}" ]; then
+		root=/usr/lib/ib_async/rdma-core-$1 pfx=${1}_
+		verbs=/usr/lib/ib_async/ib_async_inline_verbs
+	fi
+	run uverbs ''
+	# the shim with the uverbs nodes still there: the same output
+	in_root env LD_PRELOAD="$SHIM" timeout 60 ibv_devinfo -v \
+		-d "$IB_ASYNC_IBDEV" >"$tmp/devinfo.visible" 2>&1
+	echo $? >"$tmp/devinfo-rc.visible"
+	hide_uverbs "$tmp/dev" && mounted=1
+	check "${pfx}uverbs_nodes_hidden" test -n "$mounted"
+	[ -n "$mounted" ] && run shim "$SHIM"
+	[ -n "$mounted" ] && show_uverbs && mounted=
 
-log "ibv_devinfo -v: uverbs exit $(cat "$tmp/devinfo-rc.uverbs"), $(wc -l <"$tmp/devinfo.uverbs") lines; shim exit $(cat "$tmp/devinfo-rc.shim" 2>/dev/null), $(wc -l <"$tmp/devinfo.shim" 2>/dev/null) lines"
-sed 's/^/# shim stderr: /' "$tmp/devinfo-err.shim" 2>/dev/null
-check "devinfo_v_on_uverbs" test "$(cat "$tmp/devinfo-rc.uverbs")" = 0
-check "devinfo_v_over_the_shim_exits_0" \
-	test "$(cat "$tmp/devinfo-rc.shim" 2>/dev/null)" = 0
-check "devinfo_v_over_the_shim_same_with_uverbs_visible" \
-	visible_same
-differs devinfo "$DEVINFO_DIFFER"
-check "devinfo_v_same_lines_and_values" same devinfo "$DEVINFO_DIFFER" mask
+	log "${pfx}ibv_devinfo -v: uverbs exit $(cat "$tmp/devinfo-rc.uverbs"), $(wc -l <"$tmp/devinfo.uverbs") lines; shim exit $(cat "$tmp/devinfo-rc.shim" 2>/dev/null), $(wc -l <"$tmp/devinfo.shim" 2>/dev/null) lines"
+	sed 's/^/# shim stderr: /' "$tmp/devinfo-err.shim" 2>/dev/null
+	check "${pfx}devinfo_v_on_uverbs" test "$(cat "$tmp/devinfo-rc.uverbs")" = 0
+	check "${pfx}devinfo_v_over_the_shim_exits_0" \
+		test "$(cat "$tmp/devinfo-rc.shim" 2>/dev/null)" = 0
+	check "${pfx}devinfo_v_over_the_shim_same_with_uverbs_visible" \
+		visible_same
+	differs devinfo "$DEVINFO_DIFFER"
+	check "${pfx}devinfo_v_same_lines_and_values" same devinfo "$DEVINFO_DIFFER" mask
 
-log "inline verbs: uverbs exit $(cat "$tmp/verbs-rc.uverbs"), $(wc -l <"$tmp/verbs.uverbs") records; shim exit $(cat "$tmp/verbs-rc.shim" 2>/dev/null), $(wc -l <"$tmp/verbs.shim" 2>/dev/null) records"
-for s in uverbs shim; do
-	[ "$(cat "$tmp/verbs-rc.$s" 2>/dev/null)" = 0 ] ||
-		sed "s/^/# $s: /" "$tmp/harness.$s" 2>/dev/null
+	log "${pfx}inline verbs: uverbs exit $(cat "$tmp/verbs-rc.uverbs"), $(wc -l <"$tmp/verbs.uverbs") records; shim exit $(cat "$tmp/verbs-rc.shim" 2>/dev/null), $(wc -l <"$tmp/verbs.shim" 2>/dev/null) records"
+	for s in uverbs shim; do
+		[ "$(cat "$tmp/verbs-rc.$s" 2>/dev/null)" = 0 ] ||
+			sed "s/^/# $s: /" "$tmp/harness.$s" 2>/dev/null
+	done
+	sed 's/^/# uverbs: /' "$tmp/verbs.uverbs"
+	check "${pfx}inline_verbs_on_uverbs" test "$(cat "$tmp/verbs-rc.uverbs")" = 0
+	check "${pfx}inline_verbs_over_the_shim" \
+		test "$(cat "$tmp/verbs-rc.shim" 2>/dev/null)" = 0
+	differs verbs "$VERBS_DIFFER"
+	check "${pfx}inline_verbs_same_outcomes" same verbs "$VERBS_DIFFER" drop
+}
+
+compare
+roots=0
+for r in /usr/lib/ib_async/rdma-core-*; do
+	[ -x "$r/usr/bin/ibv_devinfo" ] || continue
+	roots=$((roots + 1))
+	log "rdma-core of ${r##*/}: $(cat "$r/.stamp")"
+	compare "${r##*rdma-core-}"
 done
-sed 's/^/# uverbs: /' "$tmp/verbs.uverbs"
-check "inline_verbs_on_uverbs" test "$(cat "$tmp/verbs-rc.uverbs")" = 0
-check "inline_verbs_over_the_shim" \
-	test "$(cat "$tmp/verbs-rc.shim" 2>/dev/null)" = 0
-differs verbs "$VERBS_DIFFER"
-check "inline_verbs_same_outcomes" same verbs "$VERBS_DIFFER" drop
+[ "$roots" -gt 0 ] || log "no other rdma-core staged (make check stages Debian 13's)"
 finish
