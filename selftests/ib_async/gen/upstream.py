@@ -176,6 +176,13 @@ class GetAsyncEvent(VerbCall):
         nonblock = 1 if self.nonblock.value else 0
         tmo = max(0, int(self.timeout_ms.value or 0))
         flags = f"{ev}_fl | O_NONBLOCK" if nonblock else f"{ev}_fl & ~O_NONBLOCK"
+        # O_NONBLOCK: read even when the poll saw nothing (EAGAIN then);
+        # blocking: read only what the poll saw, never wait for good
+        wait_fails = "< 0" if nonblock else "<= 0"
+        if nonblock:
+            wait_report = f'fprintf(stderr, "[async] {ev}: poll(async_fd): errno %d\\\\n", errno);'
+        else:
+            wait_report = f'fprintf(stderr, "[async] {ev}: no event within {tmo} ms\\\\n");'
         cases = []
         for kind in ("cq", "qp", "srq", "wq", "port", "none"):
             names = [n for n, k in ASYNC_EVENT_ELEMENT.items() if k == kind]
@@ -198,8 +205,8 @@ class GetAsyncEvent(VerbCall):
             fprintf(stderr, "[async] {ev}: not acked yet, not read again\\\\n");
         }} else if ({ev}_fl < 0 || fcntl({ib_ctx}->async_fd, F_SETFL, {flags}) < 0) {{
             fprintf(stderr, "[async] {ev}: fcntl(async_fd): errno %d\\\\n", errno);
-        }} else if (({ev}_n = poll(&{ev}_pfd, 1, {tmo})) <= 0 && !{nonblock}) {{
-            fprintf(stderr, "[async] {ev}: no event within {tmo} ms\\\\n");
+        }} else if (({ev}_n = poll(&{ev}_pfd, 1, {tmo})) {wait_fails}) {{
+            {wait_report}
         }} else if (ibv_get_async_event({ib_ctx}, &{ev})) {{
             if (errno == EAGAIN)
                 fprintf(stderr, "[async] {ev}: EAGAIN, no event queued (poll %d)\\\\n", {ev}_n);
