@@ -84,6 +84,9 @@ run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
 run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
 run_suite user make -s -C "$top/user" check
 run_suite verbs python3 "$top/selftests/ib_async/gen/test_verbs.py" --tap
+# gen/rdma_fuzzing_async.py, the classes for another generator: still what
+# verbs.py gives (a drift fails), and their Python and C sides.
+run_suite upstream python3 "$top/selftests/ib_async/gen/test_upstream.py" --tap
 # The guest kernels have what the kselftests' config fragment asks for.
 guest_configs=()
 for g in "${GUESTS[@]}"; do

@@ -258,9 +258,10 @@ class TapResult(unittest.TestResult):
         self._line(test, True, " # SKIP " + reason)
 
 
-def main_tap():
+def main_tap(module=None):
+    """Run `module`'s tests (this one's by default) as TAP."""
     suite = unittest.defaultTestLoader.loadTestsFromModule(
-        sys.modules[__name__])
+        module or sys.modules[__name__])
     print("TAP version 13")
     print("1..%d" % suite.countTestCases())
     result = TapResult()
