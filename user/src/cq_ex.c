@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 /* A thread's token: the address of its own byte, unique among live threads. */
@@ -36,13 +37,13 @@ static const struct ib_async_wc *cur(struct ibv_cq_ex *cq)
 static int fetch(struct ibasync_cq *q)
 {
 	struct ib_async_poll_cq arg = {
-		.argsz = sizeof(arg), .handle = q->ex.handle,
+		.handle = q->ex.handle,
 		.wc = (uintptr_t)q->buf, .count = IBASYNC_CQ_EX_BATCH,
 	};
 	int err;
 
 	q->next = q->count = 0;
-	err = ibasync_ioctl(q->ex.context, IB_ASYNC_IOC_POLL_CQ, &arg);
+	err = ibasync_cmd_poll_cq(q->ex.context, &arg);
 	if (err)
 		return err;
 	q->count = arg.count;

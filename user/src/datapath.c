@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define SEND_FLAGS_OK	(IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_SOLICITED)
@@ -47,7 +48,7 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 {
 	struct ibasync_context *c = to_ibasync_ctx(qp->context);
 	struct ib_async_post_send arg = {
-		.argsz = sizeof(arg), .handle = qp->handle,
+		.handle = qp->handle,
 		.wr_id = wr->wr_id,
 	};
 	bool inl = wr->send_flags & IBV_SEND_INLINE;
@@ -104,7 +105,7 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 		arg.addr = (uintptr_t)bounce;
 	}
 	arg.length = (uint32_t)len;
-	err = ibasync_ioctl(qp->context, IB_ASYNC_IOC_POST_SEND, &arg);
+	err = ibasync_cmd_post_send(qp->context, &arg);
 	free(bounce);
 	return err;
 }
@@ -130,7 +131,7 @@ static int post_one_recv(struct ibv_context *ctx, uint32_t obj_type,
 			 uint32_t handle, const struct ibv_recv_wr *wr)
 {
 	struct ib_async_post_recv arg = {
-		.argsz = sizeof(arg), .obj_type = obj_type, .handle = handle,
+		.obj_type = obj_type, .handle = handle,
 		.wr_id = wr->wr_id,
 	};
 	int err;
@@ -148,7 +149,7 @@ static int post_one_recv(struct ibv_context *ctx, uint32_t obj_type,
 		arg.addr = wr->sg_list[0].addr;
 		arg.length = wr->sg_list[0].length;
 	}
-	return ibasync_ioctl(ctx, IB_ASYNC_IOC_POST_RECV, &arg);
+	return ibasync_cmd_post_recv(ctx, &arg);
 }
 
 static int post_recv_list(struct ibv_context *ctx, uint32_t obj_type,
@@ -215,13 +216,13 @@ static int poll_kernel(struct ibv_cq *cq, int num, struct ibv_wc *wc,
 
 	while (done < num) {
 		struct ib_async_poll_cq arg = {
-			.argsz = sizeof(arg), .handle = cq->handle,
+			.handle = cq->handle,
 			.wc = (uintptr_t)k,
 		};
 
 		arg.count = (uint32_t)(num - done < POLL_CHUNK ?
 				       num - done : POLL_CHUNK);
-		err = ibasync_ioctl(cq->context, IB_ASYNC_IOC_POLL_CQ, &arg);
+		err = ibasync_cmd_poll_cq(cq->context, &arg);
 		if (err)
 			return done ? done : -err;
 		for (i = 0; i < (int)arg.count; i++)
@@ -269,11 +270,11 @@ static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 static int req_notify_cq(struct ibv_cq *cq, int solicited)
 {
 	struct ib_async_req_notify_cq arg = {
-		.argsz = sizeof(arg), .handle = cq->handle,
+		.handle = cq->handle,
 		.flags = solicited ? IB_ASYNC_NOTIFY_SOLICITED : 0,
 	};
 
-	return ibasync_ioctl(cq->context, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &arg);
+	return ibasync_cmd_req_notify_cq(cq->context, &arg);
 }
 
 /*

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 /*
@@ -35,18 +35,14 @@ static int read_record(int fd, struct ib_async_event *rec)
  */
 static int fetch_batch(struct ibasync_context *c, int fd)
 {
-	struct ib_async_read_batch b = {
-		.argsz = sizeof(b),
-		.flags = IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK,
-		.consume_seq = c->ev_handed,
-		.buf = (uintptr_t)c->ev_buf,
-		.count = IBASYNC_BATCH,
-	};
+	uint32_t count = IBASYNC_BATCH;
 
-	if (ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b))
+	if (ibasync_cmd_read_batch(fd,
+				   IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK,
+				   c->ev_handed, c->ev_buf, &count))
 		return -1;
 	c->ev_next = 0;
-	c->ev_count = b.count;
+	c->ev_count = count;
 	return 0;
 }
 
@@ -77,7 +73,7 @@ int ibasync_wait_readable(int fd)
 static int next_ring_record(struct ibasync_context *c, int fd,
 			    struct ib_async_event *rec)
 {
-	struct ib_async_ring_wait w = { .argsz = sizeof(w) };
+	uint32_t available;
 	bool locked;
 	int err;
 
@@ -89,11 +85,10 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 			ibasync_mt_unlock(&c->ev_lock, locked);
 			return 0;
 		}
-		w.flags = IB_ASYNC_READ_NONBLOCK;
-		w.available = 0;	/* out only: the kernel wants 0 in */
-		err = ioctl(fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
+		err = ibasync_cmd_ring_wait(fd, IB_ASYNC_READ_NONBLOCK,
+					    &available);
 		ibasync_mt_unlock(&c->ev_lock, locked);
-		if (!err && w.available)
+		if (!err && available)
 			continue;
 		/* ENODEV, EIO: the stream is over, as read() would say */
 		if (err && err != EAGAIN) {
@@ -112,12 +107,11 @@ static int next_ring_record(struct ibasync_context *c, int fd,
  */
 static int consume_handed(struct ibasync_context *c, int fd)
 {
-	struct ib_async_read_batch b = {
-		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
-		.consume_seq = c->ev_handed,
-	};
+	uint32_t count = 0;
 
-	if (!c->ev_handed || !ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b))
+	if (!c->ev_handed ||
+	    !ibasync_cmd_read_batch(fd, IB_ASYNC_READ_NONBLOCK, c->ev_handed,
+				    NULL, &count))
 		return 0;
 	return errno == ENODEV ? 0 : errno;
 }
@@ -325,7 +319,7 @@ static int destroy_ring_locked(struct ibasync_context *c,
 
 	/* no destroy that could not then mark the object's records */
 	if (ibasync_ring_check(&c->ev_ring) ||
-	    ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_DESTROY, d)) {
+	    ibasync_cmd_destroy(c->vctx.context.cmd_fd, d)) {
 		int err = errno;
 
 		pthread_mutex_unlock(&c->ev_lock);
@@ -364,9 +358,7 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
 			   uint64_t *comp_reported)
 {
-	struct ib_async_destroy d = {
-		.argsz = sizeof(d), .obj_type = obj_type, .handle = handle,
-	};
+	struct ib_async_destroy d = { .obj_type = obj_type, .handle = handle };
 	int fd = c->vctx.context.cmd_fd, err = 0;
 
 	pthread_mutex_lock(&c->ev_lock);
@@ -375,8 +367,8 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 	/* a failure is worth reporting rather than a destroy's wrong count */
 	if (!c->ev_no_batch)
 		err = consume_handed(c, fd);
-	if (!err && ioctl(fd, IB_ASYNC_IOC_DESTROY, &d))
-		err = errno;
+	if (!err)
+		err = ibasync_cmd_destroy(fd, &d);
 	if (!err && !c->ev_no_batch)
 		forget_buffered(c, obj_type, handle);
 	if (!err)
@@ -393,11 +385,10 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 /* The device behind the context is gone (ib_async answers ENODEV). */
 int ibasync_disassociated(struct ibasync_context *c)
 {
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ib_async_info info;
 	int saved = errno, ret;
 
-	ret = ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_GET_INFO, &info) &&
-	      errno == ENODEV;
+	ret = ibasync_cmd_get_info(c->vctx.context.cmd_fd, &info) == ENODEV;
 	errno = saved;
 	return ret;
 }

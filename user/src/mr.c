@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define MR_SLOT_BITS	24
@@ -84,7 +85,7 @@ static struct ibv_mr *reg_kernel(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t iova, unsigned int access)
 {
 	struct ib_async_reg_mr arg = {
-		.argsz = sizeof(arg), .pd_handle = pd->handle,
+		.pd_handle = pd->handle,
 		.addr = (uintptr_t)addr, .length = length, .iova = iova,
 		.access = access,
 	};
@@ -94,7 +95,7 @@ static struct ibv_mr *reg_kernel(struct ibv_pd *pd, void *addr, size_t length,
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return NULL;
-	err = ibasync_ioctl(pd->context, IB_ASYNC_IOC_REG_MR, &arg);
+	err = ibasync_cmd_reg_mr(pd->context, &arg);
 	if (err) {
 		free(mr);
 		errno = err;
@@ -192,12 +193,12 @@ IBASYNC_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	c = to_ibasync_ctx(mr->context);
 	if (c->user_mr) {
 		struct ib_async_destroy arg = {
-			.argsz = sizeof(arg), .obj_type = IB_ASYNC_OBJ_MR,
+			.obj_type = IB_ASYNC_OBJ_MR,
 			.handle = mr->handle,
 		};
 
 		/* MRs raise no events: nothing to consume first. */
-		err = ibasync_ioctl(mr->context, IB_ASYNC_IOC_DESTROY, &arg);
+		err = ibasync_cmd_destroy(mr->context->cmd_fd, &arg);
 		if (err)
 			return ibasync_err(err);
 		atomic_fetch_sub(&to_ibasync_pd(mr->pd)->mrs, 1);

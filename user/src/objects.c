@@ -12,15 +12,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 
+#include "cmd.h"
 #include "ibasync.h"
-
-int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg)
-{
-	return ioctl(context->cmd_fd, cmd, arg) ? errno : 0;
-}
 
 static void *fail_null(int err)
 {
@@ -133,7 +128,7 @@ static int destroy_evobj(struct ibv_context *ctx, uint32_t obj_type,
 
 IBASYNC_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
-	struct ib_async_create_pd arg = { .argsz = sizeof(arg) };
+	struct ib_async_create_pd arg = { 0 };
 	struct ibasync_pd *pd;
 
 	if (!context)
@@ -141,7 +136,7 @@ IBASYNC_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
-	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_PD, &arg)) {
+	if (ibasync_cmd_create_pd(context, &arg)) {
 		free_keep_errno(pd);
 		return NULL;
 	}
@@ -176,7 +171,7 @@ struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
 				  struct ibv_comp_channel *channel,
 				  uint32_t comp_vector)
 {
-	struct ib_async_create_cq arg = { .argsz = sizeof(arg) };
+	struct ib_async_create_cq arg = { 0 };
 	struct ibasync_cq *q;
 	struct ibv_cq *cq;
 
@@ -190,7 +185,7 @@ struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
 	arg.cqe = (uint32_t)cqe;
 	arg.comp_vector = comp_vector;
 	if (channel ? ibasync_channel_attach(channel, context, &arg) :
-		      ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, &arg)) {
+		      ibasync_cmd_create_cq(context, &arg)) {
 		free_keep_errno(q);
 		return NULL;
 	}
@@ -220,14 +215,14 @@ IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
 IBASYNC_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	struct ib_async_resize_cq arg = {
-		.argsz = sizeof(arg), .handle = cq->handle,
+		.handle = cq->handle,
 	};
 	int ret;
 
 	if (cqe < 1)
 		return ibasync_err(EINVAL);
 	arg.cqe = (uint32_t)cqe;
-	ret = ibasync_ioctl(cq->context, IB_ASYNC_IOC_RESIZE_CQ, &arg);
+	ret = ibasync_cmd_resize_cq(cq->context, &arg);
 	if (!ret)
 		cq->cqe = (int)arg.cqe;
 	return ret;
@@ -320,7 +315,7 @@ static bool uc_ok(struct ibv_context *ctx)
 struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
 				 struct ibv_qp_init_attr *attr)
 {
-	struct ib_async_create_qp arg = { .argsz = sizeof(arg) };
+	struct ib_async_create_qp arg = { 0 };
 	struct ibasync_qp *q;
 	struct ibv_qp *qp;
 
@@ -348,7 +343,7 @@ struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
 	arg.max_send_sge = attr->cap.max_send_sge;
 	arg.max_recv_sge = attr->cap.max_recv_sge;
 	arg.max_inline_data = attr->cap.max_inline_data;
-	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_QP, &arg)) {
+	if (ibasync_cmd_create_qp(pd->context, &arg)) {
 		free_keep_errno(q);
 		return NULL;
 	}
@@ -384,7 +379,7 @@ IBASYNC_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				 int attr_mask)
 {
 	struct ib_async_qp_attr a = {
-		.argsz = sizeof(a), .handle = qp->handle,
+		.handle = qp->handle,
 		.attr_mask = (uint32_t)attr_mask,
 	};
 	int ret;
@@ -412,7 +407,7 @@ IBASYNC_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		if (ret)
 			return ibasync_err(ret);
 	}
-	ret = ibasync_ioctl(qp->context, IB_ASYNC_IOC_MODIFY_QP, &a);
+	ret = ibasync_cmd_modify_qp(qp->context, &a);
 	if (!ret && (attr_mask & IBV_QP_STATE))
 		qp->state = attr->qp_state;
 	return ret;
@@ -423,12 +418,12 @@ IBASYNC_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 {
 	struct ibasync_qp *q = to_ibasync_qp(qp);
 	struct ib_async_qp_attr a = {
-		.argsz = sizeof(a), .handle = qp->handle,
+		.handle = qp->handle,
 	};
 	int ret;
 
 	(void)attr_mask;	/* like the providers: everything is filled */
-	ret = ibasync_ioctl(qp->context, IB_ASYNC_IOC_QUERY_QP, &a);
+	ret = ibasync_cmd_query_qp(qp->context, &a);
 	if (ret)
 		return ret;
 	memset(attr, 0, sizeof(*attr));
@@ -491,7 +486,7 @@ IBASYNC_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 					      struct ibv_srq_init_attr *attr)
 {
-	struct ib_async_create_srq arg = { .argsz = sizeof(arg) };
+	struct ib_async_create_srq arg = { 0 };
 	struct ibv_srq *srq;
 
 	if (!pd || !attr)
@@ -504,7 +499,7 @@ IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	arg.max_wr = attr->attr.max_wr;
 	arg.max_sge = attr->attr.max_sge;
 	arg.srq_limit = attr->attr.srq_limit;
-	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_SRQ, &arg)) {
+	if (ibasync_cmd_create_srq(pd->context, &arg)) {
 		free_keep_errno(srq);
 		return NULL;
 	}
@@ -556,23 +551,23 @@ IBASYNC_EXPORT int ibv_modify_srq(struct ibv_srq *srq,
 				  struct ibv_srq_attr *attr, int attr_mask)
 {
 	struct ib_async_srq_attr a = {
-		.argsz = sizeof(a), .handle = srq->handle,
+		.handle = srq->handle,
 		.attr_mask = (uint32_t)attr_mask,
 		.max_wr = attr->max_wr, .srq_limit = attr->srq_limit,
 	};
 
-	return ibasync_ioctl(srq->context, IB_ASYNC_IOC_MODIFY_SRQ, &a);
+	return ibasync_cmd_modify_srq(srq->context, &a);
 }
 
 IBASYNC_EXPORT int ibv_query_srq(struct ibv_srq *srq,
 				 struct ibv_srq_attr *attr)
 {
 	struct ib_async_srq_attr a = {
-		.argsz = sizeof(a), .handle = srq->handle,
+		.handle = srq->handle,
 	};
 	int ret;
 
-	ret = ibasync_ioctl(srq->context, IB_ASYNC_IOC_QUERY_SRQ, &a);
+	ret = ibasync_cmd_query_srq(srq->context, &a);
 	if (ret)
 		return ret;
 	attr->max_wr = a.max_wr;
@@ -592,7 +587,7 @@ IBASYNC_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 IBASYNC_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 					    struct ibv_ah_attr *attr)
 {
-	struct ib_async_create_ah arg = { .argsz = sizeof(arg) };
+	struct ib_async_create_ah arg = { 0 };
 	struct ibv_ah *ah;
 	int ret;
 
@@ -605,7 +600,7 @@ IBASYNC_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return NULL;
-	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_AH, &arg)) {
+	if (ibasync_cmd_create_ah(pd->context, &arg)) {
 		free_keep_errno(ah);
 		return NULL;
 	}
@@ -641,7 +636,7 @@ static int wq_post_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr,
 struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 				 struct ibv_wq_init_attr *attr)
 {
-	struct ib_async_create_wq arg = { .argsz = sizeof(arg) };
+	struct ib_async_create_wq arg = { 0 };
 	struct ibv_wq *wq;
 
 	if (!attr->pd || !attr->cq || !same_ctx(context, attr->pd->context) ||
@@ -659,7 +654,7 @@ struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 	arg.cq_handle = attr->cq->handle;
 	arg.max_wr = attr->max_wr;
 	arg.max_sge = attr->max_sge;
-	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_WQ, &arg)) {
+	if (ibasync_cmd_create_wq(context, &arg)) {
 		free_keep_errno(wq);
 		return NULL;
 	}
@@ -681,14 +676,14 @@ struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 {
 	struct ib_async_modify_wq a = {
-		.argsz = sizeof(a), .handle = wq->handle,
+		.handle = wq->handle,
 		.attr_mask = attr->attr_mask, .wq_state = attr->wq_state,
 		.curr_wq_state = attr->curr_wq_state,
 		.wq_flags = attr->flags, .wq_flags_mask = attr->flags_mask,
 	};
 	int ret;
 
-	ret = ibasync_ioctl(wq->context, IB_ASYNC_IOC_MODIFY_WQ, &a);
+	ret = ibasync_cmd_modify_wq(wq->context, &a);
 	if (!ret && (attr->attr_mask & IBV_WQ_ATTR_STATE))
 		wq->state = attr->wq_state;
 	return ret;

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define LIST_WRS	32
@@ -104,21 +105,21 @@ static void fill_sges(const struct ibv_sge *sg, int n, struct ib_async_sge *k)
  * Post @n requests: 0 if the kernel took all; else the errno, with
  * *@posted how many it took.
  */
-static int post_chunk(struct ibv_context *ctx, unsigned long cmd,
+static int post_chunk(struct ibv_context *ctx, bool send,
 		      uint32_t obj_type, uint32_t handle, const void *wrs,
 		      uint32_t n, uint32_t wr_size,
 		      const struct ib_async_sge *sges, uint32_t ns,
 		      uint32_t *posted)
 {
 	struct ib_async_post_list arg = {
-		.argsz = sizeof(arg), .obj_type = obj_type, .handle = handle,
+		.obj_type = obj_type, .handle = handle,
 		.count = n, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
 		.sges = (uintptr_t)sges, .num_sges = ns,
 	};
 	int err;
 
 	*posted = 0;
-	err = ibasync_ioctl(ctx, cmd, &arg);
+	err = ibasync_cmd_post_list(ctx, send, &arg);
 	if (err)
 		return err;
 	*posted = arg.posted;
@@ -147,7 +148,7 @@ int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		}
 		if (!n)
 			break;
-		perr = post_chunk(qp->context, IB_ASYNC_IOC_POST_SEND_LIST,
+		perr = post_chunk(qp->context, true,
 				  IB_ASYNC_OBJ_QP, qp->handle, k, n, sizeof(k[0]),
 				  s, ns, &posted);
 		if (perr) {
@@ -194,7 +195,7 @@ static int post_recvs(struct ibv_context *ctx, uint32_t obj_type,
 		}
 		if (!n)
 			break;
-		perr = post_chunk(ctx, IB_ASYNC_IOC_POST_RECV_LIST, obj_type,
+		perr = post_chunk(ctx, false, obj_type,
 				  handle, k, n, sizeof(k[0]), s, ns, &posted);
 		if (perr) {
 			for (wr = first; posted--; wr = wr->next)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 /* struct ibv_device_attr from the kernel's answer to QUERY_DEVICE */
@@ -65,12 +66,12 @@ static void device_attr_to_ibv(struct ibv_context *ctx,
 IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
 				    struct ibv_device_attr *attr)
 {
-	struct ib_async_device_attr a = { .argsz = sizeof(a) };
+	struct ib_async_device_attr a = { 0 };
 	int ret;
 
 	if (!context || !attr)
 		return ibasync_err(EINVAL);
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
+	ret = ibasync_cmd_query_device(context->cmd_fd, &a);
 	if (ret)
 		return ret;
 	device_attr_to_ibv(context, attr, &a);
@@ -103,8 +104,8 @@ int ibasync_query_device_ex(struct ibv_context *context,
 			    const struct ibv_query_device_ex_input *input,
 			    struct ibv_device_attr_ex *attr, size_t attr_size)
 {
-	struct ib_async_device_attr a = { .argsz = sizeof(a) };
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ib_async_device_attr a = { 0 };
+	struct ib_async_info info;
 	int ret;
 
 	/* the inline checks input too; a caller of the op may not */
@@ -112,9 +113,9 @@ int ibasync_query_device_ex(struct ibv_context *context,
 	    attr_size < sizeof(attr->orig_attr))
 		return ibasync_err(EINVAL);
 	memset(attr, 0, attr_size);
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
+	ret = ibasync_cmd_query_device(context->cmd_fd, &a);
 	if (!ret && DEV_EX_FITS(attr_size, phys_port_cnt_ex))
-		ret = ibasync_ioctl(context, IB_ASYNC_IOC_GET_INFO, &info);
+		ret = ibasync_cmd_get_info(context->cmd_fd, &info);
 	if (ret)
 		return ret;
 	device_attr_to_ibv(context, &attr->orig_attr, &a);
@@ -134,14 +135,14 @@ int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *attr, size_t attr_size)
 {
 	struct ib_async_port_attr a = {
-		.argsz = sizeof(a), .port_num = port_num,
+		.port_num = port_num,
 	};
 	struct ibv_port_attr p = { 0 };
 	int ret;
 
 	if (!context || !attr)
 		return ibasync_err(EINVAL);
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_PORT, &a);
+	ret = ibasync_cmd_query_port(context, &a);
 	if (ret)
 		return ret;
 	p.state = (enum ibv_port_state)a.state;
@@ -192,7 +193,7 @@ IBASYNC_EXPORT int ibv_query_gid(struct ibv_context *context,
 				 union ibv_gid *gid)
 {
 	struct ib_async_query_gid a = {
-		.argsz = sizeof(a), .port_num = port_num,
+		.port_num = port_num,
 		.index = (uint32_t)index,
 	};
 	int ret;
@@ -201,7 +202,7 @@ IBASYNC_EXPORT int ibv_query_gid(struct ibv_context *context,
 		errno = EINVAL;
 		return -1;
 	}
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_GID, &a);
+	ret = ibasync_cmd_query_gid(context, &a);
 	if (ret == ENODATA) {
 		memset(gid, 0, sizeof(*gid));
 		return 0;
@@ -217,7 +218,7 @@ IBASYNC_EXPORT int ibv_query_pkey(struct ibv_context *context,
 				  uint8_t port_num, int index, __be16 *pkey)
 {
 	struct ib_async_query_pkey a = {
-		.argsz = sizeof(a), .port_num = port_num,
+		.port_num = port_num,
 		.index = (uint32_t)index,
 	};
 
@@ -229,7 +230,7 @@ IBASYNC_EXPORT int ibv_query_pkey(struct ibv_context *context,
 	 * rdma-core reads ports/PORT/pkeys/INDEX in sysfs: a slot or port
 	 * that does not exist is ENOENT there, whatever the reason.
 	 */
-	if (index < 0 || ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_PKEY, &a)) {
+	if (index < 0 || ibasync_cmd_query_pkey(context, &a)) {
 		if (index < 0 || errno == EINVAL)
 			errno = ENOENT;
 		return -1;
