@@ -78,21 +78,20 @@ static int grow_channel(struct ibv_comp_channel *channel)
 					 info.max_queue_len);
 }
 
-/* Create the CQ of @arg with @channel; 0 or an errno value (errno set). */
+/* Create @cq with @channel; 0 or an errno value (errno set). */
 int ibasync_channel_attach(struct ibv_comp_channel *channel,
-			   struct ibv_context *context,
-			   struct ib_async_create_cq *arg)
+			   struct ibv_context *context, struct ibv_cq *cq,
+			   uint32_t cqe, uint32_t comp_vector)
 {
 	int err;
 
 	/* a channel of another context: the kernel would say EINVAL too */
 	if (channel->context != context)
 		return ibasync_err(EINVAL);
-	arg->flags |= IB_ASYNC_CREATE_CQ_CHANNEL;
-	arg->comp_channel = channel->fd;
 	pthread_mutex_lock(&context->mutex);
 	do {
-		err = ibasync_cmd_create_cq(context, arg);
+		err = ibasync_cmd_create_cq(context, cq, cqe, comp_vector,
+					    channel->fd);
 	} while (err == ENOSPC && !grow_channel(channel));
 	if (!err)
 		channel->refcnt++;

@@ -7,9 +7,9 @@
  * never the caller's. The rest of the library implements ibv_* and
  * ibasync_* on these calls, as rdma-core's verbs.c does on its cmd_*.c.
  *
- * The two halves follow the header's: cmd_event.c the event ABI (queues,
- * channels, subscriptions, rings), cmd_verbs.c the verbs ABI (objects,
- * queries, data path).
+ * The files follow the header's two halves: cmd_event.c the event ABI
+ * (queues, channels, subscriptions, rings); cmd_objects.c, cmd_query.c
+ * and cmd_datapath.c the verbs ABI (objects, queries, data path).
  *
  * Every int function returns 0 or, failing, the errno value, with errno
  * set to it as well: a caller tests for non-zero and uses either.
@@ -41,57 +41,86 @@ void *ibasync_cmd_mmap_ring(int fd, uint64_t offset, size_t size);
 void ibasync_cmd_munmap_ring(void *p, size_t size);
 int ibasync_cmd_ring_wait(int fd, uint32_t flags, uint32_t *available);
 
-/* ---- verbs ABI (cmd_verbs.c): on the context's node --------------------- */
+/*
+ * ---- verbs ABI: objects (cmd_objects.c) ---------------------------------
+ * Each takes the verbs call's own arguments, and on success writes the
+ * kernel's answer into the object (handle, granted sizes, keys) and into
+ * the caller's attributes, as rdma-core's ibv_cmd_*() do.
+ */
 
-int ibasync_cmd_create_pd(struct ibv_context *ctx,
-			  struct ib_async_create_pd *arg);
-int ibasync_cmd_create_cq(struct ibv_context *ctx,
-			  struct ib_async_create_cq *arg);
-int ibasync_cmd_resize_cq(struct ibv_context *ctx,
-			  struct ib_async_resize_cq *arg);
-int ibasync_cmd_req_notify_cq(struct ibv_context *ctx,
-			      struct ib_async_req_notify_cq *arg);
-int ibasync_cmd_create_qp(struct ibv_context *ctx,
-			  struct ib_async_create_qp *arg);
-int ibasync_cmd_modify_qp(struct ibv_context *ctx,
-			  struct ib_async_qp_attr *arg);
-int ibasync_cmd_query_qp(struct ibv_context *ctx,
-			 struct ib_async_qp_attr *arg);
-int ibasync_cmd_create_srq(struct ibv_context *ctx,
-			   struct ib_async_create_srq *arg);
-int ibasync_cmd_modify_srq(struct ibv_context *ctx,
-			   struct ib_async_srq_attr *arg);
-int ibasync_cmd_query_srq(struct ibv_context *ctx,
-			  struct ib_async_srq_attr *arg);
-int ibasync_cmd_create_wq(struct ibv_context *ctx,
-			  struct ib_async_create_wq *arg);
-int ibasync_cmd_modify_wq(struct ibv_context *ctx,
-			  struct ib_async_modify_wq *arg);
-int ibasync_cmd_create_ah(struct ibv_context *ctx,
-			  struct ib_async_create_ah *arg);
-int ibasync_cmd_reg_mr(struct ibv_context *ctx, struct ib_async_reg_mr *arg);
-/* @fd: the context's node (cmd_fd) */
-int ibasync_cmd_destroy(int fd, struct ib_async_destroy *arg);
+int ibasync_cmd_create_pd(struct ibv_context *ctx, uint32_t *handle);
+/* @comp_fd: the completion channel's descriptor, or -1 for none */
+int ibasync_cmd_create_cq(struct ibv_context *ctx, struct ibv_cq *cq,
+			  uint32_t cqe, uint32_t comp_vector, int comp_fd);
+int ibasync_cmd_resize_cq(struct ibv_cq *cq, uint32_t cqe);
+int ibasync_cmd_req_notify_cq(struct ibv_cq *cq, bool solicited);
+int ibasync_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+			  struct ibv_qp_init_attr *attr);
+int ibasync_cmd_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr,
+			  int attr_mask);
+/* All of @attr but what the kernel does not keep (the init attributes). */
+int ibasync_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr);
+int ibasync_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+			   struct ibv_srq_init_attr *attr);
+int ibasync_cmd_modify_srq(struct ibv_srq *srq,
+			   const struct ibv_srq_attr *attr, int attr_mask);
+int ibasync_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int ibasync_cmd_create_wq(struct ibv_context *ctx, struct ibv_wq *wq,
+			  struct ibv_wq_init_attr *attr);
+int ibasync_cmd_modify_wq(struct ibv_wq *wq, const struct ibv_wq_attr *attr);
+int ibasync_cmd_create_ah(struct ibv_pd *pd, const struct ibv_ah_attr *attr,
+			  uint32_t *handle);
+int ibasync_cmd_reg_mr(struct ibv_pd *pd, struct ibv_mr *mr, void *addr,
+		       size_t length, uint64_t iova, unsigned int access);
+/* @fd: the context's node; @comp_reported may be NULL (not a CQ) */
+int ibasync_cmd_destroy(int fd, uint32_t obj_type, uint32_t handle,
+			uint64_t *reported, uint64_t *comp_reported);
 
-int ibasync_cmd_query_device(int fd, struct ib_async_device_attr *arg);
-int ibasync_cmd_query_port(struct ibv_context *ctx,
-			   struct ib_async_port_attr *arg);
-int ibasync_cmd_query_gid(struct ibv_context *ctx,
-			  struct ib_async_query_gid *arg);
-int ibasync_cmd_query_pkey(struct ibv_context *ctx,
-			   struct ib_async_query_pkey *arg);
+/* ---- verbs ABI: queries (cmd_query.c) ---------------------------------- */
+
+/* Any of @attr, @cap_flags (all 64 bits), @num_comp_vectors may be NULL. */
+int ibasync_cmd_query_device(int fd, struct ibv_device_attr *attr,
+			     uint64_t *cap_flags, uint32_t *num_comp_vectors);
+int ibasync_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
+			   struct ibv_port_attr *attr);
+int ibasync_cmd_query_gid(struct ibv_context *ctx, uint32_t port_num,
+			  uint32_t index, union ibv_gid *gid,
+			  uint32_t *gid_type);
+int ibasync_cmd_query_pkey(struct ibv_context *ctx, uint32_t port_num,
+			   uint32_t index, uint16_t *pkey);
+
+/*
+ * ---- verbs ABI: data path (cmd_datapath.c) ------------------------------
+ * Work completions come back in the kernel's own records (struct
+ * ib_async_wc), as events do, for the callers to read.
+ */
 
 int ibasync_cmd_post_send(struct ibv_context *ctx,
 			  struct ib_async_post_send *arg);
-int ibasync_cmd_post_recv(struct ibv_context *ctx,
-			  struct ib_async_post_recv *arg);
-/* IB_ASYNC_IOC_POST_SEND_LIST if @send, else IB_ASYNC_IOC_POST_RECV_LIST */
+int ibasync_cmd_post_recv(struct ibv_context *ctx, uint32_t obj_type,
+			  uint32_t handle, uint64_t wr_id, uint64_t addr,
+			  uint32_t length);
+/*
+ * @n requests of @wr_size bytes at @wrs, their @ns entries at @sges, to
+ * the QP or SRQ: 0 if the kernel took all; else the errno, with *@posted
+ * how many it took. errno is set only when the call itself failed: a
+ * partial post is the kernel's answer, its error the first refused one's.
+ */
 int ibasync_cmd_post_list(struct ibv_context *ctx, bool send,
-			  struct ib_async_post_list *arg);
-int ibasync_cmd_poll_cq(struct ibv_context *ctx,
-			struct ib_async_poll_cq *arg);
+			  uint32_t obj_type, uint32_t handle, const void *wrs,
+			  uint32_t n, uint32_t wr_size,
+			  const struct ib_async_sge *sges, uint32_t ns,
+			  uint32_t *posted);
+/* @count: in, the records @wc holds; out, how many the kernel wrote */
+int ibasync_cmd_poll_cq(struct ibv_context *ctx, uint32_t handle,
+			struct ib_async_wc *wc, uint32_t *count);
 
 /* The raw call the cmd_*.c files share, and nobody else issues. */
 int ibasync_cmd_ioctl(int fd, unsigned long cmd, void *arg);
+
+/* One command on the context's node, its argument's argsz filled in. */
+#define IBASYNC_CTX_CMD(ctx, nr, arg)					\
+	((arg)->argsz = sizeof(*(arg)),					\
+	 ibasync_cmd_ioctl((ctx)->cmd_fd, IB_ASYNC_IOC_##nr, (arg)))
 
 #endif /* IBASYNC_CMD_H */

@@ -218,19 +218,18 @@ static uint32_t gid_ndev_ifindex(const struct ibv_device *device,
 static int fill_gid_entry(struct ibv_context *context, uint32_t port_num,
 			  uint32_t index, struct ibv_gid_entry *entry)
 {
-	struct ib_async_query_gid a = {
-		.port_num = port_num, .index = index,
-	};
+	union ibv_gid gid;
+	uint32_t type;
 	int ret;
 
-	ret = ibasync_cmd_query_gid(context, &a);
+	ret = ibasync_cmd_query_gid(context, port_num, index, &gid, &type);
 	if (ret)
 		return ret;
 	memset(entry, 0, sizeof(*entry));
-	memcpy(entry->gid.raw, a.gid, sizeof(entry->gid.raw));
+	entry->gid = gid;
 	entry->gid_index = index;
 	entry->port_num = port_num;
-	entry->gid_type = a.gid_type;
+	entry->gid_type = type;
 	entry->ndev_ifindex = gid_ndev_ifindex(context->device, port_num,
 					       index);
 	return 0;

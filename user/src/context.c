@@ -60,12 +60,11 @@ static void node_info(int fd, struct ib_async_info *info)
  */
 static int node_comp_vectors(int fd)
 {
-	struct ib_async_device_attr a = { 0 };
+	uint32_t n;
 
-	if (ibasync_cmd_query_device(fd, &a) || !a.num_comp_vectors ||
-	    a.num_comp_vectors > INT_MAX)
+	if (ibasync_cmd_query_device(fd, NULL, NULL, &n) || !n || n > INT_MAX)
 		return 1;
-	return (int)a.num_comp_vectors;
+	return (int)n;
 }
 
 /* The node, its IBASYNC_QUEUE_LEN applied: a descriptor or -1. */

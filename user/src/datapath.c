@@ -130,10 +130,8 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 static int post_one_recv(struct ibv_context *ctx, uint32_t obj_type,
 			 uint32_t handle, const struct ibv_recv_wr *wr)
 {
-	struct ib_async_post_recv arg = {
-		.obj_type = obj_type, .handle = handle,
-		.wr_id = wr->wr_id,
-	};
+	uint64_t addr = 0;
+	uint32_t length = 0;
 	int err;
 
 	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
@@ -146,10 +144,11 @@ static int post_one_recv(struct ibv_context *ctx, uint32_t obj_type,
 				       IBV_ACCESS_LOCAL_WRITE);
 		if (err)
 			return err;
-		arg.addr = wr->sg_list[0].addr;
-		arg.length = wr->sg_list[0].length;
+		addr = wr->sg_list[0].addr;
+		length = wr->sg_list[0].length;
 	}
-	return ibasync_cmd_post_recv(ctx, &arg);
+	return ibasync_cmd_post_recv(ctx, obj_type, handle, wr->wr_id, addr,
+				     length);
 }
 
 static int post_recv_list(struct ibv_context *ctx, uint32_t obj_type,
@@ -212,23 +211,19 @@ static int poll_kernel(struct ibv_cq *cq, int num, struct ibv_wc *wc,
 		       int done)
 {
 	struct ib_async_wc k[POLL_CHUNK];
+	uint32_t count;
 	int i, err;
 
 	while (done < num) {
-		struct ib_async_poll_cq arg = {
-			.handle = cq->handle,
-			.wc = (uintptr_t)k,
-		};
-
-		arg.count = (uint32_t)(num - done < POLL_CHUNK ?
-				       num - done : POLL_CHUNK);
-		err = ibasync_cmd_poll_cq(cq->context, &arg);
+		count = (uint32_t)(num - done < POLL_CHUNK ?
+				   num - done : POLL_CHUNK);
+		err = ibasync_cmd_poll_cq(cq->context, cq->handle, k, &count);
 		if (err)
 			return done ? done : -err;
-		for (i = 0; i < (int)arg.count; i++)
+		for (i = 0; i < (int)count; i++)
 			wc_to_ibv(&wc[done + i], &k[i]);
-		done += (int)arg.count;
-		if (arg.count < POLL_CHUNK)
+		done += (int)count;
+		if (count < POLL_CHUNK)
 			break;
 	}
 	return done;
@@ -269,12 +264,7 @@ static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 /* Arming is the driver's: the kernel passes it on (channel.c reads it). */
 static int req_notify_cq(struct ibv_cq *cq, int solicited)
 {
-	struct ib_async_req_notify_cq arg = {
-		.handle = cq->handle,
-		.flags = solicited ? IB_ASYNC_NOTIFY_SOLICITED : 0,
-	};
-
-	return ibasync_cmd_req_notify_cq(cq->context, &arg);
+	return ibasync_cmd_req_notify_cq(cq, solicited);
 }
 
 /*

@@ -311,15 +311,17 @@ static void forget_buffered(struct ibasync_context *c, uint32_t obj_type,
  * context's channels are purged too, while ev_lock still keeps the
  * object's handle from being handed out anywhere.
  */
-static int destroy_ring_locked(struct ibasync_context *c,
-			       struct ib_async_destroy *d, uint64_t *reported,
+static int destroy_ring_locked(struct ibasync_context *c, uint32_t obj_type,
+			       uint32_t handle, uint64_t *reported,
 			       uint64_t *comp_reported)
 {
+	uint64_t events_reported;
 	uint32_t marked;
 
 	/* no destroy that could not then mark the object's records */
 	if (ibasync_ring_check(&c->ev_ring) ||
-	    ibasync_cmd_destroy(c->vctx.context.cmd_fd, d)) {
+	    ibasync_cmd_destroy(c->vctx.context.cmd_fd, obj_type, handle,
+				&events_reported, comp_reported)) {
 		int err = errno;
 
 		pthread_mutex_unlock(&c->ev_lock);
@@ -330,15 +332,12 @@ static int destroy_ring_locked(struct ibasync_context *c,
 	 * the ring: with none, there is nothing to look for, and most
 	 * objects (PDs, MRs, quiet QPs) cost no walk of a long ring.
 	 */
-	marked = d->events_reported ?
-		 ibasync_ring_mark(&c->ev_ring, d->obj_type, d->handle) : 0;
-	ibasync_chan_list_mark(c->chans, d->obj_type, d->handle);
+	marked = events_reported ?
+		 ibasync_ring_mark(&c->ev_ring, obj_type, handle) : 0;
+	ibasync_chan_list_mark(c->chans, obj_type, handle);
 	pthread_mutex_unlock(&c->ev_lock);
 	/* the kernel counted each marked record: fewer would be a bug there */
-	*reported = d->events_reported >= marked ?
-		    d->events_reported - marked : 0;
-	if (comp_reported)
-		*comp_reported = d->comp_events_reported;
+	*reported = events_reported >= marked ? events_reported - marked : 0;
 	return 0;
 }
 
@@ -358,28 +357,24 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
 			   uint64_t *comp_reported)
 {
-	struct ib_async_destroy d = { .obj_type = obj_type, .handle = handle };
 	int fd = c->vctx.context.cmd_fd, err = 0;
 
 	pthread_mutex_lock(&c->ev_lock);
 	if (c->ev_ring.hdr)
-		return destroy_ring_locked(c, &d, reported, comp_reported);
+		return destroy_ring_locked(c, obj_type, handle, reported,
+					   comp_reported);
 	/* a failure is worth reporting rather than a destroy's wrong count */
 	if (!c->ev_no_batch)
 		err = consume_handed(c, fd);
 	if (!err)
-		err = ibasync_cmd_destroy(fd, &d);
+		err = ibasync_cmd_destroy(fd, obj_type, handle, reported,
+					  comp_reported);
 	if (!err && !c->ev_no_batch)
 		forget_buffered(c, obj_type, handle);
 	if (!err)
 		ibasync_chan_list_mark(c->chans, obj_type, handle);
 	pthread_mutex_unlock(&c->ev_lock);
-	if (err)
-		return ibasync_err(err);
-	*reported = d.events_reported;
-	if (comp_reported)
-		*comp_reported = d.comp_events_reported;
-	return 0;
+	return err ? ibasync_err(err) : 0;
 }
 
 /* The device behind the context is gone (ib_async answers ENODEV). */

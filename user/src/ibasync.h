@@ -638,8 +638,8 @@ void ibasync_chan_list_mark(struct ibasync_chan_list *l, uint32_t obj_type,
 
 /* channel.c */
 int ibasync_channel_attach(struct ibv_comp_channel *channel,
-			   struct ibv_context *context,
-			   struct ib_async_create_cq *arg);
+			   struct ibv_context *context, struct ibv_cq *cq,
+			   uint32_t cqe, uint32_t comp_vector);
 void ibasync_channel_detach(struct ibv_comp_channel *channel);
 
 /* objects.c: struct verbs_context's create_srq_ex */

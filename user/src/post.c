@@ -101,31 +101,6 @@ static void fill_sges(const struct ibv_sge *sg, int n, struct ib_async_sge *k)
 	}
 }
 
-/*
- * Post @n requests: 0 if the kernel took all; else the errno, with
- * *@posted how many it took.
- */
-static int post_chunk(struct ibv_context *ctx, bool send,
-		      uint32_t obj_type, uint32_t handle, const void *wrs,
-		      uint32_t n, uint32_t wr_size,
-		      const struct ib_async_sge *sges, uint32_t ns,
-		      uint32_t *posted)
-{
-	struct ib_async_post_list arg = {
-		.obj_type = obj_type, .handle = handle,
-		.count = n, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
-		.sges = (uintptr_t)sges, .num_sges = ns,
-	};
-	int err;
-
-	*posted = 0;
-	err = ibasync_cmd_post_list(ctx, send, &arg);
-	if (err)
-		return err;
-	*posted = arg.posted;
-	return arg.posted < n ? (int)arg.error : 0;
-}
-
 int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			   struct ibv_send_wr **bad_wr)
 {
@@ -148,9 +123,9 @@ int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		}
 		if (!n)
 			break;
-		perr = post_chunk(qp->context, true,
-				  IB_ASYNC_OBJ_QP, qp->handle, k, n, sizeof(k[0]),
-				  s, ns, &posted);
+		perr = ibasync_cmd_post_list(qp->context, true, IB_ASYNC_OBJ_QP,
+					     qp->handle, k, n, sizeof(k[0]),
+					     s, ns, &posted);
 		if (perr) {
 			for (wr = first; posted--; wr = wr->next)
 				;
@@ -195,8 +170,8 @@ static int post_recvs(struct ibv_context *ctx, uint32_t obj_type,
 		}
 		if (!n)
 			break;
-		perr = post_chunk(ctx, false, obj_type,
-				  handle, k, n, sizeof(k[0]), s, ns, &posted);
+		perr = ibasync_cmd_post_list(ctx, false, obj_type, handle, k, n,
+					     sizeof(k[0]), s, ns, &posted);
 		if (perr) {
 			for (wr = first; posted--; wr = wr->next)
 				;
