@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
+#include <infiniband/ib_async.h>
 #include <rdma/ib_async.h>
 
 /* ---- event ABI (cmd_event.c): @fd is the node or a channel -------------- */
@@ -32,7 +33,10 @@ int ibasync_cmd_read_batch(int fd, uint32_t flags, uint64_t consume_seq,
 			   void *buf, uint32_t *count);
 int ibasync_cmd_create_channel(int fd, uint32_t type, uint32_t flags,
 			       int *chan_fd);
-int ibasync_cmd_subscribe(int fd, struct ib_async_subscribe *arg);
+/* @sub, checked, for channel @chan_fd; @obj_handle: its object's, or 0 */
+int ibasync_cmd_subscribe(int fd, int chan_fd,
+			  const struct ibasync_subscription *sub,
+			  uint32_t obj_handle, uint32_t *sub_id);
 int ibasync_cmd_unsubscribe(int fd, int chan_fd, uint32_t sub_id);
 int ibasync_cmd_map_ring(int fd, uint32_t entries,
 			 struct ib_async_map_ring *m);
@@ -95,22 +99,28 @@ int ibasync_cmd_query_pkey(struct ibv_context *ctx, uint32_t port_num,
  * ib_async_wc), as events do, for the callers to read.
  */
 
-int ibasync_cmd_post_send(struct ibv_context *ctx,
-			  struct ib_async_post_send *arg);
+/*
+ * One SEND or SEND_WITH_IMM through the kernel's buffers (the callers
+ * post no other opcode there, and have checked a UD request's AH): its
+ * message is the @length bytes at @addr.
+ */
+int ibasync_cmd_post_send(struct ibv_qp *qp, const struct ibv_send_wr *wr,
+			  uint64_t addr, uint32_t length);
 int ibasync_cmd_post_recv(struct ibv_context *ctx, uint32_t obj_type,
 			  uint32_t handle, uint64_t wr_id, uint64_t addr,
 			  uint32_t length);
 /*
- * @n requests of @wr_size bytes at @wrs, their @ns entries at @sges, to
- * the QP or SRQ: 0 if the kernel took all; else the errno, with *@posted
- * how many it took. errno is set only when the call itself failed: a
- * partial post is the kernel's answer, its error the first refused one's.
+ * Lists of work requests over the kernel's MRs (cmd_post.c, where the
+ * node offers IB_ASYNC_FEATURE_USER_MR): as ibv_post_*(), *bad_wr names
+ * the first request not posted.
  */
-int ibasync_cmd_post_list(struct ibv_context *ctx, bool send,
-			  uint32_t obj_type, uint32_t handle, const void *wrs,
-			  uint32_t n, uint32_t wr_size,
-			  const struct ib_async_sge *sges, uint32_t ns,
-			  uint32_t *posted);
+int ibasync_cmd_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			       struct ibv_send_wr **bad_wr);
+int ibasync_cmd_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr);
+int ibasync_cmd_post_srq_recv_list(struct ibv_srq *srq,
+				   struct ibv_recv_wr *wr,
+				   struct ibv_recv_wr **bad_wr);
 /* @count: in, the records @wc holds; out, how many the kernel wrote */
 int ibasync_cmd_poll_cq(struct ibv_context *ctx, uint32_t handle,
 			struct ib_async_wc *wc, uint32_t *count);

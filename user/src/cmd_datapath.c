@@ -5,10 +5,28 @@
  */
 #include "cmd.h"
 
-int ibasync_cmd_post_send(struct ibv_context *ctx,
-			  struct ib_async_post_send *arg)
+int ibasync_cmd_post_send(struct ibv_qp *qp, const struct ibv_send_wr *wr,
+			  uint64_t addr, uint32_t length)
 {
-	return IBASYNC_CTX_CMD(ctx, POST_SEND, arg);
+	struct ib_async_post_send arg = {
+		.handle = qp->handle, .opcode = IB_UVERBS_WR_SEND,
+		.wr_id = wr->wr_id, .addr = addr, .length = length,
+	};
+
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM) {
+		arg.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
+		arg.imm_data = wr->imm_data;
+	}
+	if (wr->send_flags & IBV_SEND_SIGNALED)
+		arg.send_flags = IB_ASYNC_SEND_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		arg.send_flags |= IB_ASYNC_SEND_SOLICITED;
+	if (qp->qp_type == IBV_QPT_UD) {
+		arg.ah_handle = wr->wr.ud.ah->handle;
+		arg.remote_qpn = wr->wr.ud.remote_qpn;
+		arg.remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	return IBASYNC_CTX_CMD(qp->context, POST_SEND, &arg);
 }
 
 int ibasync_cmd_post_recv(struct ibv_context *ctx, uint32_t obj_type,
@@ -21,28 +39,6 @@ int ibasync_cmd_post_recv(struct ibv_context *ctx, uint32_t obj_type,
 	};
 
 	return IBASYNC_CTX_CMD(ctx, POST_RECV, &arg);
-}
-
-int ibasync_cmd_post_list(struct ibv_context *ctx, bool send,
-			  uint32_t obj_type, uint32_t handle, const void *wrs,
-			  uint32_t n, uint32_t wr_size,
-			  const struct ib_async_sge *sges, uint32_t ns,
-			  uint32_t *posted)
-{
-	struct ib_async_post_list arg = {
-		.obj_type = obj_type, .handle = handle,
-		.count = n, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
-		.sges = (uintptr_t)sges, .num_sges = ns,
-	};
-	int err;
-
-	*posted = 0;
-	err = send ? IBASYNC_CTX_CMD(ctx, POST_SEND_LIST, &arg) :
-		     IBASYNC_CTX_CMD(ctx, POST_RECV_LIST, &arg);
-	if (err)
-		return err;
-	*posted = arg.posted;
-	return arg.posted < n ? (int)arg.error : 0;
 }
 
 int ibasync_cmd_poll_cq(struct ibv_context *ctx, uint32_t handle,

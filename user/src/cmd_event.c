@@ -61,10 +61,22 @@ int ibasync_cmd_create_channel(int fd, uint32_t type, uint32_t flags,
 	return err;
 }
 
-int ibasync_cmd_subscribe(int fd, struct ib_async_subscribe *arg)
+/* The library's flags are the uAPI's (evchan.c asserts it). */
+int ibasync_cmd_subscribe(int fd, int chan_fd,
+			  const struct ibasync_subscription *sub,
+			  uint32_t obj_handle, uint32_t *sub_id)
 {
-	arg->argsz = sizeof(*arg);
-	return ibasync_cmd_ioctl(fd, IB_ASYNC_IOC_SUBSCRIBE, arg);
+	struct ib_async_subscribe arg = {
+		.argsz = sizeof(arg), .flags = sub->flags, .fd = chan_fd,
+		.port = sub->port_num, .type_mask = sub->types,
+		.cookie = sub->cookie, .obj_handle = obj_handle,
+	};
+	int err;
+
+	err = ibasync_cmd_ioctl(fd, IB_ASYNC_IOC_SUBSCRIBE, &arg);
+	if (!err)
+		*sub_id = arg.sub_id;
+	return err;
 }
 
 int ibasync_cmd_unsubscribe(int fd, int chan_fd, uint32_t sub_id)

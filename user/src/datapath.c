@@ -2,11 +2,11 @@
 /*
  * The data path behind rdma-core's inline ibv_post_send(),
  * ibv_post_recv(), ibv_post_srq_recv() and ibv_poll_cq(). Where the node
- * registers user memory (IB_ASYNC_FEATURE_USER_MR) posts go to post.c, in
- * lists over the kernel's MRs. Elsewhere: one ioctl per work request
- * through ib_async's kernel buffers (see Documentation/ib_async.rst,
- * "Data path"), which exists so that real events can be provoked and
- * simple traffic runs, not for speed.
+ * registers user memory (IB_ASYNC_FEATURE_USER_MR) posts go to
+ * cmd_post.c, in lists over the kernel's MRs. Elsewhere: one command per
+ * work request through ib_async's kernel buffers (see
+ * Documentation/ib_async.rst, "Data path"), which exists so that real
+ * events can be provoked and simple traffic runs, not for speed.
  *
  * Supported: SEND and SEND_WITH_IMM on RC and UD, signalled or not,
  * inline or not; gather lists on sends (copied into one message here);
@@ -47,26 +47,14 @@ static int gather_len(struct ibasync_context *c, const struct ibv_sge *sg,
 static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 {
 	struct ibasync_context *c = to_ibasync_ctx(qp->context);
-	struct ib_async_post_send arg = {
-		.handle = qp->handle,
-		.wr_id = wr->wr_id,
-	};
 	bool inl = wr->send_flags & IBV_SEND_INLINE;
 	char *bounce = NULL, *p;
+	uint64_t addr = 0;
 	size_t len = 0;
 	int i, err;
 
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		arg.opcode = IB_UVERBS_WR_SEND;
-		break;
-	case IBV_WR_SEND_WITH_IMM:
-		arg.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
-		arg.imm_data = wr->imm_data;
-		break;
-	default:
+	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM)
 		return EOPNOTSUPP;	/* RDMA READ/WRITE, atomics, ... */
-	}
 	if (wr->send_flags & ~(unsigned int)SEND_FLAGS_OK)
 		return EOPNOTSUPP;	/* fence, checksum offload */
 	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
@@ -77,21 +65,11 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 		return err;
 	if (inl && len > to_ibasync_qp(qp)->cap.max_inline_data)
 		return EINVAL;
-	if (wr->send_flags & IBV_SEND_SIGNALED)
-		arg.send_flags = IB_ASYNC_SEND_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		arg.send_flags |= IB_ASYNC_SEND_SOLICITED;
-	if (qp->qp_type == IBV_QPT_UD) {
-		struct ibv_ah *ah = wr->wr.ud.ah;
-
-		if (!ah || ah->context != qp->context)
-			return EINVAL;
-		arg.ah_handle = ah->handle;
-		arg.remote_qpn = wr->wr.ud.remote_qpn;
-		arg.remote_qkey = wr->wr.ud.remote_qkey;
-	}
+	if (qp->qp_type == IBV_QPT_UD &&
+	    (!wr->wr.ud.ah || wr->wr.ud.ah->context != qp->context))
+		return EINVAL;
 	if (wr->num_sge == 1) {
-		arg.addr = wr->sg_list[0].addr;
+		addr = wr->sg_list[0].addr;
 	} else if (wr->num_sge > 1) {
 		/* the kernel reads one message: gather it here */
 		bounce = malloc(len ? len : 1);
@@ -102,10 +80,9 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 			       wr->sg_list[i].length);
 			p += wr->sg_list[i].length;
 		}
-		arg.addr = (uintptr_t)bounce;
+		addr = (uintptr_t)bounce;
 	}
-	arg.length = (uint32_t)len;
-	err = ibasync_cmd_post_send(qp->context, &arg);
+	err = ibasync_cmd_post_send(qp, wr, addr, (uint32_t)len);
 	free(bounce);
 	return err;
 }
@@ -116,7 +93,7 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	int err;
 
 	if (to_ibasync_ctx(qp->context)->user_mr)
-		return ibasync_post_send_list(qp, wr, bad_wr);
+		return ibasync_cmd_post_send_list(qp, wr, bad_wr);
 	for (; wr; wr = wr->next) {
 		err = post_one_send(qp, wr);
 		if (err) {
@@ -171,7 +148,7 @@ static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
 	if (to_ibasync_ctx(qp->context)->user_mr)
-		return ibasync_post_recv_list(qp, wr, bad_wr);
+		return ibasync_cmd_post_recv_list(qp, wr, bad_wr);
 	return post_recv_list(qp->context, IB_ASYNC_OBJ_QP, qp->handle, wr,
 			      bad_wr);
 }
@@ -180,7 +157,7 @@ static int post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr)
 {
 	if (to_ibasync_ctx(srq->context)->user_mr)
-		return ibasync_post_srq_recv_list(srq, wr, bad_wr);
+		return ibasync_cmd_post_srq_recv_list(srq, wr, bad_wr);
 	return post_recv_list(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,
 			      bad_wr);
 }

@@ -226,10 +226,10 @@ static int sub_object(const struct ibasync_channel *ch,
 	return owner == ch->context ? 0 : EINVAL;
 }
 
-/* @sub as the kernel takes it, checked: 0 or an errno value. */
-static int sub_to_kernel(const struct ibasync_channel *ch,
-			 const struct ibasync_subscription *sub,
-			 struct ib_async_subscribe *arg)
+/* @sub checked, and the handle of its object if any: 0 or an errno value */
+static int sub_check(const struct ibasync_channel *ch,
+		     const struct ibasync_subscription *sub,
+		     uint32_t *obj_handle)
 {
 	uint32_t f = sub->flags;
 
@@ -247,32 +247,28 @@ static int sub_to_kernel(const struct ibasync_channel *ch,
 	if (!(f & IBASYNC_SUB_OBJECT) &&
 	    (sub->object_type != IBASYNC_OBJECT_NONE || sub->object.cq))
 		return EINVAL;
-	memset(arg, 0, sizeof(*arg));
-	arg->flags = f;
-	arg->fd = ch->fd;
-	arg->type_mask = sub->types;
-	arg->port = sub->port_num;
-	arg->cookie = sub->cookie;
-	return f & IBASYNC_SUB_OBJECT ? sub_object(ch, sub, &arg->obj_handle) : 0;
+	*obj_handle = 0;
+	return f & IBASYNC_SUB_OBJECT ? sub_object(ch, sub, obj_handle) : 0;
 }
 
 IBASYNC_EXPORT int ibasync_subscribe(struct ibasync_channel *channel,
 				     const struct ibasync_subscription *sub,
 				     uint32_t *sub_id)
 {
-	struct ib_async_subscribe arg;
+	uint32_t obj_handle, id;
 	int err;
 
 	if (!channel || !sub)
 		return ibasync_err(EINVAL);
-	err = sub_to_kernel(channel, sub, &arg);
+	err = sub_check(channel, sub, &obj_handle);
 	if (err)
 		return ibasync_err(err);
-	err = ibasync_cmd_subscribe(channel->context->cmd_fd, &arg);
+	err = ibasync_cmd_subscribe(channel->context->cmd_fd, channel->fd, sub,
+				    obj_handle, &id);
 	if (err)
 		return ibasync_err(err);
 	if (sub_id)
-		*sub_id = arg.sub_id;
+		*sub_id = id;
 	return 0;
 }
 

@@ -672,12 +672,4 @@ enum ibv_gid_type_sysfs {
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, enum ibv_gid_type_sysfs *type);
 
-/* post.c: posting over the kernel's MRs (user_mr) */
-int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			   struct ibv_send_wr **bad_wr);
-int ibasync_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			   struct ibv_recv_wr **bad_wr);
-int ibasync_post_srq_recv_list(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			       struct ibv_recv_wr **bad_wr);
-
 #endif /* IBASYNC_INTERNAL_H */

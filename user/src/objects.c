@@ -259,7 +259,7 @@ static bool same_ctx(struct ibv_context *ctx, struct ibv_context *other)
 /*
  * UC is of use only with RDMA WRITE, which the copy path (datapath.c) cannot
  * post: it is offered where the node takes posted lists over the device's
- * own MRs (post.c).
+ * own MRs (cmd_post.c).
  */
 static bool uc_ok(struct ibv_context *ctx)
 {
