@@ -12,17 +12,14 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 IBASYNC_EXPORT struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
 {
-	struct ib_async_create_channel arg = {
-		.argsz = sizeof(arg), .type = IB_ASYNC_CHANNEL_COMP,
-	};
 	struct ibv_comp_channel *channel;
 	int err;
 
@@ -33,14 +30,14 @@ ibv_create_comp_channel(struct ibv_context *context)
 	channel = calloc(1, sizeof(*channel));
 	if (!channel)
 		return NULL;
-	err = ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CHANNEL, &arg);
+	err = ibasync_cmd_create_channel(context->cmd_fd, IB_ASYNC_CHANNEL_COMP,
+					 0, &channel->fd);
 	if (err) {
 		free(channel);
 		errno = err;
 		return NULL;
 	}
 	channel->context = context;
-	channel->fd = arg.fd;
 	channel->refcnt = 0;
 	return channel;
 }
@@ -67,33 +64,34 @@ IBASYNC_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
  */
 static int grow_channel(struct ibv_comp_channel *channel)
 {
-	struct ib_async_info info = { .argsz = sizeof(info) };
-	struct ib_async_queue_len q = { .argsz = sizeof(q) };
+	struct ib_async_info info;
+	int err;
 
-	if (ioctl(channel->fd, IB_ASYNC_IOC_GET_INFO, &info))
-		return errno;
+	err = ibasync_cmd_get_info(channel->fd, &info);
+	if (err)
+		return err;
 	if (info.queue_len >= info.max_queue_len)
 		return ENOSPC;
-	q.queue_len = info.queue_len * 2 < info.max_queue_len ?
-		      info.queue_len * 2 : info.max_queue_len;
-	return ioctl(channel->fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &q) ? errno : 0;
+	return ibasync_cmd_set_queue_len(channel->fd,
+					 info.queue_len * 2 < info.max_queue_len ?
+					 info.queue_len * 2 :
+					 info.max_queue_len);
 }
 
-/* Create the CQ of @arg with @channel; 0 or an errno value (errno set). */
+/* Create @cq with @channel; 0 or an errno value (errno set). */
 int ibasync_channel_attach(struct ibv_comp_channel *channel,
-			   struct ibv_context *context,
-			   struct ib_async_create_cq *arg)
+			   struct ibv_context *context, struct ibv_cq *cq,
+			   uint32_t cqe, uint32_t comp_vector)
 {
 	int err;
 
 	/* a channel of another context: the kernel would say EINVAL too */
 	if (channel->context != context)
 		return ibasync_err(EINVAL);
-	arg->flags |= IB_ASYNC_CREATE_CQ_CHANNEL;
-	arg->comp_channel = channel->fd;
 	pthread_mutex_lock(&context->mutex);
 	do {
-		err = ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, arg);
+		err = ibasync_cmd_create_cq(context, cq, cqe, comp_vector,
+					    channel->fd);
 	} while (err == ENOSPC && !grow_channel(channel));
 	if (!err)
 		channel->refcnt++;

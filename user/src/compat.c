@@ -15,9 +15,9 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 static void *null_eopnotsupp(void)
@@ -182,13 +182,13 @@ IBASYNC_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
 /* The RDMA device's index, as `rdma dev show` prints it. */
 IBASYNC_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ib_async_info info;
 	int fd, ret;
 
 	fd = open(to_ibasync_dev(device)->node_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ret = ioctl(fd, IB_ASYNC_IOC_GET_INFO, &info);
+	ret = ibasync_cmd_get_info(fd, &info);
 	close(fd);
 	return ret ? -1 : (int)info.ibdev_index;
 }
@@ -218,19 +218,18 @@ static uint32_t gid_ndev_ifindex(const struct ibv_device *device,
 static int fill_gid_entry(struct ibv_context *context, uint32_t port_num,
 			  uint32_t index, struct ibv_gid_entry *entry)
 {
-	struct ib_async_query_gid a = {
-		.argsz = sizeof(a), .port_num = port_num, .index = index,
-	};
+	union ibv_gid gid;
+	uint32_t type;
 	int ret;
 
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_GID, &a);
+	ret = ibasync_cmd_query_gid(context, port_num, index, &gid, &type);
 	if (ret)
 		return ret;
 	memset(entry, 0, sizeof(*entry));
-	memcpy(entry->gid.raw, a.gid, sizeof(entry->gid.raw));
+	entry->gid = gid;
 	entry->gid_index = index;
 	entry->port_num = port_num;
-	entry->gid_type = a.gid_type;
+	entry->gid_type = type;
 	entry->ndev_ifindex = gid_ndev_ifindex(context->device, port_num,
 					       index);
 	return 0;

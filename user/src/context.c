@@ -15,11 +15,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <infiniband/ib_async_shim.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 /*
@@ -30,7 +30,6 @@
 static int apply_env_queue_len(int fd)
 {
 	const char *env = getenv(IBASYNC_QUEUE_LEN_ENV);
-	struct ib_async_queue_len q = { .argsz = sizeof(q) };
 	unsigned long long len;
 
 	if (!env)
@@ -39,8 +38,7 @@ static int apply_env_queue_len(int fd)
 		errno = EINVAL;
 		return -1;
 	}
-	q.queue_len = (uint32_t)len;
-	return ioctl(fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &q) ? -1 : 0;
+	return ibasync_cmd_set_queue_len(fd, (uint32_t)len) ? -1 : 0;
 }
 
 /*
@@ -50,9 +48,7 @@ static int apply_env_queue_len(int fd)
  */
 static void node_info(int fd, struct ib_async_info *info)
 {
-	memset(info, 0, sizeof(*info));
-	info->argsz = sizeof(*info);
-	if (ioctl(fd, IB_ASYNC_IOC_GET_INFO, info))
+	if (ibasync_cmd_get_info(fd, info))
 		info->features = 0;
 }
 
@@ -64,12 +60,11 @@ static void node_info(int fd, struct ib_async_info *info)
  */
 static int node_comp_vectors(int fd)
 {
-	struct ib_async_device_attr a = { .argsz = sizeof(a) };
+	uint32_t n;
 
-	if (ioctl(fd, IB_ASYNC_IOC_QUERY_DEVICE, &a) || !a.num_comp_vectors ||
-	    a.num_comp_vectors > INT_MAX)
+	if (ibasync_cmd_query_device(fd, NULL, NULL, &n) || !n || n > INT_MAX)
 		return 1;
-	return (int)a.num_comp_vectors;
+	return (int)n;
 }
 
 /* The node, its IBASYNC_QUEUE_LEN applied: a descriptor or -1. */
@@ -101,7 +96,7 @@ static int map_node_ring(const struct ibasync_device *dev, int fd,
 
 	if (!(info->features & IB_ASYNC_FEATURE_EVENT_RING) ||
 	    ibasync_ring_disabled() || !info->queue_len ||
-	    ibasync_ring_request(fd, info->queue_len, &m))
+	    ibasync_cmd_map_ring(fd, info->queue_len, &m))
 		return fd;
 	if (!ibasync_ring_mmap(fd, &m, sizeof(struct ib_async_event), r))
 		return fd;
@@ -228,19 +223,15 @@ IBASYNC_EXPORT int ibasync_query(struct ibv_context *context,
 {
 	if (!context || !info)
 		return ibasync_err(EINVAL);
-	memset(info, 0, sizeof(*info));
-	info->argsz = sizeof(*info);
-	return ibasync_ioctl(context, IB_ASYNC_IOC_GET_INFO, info);
+	return ibasync_cmd_get_info(context->cmd_fd, info);
 }
 
 IBASYNC_EXPORT int ibasync_set_queue_len(struct ibv_context *context,
 					 unsigned int len)
 {
-	struct ib_async_queue_len q = { .argsz = sizeof(q), .queue_len = len };
-
 	if (!context || len == 0)
 		return ibasync_err(EINVAL);
-	return ibasync_ioctl(context, IB_ASYNC_IOC_SET_QUEUE_LEN, &q);
+	return ibasync_cmd_set_queue_len(context->cmd_fd, len);
 }
 
 IBASYNC_EXPORT uint64_t ibasync_lost_events(struct ibv_context *context)

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 /* A thread's token: the address of its own byte, unique among live threads. */
@@ -35,17 +36,14 @@ static const struct ib_async_wc *cur(struct ibv_cq_ex *cq)
 /* A new batch from the kernel: 0, ENOENT if the CQ is empty, or errno. */
 static int fetch(struct ibasync_cq *q)
 {
-	struct ib_async_poll_cq arg = {
-		.argsz = sizeof(arg), .handle = q->ex.handle,
-		.wc = (uintptr_t)q->buf, .count = IBASYNC_CQ_EX_BATCH,
-	};
+	uint32_t count = IBASYNC_CQ_EX_BATCH;
 	int err;
 
 	q->next = q->count = 0;
-	err = ibasync_ioctl(q->ex.context, IB_ASYNC_IOC_POLL_CQ, &arg);
+	err = ibasync_cmd_poll_cq(q->ex.context, q->ex.handle, q->buf, &count);
 	if (err)
 		return err;
-	q->count = arg.count;
+	q->count = count;
 	return q->count ? 0 : ENOENT;
 }
 

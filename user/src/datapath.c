@@ -2,11 +2,11 @@
 /*
  * The data path behind rdma-core's inline ibv_post_send(),
  * ibv_post_recv(), ibv_post_srq_recv() and ibv_poll_cq(). Where the node
- * registers user memory (IB_ASYNC_FEATURE_USER_MR) posts go to post.c, in
- * lists over the kernel's MRs. Elsewhere: one ioctl per work request
- * through ib_async's kernel buffers (see Documentation/ib_async.rst,
- * "Data path"), which exists so that real events can be provoked and
- * simple traffic runs, not for speed.
+ * registers user memory (IB_ASYNC_FEATURE_USER_MR) posts go to
+ * cmd_post.c, in lists over the kernel's MRs. Elsewhere: one command per
+ * work request through ib_async's kernel buffers (see
+ * Documentation/ib_async.rst, "Data path"), which exists so that real
+ * events can be provoked and simple traffic runs, not for speed.
  *
  * Supported: SEND and SEND_WITH_IMM on RC and UD, signalled or not,
  * inline or not; gather lists on sends (copied into one message here);
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define SEND_FLAGS_OK	(IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_SOLICITED)
@@ -46,26 +47,14 @@ static int gather_len(struct ibasync_context *c, const struct ibv_sge *sg,
 static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 {
 	struct ibasync_context *c = to_ibasync_ctx(qp->context);
-	struct ib_async_post_send arg = {
-		.argsz = sizeof(arg), .handle = qp->handle,
-		.wr_id = wr->wr_id,
-	};
 	bool inl = wr->send_flags & IBV_SEND_INLINE;
 	char *bounce = NULL, *p;
+	uint64_t addr = 0;
 	size_t len = 0;
 	int i, err;
 
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		arg.opcode = IB_UVERBS_WR_SEND;
-		break;
-	case IBV_WR_SEND_WITH_IMM:
-		arg.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
-		arg.imm_data = wr->imm_data;
-		break;
-	default:
+	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM)
 		return EOPNOTSUPP;	/* RDMA READ/WRITE, atomics, ... */
-	}
 	if (wr->send_flags & ~(unsigned int)SEND_FLAGS_OK)
 		return EOPNOTSUPP;	/* fence, checksum offload */
 	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
@@ -76,21 +65,11 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 		return err;
 	if (inl && len > to_ibasync_qp(qp)->cap.max_inline_data)
 		return EINVAL;
-	if (wr->send_flags & IBV_SEND_SIGNALED)
-		arg.send_flags = IB_ASYNC_SEND_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		arg.send_flags |= IB_ASYNC_SEND_SOLICITED;
-	if (qp->qp_type == IBV_QPT_UD) {
-		struct ibv_ah *ah = wr->wr.ud.ah;
-
-		if (!ah || ah->context != qp->context)
-			return EINVAL;
-		arg.ah_handle = ah->handle;
-		arg.remote_qpn = wr->wr.ud.remote_qpn;
-		arg.remote_qkey = wr->wr.ud.remote_qkey;
-	}
+	if (qp->qp_type == IBV_QPT_UD &&
+	    (!wr->wr.ud.ah || wr->wr.ud.ah->context != qp->context))
+		return EINVAL;
 	if (wr->num_sge == 1) {
-		arg.addr = wr->sg_list[0].addr;
+		addr = wr->sg_list[0].addr;
 	} else if (wr->num_sge > 1) {
 		/* the kernel reads one message: gather it here */
 		bounce = malloc(len ? len : 1);
@@ -101,10 +80,9 @@ static int post_one_send(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 			       wr->sg_list[i].length);
 			p += wr->sg_list[i].length;
 		}
-		arg.addr = (uintptr_t)bounce;
+		addr = (uintptr_t)bounce;
 	}
-	arg.length = (uint32_t)len;
-	err = ibasync_ioctl(qp->context, IB_ASYNC_IOC_POST_SEND, &arg);
+	err = ibasync_cmd_post_send(qp, wr, addr, (uint32_t)len);
 	free(bounce);
 	return err;
 }
@@ -115,7 +93,7 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	int err;
 
 	if (to_ibasync_ctx(qp->context)->user_mr)
-		return ibasync_post_send_list(qp, wr, bad_wr);
+		return ibasync_cmd_post_send_list(qp, wr, bad_wr);
 	for (; wr; wr = wr->next) {
 		err = post_one_send(qp, wr);
 		if (err) {
@@ -129,10 +107,8 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 static int post_one_recv(struct ibv_context *ctx, uint32_t obj_type,
 			 uint32_t handle, const struct ibv_recv_wr *wr)
 {
-	struct ib_async_post_recv arg = {
-		.argsz = sizeof(arg), .obj_type = obj_type, .handle = handle,
-		.wr_id = wr->wr_id,
-	};
+	uint64_t addr = 0;
+	uint32_t length = 0;
 	int err;
 
 	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
@@ -145,10 +121,11 @@ static int post_one_recv(struct ibv_context *ctx, uint32_t obj_type,
 				       IBV_ACCESS_LOCAL_WRITE);
 		if (err)
 			return err;
-		arg.addr = wr->sg_list[0].addr;
-		arg.length = wr->sg_list[0].length;
+		addr = wr->sg_list[0].addr;
+		length = wr->sg_list[0].length;
 	}
-	return ibasync_ioctl(ctx, IB_ASYNC_IOC_POST_RECV, &arg);
+	return ibasync_cmd_post_recv(ctx, obj_type, handle, wr->wr_id, addr,
+				     length);
 }
 
 static int post_recv_list(struct ibv_context *ctx, uint32_t obj_type,
@@ -171,7 +148,7 @@ static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
 	if (to_ibasync_ctx(qp->context)->user_mr)
-		return ibasync_post_recv_list(qp, wr, bad_wr);
+		return ibasync_cmd_post_recv_list(qp, wr, bad_wr);
 	return post_recv_list(qp->context, IB_ASYNC_OBJ_QP, qp->handle, wr,
 			      bad_wr);
 }
@@ -180,7 +157,7 @@ static int post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr)
 {
 	if (to_ibasync_ctx(srq->context)->user_mr)
-		return ibasync_post_srq_recv_list(srq, wr, bad_wr);
+		return ibasync_cmd_post_srq_recv_list(srq, wr, bad_wr);
 	return post_recv_list(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,
 			      bad_wr);
 }
@@ -211,23 +188,19 @@ static int poll_kernel(struct ibv_cq *cq, int num, struct ibv_wc *wc,
 		       int done)
 {
 	struct ib_async_wc k[POLL_CHUNK];
+	uint32_t count;
 	int i, err;
 
 	while (done < num) {
-		struct ib_async_poll_cq arg = {
-			.argsz = sizeof(arg), .handle = cq->handle,
-			.wc = (uintptr_t)k,
-		};
-
-		arg.count = (uint32_t)(num - done < POLL_CHUNK ?
-				       num - done : POLL_CHUNK);
-		err = ibasync_ioctl(cq->context, IB_ASYNC_IOC_POLL_CQ, &arg);
+		count = (uint32_t)(num - done < POLL_CHUNK ?
+				   num - done : POLL_CHUNK);
+		err = ibasync_cmd_poll_cq(cq->context, cq->handle, k, &count);
 		if (err)
 			return done ? done : -err;
-		for (i = 0; i < (int)arg.count; i++)
+		for (i = 0; i < (int)count; i++)
 			wc_to_ibv(&wc[done + i], &k[i]);
-		done += (int)arg.count;
-		if (arg.count < POLL_CHUNK)
+		done += (int)count;
+		if (count < POLL_CHUNK)
 			break;
 	}
 	return done;
@@ -268,12 +241,7 @@ static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 /* Arming is the driver's: the kernel passes it on (channel.c reads it). */
 static int req_notify_cq(struct ibv_cq *cq, int solicited)
 {
-	struct ib_async_req_notify_cq arg = {
-		.argsz = sizeof(arg), .handle = cq->handle,
-		.flags = solicited ? IB_ASYNC_NOTIFY_SOLICITED : 0,
-	};
-
-	return ibasync_ioctl(cq->context, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &arg);
+	return ibasync_cmd_req_notify_cq(cq, solicited);
 }
 
 /*

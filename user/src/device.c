@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define IBASYNC_DEV_PREFIX "ib_async"
@@ -358,13 +358,13 @@ static int guid_from_sysfs(const struct ibv_device *d, uint64_t *guid)
 /* Fallback when /sys/class/infiniband is not visible: ask the node. */
 static int guid_from_node(const struct ibasync_device *dev, __be64 *guid)
 {
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ib_async_info info;
 	int fd, ret;
 
 	fd = open(dev->node_path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ret = ioctl(fd, IB_ASYNC_IOC_GET_INFO, &info);
+	ret = ibasync_cmd_get_info(fd, &info);
 	close(fd);
 	if (ret)
 		return -1;

@@ -19,11 +19,11 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <infiniband/ib_async.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define CHANNEL_FLAGS	(IBASYNC_CHANNEL_NONBLOCK | IBASYNC_CHANNEL_COALESCE)
@@ -125,9 +125,7 @@ void ibasync_chan_list_mark(struct ibasync_chan_list *l, uint32_t obj_type,
 IBASYNC_EXPORT struct ibasync_channel *
 ibasync_create_channel(struct ibv_context *context, unsigned int flags)
 {
-	struct ib_async_create_channel arg = {
-		.argsz = sizeof(arg), .type = IB_ASYNC_CHANNEL_EVENT,
-	};
+	uint32_t kflags = 0;
 	struct ibasync_channel *ch;
 	int err;
 
@@ -140,20 +138,20 @@ ibasync_create_channel(struct ibv_context *context, unsigned int flags)
 		return NULL;
 	}
 	if (flags & IBASYNC_CHANNEL_NONBLOCK)
-		arg.flags |= IB_ASYNC_CHANNEL_NONBLOCK;
+		kflags |= IB_ASYNC_CHANNEL_NONBLOCK;
 	if (flags & IBASYNC_CHANNEL_COALESCE)
-		arg.flags |= IB_ASYNC_CHANNEL_COALESCE;
+		kflags |= IB_ASYNC_CHANNEL_COALESCE;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return NULL;
-	err = ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CHANNEL, &arg);
+	err = ibasync_cmd_create_channel(context->cmd_fd, IB_ASYNC_CHANNEL_EVENT,
+					 kflags, &ch->fd);
 	if (err) {
 		free(ch);
 		errno = err;
 		return NULL;
 	}
 	ch->context = context;
-	ch->fd = arg.fd;
 	pthread_mutex_init(&ch->lock, NULL);
 	ch->ring_ok = to_ibasync_ctx(context)->ring_ok &&
 		      !(flags & IBASYNC_CHANNEL_COALESCE);
@@ -228,10 +226,10 @@ static int sub_object(const struct ibasync_channel *ch,
 	return owner == ch->context ? 0 : EINVAL;
 }
 
-/* @sub as the kernel takes it, checked: 0 or an errno value. */
-static int sub_to_kernel(const struct ibasync_channel *ch,
-			 const struct ibasync_subscription *sub,
-			 struct ib_async_subscribe *arg)
+/* @sub checked, and the handle of its object if any: 0 or an errno value */
+static int sub_check(const struct ibasync_channel *ch,
+		     const struct ibasync_subscription *sub,
+		     uint32_t *obj_handle)
 {
 	uint32_t f = sub->flags;
 
@@ -249,49 +247,40 @@ static int sub_to_kernel(const struct ibasync_channel *ch,
 	if (!(f & IBASYNC_SUB_OBJECT) &&
 	    (sub->object_type != IBASYNC_OBJECT_NONE || sub->object.cq))
 		return EINVAL;
-	memset(arg, 0, sizeof(*arg));
-	arg->argsz = sizeof(*arg);
-	arg->flags = f;
-	arg->fd = ch->fd;
-	arg->type_mask = sub->types;
-	arg->port = sub->port_num;
-	arg->cookie = sub->cookie;
-	return f & IBASYNC_SUB_OBJECT ? sub_object(ch, sub, &arg->obj_handle) : 0;
+	*obj_handle = 0;
+	return f & IBASYNC_SUB_OBJECT ? sub_object(ch, sub, obj_handle) : 0;
 }
 
 IBASYNC_EXPORT int ibasync_subscribe(struct ibasync_channel *channel,
 				     const struct ibasync_subscription *sub,
 				     uint32_t *sub_id)
 {
-	struct ib_async_subscribe arg;
+	uint32_t obj_handle, id;
 	int err;
 
 	if (!channel || !sub)
 		return ibasync_err(EINVAL);
-	err = sub_to_kernel(channel, sub, &arg);
+	err = sub_check(channel, sub, &obj_handle);
 	if (err)
 		return ibasync_err(err);
-	err = ibasync_ioctl(channel->context, IB_ASYNC_IOC_SUBSCRIBE, &arg);
+	err = ibasync_cmd_subscribe(channel->context->cmd_fd, channel->fd, sub,
+				    obj_handle, &id);
 	if (err)
 		return ibasync_err(err);
 	if (sub_id)
-		*sub_id = arg.sub_id;
+		*sub_id = id;
 	return 0;
 }
 
 IBASYNC_EXPORT int ibasync_unsubscribe(struct ibasync_channel *channel,
 				       uint32_t sub_id)
 {
-	struct ib_async_unsubscribe arg = {
-		.argsz = sizeof(arg), .sub_id = sub_id,
-	};
-
 	int err;
 
 	if (!channel || !sub_id)
 		return ibasync_err(EINVAL);
-	arg.fd = channel->fd;
-	err = ibasync_ioctl(channel->context, IB_ASYNC_IOC_UNSUBSCRIBE, &arg);
+	err = ibasync_cmd_unsubscribe(channel->context->cmd_fd, channel->fd,
+				      sub_id);
 	return err ? ibasync_err(err) : 0;
 }
 
@@ -379,12 +368,11 @@ static void to_public(const struct ib_async_chan_event *k,
  */
 static int chan_map_ring(struct ibasync_channel *ch)
 {
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ib_async_info info;
 
 	if (!ch->ring_requested) {
-		if (ioctl(ch->fd, IB_ASYNC_IOC_GET_INFO, &info) ||
-		    !info.queue_len ||
-		    ibasync_ring_request(ch->fd, info.queue_len, &ch->map)) {
+		if (ibasync_cmd_get_info(ch->fd, &info) || !info.queue_len ||
+		    ibasync_cmd_map_ring(ch->fd, info.queue_len, &ch->map)) {
 			ch->ring_ok = false;
 			return 0;
 		}
@@ -497,9 +485,7 @@ static int ring_get_events(struct ibasync_channel *ch,
 			   struct ibasync_event *events, int n,
 			   unsigned int flags, bool locked)
 {
-	struct ib_async_ring_wait w = {
-		.argsz = sizeof(w), .flags = IB_ASYNC_READ_NONBLOCK,
-	};
+	uint32_t available;
 	int got = 0, err;
 	bool full;
 
@@ -510,9 +496,9 @@ static int ring_get_events(struct ibasync_channel *ch,
 					&full);
 		if (got == n || (got && !full))
 			break;
-		w.available = 0;	/* out only: the kernel wants 0 in */
-		err = ioctl(ch->fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
-		if (!err && w.available)
+		err = ibasync_cmd_ring_wait(ch->fd, IB_ASYNC_READ_NONBLOCK,
+					    &available);
+		if (!err && available)
 			continue;
 		if (got)	/* an error shows at the next call */
 			break;
@@ -538,7 +524,7 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 				      struct ibasync_event *events, int n,
 				      unsigned int flags)
 {
-	struct ib_async_read_batch b = { .argsz = sizeof(b) };
+	uint32_t bflags = 0, count;
 	struct ib_async_chan_event k;
 	unsigned char *raw = (unsigned char *)events;
 	uint32_t i;
@@ -556,12 +542,11 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 		return ring_get_events(channel, events, n, flags, locked);
 	ibasync_mt_unlock(&channel->lock, locked);
 	if (flags & IBASYNC_GET_NONBLOCK)
-		b.flags |= IB_ASYNC_READ_NONBLOCK;
-	b.buf = (uintptr_t)events;
-	b.count = (uint32_t)n;
-	if (ioctl(channel->fd, IB_ASYNC_IOC_READ_BATCH, &b))
+		bflags |= IB_ASYNC_READ_NONBLOCK;
+	count = (uint32_t)n;
+	if (ibasync_cmd_read_batch(channel->fd, bflags, 0, events, &count))
 		return -1;
-	if (b.count > (uint32_t)n) {	/* the kernel never does */
+	if (count > (uint32_t)n) {	/* the kernel never does */
 		errno = EIO;
 		return -1;
 	}
@@ -570,9 +555,9 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	 * i * sizeof(*events), never before it: converting the last first,
 	 * each write covers only records converted already.
 	 */
-	for (i = b.count; i-- > 0;) {
+	for (i = count; i-- > 0;) {
 		memcpy(&k, raw + (size_t)i * sizeof(k), sizeof(k));
 		to_public(&k, &events[i]);
 	}
-	return (int)b.count;
+	return (int)count;
 }

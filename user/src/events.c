@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 /*
@@ -35,18 +35,14 @@ static int read_record(int fd, struct ib_async_event *rec)
  */
 static int fetch_batch(struct ibasync_context *c, int fd)
 {
-	struct ib_async_read_batch b = {
-		.argsz = sizeof(b),
-		.flags = IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK,
-		.consume_seq = c->ev_handed,
-		.buf = (uintptr_t)c->ev_buf,
-		.count = IBASYNC_BATCH,
-	};
+	uint32_t count = IBASYNC_BATCH;
 
-	if (ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b))
+	if (ibasync_cmd_read_batch(fd,
+				   IB_ASYNC_READ_PEEK | IB_ASYNC_READ_NONBLOCK,
+				   c->ev_handed, c->ev_buf, &count))
 		return -1;
 	c->ev_next = 0;
-	c->ev_count = b.count;
+	c->ev_count = count;
 	return 0;
 }
 
@@ -77,7 +73,7 @@ int ibasync_wait_readable(int fd)
 static int next_ring_record(struct ibasync_context *c, int fd,
 			    struct ib_async_event *rec)
 {
-	struct ib_async_ring_wait w = { .argsz = sizeof(w) };
+	uint32_t available;
 	bool locked;
 	int err;
 
@@ -89,11 +85,10 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 			ibasync_mt_unlock(&c->ev_lock, locked);
 			return 0;
 		}
-		w.flags = IB_ASYNC_READ_NONBLOCK;
-		w.available = 0;	/* out only: the kernel wants 0 in */
-		err = ioctl(fd, IB_ASYNC_IOC_RING_WAIT, &w) ? errno : 0;
+		err = ibasync_cmd_ring_wait(fd, IB_ASYNC_READ_NONBLOCK,
+					    &available);
 		ibasync_mt_unlock(&c->ev_lock, locked);
-		if (!err && w.available)
+		if (!err && available)
 			continue;
 		/* ENODEV, EIO: the stream is over, as read() would say */
 		if (err && err != EAGAIN) {
@@ -112,12 +107,11 @@ static int next_ring_record(struct ibasync_context *c, int fd,
  */
 static int consume_handed(struct ibasync_context *c, int fd)
 {
-	struct ib_async_read_batch b = {
-		.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
-		.consume_seq = c->ev_handed,
-	};
+	uint32_t count = 0;
 
-	if (!c->ev_handed || !ioctl(fd, IB_ASYNC_IOC_READ_BATCH, &b))
+	if (!c->ev_handed ||
+	    !ibasync_cmd_read_batch(fd, IB_ASYNC_READ_NONBLOCK, c->ev_handed,
+				    NULL, &count))
 		return 0;
 	return errno == ENODEV ? 0 : errno;
 }
@@ -317,15 +311,17 @@ static void forget_buffered(struct ibasync_context *c, uint32_t obj_type,
  * context's channels are purged too, while ev_lock still keeps the
  * object's handle from being handed out anywhere.
  */
-static int destroy_ring_locked(struct ibasync_context *c,
-			       struct ib_async_destroy *d, uint64_t *reported,
+static int destroy_ring_locked(struct ibasync_context *c, uint32_t obj_type,
+			       uint32_t handle, uint64_t *reported,
 			       uint64_t *comp_reported)
 {
+	uint64_t events_reported;
 	uint32_t marked;
 
 	/* no destroy that could not then mark the object's records */
 	if (ibasync_ring_check(&c->ev_ring) ||
-	    ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_DESTROY, d)) {
+	    ibasync_cmd_destroy(c->vctx.context.cmd_fd, obj_type, handle,
+				&events_reported, comp_reported)) {
 		int err = errno;
 
 		pthread_mutex_unlock(&c->ev_lock);
@@ -336,15 +332,12 @@ static int destroy_ring_locked(struct ibasync_context *c,
 	 * the ring: with none, there is nothing to look for, and most
 	 * objects (PDs, MRs, quiet QPs) cost no walk of a long ring.
 	 */
-	marked = d->events_reported ?
-		 ibasync_ring_mark(&c->ev_ring, d->obj_type, d->handle) : 0;
-	ibasync_chan_list_mark(c->chans, d->obj_type, d->handle);
+	marked = events_reported ?
+		 ibasync_ring_mark(&c->ev_ring, obj_type, handle) : 0;
+	ibasync_chan_list_mark(c->chans, obj_type, handle);
 	pthread_mutex_unlock(&c->ev_lock);
 	/* the kernel counted each marked record: fewer would be a bug there */
-	*reported = d->events_reported >= marked ?
-		    d->events_reported - marked : 0;
-	if (comp_reported)
-		*comp_reported = d->comp_events_reported;
+	*reported = events_reported >= marked ? events_reported - marked : 0;
 	return 0;
 }
 
@@ -364,40 +357,33 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
 			   uint64_t *comp_reported)
 {
-	struct ib_async_destroy d = {
-		.argsz = sizeof(d), .obj_type = obj_type, .handle = handle,
-	};
 	int fd = c->vctx.context.cmd_fd, err = 0;
 
 	pthread_mutex_lock(&c->ev_lock);
 	if (c->ev_ring.hdr)
-		return destroy_ring_locked(c, &d, reported, comp_reported);
+		return destroy_ring_locked(c, obj_type, handle, reported,
+					   comp_reported);
 	/* a failure is worth reporting rather than a destroy's wrong count */
 	if (!c->ev_no_batch)
 		err = consume_handed(c, fd);
-	if (!err && ioctl(fd, IB_ASYNC_IOC_DESTROY, &d))
-		err = errno;
+	if (!err)
+		err = ibasync_cmd_destroy(fd, obj_type, handle, reported,
+					  comp_reported);
 	if (!err && !c->ev_no_batch)
 		forget_buffered(c, obj_type, handle);
 	if (!err)
 		ibasync_chan_list_mark(c->chans, obj_type, handle);
 	pthread_mutex_unlock(&c->ev_lock);
-	if (err)
-		return ibasync_err(err);
-	*reported = d.events_reported;
-	if (comp_reported)
-		*comp_reported = d.comp_events_reported;
-	return 0;
+	return err ? ibasync_err(err) : 0;
 }
 
 /* The device behind the context is gone (ib_async answers ENODEV). */
 int ibasync_disassociated(struct ibasync_context *c)
 {
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ib_async_info info;
 	int saved = errno, ret;
 
-	ret = ioctl(c->vctx.context.cmd_fd, IB_ASYNC_IOC_GET_INFO, &info) &&
-	      errno == ENODEV;
+	ret = ibasync_cmd_get_info(c->vctx.context.cmd_fd, &info) == ENODEV;
 	errno = saved;
 	return ret;
 }

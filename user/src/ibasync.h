@@ -483,8 +483,6 @@ struct ibasync_channel {
 /* ring.c */
 void ibasync_watch_forks(void);
 bool ibasync_ring_disabled(void);
-int ibasync_ring_request(int fd, uint32_t entries,
-			 struct ib_async_map_ring *m);
 int ibasync_ring_mmap(int fd, const struct ib_async_map_ring *m,
 		      size_t rec_size, struct ibasync_ring *r);
 void ibasync_ring_unmap(struct ibasync_ring *r);
@@ -640,8 +638,8 @@ void ibasync_chan_list_mark(struct ibasync_chan_list *l, uint32_t obj_type,
 
 /* channel.c */
 int ibasync_channel_attach(struct ibv_comp_channel *channel,
-			   struct ibv_context *context,
-			   struct ib_async_create_cq *arg);
+			   struct ibv_context *context, struct ibv_cq *cq,
+			   uint32_t cqe, uint32_t comp_vector);
 void ibasync_channel_detach(struct ibv_comp_channel *channel);
 
 /* objects.c: struct verbs_context's create_srq_ex */
@@ -673,16 +671,5 @@ enum ibv_gid_type_sysfs {
 
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, enum ibv_gid_type_sysfs *type);
-
-/* Run an ioctl on the context's file: 0, or an errno value (errno set). */
-int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg);
-
-/* post.c: posting over the kernel's MRs (user_mr) */
-int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			   struct ibv_send_wr **bad_wr);
-int ibasync_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			   struct ibv_recv_wr **bad_wr);
-int ibasync_post_srq_recv_list(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			       struct ibv_recv_wr **bad_wr);
 
 #endif /* IBASYNC_INTERNAL_H */

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define MR_SLOT_BITS	24
@@ -83,18 +84,13 @@ found:
 static struct ibv_mr *reg_kernel(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t iova, unsigned int access)
 {
-	struct ib_async_reg_mr arg = {
-		.argsz = sizeof(arg), .pd_handle = pd->handle,
-		.addr = (uintptr_t)addr, .length = length, .iova = iova,
-		.access = access,
-	};
 	struct ibv_mr *mr;
 	int err;
 
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return NULL;
-	err = ibasync_ioctl(pd->context, IB_ASYNC_IOC_REG_MR, &arg);
+	err = ibasync_cmd_reg_mr(pd, mr, addr, length, iova, access);
 	if (err) {
 		free(mr);
 		errno = err;
@@ -104,9 +100,6 @@ static struct ibv_mr *reg_kernel(struct ibv_pd *pd, void *addr, size_t length,
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->length = length;
-	mr->handle = arg.handle;
-	mr->lkey = arg.lkey;
-	mr->rkey = arg.rkey;
 	atomic_fetch_add(&to_ibasync_pd(pd)->mrs, 1);
 	return mr;
 }
@@ -191,13 +184,11 @@ IBASYNC_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 		return ibasync_err(EINVAL);
 	c = to_ibasync_ctx(mr->context);
 	if (c->user_mr) {
-		struct ib_async_destroy arg = {
-			.argsz = sizeof(arg), .obj_type = IB_ASYNC_OBJ_MR,
-			.handle = mr->handle,
-		};
+		uint64_t reported;
 
 		/* MRs raise no events: nothing to consume first. */
-		err = ibasync_ioctl(mr->context, IB_ASYNC_IOC_DESTROY, &arg);
+		err = ibasync_cmd_destroy(mr->context->cmd_fd, IB_ASYNC_OBJ_MR,
+					  mr->handle, &reported, NULL);
 		if (err)
 			return ibasync_err(err);
 		atomic_fetch_sub(&to_ibasync_pd(mr->pd)->mrs, 1);

@@ -12,15 +12,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 
+#include "cmd.h"
 #include "ibasync.h"
-
-int ibasync_ioctl(struct ibv_context *context, unsigned long cmd, void *arg)
-{
-	return ioctl(context->cmd_fd, cmd, arg) ? errno : 0;
-}
 
 static void *fail_null(int err)
 {
@@ -133,7 +128,6 @@ static int destroy_evobj(struct ibv_context *ctx, uint32_t obj_type,
 
 IBASYNC_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
-	struct ib_async_create_pd arg = { .argsz = sizeof(arg) };
 	struct ibasync_pd *pd;
 
 	if (!context)
@@ -141,12 +135,11 @@ IBASYNC_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
-	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_PD, &arg)) {
+	if (ibasync_cmd_create_pd(context, &pd->pd.handle)) {
 		free_keep_errno(pd);
 		return NULL;
 	}
 	pd->pd.context = context;
-	pd->pd.handle = arg.handle;
 	atomic_init(&pd->mrs, 0);
 	return &pd->pd;
 }
@@ -176,7 +169,6 @@ struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
 				  struct ibv_comp_channel *channel,
 				  uint32_t comp_vector)
 {
-	struct ib_async_create_cq arg = { .argsz = sizeof(arg) };
 	struct ibasync_cq *q;
 	struct ibv_cq *cq;
 
@@ -186,19 +178,16 @@ struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
 	if (!q)
 		return NULL;
 	cq = ibv_cq_ex_to_cq(&q->ex);
-	arg.user_handle = (uintptr_t)cq;
-	arg.cqe = (uint32_t)cqe;
-	arg.comp_vector = comp_vector;
-	if (channel ? ibasync_channel_attach(channel, context, &arg) :
-		      ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_CQ, &arg)) {
+	if (channel ? ibasync_channel_attach(channel, context, cq,
+					     (uint32_t)cqe, comp_vector) :
+		      ibasync_cmd_create_cq(context, cq, (uint32_t)cqe,
+					    comp_vector, -1)) {
 		free_keep_errno(q);
 		return NULL;
 	}
 	cq->context = context;
 	cq->channel = channel;
 	cq->cq_context = cq_context;
-	cq->handle = arg.handle;
-	cq->cqe = (int)arg.cqe;
 	init_sync(&cq->mutex, &cq->cond);
 	return q;
 }
@@ -219,18 +208,9 @@ IBASYNC_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context,
 
 IBASYNC_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
-	struct ib_async_resize_cq arg = {
-		.argsz = sizeof(arg), .handle = cq->handle,
-	};
-	int ret;
-
 	if (cqe < 1)
 		return ibasync_err(EINVAL);
-	arg.cqe = (uint32_t)cqe;
-	ret = ibasync_ioctl(cq->context, IB_ASYNC_IOC_RESIZE_CQ, &arg);
-	if (!ret)
-		cq->cqe = (int)arg.cqe;
-	return ret;
+	return ibasync_cmd_resize_cq(cq, (uint32_t)cqe);
 }
 
 /*
@@ -263,36 +243,10 @@ IBASYNC_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 
 /* ---- address vectors ----------------------------------------------------- */
 
-static int av_from_ibv(struct ib_async_av *av, const struct ibv_ah_attr *a)
+static int av_check(const struct ibv_ah_attr *a)
 {
 	/* ib_async resolves RoCE addresses itself and sets no rate limits */
-	if (a->static_rate || a->src_path_bits)
-		return EOPNOTSUPP;
-	memset(av, 0, sizeof(*av));
-	memcpy(av->dgid, a->grh.dgid.raw, sizeof(av->dgid));
-	av->flow_label = a->grh.flow_label;
-	av->sgid_index = a->grh.sgid_index;
-	av->hop_limit = a->grh.hop_limit;
-	av->traffic_class = a->grh.traffic_class;
-	av->dlid = a->dlid;
-	av->sl = a->sl;
-	av->is_global = a->is_global;
-	av->port_num = a->port_num;
-	return 0;
-}
-
-static void av_to_ibv(struct ibv_ah_attr *a, const struct ib_async_av *av)
-{
-	memset(a, 0, sizeof(*a));
-	memcpy(a->grh.dgid.raw, av->dgid, sizeof(av->dgid));
-	a->grh.flow_label = av->flow_label;
-	a->grh.sgid_index = av->sgid_index;
-	a->grh.hop_limit = av->hop_limit;
-	a->grh.traffic_class = av->traffic_class;
-	a->dlid = av->dlid;
-	a->sl = av->sl;
-	a->is_global = av->is_global;
-	a->port_num = av->port_num;
+	return a->static_rate || a->src_path_bits ? EOPNOTSUPP : 0;
 }
 
 /* ---- QP ------------------------------------------------------------------ */
@@ -305,7 +259,7 @@ static bool same_ctx(struct ibv_context *ctx, struct ibv_context *other)
 /*
  * UC is of use only with RDMA WRITE, which the copy path (datapath.c) cannot
  * post: it is offered where the node takes posted lists over the device's
- * own MRs (post.c).
+ * own MRs (cmd_post.c).
  */
 static bool uc_ok(struct ibv_context *ctx)
 {
@@ -320,7 +274,6 @@ static bool uc_ok(struct ibv_context *ctx)
 struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
 				 struct ibv_qp_init_attr *attr)
 {
-	struct ib_async_create_qp arg = { .argsz = sizeof(arg) };
 	struct ibasync_qp *q;
 	struct ibv_qp *qp;
 
@@ -336,19 +289,8 @@ struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
 	if (!q)
 		return NULL;
 	qp = &q->qp;
-	arg.user_handle = (uintptr_t)qp;
-	arg.pd_handle = pd->handle;
-	arg.send_cq_handle = attr->send_cq->handle;
-	arg.recv_cq_handle = attr->recv_cq->handle;
-	arg.srq_handle = attr->srq ? attr->srq->handle : 0;
-	arg.qp_type = attr->qp_type;
-	arg.sq_sig_all = !!attr->sq_sig_all;
-	arg.max_send_wr = attr->cap.max_send_wr;
-	arg.max_recv_wr = attr->cap.max_recv_wr;
-	arg.max_send_sge = attr->cap.max_send_sge;
-	arg.max_recv_sge = attr->cap.max_recv_sge;
-	arg.max_inline_data = attr->cap.max_inline_data;
-	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_QP, &arg)) {
+	/* attr->cap becomes what the kernel granted */
+	if (ibasync_cmd_create_qp(pd, qp, attr)) {
 		free_keep_errno(q);
 		return NULL;
 	}
@@ -358,17 +300,9 @@ struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
 	qp->srq = attr->srq;
-	qp->handle = arg.handle;
-	qp->qp_num = arg.qp_num;
 	qp->state = IBV_QPS_RESET;
 	qp->qp_type = attr->qp_type;
 	init_sync(&qp->mutex, &qp->cond);
-	/* as libibverbs providers do: the caller learns what it got */
-	attr->cap.max_send_wr = arg.max_send_wr;
-	attr->cap.max_recv_wr = arg.max_recv_wr;
-	attr->cap.max_send_sge = arg.max_send_sge;
-	attr->cap.max_recv_sge = arg.max_recv_sge;
-	attr->cap.max_inline_data = arg.max_inline_data;
 	q->cap = attr->cap;
 	q->sq_sig_all = !!attr->sq_sig_all;
 	return qp;
@@ -383,36 +317,14 @@ IBASYNC_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 IBASYNC_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				 int attr_mask)
 {
-	struct ib_async_qp_attr a = {
-		.argsz = sizeof(a), .handle = qp->handle,
-		.attr_mask = (uint32_t)attr_mask,
-	};
 	int ret;
 
-	/* bits ib_async does not know are refused by the kernel, EOPNOTSUPP */
-	a.qp_state = attr->qp_state;
-	a.cur_qp_state = attr->cur_qp_state;
-	a.path_mtu = attr->path_mtu;
-	a.qkey = attr->qkey;
-	a.rq_psn = attr->rq_psn;
-	a.sq_psn = attr->sq_psn;
-	a.dest_qp_num = attr->dest_qp_num;
-	a.qp_access_flags = (uint32_t)attr->qp_access_flags;
-	a.pkey_index = attr->pkey_index;
-	a.port_num = attr->port_num;
-	a.en_sqd_async_notify = attr->en_sqd_async_notify;
-	a.max_rd_atomic = attr->max_rd_atomic;
-	a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	a.min_rnr_timer = attr->min_rnr_timer;
-	a.timeout = attr->timeout;
-	a.retry_cnt = attr->retry_cnt;
-	a.rnr_retry = attr->rnr_retry;
 	if (attr_mask & IBV_QP_AV) {
-		ret = av_from_ibv(&a.av, &attr->ah_attr);
+		ret = av_check(&attr->ah_attr);
 		if (ret)
 			return ibasync_err(ret);
 	}
-	ret = ibasync_ioctl(qp->context, IB_ASYNC_IOC_MODIFY_QP, &a);
+	ret = ibasync_cmd_modify_qp(qp, attr, attr_mask);
 	if (!ret && (attr_mask & IBV_QP_STATE))
 		qp->state = attr->qp_state;
 	return ret;
@@ -422,41 +334,12 @@ IBASYNC_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
 	struct ibasync_qp *q = to_ibasync_qp(qp);
-	struct ib_async_qp_attr a = {
-		.argsz = sizeof(a), .handle = qp->handle,
-	};
 	int ret;
 
 	(void)attr_mask;	/* like the providers: everything is filled */
-	ret = ibasync_ioctl(qp->context, IB_ASYNC_IOC_QUERY_QP, &a);
+	ret = ibasync_cmd_query_qp(qp, attr);
 	if (ret)
 		return ret;
-	memset(attr, 0, sizeof(*attr));
-	attr->qp_state = a.qp_state;
-	attr->cur_qp_state = a.cur_qp_state;
-	attr->path_mtu = a.path_mtu;
-	attr->qkey = a.qkey;
-	attr->rq_psn = a.rq_psn;
-	attr->sq_psn = a.sq_psn;
-	attr->dest_qp_num = a.dest_qp_num;
-	attr->qp_access_flags = (unsigned int)a.qp_access_flags;
-	attr->pkey_index = a.pkey_index;
-	attr->port_num = a.port_num;
-	attr->en_sqd_async_notify = a.en_sqd_async_notify;
-	attr->sq_draining = a.sq_draining;
-	attr->max_rd_atomic = a.max_rd_atomic;
-	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
-	attr->min_rnr_timer = a.min_rnr_timer;
-	attr->timeout = a.timeout;
-	attr->retry_cnt = a.retry_cnt;
-	attr->rnr_retry = a.rnr_retry;
-	/* What the driver reports now, as ib_uverbs' query returns it. */
-	attr->cap.max_send_wr = a.max_send_wr;
-	attr->cap.max_recv_wr = a.max_recv_wr;
-	attr->cap.max_send_sge = a.max_send_sge;
-	attr->cap.max_recv_sge = a.max_recv_sge;
-	attr->cap.max_inline_data = a.max_inline_data;
-	av_to_ibv(&attr->ah_attr, &a.av);
 	if (init_attr) {
 		memset(init_attr, 0, sizeof(*init_attr));
 		init_attr->qp_context = qp->qp_context;
@@ -491,7 +374,6 @@ IBASYNC_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 					      struct ibv_srq_init_attr *attr)
 {
-	struct ib_async_create_srq arg = { .argsz = sizeof(arg) };
 	struct ibv_srq *srq;
 
 	if (!pd || !attr)
@@ -499,22 +381,15 @@ IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	arg.user_handle = (uintptr_t)srq;
-	arg.pd_handle = pd->handle;
-	arg.max_wr = attr->attr.max_wr;
-	arg.max_sge = attr->attr.max_sge;
-	arg.srq_limit = attr->attr.srq_limit;
-	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_SRQ, &arg)) {
+	/* attr->attr becomes what the kernel granted */
+	if (ibasync_cmd_create_srq(pd, srq, attr)) {
 		free_keep_errno(srq);
 		return NULL;
 	}
 	srq->context = pd->context;
 	srq->srq_context = attr->srq_context;
 	srq->pd = pd;
-	srq->handle = arg.handle;
 	init_sync(&srq->mutex, &srq->cond);
-	attr->attr.max_wr = arg.max_wr;
-	attr->attr.max_sge = arg.max_sge;
 	return srq;
 }
 
@@ -555,30 +430,13 @@ struct ibv_srq *ibasync_create_srq_ex(struct ibv_context *context,
 IBASYNC_EXPORT int ibv_modify_srq(struct ibv_srq *srq,
 				  struct ibv_srq_attr *attr, int attr_mask)
 {
-	struct ib_async_srq_attr a = {
-		.argsz = sizeof(a), .handle = srq->handle,
-		.attr_mask = (uint32_t)attr_mask,
-		.max_wr = attr->max_wr, .srq_limit = attr->srq_limit,
-	};
-
-	return ibasync_ioctl(srq->context, IB_ASYNC_IOC_MODIFY_SRQ, &a);
+	return ibasync_cmd_modify_srq(srq, attr, attr_mask);
 }
 
 IBASYNC_EXPORT int ibv_query_srq(struct ibv_srq *srq,
 				 struct ibv_srq_attr *attr)
 {
-	struct ib_async_srq_attr a = {
-		.argsz = sizeof(a), .handle = srq->handle,
-	};
-	int ret;
-
-	ret = ibasync_ioctl(srq->context, IB_ASYNC_IOC_QUERY_SRQ, &a);
-	if (ret)
-		return ret;
-	attr->max_wr = a.max_wr;
-	attr->max_sge = a.max_sge;
-	attr->srq_limit = a.srq_limit;
-	return 0;
+	return ibasync_cmd_query_srq(srq, attr);
 }
 
 IBASYNC_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
@@ -592,26 +450,23 @@ IBASYNC_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 IBASYNC_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 					    struct ibv_ah_attr *attr)
 {
-	struct ib_async_create_ah arg = { .argsz = sizeof(arg) };
 	struct ibv_ah *ah;
 	int ret;
 
 	if (!pd || !attr)
 		return fail_null(EINVAL);
-	ret = av_from_ibv(&arg.av, attr);
+	ret = av_check(attr);
 	if (ret)
 		return fail_null(ret);
-	arg.pd_handle = pd->handle;
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return NULL;
-	if (ibasync_ioctl(pd->context, IB_ASYNC_IOC_CREATE_AH, &arg)) {
+	if (ibasync_cmd_create_ah(pd, attr, &ah->handle)) {
 		free_keep_errno(ah);
 		return NULL;
 	}
 	ah->context = pd->context;
 	ah->pd = pd;
-	ah->handle = arg.handle;
 	return ah;
 }
 
@@ -641,7 +496,6 @@ static int wq_post_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr,
 struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 				 struct ibv_wq_init_attr *attr)
 {
-	struct ib_async_create_wq arg = { .argsz = sizeof(arg) };
 	struct ibv_wq *wq;
 
 	if (!attr->pd || !attr->cq || !same_ctx(context, attr->pd->context) ||
@@ -654,12 +508,8 @@ struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 	wq = calloc(1, sizeof(*wq));
 	if (!wq)
 		return NULL;
-	arg.user_handle = (uintptr_t)wq;
-	arg.pd_handle = attr->pd->handle;
-	arg.cq_handle = attr->cq->handle;
-	arg.max_wr = attr->max_wr;
-	arg.max_sge = attr->max_sge;
-	if (ibasync_ioctl(context, IB_ASYNC_IOC_CREATE_WQ, &arg)) {
+	/* attr's max_wr and max_sge become what the kernel granted */
+	if (ibasync_cmd_create_wq(context, wq, attr)) {
 		free_keep_errno(wq);
 		return NULL;
 	}
@@ -667,28 +517,19 @@ struct ibv_wq *ibasync_create_wq(struct ibv_context *context,
 	wq->wq_context = attr->wq_context;
 	wq->pd = attr->pd;
 	wq->cq = attr->cq;
-	wq->handle = arg.handle;
 	wq->state = IBV_WQS_RESET;
 	wq->wq_type = attr->wq_type;
 	wq->post_recv = wq_post_recv;
 	/* ibv_create_wq() (inline) initialises them again: harmless */
 	init_sync(&wq->mutex, &wq->cond);
-	attr->max_wr = arg.max_wr;
-	attr->max_sge = arg.max_sge;
 	return wq;
 }
 
 int ibasync_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 {
-	struct ib_async_modify_wq a = {
-		.argsz = sizeof(a), .handle = wq->handle,
-		.attr_mask = attr->attr_mask, .wq_state = attr->wq_state,
-		.curr_wq_state = attr->curr_wq_state,
-		.wq_flags = attr->flags, .wq_flags_mask = attr->flags_mask,
-	};
 	int ret;
 
-	ret = ibasync_ioctl(wq->context, IB_ASYNC_IOC_MODIFY_WQ, &a);
+	ret = ibasync_cmd_modify_wq(wq, attr);
 	if (!ret && (attr->attr_mask & IBV_WQ_ATTR_STATE))
 		wq->state = attr->wq_state;
 	return ret;

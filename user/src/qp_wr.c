@@ -6,11 +6,12 @@
  * ibv_wr_complete() or ibv_wr_abort().
  *
  * The requests are built as a struct ibv_send_wr list and posted by the
- * same code as ibv_post_send() (datapath.c, post.c), so both APIs check
- * and post alike. What a setter is given is copied at once, as a provider
- * copies it into its send queue: the caller may reuse its buffers before
- * ibv_wr_complete(). The arrays grow to the largest list a QP has built
- * and are kept, so a steady workload allocates nothing per request.
+ * same code as ibv_post_send() (datapath.c, cmd_post.c), so both APIs
+ * check and post alike. What a setter is given is copied at once, as a
+ * provider copies it into its send queue: the caller may reuse its
+ * buffers before ibv_wr_complete(). The arrays grow to the largest list
+ * a QP has built and are kept, so a steady workload allocates nothing per
+ * request.
  *
  * Misuse (an op the QP was not created for, a setter without a request,
  * a UD address on a connected QP, anything before ibv_wr_start()) is
@@ -27,7 +28,7 @@
 
 #include "ibasync.h"
 
-/* What the list path posts (post.c), and what the copy path posts. */
+/* What the list path posts (cmd_post.c), and what the copy path posts. */
 #define OPS_USER_MR	(IBV_QP_EX_WITH_RDMA_WRITE |			\
 			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
 			 IBV_QP_EX_WITH_SEND |				\

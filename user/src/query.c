@@ -6,74 +6,35 @@
 #include <endian.h>
 #include <errno.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
-/* struct ibv_device_attr from the kernel's answer to QUERY_DEVICE */
-static void device_attr_to_ibv(struct ibv_context *ctx,
-			       struct ibv_device_attr *attr,
-			       const struct ib_async_device_attr *a)
+/*
+ * What the program can use through this library: the data path through
+ * kernel buffers (a node without USER_MR) posts no atomics, so it says so
+ * as a provider without them does, and programs (rdma-core's tests too)
+ * take the path for such a device instead of failing a post.
+ */
+static void device_attr_usable(struct ibv_context *ctx,
+			       struct ibv_device_attr *attr)
 {
-	memset(attr, 0, sizeof(*attr));
-	/* the providers' rendering of the raw 64-bit firmware version */
-	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "%u.%u.%u",
-		 (unsigned int)(a->fw_ver >> 32) & 0xffff,
-		 (unsigned int)(a->fw_ver >> 16) & 0xffff,
-		 (unsigned int)a->fw_ver & 0xffff);
-	attr->node_guid = a->node_guid;
-	attr->sys_image_guid = a->sys_image_guid;
-	attr->max_mr_size = a->max_mr_size;
-	attr->page_size_cap = a->page_size_cap;
-	attr->vendor_id = a->vendor_id;
-	attr->vendor_part_id = a->vendor_part_id;
-	attr->hw_ver = a->hw_ver;
-	attr->max_qp = (int)a->max_qp;
-	attr->max_qp_wr = (int)a->max_qp_wr;
-	/* the kernel's flags are 64 bits; ibv_device_attr keeps the low 32 */
-	attr->device_cap_flags = (unsigned int)a->device_cap_flags;
-	attr->max_sge = (int)a->max_sge;
-	attr->max_sge_rd = (int)a->max_sge_rd;
-	attr->max_cq = (int)a->max_cq;
-	attr->max_cqe = (int)a->max_cqe;
-	attr->max_mr = (int)a->max_mr;
-	attr->max_pd = (int)a->max_pd;
-	attr->max_qp_rd_atom = (int)a->max_qp_rd_atom;
-	attr->max_qp_init_rd_atom = (int)a->max_qp_init_rd_atom;
-	/* 0 from a kernel before the field: as a device that does not say */
-	attr->max_res_rd_atom = (int)a->max_res_rd_atom;
-	/*
-	 * What the program can use through this library: the data path
-	 * through kernel buffers (a node without USER_MR) posts no atomics,
-	 * so it says so as a provider without them does, and programs
-	 * (rdma-core's tests too) take the path for such a device instead
-	 * of failing a post.
-	 */
-	attr->atomic_cap = to_ibasync_ctx(ctx)->user_mr ?
-		(enum ibv_atomic_cap)a->atomic_cap : IBV_ATOMIC_NONE;
-	attr->max_mw = (int)a->max_mw;
-	attr->max_ah = (int)a->max_ah;
-	attr->max_srq = (int)a->max_srq;
-	attr->max_srq_wr = (int)a->max_srq_wr;
-	attr->max_srq_sge = (int)a->max_srq_sge;
-	attr->max_pkeys = a->max_pkeys;
-	attr->local_ca_ack_delay = a->local_ca_ack_delay;
-	attr->phys_port_cnt = a->phys_port_cnt;
+	if (!to_ibasync_ctx(ctx)->user_mr)
+		attr->atomic_cap = IBV_ATOMIC_NONE;
 }
 
 IBASYNC_EXPORT int ibv_query_device(struct ibv_context *context,
 				    struct ibv_device_attr *attr)
 {
-	struct ib_async_device_attr a = { .argsz = sizeof(a) };
 	int ret;
 
 	if (!context || !attr)
 		return ibasync_err(EINVAL);
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
+	ret = ibasync_cmd_query_device(context->cmd_fd, attr, NULL, NULL);
 	if (ret)
 		return ret;
-	device_attr_to_ibv(context, attr, &a);
+	device_attr_usable(context, attr);
 	return 0;
 }
 
@@ -103,8 +64,9 @@ int ibasync_query_device_ex(struct ibv_context *context,
 			    const struct ibv_query_device_ex_input *input,
 			    struct ibv_device_attr_ex *attr, size_t attr_size)
 {
-	struct ib_async_device_attr a = { .argsz = sizeof(a) };
-	struct ib_async_info info = { .argsz = sizeof(info) };
+	struct ibv_device_attr orig;
+	struct ib_async_info info;
+	uint64_t cap_flags;
 	int ret;
 
 	/* the inline checks input too; a caller of the op may not */
@@ -112,14 +74,16 @@ int ibasync_query_device_ex(struct ibv_context *context,
 	    attr_size < sizeof(attr->orig_attr))
 		return ibasync_err(EINVAL);
 	memset(attr, 0, attr_size);
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_DEVICE, &a);
+	ret = ibasync_cmd_query_device(context->cmd_fd, &orig, &cap_flags,
+				       NULL);
 	if (!ret && DEV_EX_FITS(attr_size, phys_port_cnt_ex))
-		ret = ibasync_ioctl(context, IB_ASYNC_IOC_GET_INFO, &info);
+		ret = ibasync_cmd_get_info(context->cmd_fd, &info);
 	if (ret)
 		return ret;
-	device_attr_to_ibv(context, &attr->orig_attr, &a);
+	device_attr_usable(context, &orig);
+	attr->orig_attr = orig;
 	if (DEV_EX_FITS(attr_size, device_cap_flags_ex))
-		attr->device_cap_flags_ex = a.device_cap_flags;
+		attr->device_cap_flags_ex = cap_flags;
 	if (DEV_EX_FITS(attr_size, phys_port_cnt_ex))
 		attr->phys_port_cnt_ex = info.phys_port_cnt;
 	return 0;
@@ -145,47 +109,20 @@ int ibasync_query_device_ex(struct ibv_context *context,
 int ibasync_query_port_ex(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *attr, size_t attr_size)
 {
-	struct ib_async_port_attr a = {
-		.argsz = sizeof(a), .port_num = port_num,
-	};
-	struct ibv_port_attr p = { 0 };
+	struct ibv_port_attr p;
 	uint32_t speed_ex;
 	int ret;
 
 	if (!context || !attr)
 		return ibasync_err(EINVAL);
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_PORT, &a);
+	ret = ibasync_cmd_query_port(context, port_num, &p, &speed_ex);
 	if (ret)
 		return ret;
-	p.state = (enum ibv_port_state)a.state;
-	p.max_mtu = (enum ibv_mtu)a.max_mtu;
-	p.active_mtu = (enum ibv_mtu)a.active_mtu;
-	p.gid_tbl_len = (int)a.gid_tbl_len;
-	p.port_cap_flags = a.port_cap_flags;
-	p.max_msg_sz = a.max_msg_sz;
-	p.bad_pkey_cntr = a.bad_pkey_cntr;
-	p.qkey_viol_cntr = a.qkey_viol_cntr;
-	p.pkey_tbl_len = a.pkey_tbl_len;
-	p.lid = (uint16_t)a.lid;
-	p.sm_lid = (uint16_t)a.sm_lid;
-	p.lmc = a.lmc;
-	p.max_vl_num = a.max_vl_num;
-	p.sm_sl = a.sm_sl;
-	p.subnet_timeout = a.subnet_timeout;
-	p.init_type_reply = a.init_type_reply;
-	p.active_width = a.active_width;
-	/* speeds above 8 bits (XDR) have no ibv_port_attr encoding */
-	p.active_speed = (uint8_t)a.active_speed;
-	p.phys_state = a.phys_state;
-	p.link_layer = a.link_layer;
-	p.port_cap_flags2 = a.port_cap_flags2;
 	memset(attr, 0, attr_size);
 	memcpy(attr, &p, attr_size < sizeof(p) ? attr_size : sizeof(p));
-	if (attr_size >= PORT_SPEED_EX_OFF + sizeof(speed_ex)) {
-		speed_ex = a.active_speed;
+	if (attr_size >= PORT_SPEED_EX_OFF + sizeof(speed_ex))
 		memcpy((char *)attr + PORT_SPEED_EX_OFF, &speed_ex,
 		       sizeof(speed_ex));
-	}
 	return 0;
 }
 
@@ -210,35 +147,26 @@ IBASYNC_EXPORT int ibv_query_gid(struct ibv_context *context,
 				 uint8_t port_num, int index,
 				 union ibv_gid *gid)
 {
-	struct ib_async_query_gid a = {
-		.argsz = sizeof(a), .port_num = port_num,
-		.index = (uint32_t)index,
-	};
 	int ret;
 
 	if (!context || !gid || index < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	ret = ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_GID, &a);
+	ret = ibasync_cmd_query_gid(context, port_num, (uint32_t)index, gid,
+				    NULL);
 	if (ret == ENODATA) {
 		memset(gid, 0, sizeof(*gid));
 		return 0;
 	}
-	if (ret)
-		return -1;
-	memcpy(gid->raw, a.gid, sizeof(gid->raw));
-	return 0;
+	return ret ? -1 : 0;
 }
 
 /* 0 or -1, as libibverbs; the P_Key in network byte order */
 IBASYNC_EXPORT int ibv_query_pkey(struct ibv_context *context,
 				  uint8_t port_num, int index, __be16 *pkey)
 {
-	struct ib_async_query_pkey a = {
-		.argsz = sizeof(a), .port_num = port_num,
-		.index = (uint32_t)index,
-	};
+	uint16_t v;
 
 	if (!context || !pkey) {
 		errno = EINVAL;
@@ -248,12 +176,13 @@ IBASYNC_EXPORT int ibv_query_pkey(struct ibv_context *context,
 	 * rdma-core reads ports/PORT/pkeys/INDEX in sysfs: a slot or port
 	 * that does not exist is ENOENT there, whatever the reason.
 	 */
-	if (index < 0 || ibasync_ioctl(context, IB_ASYNC_IOC_QUERY_PKEY, &a)) {
+	if (index < 0 ||
+	    ibasync_cmd_query_pkey(context, port_num, (uint32_t)index, &v)) {
 		if (index < 0 || errno == EINVAL)
 			errno = ENOENT;
 		return -1;
 	}
-	*pkey = htobe16(a.pkey);
+	*pkey = htobe16(v);
 	return 0;
 }
 

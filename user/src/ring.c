@@ -17,9 +17,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 /*
@@ -101,14 +100,6 @@ bool ibasync_ring_take_shared(struct ibasync_ring *r, void *rec, size_t size)
 	}
 }
 
-int ibasync_ring_request(int fd, uint32_t entries, struct ib_async_map_ring *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->argsz = sizeof(*m);
-	m->entries = entries;
-	return ioctl(fd, IB_ASYNC_IOC_MAP_RING, m) ? -1 : 0;
-}
-
 /*
  * Map @size bytes at @offset of @fd and check the header found there, so
  * that no index computed later can leave the mapping whatever the header
@@ -128,9 +119,8 @@ static int ring_map(int fd, uint64_t offset, uint64_t size, uint32_t entries,
 		errno = EPROTO;
 		return -1;
 	}
-	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)offset);
-	if (p == MAP_FAILED)
+	p = ibasync_cmd_mmap_ring(fd, offset, (size_t)size);
+	if (!p)
 		return -1;
 	h = p;
 	end = (uint64_t)h->records_offset +
@@ -139,7 +129,7 @@ static int ring_map(int fd, uint64_t offset, uint64_t size, uint32_t entries,
 	    h->entries != entries || h->record_size < rec_size ||
 	    h->records_offset < IB_ASYNC_RING_HEADER_SIZE_V1 ||
 	    (h->records_offset | h->record_size) % 8 || end > size) {
-		munmap(p, (size_t)size);
+		ibasync_cmd_munmap_ring(p, (size_t)size);
 		errno = EPROTO;
 		return -1;
 	}
@@ -188,7 +178,7 @@ int ibasync_ring_remap(struct ibasync_ring *r)
 	}
 	/* the kernel never changes a ring's shape: a different one is not it */
 	if (n.record_size != r->record_size) {
-		munmap(n.hdr, n.map_size);
+		ibasync_cmd_munmap_ring(n.hdr, n.map_size);
 		r->remap_err = EPROTO;
 		goto fail;
 	}
@@ -206,7 +196,7 @@ void ibasync_ring_unmap(struct ibasync_ring *r)
 	/* a ring of the parent's generation is not mapped here */
 	if (r->hdr && r->gen == __atomic_load_n(&ibasync_fork_gen,
 						 __ATOMIC_RELAXED))
-		munmap(r->hdr, r->map_size);
+		ibasync_cmd_munmap_ring(r->hdr, r->map_size);
 	r->hdr = NULL;
 }
 

@@ -31,6 +31,99 @@
 
 #define IB_ASYNC_ABI_VERSION	2
 
+/*
+ * 0x1b is the InfiniBand subsystem's ioctl type ("0x1b all" in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1 and 6.12). In
+ * it, ib_umad and ib_uverbs use numbers 0x01-0x04 and hfi1 0xe0-0xef;
+ * ib_async takes 0x90-0xaf. Numbers carry no direction and no size.
+ */
+
+#define IB_ASYNC_IOC_MAGIC	0x1b
+#define IB_ASYNC_CMD_BASE	0x90
+#define IB_ASYNC_CMD_LAST	0xaf
+
+/**
+ * enum ib_async_cmd - ioctl numbers, _IO(IB_ASYNC_IOC_MAGIC, nr)
+ * @IB_ASYNC_CMD_GET_INFO: &struct ib_async_info.
+ * @IB_ASYNC_CMD_SET_QUEUE_LEN: &struct ib_async_queue_len.
+ * @IB_ASYNC_CMD_READ_BATCH: &struct ib_async_read_batch.
+ * @IB_ASYNC_CMD_CREATE_PD: &struct ib_async_create_pd.
+ * @IB_ASYNC_CMD_CREATE_CQ: &struct ib_async_create_cq.
+ * @IB_ASYNC_CMD_RESIZE_CQ: &struct ib_async_resize_cq.
+ * @IB_ASYNC_CMD_CREATE_QP: &struct ib_async_create_qp.
+ * @IB_ASYNC_CMD_MODIFY_QP: &struct ib_async_qp_attr.
+ * @IB_ASYNC_CMD_QUERY_QP: &struct ib_async_qp_attr.
+ * @IB_ASYNC_CMD_CREATE_SRQ: &struct ib_async_create_srq.
+ * @IB_ASYNC_CMD_MODIFY_SRQ: &struct ib_async_srq_attr.
+ * @IB_ASYNC_CMD_QUERY_SRQ: &struct ib_async_srq_attr.
+ * @IB_ASYNC_CMD_CREATE_WQ: &struct ib_async_create_wq.
+ * @IB_ASYNC_CMD_MODIFY_WQ: &struct ib_async_modify_wq.
+ * @IB_ASYNC_CMD_CREATE_AH: &struct ib_async_create_ah.
+ * @IB_ASYNC_CMD_DESTROY: &struct ib_async_destroy.
+ * @IB_ASYNC_CMD_QUERY_DEVICE: &struct ib_async_device_attr.
+ * @IB_ASYNC_CMD_QUERY_PORT: &struct ib_async_port_attr.
+ * @IB_ASYNC_CMD_QUERY_GID: &struct ib_async_query_gid.
+ * @IB_ASYNC_CMD_QUERY_PKEY: &struct ib_async_query_pkey.
+ * @IB_ASYNC_CMD_POST_RECV: &struct ib_async_post_recv.
+ * @IB_ASYNC_CMD_POST_SEND: &struct ib_async_post_send.
+ * @IB_ASYNC_CMD_POLL_CQ: &struct ib_async_poll_cq.
+ * @IB_ASYNC_CMD_CREATE_CHANNEL: &struct ib_async_create_channel.
+ * @IB_ASYNC_CMD_REQ_NOTIFY_CQ: &struct ib_async_req_notify_cq.
+ * @IB_ASYNC_CMD_REG_MR: &struct ib_async_reg_mr.
+ * @IB_ASYNC_CMD_POST_SEND_LIST: &struct ib_async_post_list.
+ * @IB_ASYNC_CMD_POST_RECV_LIST: &struct ib_async_post_list.
+ * @IB_ASYNC_CMD_SUBSCRIBE: &struct ib_async_subscribe.
+ * @IB_ASYNC_CMD_UNSUBSCRIBE: &struct ib_async_unsubscribe.
+ * @IB_ASYNC_CMD_MAP_RING: &struct ib_async_map_ring.
+ * @IB_ASYNC_CMD_RING_WAIT: &struct ib_async_ring_wait.
+ */
+enum ib_async_cmd {
+	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
+	IB_ASYNC_CMD_SET_QUEUE_LEN,
+	IB_ASYNC_CMD_READ_BATCH,
+	IB_ASYNC_CMD_CREATE_PD,
+	IB_ASYNC_CMD_CREATE_CQ,
+	IB_ASYNC_CMD_RESIZE_CQ,
+	IB_ASYNC_CMD_CREATE_QP,
+	IB_ASYNC_CMD_MODIFY_QP,
+	IB_ASYNC_CMD_QUERY_QP,
+	IB_ASYNC_CMD_CREATE_SRQ,
+	IB_ASYNC_CMD_MODIFY_SRQ,
+	IB_ASYNC_CMD_QUERY_SRQ,
+	IB_ASYNC_CMD_CREATE_WQ,
+	IB_ASYNC_CMD_MODIFY_WQ,
+	IB_ASYNC_CMD_CREATE_AH,
+	IB_ASYNC_CMD_DESTROY,
+	IB_ASYNC_CMD_QUERY_DEVICE,
+	IB_ASYNC_CMD_QUERY_PORT,
+	IB_ASYNC_CMD_QUERY_GID,
+	IB_ASYNC_CMD_QUERY_PKEY,
+	IB_ASYNC_CMD_POST_RECV,
+	IB_ASYNC_CMD_POST_SEND,
+	IB_ASYNC_CMD_POLL_CQ,
+	IB_ASYNC_CMD_CREATE_CHANNEL,
+	IB_ASYNC_CMD_REQ_NOTIFY_CQ,
+	IB_ASYNC_CMD_REG_MR,
+	IB_ASYNC_CMD_POST_SEND_LIST,
+	IB_ASYNC_CMD_POST_RECV_LIST,
+	IB_ASYNC_CMD_SUBSCRIBE,
+	IB_ASYNC_CMD_UNSUBSCRIBE,
+	IB_ASYNC_CMD_MAP_RING,
+	IB_ASYNC_CMD_RING_WAIT,
+};
+
+/**
+ * DOC: Event ABI
+ *
+ * The first half of the uAPI: the records (&struct ib_async_event) and
+ * how they are read. Each file's queue (IB_ASYNC_IOC_GET_INFO,
+ * IB_ASYNC_IOC_SET_QUEUE_LEN, IB_ASYNC_IOC_READ_BATCH), the channels a
+ * file creates for completion events or for the events it subscribes to
+ * (IB_ASYNC_IOC_CREATE_CHANNEL, IB_ASYNC_IOC_SUBSCRIBE,
+ * IB_ASYNC_IOC_UNSUBSCRIBE), and the ring that delivers records into the
+ * reader's memory (IB_ASYNC_IOC_MAP_RING, IB_ASYNC_IOC_RING_WAIT).
+ */
+
 /**
  * enum ib_async_event_type - what a record reports
  * @IB_ASYNC_EV_CQ_ERR: CQ overrun or error; element is the CQ's user_handle.
@@ -228,6 +321,7 @@ struct ib_async_info {
 };
 
 #define IB_ASYNC_INFO_SIZE_V1	136
+#define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
 
 /**
  * struct ib_async_queue_len - argument of IB_ASYNC_IOC_SET_QUEUE_LEN
@@ -246,6 +340,8 @@ struct ib_async_queue_len {
 };
 
 #define IB_ASYNC_QUEUE_LEN_SIZE_V1	16
+#define IB_ASYNC_IOC_SET_QUEUE_LEN \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_SET_QUEUE_LEN)
 
 /**
  * enum ib_async_read_flags - flags of IB_ASYNC_IOC_READ_BATCH
@@ -292,6 +388,296 @@ struct ib_async_read_batch {
 };
 
 #define IB_ASYNC_READ_BATCH_SIZE_V1	32
+#define IB_ASYNC_IOC_READ_BATCH \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_READ_BATCH)
+
+/**
+ * enum ib_async_channel_type - kinds of channel IB_ASYNC_IOC_CREATE_CHANNEL
+ *	makes
+ * @IB_ASYNC_CHANNEL_COMP: a completion channel: IB_ASYNC_EV_COMP records
+ *	of the CQs created with it.
+ * @IB_ASYNC_CHANNEL_EVENT: an event channel: the async events of its
+ *	context that its subscriptions (IB_ASYNC_IOC_SUBSCRIBE) match, as
+ *	&struct ib_async_chan_event records.
+ */
+enum ib_async_channel_type {
+	IB_ASYNC_CHANNEL_COMP	= 1,
+	IB_ASYNC_CHANNEL_EVENT	= 2,
+};
+
+/**
+ * enum ib_async_create_channel_flags - flags of IB_ASYNC_IOC_CREATE_CHANNEL
+ * @IB_ASYNC_CHANNEL_NONBLOCK: open the new file descriptor O_NONBLOCK.
+ * @IB_ASYNC_CHANNEL_COALESCE: event channels only: an event whose type and
+ *	object (or, unaffiliated, port) match a record still unread, of the
+ *	same subscription's cookie, adds to that record's occurrences instead
+ *	of taking a slot.
+ */
+enum ib_async_create_channel_flags {
+	IB_ASYNC_CHANNEL_NONBLOCK	= 1 << 0,
+	IB_ASYNC_CHANNEL_COALESCE	= 1 << 1,
+};
+
+/**
+ * struct ib_async_create_channel - argument of IB_ASYNC_IOC_CREATE_CHANNEL
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_create_channel_flags.
+ * @type: enum ib_async_channel_type.
+ * @fd: out: the channel's new file descriptor (close-on-exec).
+ *
+ * A channel is a file of its own, with the queue of the device's node:
+ * read() and IB_ASYNC_IOC_READ_BATCH return whole records, poll/epoll and
+ * O_ASYNC work, IB_ASYNC_IOC_GET_INFO reports its queue (and in
+ * record_size the size of its records) and IB_ASYNC_IOC_SET_QUEUE_LEN
+ * resizes it (the default is the module's default queue length); other
+ * commands fail on it with ENOTTY. When the file it was made on is
+ * closed, reads return what is queued, then fail with EIO, and poll
+ * reports EPOLLHUP.
+ *
+ * A completion channel holds &struct ib_async_event records. A CQ that
+ * already has an unread record in the channel gets no second one: its
+ * events merge (counted as coalesced in fdinfo), as they mean the same
+ * thing, "poll this CQ". When the device is removed its reads end with
+ * ENODEV once the queued records are read.
+ *
+ * An event channel holds &struct ib_async_chan_event records: it starts
+ * with no subscription, and receives each async event its context's queue
+ * receives that one of its subscriptions matches, once, whatever the
+ * number of subscriptions that match. A DEVICE_FATAL, the end of every
+ * stream, reaches every event channel, subscribed or not. When the device
+ * is removed the stream ends as the node's does: a DEVICE_FATAL record
+ * (cookie 0) unless one ended it already, then ENODEV. Its records need
+ * no acknowledgment: destroying an object discards its unread records in
+ * every channel, and a record read is the reader's copy.
+ */
+struct ib_async_create_channel {
+	__u32 argsz;
+	__u32 flags;
+	__u32 type;
+	__s32 fd;
+};
+
+#define IB_ASYNC_CREATE_CHANNEL_SIZE_V1	16
+#define IB_ASYNC_IOC_CREATE_CHANNEL \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_CHANNEL)
+
+/**
+ * struct ib_async_chan_event - one record of an event channel
+ * @event: the event, as the context's own queue reports it, except that
+ *	@event.seq numbers the channel's stream (an overflow record's count
+ *	is, as there, the number of events the channel lost).
+ * @cookie: the cookie of the earliest subscription that matched; 0 for an
+ *	overflow record and for the DEVICE_FATAL of device removal.
+ * @occurrences: how many events the record stands for: 1, or more in a
+ *	coalescing channel (which does not give the merged ones sequence
+ *	numbers of their own); 0 for an overflow record.
+ * @last_timestamp_ns: CLOCK_MONOTONIC time of the last of them.
+ */
+struct ib_async_chan_event {
+	struct ib_async_event event;
+	__aligned_u64 cookie;
+	__aligned_u64 occurrences;
+	__aligned_u64 last_timestamp_ns;
+};
+
+#define IB_ASYNC_CHAN_EVENT_SIZE_V1	72
+
+/**
+ * enum ib_async_subscribe_flags - what a subscription matches on
+ * @IB_ASYNC_SUB_TYPES: only events whose type has its bit in type_mask.
+ * @IB_ASYNC_SUB_PORT: only events whose port_num is port (0: events of
+ *	the whole device).
+ * @IB_ASYNC_SUB_OBJECT: only events of the object obj_handle.
+ *
+ * A subscription without any of them matches every event.
+ */
+enum ib_async_subscribe_flags {
+	IB_ASYNC_SUB_TYPES	= 1 << 0,
+	IB_ASYNC_SUB_PORT	= 1 << 1,
+	IB_ASYNC_SUB_OBJECT	= 1 << 2,
+};
+
+/* Most subscriptions one event channel holds at a time. */
+#define IB_ASYNC_MAX_SUBSCRIPTIONS	64
+
+/**
+ * struct ib_async_subscribe - argument of IB_ASYNC_IOC_SUBSCRIBE
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_subscribe_flags.
+ * @fd: the event channel, made on this file.
+ * @port: with IB_ASYNC_SUB_PORT, the port (0..phys_port_cnt); else 0.
+ * @type_mask: with IB_ASYNC_SUB_TYPES, bit N for enum ib_async_event_type
+ *	N (0..IB_ASYNC_EV_DEVICE_SPEED_CHANGE), at least one; else 0.
+ * @cookie: returned in every record the subscription matches.
+ * @obj_handle: with IB_ASYNC_SUB_OBJECT, a CQ, QP, SRQ or WQ of this file;
+ *	else 0.
+ * @sub_id: out: the subscription's id in the channel, never 0 and never
+ *	reused while the channel exists.
+ *
+ * Sent to the context's node, naming the channel by its descriptor (as
+ * IB_ASYNC_IOC_CREATE_CQ names a completion channel). A subscription to
+ * an object ends when the object is destroyed; the channel holds no
+ * reference on it. Errors: EBADF (no such descriptor), EINVAL (not an
+ * event channel of this file, a bit or field out of range, an object
+ * that raises no events), ENOENT (no such object), ENOSPC (the channel
+ * has IB_ASYNC_MAX_SUBSCRIPTIONS), EIO (the channel's stream ended).
+ */
+struct ib_async_subscribe {
+	__u32 argsz;
+	__u32 flags;
+	__s32 fd;
+	__u32 port;
+	__aligned_u64 type_mask;
+	__aligned_u64 cookie;
+	__u32 obj_handle;
+	__u32 sub_id;
+};
+
+#define IB_ASYNC_SUBSCRIBE_SIZE_V1	40
+#define IB_ASYNC_IOC_SUBSCRIBE	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_SUBSCRIBE)
+
+/**
+ * struct ib_async_unsubscribe - argument of IB_ASYNC_IOC_UNSUBSCRIBE
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @fd: the event channel, made on this file.
+ * @sub_id: the subscription.
+ *
+ * From the command's return on, no event the subscription alone matches
+ * is queued; records already queued stay. ENOENT for an id the channel
+ * does not hold (never had, or already ended).
+ */
+struct ib_async_unsubscribe {
+	__u32 argsz;
+	__u32 flags;
+	__s32 fd;
+	__u32 sub_id;
+};
+
+#define IB_ASYNC_UNSUBSCRIBE_SIZE_V1	16
+#define IB_ASYNC_IOC_UNSUBSCRIBE \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_UNSUBSCRIBE)
+
+/**
+ * struct ib_async_ring_header - the start of a mapped event ring
+ * @producer: written by the kernel: records published so far, a count
+ *	that wraps at 2^32. Record i is at index i & (entries - 1) of the
+ *	array at @records_offset. Read it with acquire semantics: every
+ *	record before it is then complete.
+ * @entries: records the ring holds, a power of two.
+ * @record_size: bytes per record: &struct ib_async_event on the node,
+ *	&struct ib_async_chan_event on an event channel.
+ * @records_offset: byte offset of the record array in the mapping.
+ * @reserved: 0.
+ * @consumer: written by the program, on a cache line of its own: the
+ *	records it has finished with, the same wrapping count. Store it with
+ *	release semantics once a record is read: the kernel may write record
+ *	i + entries as soon as @consumer passes i. The kernel reads this
+ *	value but never trusts it: one ahead of @producer, or more than
+ *	@entries behind, makes the ring count as full, so records wait in
+ *	the kernel queue (and are counted lost when that is full too), and
+ *	no other file is affected.
+ * @reserved2: 0.
+ *
+ * Only the kernel writes @producer and the records, only the program
+ * writes @consumer; a program that writes anything else there confuses
+ * only itself.
+ */
+struct ib_async_ring_header {
+	__u32 producer;
+	__u32 entries;
+	__u32 record_size;
+	__u32 records_offset;
+	__u32 reserved[12];
+	__u32 consumer;
+	__u32 reserved2[15];
+};
+
+#define IB_ASYNC_RING_HEADER_SIZE_V1	128
+
+/**
+ * struct ib_async_map_ring - argument of IB_ASYNC_IOC_MAP_RING
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @entries: in: records the ring should hold, 1..max_queue_len, rounded
+ *	up to a power of two; out: what it holds.
+ * @reserved: must be 0.
+ * @mmap_offset: in: 0; out: the offset to give mmap().
+ * @mmap_size: in: 0; out: the length to give mmap().
+ *
+ * Sent to the node or to an event channel: from then on that queue
+ * delivers its records into a ring the program maps with
+ * mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+ * mmap_offset), laid out as &struct ib_async_ring_header describes,
+ * instead of through read(). A record goes into the ring as soon as it is
+ * queued while the ring has room and nothing older waits in the queue;
+ * otherwise it waits in the file's bounded queue, with the same loss
+ * accounting as before (an IB_ASYNC_EV_OVERFLOW record stands where
+ * events were lost), until IB_ASYNC_IOC_RING_WAIT moves it. Order is kept
+ * throughout: the ring holds a prefix of the stream, the queue the rest.
+ *
+ * A record is delivered once it is in the ring: it counts in
+ * events_reported of its object and in the queue's delivered count, and
+ * IB_ASYNC_IOC_DESTROY and device removal no longer take it back; a
+ * program that destroys an object skips its records still in the ring
+ * itself (handles are never reused while the file is open). GET_INFO's
+ * queued counts only records still in the kernel queue.
+ *
+ * The ring's memory is charged to the caller's RLIMIT_MEMLOCK (unless it
+ * has CAP_IPC_LOCK; ENOMEM past the limit) and to its memory cgroup, and
+ * lives until the file is closed and unmapped. A queue has at most one
+ * ring: EBUSY the second time. On a ring queue read() and
+ * IB_ASYNC_IOC_READ_BATCH fail with EBUSY. EOPNOTSUPP on a completion
+ * channel and on a coalescing event channel, whose records change while
+ * queued. The mapping is not inherited across fork().
+ */
+struct ib_async_map_ring {
+	__u32 argsz;
+	__u32 flags;
+	__u32 entries;
+	__u32 reserved;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+};
+
+#define IB_ASYNC_MAP_RING_SIZE_V1	32
+#define IB_ASYNC_IOC_MAP_RING	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MAP_RING)
+
+/**
+ * struct ib_async_ring_wait - argument of IB_ASYNC_IOC_RING_WAIT
+ * @argsz: size of the structure.
+ * @flags: IB_ASYNC_READ_NONBLOCK, or 0.
+ * @available: in: 0; out: records in the ring the program has not
+ *	consumed.
+ * @reserved: must be 0.
+ *
+ * Moves the records waiting in the kernel queue into the ring, as many as
+ * it has room for, then, if the ring holds nothing unconsumed, blocks
+ * until a record arrives (EAGAIN instead if the file is O_NONBLOCK or
+ * IB_ASYNC_READ_NONBLOCK is set). Once the stream is over and every
+ * record was consumed it fails as read() would: ENODEV after device
+ * removal, EIO on an event channel whose context was closed. poll() on
+ * the file reports EPOLLIN while the ring holds an unconsumed record or
+ * the queue holds one waiting. EINVAL on a queue without a ring.
+ */
+struct ib_async_ring_wait {
+	__u32 argsz;
+	__u32 flags;
+	__u32 available;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_RING_WAIT_SIZE_V1	16
+#define IB_ASYNC_IOC_RING_WAIT	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_RING_WAIT)
+
+/**
+ * DOC: Verbs ABI
+ *
+ * The second half of the uAPI: the kernel verbs objects a file creates,
+ * so that their events are affiliated to it (PD, CQ, QP, SRQ, WQ, AH, MR,
+ * and IB_ASYNC_IOC_DESTROY), the device and port queries, and the data
+ * path over them. libibasync implements rdma-core's ibv_* calls on it.
+ */
 
 /*
  * Kernel verbs objects created on behalf of the file. Each has a per-file
@@ -316,6 +702,7 @@ struct ib_async_create_pd {
 };
 
 #define IB_ASYNC_CREATE_PD_SIZE_V1	16
+#define IB_ASYNC_IOC_CREATE_PD	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_PD)
 
 /**
  * enum ib_async_create_cq_flags - flags of IB_ASYNC_IOC_CREATE_CQ
@@ -352,6 +739,58 @@ struct ib_async_create_cq {
 };
 
 #define IB_ASYNC_CREATE_CQ_SIZE_V1	32
+#define IB_ASYNC_IOC_CREATE_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_CQ)
+
+/**
+ * struct ib_async_resize_cq - argument of IB_ASYNC_IOC_RESIZE_CQ
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the CQ.
+ * @cqe: in: entries wanted; out: entries allocated.
+ *
+ * EOPNOTSUPP where the driver cannot resize.
+ */
+struct ib_async_resize_cq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 cqe;
+};
+
+#define IB_ASYNC_RESIZE_CQ_SIZE_V1	16
+#define IB_ASYNC_IOC_RESIZE_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_RESIZE_CQ)
+
+/**
+ * enum ib_async_notify_flags - flags of IB_ASYNC_IOC_REQ_NOTIFY_CQ
+ * @IB_ASYNC_NOTIFY_SOLICITED: only for the next solicited completion (or
+ *	one with an error); without it, for the next completion.
+ */
+enum ib_async_notify_flags {
+	IB_ASYNC_NOTIFY_SOLICITED	= 1 << 0,
+};
+
+/**
+ * struct ib_async_req_notify_cq - argument of IB_ASYNC_IOC_REQ_NOTIFY_CQ
+ * @argsz: size of the structure.
+ * @flags: enum ib_async_notify_flags.
+ * @handle: the CQ.
+ * @reserved: must be 0.
+ *
+ * Arms the CQ, as ibv_req_notify_cq() does: the driver raises one
+ * completion event for the next (solicited) completion, which reaches the
+ * CQ's completion channel, if it has one. Arming again before that event
+ * changes nothing.
+ */
+struct ib_async_req_notify_cq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1	16
+#define IB_ASYNC_IOC_REQ_NOTIFY_CQ \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REQ_NOTIFY_CQ)
 
 /**
  * struct ib_async_create_qp - argument of IB_ASYNC_IOC_CREATE_QP
@@ -395,6 +834,7 @@ struct ib_async_create_qp {
 };
 
 #define IB_ASYNC_CREATE_QP_SIZE_V1	72
+#define IB_ASYNC_IOC_CREATE_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_QP)
 
 /**
  * struct ib_async_av - an address vector
@@ -503,6 +943,8 @@ struct ib_async_qp_attr {
 };
 
 #define IB_ASYNC_QP_ATTR_SIZE_V1	120
+#define IB_ASYNC_IOC_MODIFY_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_QP)
+#define IB_ASYNC_IOC_QUERY_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_QP)
 
 #define IB_ASYNC_QP_STATE		(1U << 0)
 #define IB_ASYNC_QP_CUR_STATE		(1U << 1)
@@ -549,6 +991,8 @@ struct ib_async_create_srq {
 };
 
 #define IB_ASYNC_CREATE_SRQ_SIZE_V1	40
+#define IB_ASYNC_IOC_CREATE_SRQ \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_SRQ)
 
 /* attr_mask bits of IB_ASYNC_IOC_MODIFY_SRQ (enum ibv_srq_attr_mask) */
 #define IB_ASYNC_SRQ_MAX_WR	(1U << 0)
@@ -578,6 +1022,9 @@ struct ib_async_srq_attr {
 };
 
 #define IB_ASYNC_SRQ_ATTR_SIZE_V1	32
+#define IB_ASYNC_IOC_MODIFY_SRQ \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_SRQ)
+#define IB_ASYNC_IOC_QUERY_SRQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_SRQ)
 
 /**
  * struct ib_async_create_wq - argument of IB_ASYNC_IOC_CREATE_WQ
@@ -606,6 +1053,7 @@ struct ib_async_create_wq {
 };
 
 #define IB_ASYNC_CREATE_WQ_SIZE_V1	40
+#define IB_ASYNC_IOC_CREATE_WQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_WQ)
 
 /* attr_mask bits of IB_ASYNC_IOC_MODIFY_WQ (enum ibv_wq_attr_mask) */
 #define IB_ASYNC_WQ_STATE	(1U << 0)
@@ -635,6 +1083,7 @@ struct ib_async_modify_wq {
 };
 
 #define IB_ASYNC_MODIFY_WQ_SIZE_V1	32
+#define IB_ASYNC_IOC_MODIFY_WQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_WQ)
 
 /**
  * struct ib_async_create_ah - argument of IB_ASYNC_IOC_CREATE_AH
@@ -655,6 +1104,7 @@ struct ib_async_create_ah {
 };
 
 #define IB_ASYNC_CREATE_AH_SIZE_V1	48
+#define IB_ASYNC_IOC_CREATE_AH	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_AH)
 
 /**
  * struct ib_async_destroy - argument of IB_ASYNC_IOC_DESTROY
@@ -683,6 +1133,7 @@ struct ib_async_destroy {
 };
 
 #define IB_ASYNC_DESTROY_SIZE_V1	32
+#define IB_ASYNC_IOC_DESTROY	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_DESTROY)
 
 /*
  * Device and port queries: the fields of struct ibv_device_attr,
@@ -769,6 +1220,8 @@ struct ib_async_device_attr {
 };
 
 #define IB_ASYNC_DEVICE_ATTR_SIZE_V1	144
+#define IB_ASYNC_IOC_QUERY_DEVICE \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_DEVICE)
 
 /**
  * struct ib_async_port_attr - argument of IB_ASYNC_IOC_QUERY_PORT
@@ -831,6 +1284,8 @@ struct ib_async_port_attr {
 };
 
 #define IB_ASYNC_PORT_ATTR_SIZE_V1	72
+#define IB_ASYNC_IOC_QUERY_PORT \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_PORT)
 
 /**
  * struct ib_async_query_gid - argument of IB_ASYNC_IOC_QUERY_GID
@@ -855,6 +1310,7 @@ struct ib_async_query_gid {
 };
 
 #define IB_ASYNC_QUERY_GID_SIZE_V1	40
+#define IB_ASYNC_IOC_QUERY_GID	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_GID)
 
 /**
  * struct ib_async_query_pkey - argument of IB_ASYNC_IOC_QUERY_PKEY
@@ -877,24 +1333,8 @@ struct ib_async_query_pkey {
 };
 
 #define IB_ASYNC_QUERY_PKEY_SIZE_V1	24
-
-/**
- * struct ib_async_resize_cq - argument of IB_ASYNC_IOC_RESIZE_CQ
- * @argsz: size of the structure.
- * @flags: must be 0.
- * @handle: the CQ.
- * @cqe: in: entries wanted; out: entries allocated.
- *
- * EOPNOTSUPP where the driver cannot resize.
- */
-struct ib_async_resize_cq {
-	__u32 argsz;
-	__u32 flags;
-	__u32 handle;
-	__u32 cqe;
-};
-
-#define IB_ASYNC_RESIZE_CQ_SIZE_V1	16
+#define IB_ASYNC_IOC_QUERY_PKEY \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_PKEY)
 
 /*
  * A minimal data path through kernel buffers: the kernel stages each
@@ -933,6 +1373,7 @@ struct ib_async_post_recv {
 };
 
 #define IB_ASYNC_POST_RECV_SIZE_V1	40
+#define IB_ASYNC_IOC_POST_RECV	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV)
 
 /**
  * struct ib_async_post_send - argument of IB_ASYNC_IOC_POST_SEND
@@ -966,6 +1407,109 @@ struct ib_async_post_send {
 };
 
 #define IB_ASYNC_POST_SEND_SIZE_V1	56
+#define IB_ASYNC_IOC_POST_SEND	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND)
+
+/**
+ * struct ib_async_wc - a work completion, as IB_ASYNC_IOC_POLL_CQ fills it
+ * @wr_id: the work request's wr_id.
+ * @status: enum ibv_wc_status.
+ * @opcode: enum ib_uverbs_wc_opcode.
+ * @vendor_err: the driver's error code.
+ * @byte_len: bytes received.
+ * @imm_data: immediate data, network byte order.
+ * @qp_num: the local QP number.
+ * @src_qp: the remote QP number (UD).
+ * @wc_flags: enum ibv_wc_flags.
+ * @pkey_index: P_Key index (GSI).
+ * @slid: source LID.
+ * @sl: service level.
+ * @dlid_path_bits: destination LID path bits.
+ * @reserved: 0.
+ */
+struct ib_async_wc {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 imm_data;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u16 reserved;
+};
+
+#define IB_ASYNC_WC_SIZE_V1	48
+
+/**
+ * struct ib_async_poll_cq - argument of IB_ASYNC_IOC_POLL_CQ
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the CQ.
+ * @count: in: entries at @wc (any count: no more are filled than the
+ *	file has work requests); out: entries filled.
+ * @wc: user pointer to an array of &struct ib_async_wc.
+ */
+struct ib_async_poll_cq {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 count;
+	__aligned_u64 wc;
+};
+
+#define IB_ASYNC_POLL_CQ_SIZE_V1	24
+#define IB_ASYNC_IOC_POLL_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POLL_CQ)
+
+/**
+ * struct ib_async_reg_mr - argument of IB_ASYNC_IOC_REG_MR
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @pd_handle: the PD.
+ * @handle: out: the MR's handle; IB_ASYNC_IOC_DESTROY deregisters it.
+ * @addr: start of the caller's memory.
+ * @length: its length in bytes, at least 1.
+ * @iova: the address work requests and peers use for @addr; the same
+ *	offset within a page as @addr (ibv_reg_mr() passes @addr itself).
+ * @access: IB_UVERBS_ACCESS_* bits (enum ibv_access_flags): LOCAL_WRITE,
+ *	REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND, ZERO_BASED,
+ *	HUGETLB and RELAXED_ORDERING. Remote write and atomic need local
+ *	write. ON_DEMAND is EOPNOTSUPP.
+ * @lkey: out: the key local work requests name the memory with.
+ * @rkey: out: the key peers name it with; what the device returns when
+ *	no remote access was asked for.
+ * @reserved: must be 0.
+ *
+ * The pages are pinned for as long as the MR lives (charged to the
+ * caller's RLIMIT_MEMLOCK as pinned memory, as ib_uverbs charges its MRs:
+ * ENOMEM past the limit unless CAP_IPC_LOCK) and registered with the
+ * device by fast registration, so the device reads and writes them
+ * directly. Only the process that opened the file may register its
+ * memory (EPERM for any other, a forked child included); unmapped memory
+ * is EFAULT, writable access to read-only memory EFAULT. A region larger
+ * than the device can map in one registration (max_mr_size of
+ * IB_ASYNC_IOC_QUERY_DEVICE) is EINVAL.
+ */
+struct ib_async_reg_mr {
+	__u32 argsz;
+	__u32 flags;
+	__u32 pd_handle;
+	__u32 handle;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 iova;
+	__u32 access;
+	__u32 lkey;
+	__u32 rkey;
+	__u32 reserved;
+};
+
+#define IB_ASYNC_REG_MR_SIZE_V1	56
+#define IB_ASYNC_IOC_REG_MR	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REG_MR)
 
 /*
  * The data path over registered memory: work requests name memory by the
@@ -1090,532 +1634,9 @@ struct ib_async_post_list {
 };
 
 #define IB_ASYNC_POST_LIST_SIZE_V1	56
-
-/**
- * struct ib_async_wc - a work completion, as IB_ASYNC_IOC_POLL_CQ fills it
- * @wr_id: the work request's wr_id.
- * @status: enum ibv_wc_status.
- * @opcode: enum ib_uverbs_wc_opcode.
- * @vendor_err: the driver's error code.
- * @byte_len: bytes received.
- * @imm_data: immediate data, network byte order.
- * @qp_num: the local QP number.
- * @src_qp: the remote QP number (UD).
- * @wc_flags: enum ibv_wc_flags.
- * @pkey_index: P_Key index (GSI).
- * @slid: source LID.
- * @sl: service level.
- * @dlid_path_bits: destination LID path bits.
- * @reserved: 0.
- */
-struct ib_async_wc {
-	__aligned_u64 wr_id;
-	__u32 status;
-	__u32 opcode;
-	__u32 vendor_err;
-	__u32 byte_len;
-	__be32 imm_data;
-	__u32 qp_num;
-	__u32 src_qp;
-	__u32 wc_flags;
-	__u16 pkey_index;
-	__u16 slid;
-	__u8 sl;
-	__u8 dlid_path_bits;
-	__u16 reserved;
-};
-
-#define IB_ASYNC_WC_SIZE_V1	48
-
-/**
- * struct ib_async_poll_cq - argument of IB_ASYNC_IOC_POLL_CQ
- * @argsz: size of the structure.
- * @flags: must be 0.
- * @handle: the CQ.
- * @count: in: entries at @wc (any count: no more are filled than the
- *	file has work requests); out: entries filled.
- * @wc: user pointer to an array of &struct ib_async_wc.
- */
-struct ib_async_poll_cq {
-	__u32 argsz;
-	__u32 flags;
-	__u32 handle;
-	__u32 count;
-	__aligned_u64 wc;
-};
-
-#define IB_ASYNC_POLL_CQ_SIZE_V1	24
-
-/**
- * enum ib_async_channel_type - kinds of channel IB_ASYNC_IOC_CREATE_CHANNEL
- *	makes
- * @IB_ASYNC_CHANNEL_COMP: a completion channel: IB_ASYNC_EV_COMP records
- *	of the CQs created with it.
- * @IB_ASYNC_CHANNEL_EVENT: an event channel: the async events of its
- *	context that its subscriptions (IB_ASYNC_IOC_SUBSCRIBE) match, as
- *	&struct ib_async_chan_event records.
- */
-enum ib_async_channel_type {
-	IB_ASYNC_CHANNEL_COMP	= 1,
-	IB_ASYNC_CHANNEL_EVENT	= 2,
-};
-
-/**
- * enum ib_async_create_channel_flags - flags of IB_ASYNC_IOC_CREATE_CHANNEL
- * @IB_ASYNC_CHANNEL_NONBLOCK: open the new file descriptor O_NONBLOCK.
- * @IB_ASYNC_CHANNEL_COALESCE: event channels only: an event whose type and
- *	object (or, unaffiliated, port) match a record still unread, of the
- *	same subscription's cookie, adds to that record's occurrences instead
- *	of taking a slot.
- */
-enum ib_async_create_channel_flags {
-	IB_ASYNC_CHANNEL_NONBLOCK	= 1 << 0,
-	IB_ASYNC_CHANNEL_COALESCE	= 1 << 1,
-};
-
-/**
- * struct ib_async_create_channel - argument of IB_ASYNC_IOC_CREATE_CHANNEL
- * @argsz: size of the structure.
- * @flags: enum ib_async_create_channel_flags.
- * @type: enum ib_async_channel_type.
- * @fd: out: the channel's new file descriptor (close-on-exec).
- *
- * A channel is a file of its own, with the queue of the device's node:
- * read() and IB_ASYNC_IOC_READ_BATCH return whole records, poll/epoll and
- * O_ASYNC work, IB_ASYNC_IOC_GET_INFO reports its queue (and in
- * record_size the size of its records) and IB_ASYNC_IOC_SET_QUEUE_LEN
- * resizes it (the default is the module's default queue length); other
- * commands fail on it with ENOTTY. When the file it was made on is
- * closed, reads return what is queued, then fail with EIO, and poll
- * reports EPOLLHUP.
- *
- * A completion channel holds &struct ib_async_event records. A CQ that
- * already has an unread record in the channel gets no second one: its
- * events merge (counted as coalesced in fdinfo), as they mean the same
- * thing, "poll this CQ". When the device is removed its reads end with
- * ENODEV once the queued records are read.
- *
- * An event channel holds &struct ib_async_chan_event records: it starts
- * with no subscription, and receives each async event its context's queue
- * receives that one of its subscriptions matches, once, whatever the
- * number of subscriptions that match. A DEVICE_FATAL, the end of every
- * stream, reaches every event channel, subscribed or not. When the device
- * is removed the stream ends as the node's does: a DEVICE_FATAL record
- * (cookie 0) unless one ended it already, then ENODEV. Its records need
- * no acknowledgment: destroying an object discards its unread records in
- * every channel, and a record read is the reader's copy.
- */
-struct ib_async_create_channel {
-	__u32 argsz;
-	__u32 flags;
-	__u32 type;
-	__s32 fd;
-};
-
-#define IB_ASYNC_CREATE_CHANNEL_SIZE_V1	16
-
-/**
- * struct ib_async_chan_event - one record of an event channel
- * @event: the event, as the context's own queue reports it, except that
- *	@event.seq numbers the channel's stream (an overflow record's count
- *	is, as there, the number of events the channel lost).
- * @cookie: the cookie of the earliest subscription that matched; 0 for an
- *	overflow record and for the DEVICE_FATAL of device removal.
- * @occurrences: how many events the record stands for: 1, or more in a
- *	coalescing channel (which does not give the merged ones sequence
- *	numbers of their own); 0 for an overflow record.
- * @last_timestamp_ns: CLOCK_MONOTONIC time of the last of them.
- */
-struct ib_async_chan_event {
-	struct ib_async_event event;
-	__aligned_u64 cookie;
-	__aligned_u64 occurrences;
-	__aligned_u64 last_timestamp_ns;
-};
-
-#define IB_ASYNC_CHAN_EVENT_SIZE_V1	72
-
-/**
- * enum ib_async_subscribe_flags - what a subscription matches on
- * @IB_ASYNC_SUB_TYPES: only events whose type has its bit in type_mask.
- * @IB_ASYNC_SUB_PORT: only events whose port_num is port (0: events of
- *	the whole device).
- * @IB_ASYNC_SUB_OBJECT: only events of the object obj_handle.
- *
- * A subscription without any of them matches every event.
- */
-enum ib_async_subscribe_flags {
-	IB_ASYNC_SUB_TYPES	= 1 << 0,
-	IB_ASYNC_SUB_PORT	= 1 << 1,
-	IB_ASYNC_SUB_OBJECT	= 1 << 2,
-};
-
-/* Most subscriptions one event channel holds at a time. */
-#define IB_ASYNC_MAX_SUBSCRIPTIONS	64
-
-/**
- * struct ib_async_subscribe - argument of IB_ASYNC_IOC_SUBSCRIBE
- * @argsz: size of the structure.
- * @flags: enum ib_async_subscribe_flags.
- * @fd: the event channel, made on this file.
- * @port: with IB_ASYNC_SUB_PORT, the port (0..phys_port_cnt); else 0.
- * @type_mask: with IB_ASYNC_SUB_TYPES, bit N for enum ib_async_event_type
- *	N (0..IB_ASYNC_EV_DEVICE_SPEED_CHANGE), at least one; else 0.
- * @cookie: returned in every record the subscription matches.
- * @obj_handle: with IB_ASYNC_SUB_OBJECT, a CQ, QP, SRQ or WQ of this file;
- *	else 0.
- * @sub_id: out: the subscription's id in the channel, never 0 and never
- *	reused while the channel exists.
- *
- * Sent to the context's node, naming the channel by its descriptor (as
- * IB_ASYNC_IOC_CREATE_CQ names a completion channel). A subscription to
- * an object ends when the object is destroyed; the channel holds no
- * reference on it. Errors: EBADF (no such descriptor), EINVAL (not an
- * event channel of this file, a bit or field out of range, an object
- * that raises no events), ENOENT (no such object), ENOSPC (the channel
- * has IB_ASYNC_MAX_SUBSCRIPTIONS), EIO (the channel's stream ended).
- */
-struct ib_async_subscribe {
-	__u32 argsz;
-	__u32 flags;
-	__s32 fd;
-	__u32 port;
-	__aligned_u64 type_mask;
-	__aligned_u64 cookie;
-	__u32 obj_handle;
-	__u32 sub_id;
-};
-
-#define IB_ASYNC_SUBSCRIBE_SIZE_V1	40
-
-/**
- * struct ib_async_unsubscribe - argument of IB_ASYNC_IOC_UNSUBSCRIBE
- * @argsz: size of the structure.
- * @flags: must be 0.
- * @fd: the event channel, made on this file.
- * @sub_id: the subscription.
- *
- * From the command's return on, no event the subscription alone matches
- * is queued; records already queued stay. ENOENT for an id the channel
- * does not hold (never had, or already ended).
- */
-struct ib_async_unsubscribe {
-	__u32 argsz;
-	__u32 flags;
-	__s32 fd;
-	__u32 sub_id;
-};
-
-#define IB_ASYNC_UNSUBSCRIBE_SIZE_V1	16
-
-/**
- * enum ib_async_notify_flags - flags of IB_ASYNC_IOC_REQ_NOTIFY_CQ
- * @IB_ASYNC_NOTIFY_SOLICITED: only for the next solicited completion (or
- *	one with an error); without it, for the next completion.
- */
-enum ib_async_notify_flags {
-	IB_ASYNC_NOTIFY_SOLICITED	= 1 << 0,
-};
-
-/**
- * struct ib_async_req_notify_cq - argument of IB_ASYNC_IOC_REQ_NOTIFY_CQ
- * @argsz: size of the structure.
- * @flags: enum ib_async_notify_flags.
- * @handle: the CQ.
- * @reserved: must be 0.
- *
- * Arms the CQ, as ibv_req_notify_cq() does: the driver raises one
- * completion event for the next (solicited) completion, which reaches the
- * CQ's completion channel, if it has one. Arming again before that event
- * changes nothing.
- */
-struct ib_async_req_notify_cq {
-	__u32 argsz;
-	__u32 flags;
-	__u32 handle;
-	__u32 reserved;
-};
-
-#define IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1	16
-
-/**
- * struct ib_async_reg_mr - argument of IB_ASYNC_IOC_REG_MR
- * @argsz: size of the structure.
- * @flags: must be 0.
- * @pd_handle: the PD.
- * @handle: out: the MR's handle; IB_ASYNC_IOC_DESTROY deregisters it.
- * @addr: start of the caller's memory.
- * @length: its length in bytes, at least 1.
- * @iova: the address work requests and peers use for @addr; the same
- *	offset within a page as @addr (ibv_reg_mr() passes @addr itself).
- * @access: IB_UVERBS_ACCESS_* bits (enum ibv_access_flags): LOCAL_WRITE,
- *	REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND, ZERO_BASED,
- *	HUGETLB and RELAXED_ORDERING. Remote write and atomic need local
- *	write. ON_DEMAND is EOPNOTSUPP.
- * @lkey: out: the key local work requests name the memory with.
- * @rkey: out: the key peers name it with; what the device returns when
- *	no remote access was asked for.
- * @reserved: must be 0.
- *
- * The pages are pinned for as long as the MR lives (charged to the
- * caller's RLIMIT_MEMLOCK as pinned memory, as ib_uverbs charges its MRs:
- * ENOMEM past the limit unless CAP_IPC_LOCK) and registered with the
- * device by fast registration, so the device reads and writes them
- * directly. Only the process that opened the file may register its
- * memory (EPERM for any other, a forked child included); unmapped memory
- * is EFAULT, writable access to read-only memory EFAULT. A region larger
- * than the device can map in one registration (max_mr_size of
- * IB_ASYNC_IOC_QUERY_DEVICE) is EINVAL.
- */
-struct ib_async_reg_mr {
-	__u32 argsz;
-	__u32 flags;
-	__u32 pd_handle;
-	__u32 handle;
-	__aligned_u64 addr;
-	__aligned_u64 length;
-	__aligned_u64 iova;
-	__u32 access;
-	__u32 lkey;
-	__u32 rkey;
-	__u32 reserved;
-};
-
-#define IB_ASYNC_REG_MR_SIZE_V1	56
-
-/*
- * 0x1b is the InfiniBand subsystem's ioctl type ("0x1b all" in
- * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1 and 6.12). In
- * it, ib_umad and ib_uverbs use numbers 0x01-0x04 and hfi1 0xe0-0xef;
- * ib_async takes 0x90-0xaf. Numbers carry no direction and no size.
- */
-/**
- * struct ib_async_ring_header - the start of a mapped event ring
- * @producer: written by the kernel: records published so far, a count
- *	that wraps at 2^32. Record i is at index i & (entries - 1) of the
- *	array at @records_offset. Read it with acquire semantics: every
- *	record before it is then complete.
- * @entries: records the ring holds, a power of two.
- * @record_size: bytes per record: &struct ib_async_event on the node,
- *	&struct ib_async_chan_event on an event channel.
- * @records_offset: byte offset of the record array in the mapping.
- * @reserved: 0.
- * @consumer: written by the program, on a cache line of its own: the
- *	records it has finished with, the same wrapping count. Store it with
- *	release semantics once a record is read: the kernel may write record
- *	i + entries as soon as @consumer passes i. The kernel reads this
- *	value but never trusts it: one ahead of @producer, or more than
- *	@entries behind, makes the ring count as full, so records wait in
- *	the kernel queue (and are counted lost when that is full too), and
- *	no other file is affected.
- * @reserved2: 0.
- *
- * Only the kernel writes @producer and the records, only the program
- * writes @consumer; a program that writes anything else there confuses
- * only itself.
- */
-struct ib_async_ring_header {
-	__u32 producer;
-	__u32 entries;
-	__u32 record_size;
-	__u32 records_offset;
-	__u32 reserved[12];
-	__u32 consumer;
-	__u32 reserved2[15];
-};
-
-#define IB_ASYNC_RING_HEADER_SIZE_V1	128
-
-/**
- * struct ib_async_map_ring - argument of IB_ASYNC_IOC_MAP_RING
- * @argsz: size of the structure.
- * @flags: must be 0.
- * @entries: in: records the ring should hold, 1..max_queue_len, rounded
- *	up to a power of two; out: what it holds.
- * @reserved: must be 0.
- * @mmap_offset: in: 0; out: the offset to give mmap().
- * @mmap_size: in: 0; out: the length to give mmap().
- *
- * Sent to the node or to an event channel: from then on that queue
- * delivers its records into a ring the program maps with
- * mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
- * mmap_offset), laid out as &struct ib_async_ring_header describes,
- * instead of through read(). A record goes into the ring as soon as it is
- * queued while the ring has room and nothing older waits in the queue;
- * otherwise it waits in the file's bounded queue, with the same loss
- * accounting as before (an IB_ASYNC_EV_OVERFLOW record stands where
- * events were lost), until IB_ASYNC_IOC_RING_WAIT moves it. Order is kept
- * throughout: the ring holds a prefix of the stream, the queue the rest.
- *
- * A record is delivered once it is in the ring: it counts in
- * events_reported of its object and in the queue's delivered count, and
- * IB_ASYNC_IOC_DESTROY and device removal no longer take it back; a
- * program that destroys an object skips its records still in the ring
- * itself (handles are never reused while the file is open). GET_INFO's
- * queued counts only records still in the kernel queue.
- *
- * The ring's memory is charged to the caller's RLIMIT_MEMLOCK (unless it
- * has CAP_IPC_LOCK; ENOMEM past the limit) and to its memory cgroup, and
- * lives until the file is closed and unmapped. A queue has at most one
- * ring: EBUSY the second time. On a ring queue read() and
- * IB_ASYNC_IOC_READ_BATCH fail with EBUSY. EOPNOTSUPP on a completion
- * channel and on a coalescing event channel, whose records change while
- * queued. The mapping is not inherited across fork().
- */
-struct ib_async_map_ring {
-	__u32 argsz;
-	__u32 flags;
-	__u32 entries;
-	__u32 reserved;
-	__aligned_u64 mmap_offset;
-	__aligned_u64 mmap_size;
-};
-
-#define IB_ASYNC_MAP_RING_SIZE_V1	32
-
-/**
- * struct ib_async_ring_wait - argument of IB_ASYNC_IOC_RING_WAIT
- * @argsz: size of the structure.
- * @flags: IB_ASYNC_READ_NONBLOCK, or 0.
- * @available: in: 0; out: records in the ring the program has not
- *	consumed.
- * @reserved: must be 0.
- *
- * Moves the records waiting in the kernel queue into the ring, as many as
- * it has room for, then, if the ring holds nothing unconsumed, blocks
- * until a record arrives (EAGAIN instead if the file is O_NONBLOCK or
- * IB_ASYNC_READ_NONBLOCK is set). Once the stream is over and every
- * record was consumed it fails as read() would: ENODEV after device
- * removal, EIO on an event channel whose context was closed. poll() on
- * the file reports EPOLLIN while the ring holds an unconsumed record or
- * the queue holds one waiting. EINVAL on a queue without a ring.
- */
-struct ib_async_ring_wait {
-	__u32 argsz;
-	__u32 flags;
-	__u32 available;
-	__u32 reserved;
-};
-
-#define IB_ASYNC_RING_WAIT_SIZE_V1	16
-
-#define IB_ASYNC_IOC_MAGIC	0x1b
-#define IB_ASYNC_CMD_BASE	0x90
-#define IB_ASYNC_CMD_LAST	0xaf
-
-/**
- * enum ib_async_cmd - ioctl numbers, _IO(IB_ASYNC_IOC_MAGIC, nr)
- * @IB_ASYNC_CMD_GET_INFO: &struct ib_async_info.
- * @IB_ASYNC_CMD_SET_QUEUE_LEN: &struct ib_async_queue_len.
- * @IB_ASYNC_CMD_READ_BATCH: &struct ib_async_read_batch.
- * @IB_ASYNC_CMD_CREATE_PD: &struct ib_async_create_pd.
- * @IB_ASYNC_CMD_CREATE_CQ: &struct ib_async_create_cq.
- * @IB_ASYNC_CMD_RESIZE_CQ: &struct ib_async_resize_cq.
- * @IB_ASYNC_CMD_CREATE_QP: &struct ib_async_create_qp.
- * @IB_ASYNC_CMD_MODIFY_QP: &struct ib_async_qp_attr.
- * @IB_ASYNC_CMD_QUERY_QP: &struct ib_async_qp_attr.
- * @IB_ASYNC_CMD_CREATE_SRQ: &struct ib_async_create_srq.
- * @IB_ASYNC_CMD_MODIFY_SRQ: &struct ib_async_srq_attr.
- * @IB_ASYNC_CMD_QUERY_SRQ: &struct ib_async_srq_attr.
- * @IB_ASYNC_CMD_CREATE_WQ: &struct ib_async_create_wq.
- * @IB_ASYNC_CMD_MODIFY_WQ: &struct ib_async_modify_wq.
- * @IB_ASYNC_CMD_CREATE_AH: &struct ib_async_create_ah.
- * @IB_ASYNC_CMD_DESTROY: &struct ib_async_destroy.
- * @IB_ASYNC_CMD_QUERY_DEVICE: &struct ib_async_device_attr.
- * @IB_ASYNC_CMD_QUERY_PORT: &struct ib_async_port_attr.
- * @IB_ASYNC_CMD_QUERY_GID: &struct ib_async_query_gid.
- * @IB_ASYNC_CMD_QUERY_PKEY: &struct ib_async_query_pkey.
- * @IB_ASYNC_CMD_POST_RECV: &struct ib_async_post_recv.
- * @IB_ASYNC_CMD_POST_SEND: &struct ib_async_post_send.
- * @IB_ASYNC_CMD_POLL_CQ: &struct ib_async_poll_cq.
- * @IB_ASYNC_CMD_CREATE_CHANNEL: &struct ib_async_create_channel.
- * @IB_ASYNC_CMD_REQ_NOTIFY_CQ: &struct ib_async_req_notify_cq.
- * @IB_ASYNC_CMD_REG_MR: &struct ib_async_reg_mr.
- * @IB_ASYNC_CMD_POST_SEND_LIST: &struct ib_async_post_list.
- * @IB_ASYNC_CMD_POST_RECV_LIST: &struct ib_async_post_list.
- * @IB_ASYNC_CMD_SUBSCRIBE: &struct ib_async_subscribe.
- * @IB_ASYNC_CMD_UNSUBSCRIBE: &struct ib_async_unsubscribe.
- * @IB_ASYNC_CMD_MAP_RING: &struct ib_async_map_ring.
- * @IB_ASYNC_CMD_RING_WAIT: &struct ib_async_ring_wait.
- */
-enum ib_async_cmd {
-	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
-	IB_ASYNC_CMD_SET_QUEUE_LEN,
-	IB_ASYNC_CMD_READ_BATCH,
-	IB_ASYNC_CMD_CREATE_PD,
-	IB_ASYNC_CMD_CREATE_CQ,
-	IB_ASYNC_CMD_RESIZE_CQ,
-	IB_ASYNC_CMD_CREATE_QP,
-	IB_ASYNC_CMD_MODIFY_QP,
-	IB_ASYNC_CMD_QUERY_QP,
-	IB_ASYNC_CMD_CREATE_SRQ,
-	IB_ASYNC_CMD_MODIFY_SRQ,
-	IB_ASYNC_CMD_QUERY_SRQ,
-	IB_ASYNC_CMD_CREATE_WQ,
-	IB_ASYNC_CMD_MODIFY_WQ,
-	IB_ASYNC_CMD_CREATE_AH,
-	IB_ASYNC_CMD_DESTROY,
-	IB_ASYNC_CMD_QUERY_DEVICE,
-	IB_ASYNC_CMD_QUERY_PORT,
-	IB_ASYNC_CMD_QUERY_GID,
-	IB_ASYNC_CMD_QUERY_PKEY,
-	IB_ASYNC_CMD_POST_RECV,
-	IB_ASYNC_CMD_POST_SEND,
-	IB_ASYNC_CMD_POLL_CQ,
-	IB_ASYNC_CMD_CREATE_CHANNEL,
-	IB_ASYNC_CMD_REQ_NOTIFY_CQ,
-	IB_ASYNC_CMD_REG_MR,
-	IB_ASYNC_CMD_POST_SEND_LIST,
-	IB_ASYNC_CMD_POST_RECV_LIST,
-	IB_ASYNC_CMD_SUBSCRIBE,
-	IB_ASYNC_CMD_UNSUBSCRIBE,
-	IB_ASYNC_CMD_MAP_RING,
-	IB_ASYNC_CMD_RING_WAIT,
-};
-
-#define IB_ASYNC_IOC_GET_INFO	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_GET_INFO)
-#define IB_ASYNC_IOC_SET_QUEUE_LEN \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_SET_QUEUE_LEN)
-#define IB_ASYNC_IOC_READ_BATCH \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_READ_BATCH)
-#define IB_ASYNC_IOC_CREATE_PD	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_PD)
-#define IB_ASYNC_IOC_CREATE_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_CQ)
-#define IB_ASYNC_IOC_RESIZE_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_RESIZE_CQ)
-#define IB_ASYNC_IOC_CREATE_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_QP)
-#define IB_ASYNC_IOC_MODIFY_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_QP)
-#define IB_ASYNC_IOC_QUERY_QP	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_QP)
-#define IB_ASYNC_IOC_CREATE_SRQ \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_SRQ)
-#define IB_ASYNC_IOC_MODIFY_SRQ \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_SRQ)
-#define IB_ASYNC_IOC_QUERY_SRQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_SRQ)
-#define IB_ASYNC_IOC_CREATE_WQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_WQ)
-#define IB_ASYNC_IOC_MODIFY_WQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MODIFY_WQ)
-#define IB_ASYNC_IOC_CREATE_AH	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_AH)
-#define IB_ASYNC_IOC_DESTROY	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_DESTROY)
-#define IB_ASYNC_IOC_QUERY_DEVICE \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_DEVICE)
-#define IB_ASYNC_IOC_QUERY_PORT \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_PORT)
-#define IB_ASYNC_IOC_QUERY_GID	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_GID)
-#define IB_ASYNC_IOC_QUERY_PKEY \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_QUERY_PKEY)
-#define IB_ASYNC_IOC_POST_RECV	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV)
-#define IB_ASYNC_IOC_POST_SEND	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND)
-#define IB_ASYNC_IOC_POLL_CQ	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POLL_CQ)
-#define IB_ASYNC_IOC_CREATE_CHANNEL \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_CHANNEL)
-#define IB_ASYNC_IOC_REQ_NOTIFY_CQ \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REQ_NOTIFY_CQ)
-#define IB_ASYNC_IOC_REG_MR	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_REG_MR)
 #define IB_ASYNC_IOC_POST_SEND_LIST \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND_LIST)
 #define IB_ASYNC_IOC_POST_RECV_LIST \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV_LIST)
-#define IB_ASYNC_IOC_SUBSCRIBE	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_SUBSCRIBE)
-#define IB_ASYNC_IOC_UNSUBSCRIBE \
-	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_UNSUBSCRIBE)
-#define IB_ASYNC_IOC_MAP_RING	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MAP_RING)
-#define IB_ASYNC_IOC_RING_WAIT	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_RING_WAIT)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ibv_post_send(), ibv_post_recv() and ibv_post_srq_recv() over the
- * kernel's MRs (IB_ASYNC_FEATURE_USER_MR): the work requests are handed
- * to the kernel as lists, up to LIST_WRS per ioctl, and the device reads
- * and writes the program's registered memory itself. The kernel checks
- * every key against the context's MRs; here only what the kernel cannot
- * see is checked (the AH's context, the QP's inline limit).
+ * The list commands of the command layer (cmd.h): ibv_post_send(),
+ * ibv_post_recv() and ibv_post_srq_recv() over the kernel's MRs
+ * (IB_ASYNC_FEATURE_USER_MR), as rdma-core's ibv_cmd_post_send() marshals
+ * them. The work requests are handed to the kernel as lists of its own
+ * struct ib_async_send_wr or recv_wr and struct ib_async_sge, up to
+ * LIST_WRS per ioctl, and the device reads and writes the program's
+ * registered memory itself. The kernel checks every key against the
+ * context's MRs; here only what the kernel cannot see is checked (the
+ * AH's context, the QP's inline limit).
  *
  * As with rdma-core's providers, *bad_wr names the first work request
  * not posted; the ones before it were. A list the kernel refuses as a
@@ -15,6 +18,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "ibasync.h"
 
 #define LIST_WRS	32
@@ -101,31 +105,32 @@ static void fill_sges(const struct ibv_sge *sg, int n, struct ib_async_sge *k)
 }
 
 /*
- * Post @n requests: 0 if the kernel took all; else the errno, with
- * *@posted how many it took.
+ * @n requests of @wr_size bytes at @wrs, their @ns entries at @sges, to
+ * the QP or SRQ: 0 if the kernel took all; else the errno, with *@posted
+ * how many it took.
  */
-static int post_chunk(struct ibv_context *ctx, unsigned long cmd,
-		      uint32_t obj_type, uint32_t handle, const void *wrs,
-		      uint32_t n, uint32_t wr_size,
-		      const struct ib_async_sge *sges, uint32_t ns,
-		      uint32_t *posted)
+static int post_list(struct ibv_context *ctx, bool send, uint32_t obj_type,
+		     uint32_t handle, const void *wrs, uint32_t n,
+		     uint32_t wr_size, const struct ib_async_sge *sges,
+		     uint32_t ns, uint32_t *posted)
 {
 	struct ib_async_post_list arg = {
-		.argsz = sizeof(arg), .obj_type = obj_type, .handle = handle,
+		.obj_type = obj_type, .handle = handle,
 		.count = n, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
 		.sges = (uintptr_t)sges, .num_sges = ns,
 	};
 	int err;
 
 	*posted = 0;
-	err = ibasync_ioctl(ctx, cmd, &arg);
+	err = send ? IBASYNC_CTX_CMD(ctx, POST_SEND_LIST, &arg) :
+		     IBASYNC_CTX_CMD(ctx, POST_RECV_LIST, &arg);
 	if (err)
 		return err;
 	*posted = arg.posted;
 	return arg.posted < n ? (int)arg.error : 0;
 }
 
-int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
+int ibasync_cmd_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			   struct ibv_send_wr **bad_wr)
 {
 	struct ib_async_send_wr k[LIST_WRS];
@@ -147,9 +152,9 @@ int ibasync_post_send_list(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		}
 		if (!n)
 			break;
-		perr = post_chunk(qp->context, IB_ASYNC_IOC_POST_SEND_LIST,
-				  IB_ASYNC_OBJ_QP, qp->handle, k, n, sizeof(k[0]),
-				  s, ns, &posted);
+		perr = post_list(qp->context, true, IB_ASYNC_OBJ_QP,
+					     qp->handle, k, n, sizeof(k[0]),
+					     s, ns, &posted);
 		if (perr) {
 			for (wr = first; posted--; wr = wr->next)
 				;
@@ -194,8 +199,8 @@ static int post_recvs(struct ibv_context *ctx, uint32_t obj_type,
 		}
 		if (!n)
 			break;
-		perr = post_chunk(ctx, IB_ASYNC_IOC_POST_RECV_LIST, obj_type,
-				  handle, k, n, sizeof(k[0]), s, ns, &posted);
+		perr = post_list(ctx, false, obj_type, handle, k, n,
+					     sizeof(k[0]), s, ns, &posted);
 		if (perr) {
 			for (wr = first; posted--; wr = wr->next)
 				;
@@ -209,13 +214,13 @@ static int post_recvs(struct ibv_context *ctx, uint32_t obj_type,
 	return 0;
 }
 
-int ibasync_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+int ibasync_cmd_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			   struct ibv_recv_wr **bad_wr)
 {
 	return post_recvs(qp->context, IB_ASYNC_OBJ_QP, qp->handle, wr, bad_wr);
 }
 
-int ibasync_post_srq_recv_list(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+int ibasync_cmd_post_srq_recv_list(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			       struct ibv_recv_wr **bad_wr)
 {
 	return post_recvs(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,

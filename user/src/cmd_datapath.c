@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The data path's commands (cmd.h): posts, one at a time through the
+ * kernel's buffers or as lists over the kernel's MRs, and polls.
+ */
+#include "cmd.h"
+
+int ibasync_cmd_post_send(struct ibv_qp *qp, const struct ibv_send_wr *wr,
+			  uint64_t addr, uint32_t length)
+{
+	struct ib_async_post_send arg = {
+		.handle = qp->handle, .opcode = IB_UVERBS_WR_SEND,
+		.wr_id = wr->wr_id, .addr = addr, .length = length,
+	};
+
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM) {
+		arg.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
+		arg.imm_data = wr->imm_data;
+	}
+	if (wr->send_flags & IBV_SEND_SIGNALED)
+		arg.send_flags = IB_ASYNC_SEND_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		arg.send_flags |= IB_ASYNC_SEND_SOLICITED;
+	if (qp->qp_type == IBV_QPT_UD) {
+		arg.ah_handle = wr->wr.ud.ah->handle;
+		arg.remote_qpn = wr->wr.ud.remote_qpn;
+		arg.remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	return IBASYNC_CTX_CMD(qp->context, POST_SEND, &arg);
+}
+
+int ibasync_cmd_post_recv(struct ibv_context *ctx, uint32_t obj_type,
+			  uint32_t handle, uint64_t wr_id, uint64_t addr,
+			  uint32_t length)
+{
+	struct ib_async_post_recv arg = {
+		.obj_type = obj_type, .handle = handle, .wr_id = wr_id,
+		.addr = addr, .length = length,
+	};
+
+	return IBASYNC_CTX_CMD(ctx, POST_RECV, &arg);
+}
+
+int ibasync_cmd_poll_cq(struct ibv_context *ctx, uint32_t handle,
+			struct ib_async_wc *wc, uint32_t *count)
+{
+	struct ib_async_poll_cq arg = {
+		.handle = handle, .wc = (uintptr_t)wc, .count = *count,
+	};
+	int err;
+
+	err = IBASYNC_CTX_CMD(ctx, POLL_CQ, &arg);
+	if (!err)
+		*count = arg.count;
+	return err;
+}
