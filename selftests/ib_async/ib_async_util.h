@@ -27,6 +27,7 @@
 
 #include <rdma/ib_async.h>
 
+#include "ib_async_testbed.h"
 #include "modules/ib_async_event_names.h"
 
 /*
@@ -56,8 +57,6 @@ struct iba_dev {
 uint64_t iba_now_ms(void);
 
 void iba_sleep_ms(unsigned int ms);
-
-int iba_read_line(const char *path, char *buf, size_t len);
 
 long iba_read_long(const char *path);
 

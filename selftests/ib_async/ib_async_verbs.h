@@ -37,9 +37,6 @@ int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
 /* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
 int ud_to_rts(int fd, uint32_t qp);
 
-/* rxe0's RoCEv2 GID for the test bed's IPv4 address: index, raw GID. */
-int roce_v2_gid(const char *ibdev, uint8_t gid[16]);
-
 /* An RC QP through INIT, RTR (to @dqpn at @gid) and RTS (IBV_QPS_*). */
 int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 	       const uint8_t gid[16]);

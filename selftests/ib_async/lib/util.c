@@ -22,24 +22,6 @@ void iba_sleep_ms(unsigned int ms)
 		;
 }
 
-int iba_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char *nl;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	return 0;
-}
-
 long iba_read_long(const char *path)
 {
 	char buf[64];

@@ -141,36 +141,6 @@ int ud_to_rts(int fd, uint32_t qp)
 	return ret;
 }
 
-int roce_v2_gid(const char *ibdev, uint8_t gid[16])
-{
-	char path[256], type[32], text[64];
-	int i, j;
-
-	for (i = 0; i < 16; i++) {
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
-			 ibdev, i);
-		if (iba_read_line(path, type, sizeof(type)) ||
-		    strcmp(type, "RoCE v2"))
-			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gids/%d", ibdev, i);
-		if (iba_read_line(path, text, sizeof(text)) ||
-		    strncmp(text, "0000:0000:0000:0000:0000:ffff:", 30))
-			continue;
-		for (j = 0; j < 8; j++) {
-			unsigned int w;
-
-			if (sscanf(text + 5 * j, "%4x", &w) != 1)
-				return -1;
-			gid[2 * j] = w >> 8;
-			gid[2 * j + 1] = w & 0xff;
-		}
-		return i;
-	}
-	return -1;
-}
-
 int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 	       const uint8_t gid[16])
 {
