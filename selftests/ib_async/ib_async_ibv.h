@@ -28,6 +28,23 @@ int ibv_test_poll_n(struct ibv_cq *cq, int want,
 		    struct ibv_wc *wc);
 
 /*
+ * @qp from RESET to INIT on port 1, with @access as its remote access
+ * flags: 0, or -1 with errno as ibv_modify_qp() left it.
+ */
+int ibv_test_rc_init(struct ibv_qp *qp, unsigned int access);
+
+/*
+ * @qp from INIT through RTR to RTS as an RC QP connected to @dqpn over
+ * RoCE v2 (@gid at @gid_index, the loopback test bed's own), @rd_atomic
+ * RDMA reads and atomics outstanding each way, @min_rnr_timer (the IB
+ * encoding) before a receiver-not-ready retry: 0, or -1 with errno as
+ * ibv_modify_qp() left it.
+ */
+int ibv_test_rc_connect(struct ibv_qp *qp, uint32_t dqpn,
+			const union ibv_gid *gid, int gid_index,
+			uint8_t rd_atomic, uint8_t min_rnr_timer);
+
+/*
  * @qp to RTS as an RC QP connected to @dqpn over RoCE v2 (@gid at
  * @gid_index, the loopback test bed's own), with @access as its remote
  * access flags: 0, or -1 with errno as ibv_modify_qp() left it.
