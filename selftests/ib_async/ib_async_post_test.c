@@ -15,7 +15,7 @@
 
 #include "ib_async_verbs.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "../../kernel/send_rules.h"
+#include "ib_async_send_rules.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IB_UVERBS_ACCESS_LOCAL_WRITE |			\
@@ -653,28 +653,6 @@ TEST_F(post, refuses_malformed_lists)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
-/* A send rule of send_rules.h, indexed by opcode. */
-struct send_rule {
-	uint32_t qpts, fields, flags;
-	enum ib_async_sr_kind kind;
-};
-
-#define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
-	[op] = { .qpts = (q), .fields = (f), .flags = (fl), .kind = (k) },
-static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-#include "../../kernel/send_rules_table.h"
-};
-
-/* What POST_SEND_LIST must answer for @op on a QP of type @qpt. */
-static int send_rule_expect(uint32_t op, uint32_t qpt)
-{
-	if (op > IB_ASYNC_SR_OPCODE_LAST)
-		return -EINVAL;
-	if (send_rules[op].kind == IB_ASYNC_SR_NONE)
-		return -EOPNOTSUPP;
-	return send_rules[op].qpts & IB_ASYNC_SR_QPT(qpt) ? 0 : -EINVAL;
-}
-
 /*
  * A well-formed request of @op at @qp (of type @qpt): every field the
  * opcode uses set, signalled, one entry; its datagram fields on UD.
@@ -684,8 +662,7 @@ static struct ib_async_send_wr send_rule_wr(uint32_t op, uint32_t qpt,
 					    const struct ib_async_create_ah *ah,
 					    uint32_t dqpn)
 {
-	const struct send_rule *r = op <= IB_ASYNC_SR_OPCODE_LAST ?
-				    &send_rules[op] : &send_rules[0];
+	const struct iba_send_rule *r = iba_send_rule(op);
 	struct ib_async_send_wr w = {
 		.wr_id = 0x5e00 + op, .num_sge = 1, .opcode = op,
 		.send_flags = IB_ASYNC_SEND_SIGNALED,
@@ -781,7 +758,7 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 	for (t = 0; t < 3; t++) {
 		for (op = 0; op <= IB_ASYNC_SR_OPCODE_LAST + 2; op++) {
 			struct ib_async_send_wr w;
-			int want = send_rule_expect(op, qpts[t]);
+			int want = iba_send_rule_expect(op, qpts[t]);
 
 			w = send_rule_wr(op, qpts[t], (uintptr_t)self->rb,
 					 self->mb.rkey, &ah, e.qp_num);
