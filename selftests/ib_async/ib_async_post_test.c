@@ -50,40 +50,9 @@ static int qp_new(int fd, uint32_t pd, uint32_t cq, uint32_t type,
 static int qp_connect(int fd, uint32_t qp, bool rc, uint32_t dqpn, int sgid,
 		      const uint8_t gid[16])
 {
-	struct ib_async_qp_attr a = { .port_num = 1,
-				      .qp_access_flags = rc ? QP_ACCESS :
-						IB_UVERBS_ACCESS_REMOTE_WRITE };
-	int ret;
-
-	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
-			IB_ASYNC_QP_ACCESS_FLAGS, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.path_mtu = 3;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.av.is_global = 1;
-	a.av.port_num = 1;
-	a.av.sgid_index = sgid;
-	a.av.hop_limit = 64;
-	memcpy(a.av.dgid, gid, 16);
-	ret = modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
-			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
-			(rc ? IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
-			      IB_ASYNC_QP_MIN_RNR_TIMER : 0), &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN |
-			 (rc ? IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
-			       IB_ASYNC_QP_RNR_RETRY |
-			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC : 0), &a);
+	return iba_qp_connect(fd, qp, rc, rc ? QP_ACCESS :
+			      IB_UVERBS_ACCESS_REMOTE_WRITE, 4, dqpn, sgid,
+			      gid);
 }
 
 /* Completions there are now, without waiting. */

@@ -6,6 +6,8 @@
 #ifndef IB_ASYNC_VERBS_H
 #define IB_ASYNC_VERBS_H
 
+#include <stdbool.h>
+
 #include "ib_async_util.h"
 
 int ioc(int fd, unsigned long cmd, void *arg);
@@ -37,7 +39,16 @@ int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
 /* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
 int ud_to_rts(int fd, uint32_t qp);
 
-/* An RC QP through INIT, RTR (to @dqpn at @gid) and RTS (IBV_QPS_*). */
+/*
+ * An RC (@rc) or UC QP through INIT, RTR (to @dqpn at @gid) and RTS
+ * (IBV_QPS_*), with @access as its remote access flags and, on RC,
+ * @rd_atomic RDMA reads and atomics outstanding each way.
+ */
+int iba_qp_connect(int fd, uint32_t qp, bool rc, uint32_t access,
+		   uint8_t rd_atomic, uint32_t dqpn, int sgid,
+		   const uint8_t gid[16]);
+
+/* An RC QP through INIT, RTR (to @dqpn at @gid) and RTS: no remote access. */
 int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 	       const uint8_t gid[16]);
 

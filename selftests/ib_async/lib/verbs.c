@@ -141,10 +141,12 @@ int ud_to_rts(int fd, uint32_t qp)
 	return ret;
 }
 
-int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
-	       const uint8_t gid[16])
+int iba_qp_connect(int fd, uint32_t qp, bool rc, uint32_t access,
+		   uint8_t rd_atomic, uint32_t dqpn, int sgid,
+		   const uint8_t gid[16])
 {
-	struct ib_async_qp_attr a = { .port_num = 1 };
+	struct ib_async_qp_attr a = { .port_num = 1,
+				      .qp_access_flags = access };
 	int ret;
 
 	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
@@ -154,7 +156,7 @@ int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 	memset(&a, 0, sizeof(a));
 	a.path_mtu = 3;			/* IBV_MTU_1024: veth */
 	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
+	a.max_dest_rd_atomic = rd_atomic;
 	a.min_rnr_timer = 12;
 	a.av.is_global = 1;
 	a.av.port_num = 1;
@@ -163,18 +165,25 @@ int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 	memcpy(a.av.dgid, gid, 16);
 	ret = modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
 			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
-			IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
-			IB_ASYNC_QP_MIN_RNR_TIMER, &a);
+			(rc ? IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
+			      IB_ASYNC_QP_MIN_RNR_TIMER : 0), &a);
 	if (ret)
 		return ret;
 	memset(&a, 0, sizeof(a));
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return modify_qp(fd, qp, 3, IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
-			 IB_ASYNC_QP_RNR_RETRY | IB_ASYNC_QP_SQ_PSN |
-			 IB_ASYNC_QP_MAX_QP_RD_ATOMIC, &a);
+	a.max_rd_atomic = rd_atomic;
+	return modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN |
+			 (rc ? IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
+			       IB_ASYNC_QP_RNR_RETRY |
+			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC : 0), &a);
+}
+
+int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
+	       const uint8_t gid[16])
+{
+	return iba_qp_connect(fd, qp, true, 0, 1, dqpn, sgid, gid);
 }
 
 int rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
