@@ -42,17 +42,11 @@
 #endif
 
 #define IBA_REC			((int)sizeof(struct ib_async_event))
-#define IBA_CLASS_DIR		"/sys/class/ib_async"
 #define IBA_PARAM_DIR		"/sys/module/ib_async/parameters"
 #define IBA_STORM_DIR		"/sys/kernel/debug/ib_async_storm"
 #define IBA_STORM_FILE		IBA_STORM_DIR "/dispatch"
 /* TCG emulation is slow: one awaited event may take seconds. */
 #define IBA_EVENT_TIMEOUT_MS	10000
-
-struct iba_dev {
-	char node[PATH_MAX];	/* /dev/infiniband/ib_asyncN */
-	char ibdev[64];		/* rxe0 */
-};
 
 uint64_t iba_now_ms(void);
 

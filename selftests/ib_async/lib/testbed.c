@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The bodies of ib_async_testbed.h's helpers. */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,34 @@ int iba_read_line(const char *path, char *buf, size_t len)
 	if (nl)
 		*nl = '\0';
 	return 0;
+}
+
+int iba_dev_of(const char *ibdev, struct iba_dev *dev)
+{
+	char path[PATH_MAX], name[64];
+	struct dirent *de;
+	int ret = -1;
+	DIR *d;
+
+	d = opendir(IBA_CLASS_DIR);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "ib_async", 8))
+			continue;
+		snprintf(path, sizeof(path), IBA_CLASS_DIR "/%s/ibdev",
+			 de->d_name);
+		if (iba_read_line(path, name, sizeof(name)) ||
+		    (ibdev && strcmp(name, ibdev)))
+			continue;
+		snprintf(dev->node, sizeof(dev->node), "/dev/infiniband/%s",
+			 de->d_name);
+		snprintf(dev->ibdev, sizeof(dev->ibdev), "%s", name);
+		ret = 0;
+		break;
+	}
+	closedir(d);
+	return ret;
 }
 
 /*

@@ -34,35 +34,13 @@ long iba_read_long(const char *path)
 int iba_find_dev(struct iba_dev *dev)
 {
 	const char *want = getenv("IB_ASYNC_IBDEV");
-	char path[PATH_MAX], name[64];
-	struct dirent *de;
-	int found = 0;
-	DIR *d;
 
 	if (!want)
 		want = "rxe0";
 	memset(dev, 0, sizeof(*dev));
-	d = opendir(IBA_CLASS_DIR);
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "ib_async", 8))
-			continue;
-		snprintf(path, sizeof(path), IBA_CLASS_DIR "/%s/ibdev",
-			 de->d_name);
-		if (iba_read_line(path, name, sizeof(name)))
-			continue;
-		if (found && strcmp(name, want))
-			continue;
-		snprintf(dev->node, sizeof(dev->node), "/dev/infiniband/%s",
-			 de->d_name);
-		snprintf(dev->ibdev, sizeof(dev->ibdev), "%s", name);
-		found = 1;
-		if (!strcmp(name, want))
-			break;
-	}
-	closedir(d);
-	return found ? 0 : -1;
+	if (!iba_dev_of(want, dev))
+		return 0;
+	return iba_dev_of(NULL, dev);
 }
 
 long iba_counter(const struct iba_dev *dev, const char *name)
