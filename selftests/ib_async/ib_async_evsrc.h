@@ -77,4 +77,13 @@ int evsrc_present(void);
  */
 const char *evsrc_dev(struct iba_dev *dev);
 
+/*
+ * On @fd, evsrc0's node: a PD, a CQ (user handle 0xc0, 8 entries) and a
+ * UD QP (0x9b) on them, their handles in @pd, @cq and @qp, and evsrc's
+ * id of the QP in @ev_qp, for raising its events. 0, the failing
+ * command's -errno, or -1 when evsrc has no id for the QP.
+ */
+int evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
+		int *ev_qp);
+
 #endif /* IB_ASYNC_EVSRC_H */

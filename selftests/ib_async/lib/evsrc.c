@@ -5,6 +5,7 @@
  */
 #define IBA_NO_HARNESS
 #include "ib_async_evsrc.h"
+#include "ib_async_verbs.h"
 
 int evsrc_rt(void)
 {
@@ -128,4 +129,22 @@ const char *evsrc_dev(struct iba_dev *dev)
 	if (iba_find_dev(dev) || strcmp(dev->ibdev, "evsrc0"))
 		return "no ib_async node for evsrc0";
 	return NULL;
+}
+
+int evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
+		int *ev_qp)
+{
+	struct ib_async_create_qp a;
+	int ret;
+
+	ret = create_pd(fd, pd);
+	if (!ret)
+		ret = create_cq(fd, 0xc0, 8, cq);
+	if (!ret)
+		ret = create_qp(fd, 0x9b, *pd, *cq, IB_UVERBS_QPT_UD, &a);
+	if (ret)
+		return ret;
+	*qp = a.handle;
+	*ev_qp = evsrc_find("qp", a.qp_num);
+	return *ev_qp < 0 ? -1 : 0;
 }
