@@ -102,11 +102,9 @@ FIXTURE_SETUP(evc)
 {
 	const char *why;
 
-	self->fd = -1;
-	why = evsrc_dev(&self->dev);
+	self->fd = evsrc_open(&self->dev, &why);
 	if (why)
 		SKIP(return, "%s", why);
-	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_CHANNEL))
 		SKIP(return, "no event channels");

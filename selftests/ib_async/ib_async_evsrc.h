@@ -78,6 +78,13 @@ int evsrc_present(void);
 const char *evsrc_dev(struct iba_dev *dev);
 
 /*
+ * evsrc_dev(), then its node opened for a test (read-write, nonblocking):
+ * the fd; or -1, with *@why saying why the test must skip or, when
+ * *@why is NULL, errno why open() failed.
+ */
+int evsrc_open(struct iba_dev *dev, const char **why);
+
+/*
  * On @fd, evsrc0's node: a PD, a CQ (user handle 0xc0, 8 entries) and a
  * UD QP (0x9b) on them, their handles in @pd, @cq and @qp, and evsrc's
  * id of the QP in @ev_qp, for raising its events. 0, the failing

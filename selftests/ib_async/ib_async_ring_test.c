@@ -108,11 +108,9 @@ FIXTURE_SETUP(ring)
 {
 	const char *why;
 
-	self->fd = -1;
-	why = evsrc_dev(&self->dev);
+	self->fd = evsrc_open(&self->dev, &why);
 	if (why)
 		SKIP(return, "%s", why);
-	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_RING))
 		SKIP(return, "no event rings");

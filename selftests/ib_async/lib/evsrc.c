@@ -148,3 +148,11 @@ int evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
 	*ev_qp = evsrc_find("qp", a.qp_num);
 	return *ev_qp < 0 ? -1 : 0;
 }
+
+int evsrc_open(struct iba_dev *dev, const char **why)
+{
+	*why = evsrc_dev(dev);
+	if (*why)
+		return -1;
+	return open(dev->node, O_RDWR | O_NONBLOCK);
+}
