@@ -4,6 +4,8 @@
  * records, /proc and sysfs values, the storm and strict modules' files.
  */
 #define IBA_NO_HARNESS
+#include <assert.h>
+
 #include "ib_async_util.h"
 
 uint64_t iba_now_ms(void)
@@ -410,6 +412,16 @@ int iba_storm(const char *ibdev, unsigned int type,
 		       count);
 	return iba_write_file(IBA_STORM_FILE, buf, len, 0);
 }
+
+/*
+ * ib_async_event_types.h's rows are in the order of the types' values:
+ * ib_async_event_name() indexes its names so, and gen/verbs.py numbers
+ * the rows so.
+ */
+#define IBA_EV_ORDER(name, element)					\
+	static_assert((int)IBA_EV_ROW_##name == (int)IB_ASYNC_EV_##name, #name);
+IB_ASYNC_EVENT_TYPES(IBA_EV_ORDER)
+#undef IBA_EV_ORDER
 
 const char *iba_type_str(uint32_t t)
 {
