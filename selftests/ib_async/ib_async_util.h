@@ -148,8 +148,9 @@ void iba_quiesce(const struct iba_dev *dev, int quiet_ms,
 int iba_sh(const char *fmt, ...);
 
 /*
- * Load a module as every script does: load_module of ib_async_lib.sh, which
- * is installed next to the test programs (it finds the test modules through
+ * Load a module as every script does: load_module, the test bed's
+ * (scripts/guest/ib_async_modules.sh), through ib_async_lib.sh, which is
+ * installed next to the test programs (it finds the test modules through
  * $IB_ASYNC_STORM_KO, $IB_ASYNC_EVSRC_KO, the installed copies or ./).
  * Returns 0 once the module is loaded.
  */

@@ -352,7 +352,7 @@ int iba_load_module(const char *name)
 		return -1;
 	dir[n] = '\0';
 	*strrchr(dir, '/') = '\0';
-	iba_sh(". '%s/ib_async_lib.sh' && load_module %s >/dev/null 2>&1",
+	iba_sh("cd '%s' && . ./ib_async_lib.sh && load_module %s >/dev/null 2>&1",
 	       dir, name);
 	return access(sys, F_OK) ? -1 : 0;
 }
