@@ -20,7 +20,9 @@
  * The rows as they are: a list handed over as the one argument of this
  * macro is one value, which is how checkpatch reads a macro's body.
  */
+#ifndef IB_ASYNC_ROWS
 #define IB_ASYNC_ROWS(...)	__VA_ARGS__
+#endif
 
 /* The types every rdma-core's enum ibv_event_type has: 0 to 19 */
 #define IB_ASYNC_IBV_EVENT_TYPES(type)					\
