@@ -92,6 +92,11 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+/* The test library's (selftests/ib_async/lib), without the harness. */
+#define IBA_NO_HARNESS
+#include "ib_async_ibv.h"
+
 #ifdef BENCH_IBASYNC
 #include <stdarg.h>
 #include <sys/ioctl.h>
@@ -211,30 +216,14 @@ static void slab_shrink(void)
 
 static void read_meminfo(struct meminfo *m)
 {
-	char line[256];
-	FILE *f;
-
 	slab_shrink();
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
+	m->memfree = iba_meminfo_kb("MemFree");
+	m->slab = iba_meminfo_kb("Slab");
+	m->sunreclaim = iba_meminfo_kb("SUnreclaim");
+	m->vmalloc = iba_meminfo_kb("VmallocUsed");
+	if (m->memfree < 0 || m->slab < 0 || m->sunreclaim < 0 ||
+	    m->vmalloc < 0)
 		die("/proc/meminfo");
-	memset(m, 0, sizeof(*m));
-	while (fgets(line, sizeof(line), f)) {
-		long long v;
-		char key[64];
-
-		if (sscanf(line, "%63[^:]: %lld", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "MemFree"))
-			m->memfree = v;
-		else if (!strcmp(key, "Slab"))
-			m->slab = v;
-		else if (!strcmp(key, "SUnreclaim"))
-			m->sunreclaim = v;
-		else if (!strcmp(key, "VmallocUsed"))
-			m->vmalloc = v;
-	}
-	fclose(f);
 }
 
 /* read-family system calls this process made (/proc/self/io syscr) */
@@ -772,38 +761,6 @@ static void mode_destroy(unsigned long n)
 #define COMP_MSG	64
 #define COMP_RECVS	16	/* receives kept posted per QP */
 
-/*
- * The index of the port's RoCE v2 IPv4-mapped GID, from sysfs (the same
- * for both stacks); the GID itself through ibv_query_gid().
- */
-static int roce_v2_gid(struct ibv_context *ctx, union ibv_gid *gid)
-{
-	char path[256], buf[128];
-	int i;
-
-	for (i = 0; i < 256; i++) {
-		FILE *f;
-		int ok;
-
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
-			 ibdev_name, i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		ok = fgets(buf, sizeof(buf), f) && !strncmp(buf, "RoCE v2", 7);
-		fclose(f);
-		if (!ok || ibv_query_gid(ctx, 1, i, gid))
-			continue;
-		/* ::ffff:a.b.c.d */
-		if (!gid->global.subnet_prefix &&
-		    !memcmp(&gid->raw[8], "\0\0\xff\xff", 4))
-			return i;
-	}
-	fail("no RoCE v2 IPv4-mapped GID on port 1");
-	return -1;
-}
-
 struct rc_end {
 	struct ibv_qp *qp;
 	struct ibv_cq *cq;	/* send and receive */
@@ -826,7 +783,10 @@ static void bed_open(struct comp_bed *b)
 	b->chan = ibv_create_comp_channel(b->ctx);
 	if (!b->pd || !b->chan)
 		die("ibv_alloc_pd / ibv_create_comp_channel");
-	b->sgid = roce_v2_gid(b->ctx, &b->gid);
+	/* from sysfs, the same for both stacks (the test library's) */
+	b->sgid = roce_v2_gid(ibdev_name, b->gid.raw);
+	if (b->sgid < 0)
+		fail("no RoCE v2 IPv4-mapped GID on port 1");
 }
 
 /*
@@ -891,43 +851,15 @@ static void end_post_send(struct rc_end *e)
 
 static void rc_init(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (ibv_test_rc_init(qp, 0))
 		die("modify INIT");
 }
 
 /* Walk @qp from INIT to RTS, connected to @dqpn on this port's GID. */
 static void rc_connect(struct comp_bed *b, struct ibv_qp *qp, uint32_t dqpn)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
-
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = b->gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)b->sgid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("modify RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify RTS");
+	if (ibv_test_rc_connect(qp, dqpn, &b->gid, b->sgid, 1, 1))
+		die("modify RTR/RTS");
 }
 
 /* Two ends connected to each other, every receive posted. */

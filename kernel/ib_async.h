@@ -71,6 +71,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "ib_async_counters.h"
 #include <rdma/ib_async.h>
 
 #define IB_ASYNC_REC_SIZE	sizeof(struct ib_async_event)
@@ -234,34 +235,19 @@ struct ib_async_evq {
 	long charged;
 };
 
-/**
- * enum ib_async_stat - what a device's events did since it appeared
- * @IB_ASYNC_STAT_EVENTS: async events the driver reported to ib_async,
- *	each once whatever the number of files it reached
- * @IB_ASYNC_STAT_COMP_EVENTS: completion events of CQs bound to a
- *	completion channel
- * @IB_ASYNC_STAT_QUEUED: records queues took (an event counts once per
- *	queue)
- * @IB_ASYNC_STAT_READ: records that reached user space and left their queue
- * @IB_ASYNC_STAT_LOST: events a full queue had no slot for
- * @IB_ASYNC_STAT_COALESCED: completion events merged into their CQ's
- *	unread record
- * @IB_ASYNC_STAT_PURGED: unread records dropped because their object was
- *	destroyed
- * @IB_ASYNC_NR_STATS: how many there are
- *
- * Kept per CPU (stats.c); sysfs shows the sums under counters/.
+/*
+ * enum ib_async_stat - what a device's events did since it appeared: one
+ * IB_ASYNC_STAT_<ID> per row of ib_async_counters.h (which says what each
+ * counts), then IB_ASYNC_NR_STATS, how many there are. Kept per CPU
+ * (stats.c); sysfs shows the sums under counters/.
  */
+#define IB_ASYNC_STAT_ID(id, name)	IB_ASYNC_STAT_##id,
 enum ib_async_stat {
-	IB_ASYNC_STAT_EVENTS,
-	IB_ASYNC_STAT_COMP_EVENTS,
-	IB_ASYNC_STAT_QUEUED,
-	IB_ASYNC_STAT_READ,
-	IB_ASYNC_STAT_LOST,
-	IB_ASYNC_STAT_COALESCED,
-	IB_ASYNC_STAT_PURGED,
+	IB_ASYNC_COUNTERS(IB_ASYNC_STAT_ID)
 	IB_ASYNC_NR_STATS
 };
+
+#undef IB_ASYNC_STAT_ID
 
 /**
  * struct ib_async_stats - one CPU's copy of a device's counters

@@ -16,30 +16,15 @@
 #include <linux/tracepoint.h>
 
 #include "ib_async.h"
+#include "ib_async_event_types.h"
 
-/* The event types, by their uAPI names, for the printed form. */
+/*
+ * The event types, by their uAPI names, for the printed form: the RDMA
+ * core's (ib_async_event_types.h), then ib_async's own.
+ */
+#define iba_ev_type(x, element)	iba_ev(x)
 #define IB_ASYNC_TRACE_EVENTS					\
-	iba_ev(CQ_ERR)						\
-	iba_ev(QP_FATAL)					\
-	iba_ev(QP_REQ_ERR)					\
-	iba_ev(QP_ACCESS_ERR)					\
-	iba_ev(COMM_EST)					\
-	iba_ev(SQ_DRAINED)					\
-	iba_ev(PATH_MIG)					\
-	iba_ev(PATH_MIG_ERR)					\
-	iba_ev(DEVICE_FATAL)					\
-	iba_ev(PORT_ACTIVE)					\
-	iba_ev(PORT_ERR)					\
-	iba_ev(LID_CHANGE)					\
-	iba_ev(PKEY_CHANGE)					\
-	iba_ev(SM_CHANGE)					\
-	iba_ev(SRQ_ERR)						\
-	iba_ev(SRQ_LIMIT_REACHED)				\
-	iba_ev(QP_LAST_WQE_REACHED)				\
-	iba_ev(CLIENT_REREGISTER)				\
-	iba_ev(GID_CHANGE)					\
-	iba_ev(WQ_FATAL)					\
-	iba_ev(DEVICE_SPEED_CHANGE)				\
+	IB_ASYNC_EVENT_TYPES(iba_ev_type)			\
 	iba_ev(OVERFLOW)					\
 	iba_ev_end(COMP)
 

@@ -44,25 +44,16 @@ static ssize_t counter_show(struct device *device,
 }
 
 /* Indexed by enum ib_async_stat: the file name is the counter's. */
+#define IB_ASYNC_COUNTER_ATTR(id, name)					\
+	[IB_ASYNC_STAT_##id] = __ATTR(name, 0444, counter_show, NULL),
 static struct device_attribute ib_async_counter_attrs[] = {
-	[IB_ASYNC_STAT_EVENTS] = __ATTR(events, 0444, counter_show, NULL),
-	[IB_ASYNC_STAT_COMP_EVENTS] = __ATTR(comp_events, 0444, counter_show,
-					     NULL),
-	[IB_ASYNC_STAT_QUEUED] = __ATTR(queued, 0444, counter_show, NULL),
-	[IB_ASYNC_STAT_READ] = __ATTR(read, 0444, counter_show, NULL),
-	[IB_ASYNC_STAT_LOST] = __ATTR(lost, 0444, counter_show, NULL),
-	[IB_ASYNC_STAT_COALESCED] = __ATTR(coalesced, 0444, counter_show, NULL),
-	[IB_ASYNC_STAT_PURGED] = __ATTR(purged, 0444, counter_show, NULL),
+	IB_ASYNC_COUNTERS(IB_ASYNC_COUNTER_ATTR)
 };
 
+#define IB_ASYNC_COUNTER_ATTR_PTR(id, name)				\
+	[IB_ASYNC_STAT_##id] = &ib_async_counter_attrs[IB_ASYNC_STAT_##id].attr,
 static struct attribute *ib_async_counter_attr_list[] = {
-	&ib_async_counter_attrs[IB_ASYNC_STAT_EVENTS].attr,
-	&ib_async_counter_attrs[IB_ASYNC_STAT_COMP_EVENTS].attr,
-	&ib_async_counter_attrs[IB_ASYNC_STAT_QUEUED].attr,
-	&ib_async_counter_attrs[IB_ASYNC_STAT_READ].attr,
-	&ib_async_counter_attrs[IB_ASYNC_STAT_LOST].attr,
-	&ib_async_counter_attrs[IB_ASYNC_STAT_COALESCED].attr,
-	&ib_async_counter_attrs[IB_ASYNC_STAT_PURGED].attr,
+	IB_ASYNC_COUNTERS(IB_ASYNC_COUNTER_ATTR_PTR)
 	NULL,
 };
 

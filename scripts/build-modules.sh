@@ -44,8 +44,9 @@ if [ "$only" != test ]; then
 	build_copy ib_async . Kbuild kernel include
 fi
 if [ "$only" != ib_async ]; then
-	# the test modules' Kbuild probes with ../../../kernel's conftest
+	# the test modules' Kbuild probes with ../../../kernel's conftest;
+	# their event names are ../../../include's
 	tm=selftests/ib_async/modules
 	build_copy test $tm kernel/conftest.sh kernel/conftest.mk \
-		kernel/conftest $tm
+		kernel/conftest include/ib_async_event_types.h $tm
 fi

@@ -43,11 +43,11 @@ tree_files() {
 }
 
 mapfile -t sources < <(git ls-files --cached --others --exclude-standard \
-	'kernel/*.[ch]' 'include/uapi/*.h' \
+	'kernel/*.[ch]' 'include/*.h' \
 	'selftests/ib_async/modules/*.[ch]' 2>/dev/null)
 if [ ${#sources[@]} -eq 0 ]; then
 	sources=()
-	for f in kernel/*.[ch] include/uapi/rdma/*.h \
+	for f in kernel/*.[ch] include/*.h include/uapi/rdma/*.h \
 		selftests/ib_async/modules/*.[ch]; do
 		[ -f "$f" ] && sources+=("$f")
 	done

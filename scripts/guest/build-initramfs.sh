@@ -34,7 +34,8 @@ cache_key() {
 		dpkg-query -W -f='${Package} ${Version}\n' "$p" 2>/dev/null || echo "$p absent"
 	done
 	echo "modules $GUEST_MODULES optional $OPTIONAL_MODULES"
-	sha256sum "$GUEST_DIR/build-initramfs.sh" "$GUEST_DIR/lib.sh" "$GUEST_DIR/init" | cut -d' ' -f1
+	sha256sum "$GUEST_DIR/build-initramfs.sh" "$GUEST_DIR/lib.sh" "$GUEST_DIR/init" \
+		"$GUEST_DIR/ib_async_modules.sh" | cut -d' ' -f1
 }
 
 # Merged-/usr skeleton, as on the Debian host (ELF interpreter is /lib64/ld-linux-x86-64.so.2).
@@ -138,6 +139,8 @@ build() {
 	install_etc "$root"
 	install_modules "$root" "$kver"
 	install -m 0755 "$GUEST_DIR/init" "$root/init"
+	install -D -m 0644 "$GUEST_DIR/ib_async_modules.sh" \
+		"$root/usr/lib/ib_async/guest/ib_async_modules.sh"
 	# Loader cache for the base; /init reruns ldconfig after the per-run overlay.
 	ldconfig -r "$root"
 

@@ -83,11 +83,9 @@ FIXTURE_SETUP(aff)
 {
 	const char *why;
 
-	self->fd = -1;
-	why = evsrc_dev(&self->dev);
+	self->fd = evsrc_open(&self->dev, &why);
 	if (why)
 		SKIP(return, "%s", why);
-	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 65536));
 	ASSERT_EQ(0, make_objects(self->fd, &self->o));

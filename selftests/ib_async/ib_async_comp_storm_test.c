@@ -86,13 +86,11 @@ FIXTURE_SETUP(storm)
 {
 	const char *why;
 
-	self->fd = -1;
 	self->ch = -1;
 	self->ncq = 0;
-	why = evsrc_dev(&self->dev);
+	self->fd = evsrc_open(&self->dev, &why);
 	if (why)
 		SKIP(return, "%s", why);
-	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_COMP_CHANNEL))
 		SKIP(return, "no completion channels on evsrc0");

@@ -100,23 +100,16 @@ FIXTURE(evc) {
 
 FIXTURE_SETUP(evc)
 {
-	struct ib_async_create_qp qp;
 	const char *why;
 
-	self->fd = -1;
-	why = evsrc_dev(&self->dev);
+	self->fd = evsrc_open(&self->dev, &why);
 	if (why)
 		SKIP(return, "%s", why);
-	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_CHANNEL))
 		SKIP(return, "no event channels");
-	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
-	ASSERT_EQ(0, create_cq(self->fd, 0xc0, 8, &self->cq));
-	ASSERT_EQ(0, create_qp(self->fd, 0x9b, self->pd, self->cq,
-			       IB_UVERBS_QPT_UD, &qp));
-	self->qp = qp.handle;
-	self->ev_qp = evsrc_find("qp", qp.qp_num);
+	ASSERT_EQ(0, evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
+				 &self->ev_qp));
 	self->ev_cq = evsrc_find("cq", 0);
 	ASSERT_LE(0, self->ev_qp);
 	ASSERT_LE(0, self->ev_cq);

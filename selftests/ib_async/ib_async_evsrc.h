@@ -23,29 +23,12 @@ static const char *const contexts[] = { "process", "softirq", "hardirq" };
  * event handler runs in hard-irq context there and evsrc refuses to fake
  * it (EOPNOTSUPP). Tests then use the contexts that exist.
  */
-static inline int evsrc_rt(void)
-{
-	char buf[8] = "";
-	FILE *f = fopen("/sys/kernel/realtime", "r");
+int evsrc_rt(void);
 
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	return buf[0] == '1';
-}
-
-static inline unsigned int evsrc_ncontexts(void)
-{
-	return evsrc_rt() ? 2 : 3;
-}
+unsigned int evsrc_ncontexts(void);
 
 /* The most atomic context evsrc offers here. */
-static inline const char *evsrc_hard(void)
-{
-	return evsrc_rt() ? "softirq" : "hardirq";
-}
+const char *evsrc_hard(void);
 
 static const struct {
 	uint32_t type;
@@ -66,119 +49,48 @@ static const struct {
 };
 
 /* printf into one of evsrc0's debugfs files: 0 or -errno. */
-static inline __attribute__((format(printf, 2, 3)))
-int evsrc_write(const char *file, const char *fmt, ...)
-{
-	char path[256], buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), EVSRC_DIR "/%s", file);
-	return iba_write_file(path, buf, n, 0);
-}
+__attribute__((format(printf, 2, 3)))
+int evsrc_write(const char *file, const char *fmt, ...);
 
 /* Raise events on evsrc0 (its "raise" file's syntax): 0 or -errno. */
-static inline __attribute__((format(printf, 1, 2)))
-int evsrc_raise(const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return evsrc_write("raise", "%s", buf);
-}
+__attribute__((format(printf, 1, 2)))
+int evsrc_raise(const char *fmt, ...);
 
 /*
  * Register another evsrc device, @name, and wait for its ib_async node:
  * 0 with @dev filled, or -1. For tests that unplug a device of their own.
  */
-static inline int evsrc_add_dev(const char *name, struct iba_dev *dev)
-{
-	uint64_t t0 = iba_now_ms();
-	int found;
-
-	if (iba_write_file(EVSRC_DBG "/add", name, strlen(name), 0))
-		return -1;
-	setenv("IB_ASYNC_IBDEV", name, 1);
-	while (!(found = !iba_find_dev(dev) && !strcmp(dev->ibdev, name) &&
-		 !access(dev->node, F_OK)) && iba_now_ms() - t0 < 10000)
-		iba_sleep_ms(20);
-	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
-	return found ? 0 : -1;
-}
+int evsrc_add_dev(const char *name, struct iba_dev *dev);
 
 /* evsrc's id of the newest object of a kind, or of the QP with @qpn. */
-static inline int evsrc_find(const char *kind, unsigned int qpn)
-{
-	char line[256], k[16];
-	unsigned int id, n;
-	int best = -1;
-	FILE *f = fopen(EVSRC_DIR "/objects", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%15s %u", k, &id) != 2 || strcmp(k, kind))
-			continue;
-		if (qpn) {
-			char *p = strstr(line, "qpn=");
-
-			if (p && sscanf(p, "qpn=%u", &n) == 1 && n == qpn)
-				best = id;
-		} else if ((int)id > best) {
-			best = id;
-		}
-	}
-	fclose(f);
-	return best;
-}
+int evsrc_find(const char *kind, unsigned int qpn);
 
 /* The state evsrc holds for its WQ @id, or -1. */
-static inline int evsrc_wq_state(int id)
-{
-	char line[256], k[16];
-	unsigned int n, state;
-	int ret = -1;
-	FILE *f = fopen(EVSRC_DIR "/objects", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, "state=");
-
-		if (sscanf(line, "%15s %u", k, &n) == 2 && !strcmp(k, "wq") &&
-		    (int)n == id && p && sscanf(p, "state=%u", &state) == 1)
-			ret = state;
-	}
-	fclose(f);
-	return ret;
-}
+int evsrc_wq_state(int id);
 
 /* Load the module if it is not, and say whether evsrc0 exists. */
-static inline int evsrc_present(void)
-{
-	if (access(EVSRC_DIR, F_OK))
-		iba_load_module("ib_async_evsrc");
-	return access(EVSRC_DIR, F_OK) == 0;
-}
+int evsrc_present(void);
 
 /*
  * Find evsrc0's ib_async node (loading the module if need be) in @dev.
  * Returns NULL, or why a test using it must skip.
  */
-static inline const char *evsrc_dev(struct iba_dev *dev)
-{
-	if (!evsrc_present())
-		return "no evsrc0 test device (" EVSRC_KO ")";
-	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
-	if (iba_find_dev(dev) || strcmp(dev->ibdev, "evsrc0"))
-		return "no ib_async node for evsrc0";
-	return NULL;
-}
+const char *evsrc_dev(struct iba_dev *dev);
+
+/*
+ * evsrc_dev(), then its node opened for a test (read-write, nonblocking):
+ * the fd; or -1, with *@why saying why the test must skip or, when
+ * *@why is NULL, errno why open() failed.
+ */
+int evsrc_open(struct iba_dev *dev, const char **why);
+
+/*
+ * On @fd, evsrc0's node: a PD, a CQ (user handle 0xc0, 8 entries) and a
+ * UD QP (0x9b) on them, their handles in @pd, @cq and @qp, and evsrc's
+ * id of the QP in @ev_qp, for raising its events. 0, the failing
+ * command's -errno, or -1 when evsrc has no id for the QP.
+ */
+int evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
+		int *ev_qp);
 
 #endif /* IB_ASYNC_EVSRC_H */

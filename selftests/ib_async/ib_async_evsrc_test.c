@@ -31,34 +31,6 @@ static int evsrc_put(const char *file, const char *s)
 	return iba_write_file(file, s, strlen(s), 0);
 }
 
-/* The ib_async node serving @ibdev, or -1. Exact match only. */
-static int evsrc_find_node(const char *ibdev, struct iba_dev *dev)
-{
-	char path[PATH_MAX], name[64];
-	struct dirent *de;
-	int ret = -1;
-	DIR *d;
-
-	d = opendir(IBA_CLASS_DIR);
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "ib_async", 8))
-			continue;
-		snprintf(path, sizeof(path), IBA_CLASS_DIR "/%s/ibdev",
-			 de->d_name);
-		if (iba_read_line(path, name, sizeof(name)) || strcmp(name, ibdev))
-			continue;
-		snprintf(dev->node, sizeof(dev->node), "/dev/infiniband/%s",
-			 de->d_name);
-		snprintf(dev->ibdev, sizeof(dev->ibdev), "%s", name);
-		ret = 0;
-		break;
-	}
-	closedir(d);
-	return ret;
-}
-
 static int evsrc_wait_node(const char *ibdev, struct iba_dev *dev, int present,
 			   int timeout_ms)
 {
@@ -66,7 +38,7 @@ static int evsrc_wait_node(const char *ibdev, struct iba_dev *dev, int present,
 	struct iba_dev tmp;
 
 	for (;;) {
-		int found = !evsrc_find_node(ibdev, dev ? dev : &tmp);
+		int found = !iba_dev_of(ibdev, dev ? dev : &tmp);
 
 		if (found == present &&
 		    (!present || !access((dev ? dev : &tmp)->node, F_OK)))

@@ -17,79 +17,40 @@
  * context, or NULL with errno set. *@list is the device list, to be freed
  * after the context is closed (NULL if there was none).
  */
-static inline struct ibv_context *ibv_test_open(const char *ibdev,
-						struct ibv_device ***list)
-{
-	int i, n = 0;
-
-	*list = ibv_get_device_list(&n);
-	if (!*list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name((*list)[i]), ibdev))
-			return ibv_open_device((*list)[i]);
-	errno = ENODEV;
-	return NULL;
-}
+struct ibv_context *ibv_test_open(const char *ibdev,
+				  struct ibv_device ***list);
 
 /*
  * Poll @cq until @want completions are in @wc or IBA_EVENT_TIMEOUT_MS has
  * passed: how many arrived, or ibv_poll_cq()'s negative value.
  */
-static inline int ibv_test_poll_n(struct ibv_cq *cq, int want,
-				  struct ibv_wc *wc)
-{
-	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
-	int got = 0, n;
+int ibv_test_poll_n(struct ibv_cq *cq, int want,
+		    struct ibv_wc *wc);
 
-	while (got < want && iba_now_ms() < end) {
-		n = ibv_poll_cq(cq, want - got, wc + got);
-		if (n < 0)
-			return n;
-		got += n;
-		if (!n)
-			iba_sleep_ms(1);
-	}
-	return got;
-}
+/*
+ * @qp from RESET to INIT on port 1, with @access as its remote access
+ * flags: 0, or -1 with errno as ibv_modify_qp() left it.
+ */
+int ibv_test_rc_init(struct ibv_qp *qp, unsigned int access);
+
+/*
+ * @qp from INIT through RTR to RTS as an RC QP connected to @dqpn over
+ * RoCE v2 (@gid at @gid_index, the loopback test bed's own), @rd_atomic
+ * RDMA reads and atomics outstanding each way, @min_rnr_timer (the IB
+ * encoding) before a receiver-not-ready retry: 0, or -1 with errno as
+ * ibv_modify_qp() left it.
+ */
+int ibv_test_rc_connect(struct ibv_qp *qp, uint32_t dqpn,
+			const union ibv_gid *gid, int gid_index,
+			uint8_t rd_atomic, uint8_t min_rnr_timer);
 
 /*
  * @qp to RTS as an RC QP connected to @dqpn over RoCE v2 (@gid at
  * @gid_index, the loopback test bed's own), with @access as its remote
  * access flags: 0, or -1 with errno as ibv_modify_qp() left it.
  */
-static inline int ibv_test_rc_to_rts(struct ibv_qp *qp, uint32_t dqpn,
-				     const union ibv_gid *gid, int gid_index,
-				     unsigned int access)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = access };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-	a.ah_attr.grh.hop_limit = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
-}
+int ibv_test_rc_to_rts(struct ibv_qp *qp, uint32_t dqpn,
+		       const union ibv_gid *gid, int gid_index,
+		       unsigned int access);
 
 #endif /* IB_ASYNC_IBV_H */

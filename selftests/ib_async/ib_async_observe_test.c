@@ -19,6 +19,7 @@
  */
 #include <sys/mount.h>
 
+#include "../../include/ib_async_counters.h"
 #include "ib_async_verbs.h"
 #include "ib_async_evsrc.h"
 
@@ -302,11 +303,12 @@ TEST_F(obs, a_merged_completion_event_is_traced_on_the_channels_queue)
 	close(ch.fd);
 }
 
-enum { C_EVENTS, C_COMP, C_QUEUED, C_READ, C_LOST, C_COALESCED, C_PURGED,
-       C_N };
+/* The counters, as ib_async_counters.h lists them: C_<ID>, their names */
+#define C_ID(id, name)		C_##id,
+enum { IB_ASYNC_COUNTERS(C_ID) C_N };
+#define C_NAME(id, name)	#name,
 static const char *const counter_names[C_N] = {
-	"events", "comp_events", "queued", "read", "lost", "coalesced",
-	"purged",
+	IB_ASYNC_COUNTERS(C_NAME)
 };
 
 /* Every counter of @dev's node, from sysfs. 0 or -1. */

@@ -15,7 +15,7 @@
 
 #include "ib_async_verbs.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "../../kernel/send_rules.h"
+#include "ib_async_send_rules.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IB_UVERBS_ACCESS_LOCAL_WRITE |			\
@@ -50,40 +50,9 @@ static int qp_new(int fd, uint32_t pd, uint32_t cq, uint32_t type,
 static int qp_connect(int fd, uint32_t qp, bool rc, uint32_t dqpn, int sgid,
 		      const uint8_t gid[16])
 {
-	struct ib_async_qp_attr a = { .port_num = 1,
-				      .qp_access_flags = rc ? QP_ACCESS :
-						IB_UVERBS_ACCESS_REMOTE_WRITE };
-	int ret;
-
-	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
-			IB_ASYNC_QP_ACCESS_FLAGS, &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.path_mtu = 3;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.av.is_global = 1;
-	a.av.port_num = 1;
-	a.av.sgid_index = sgid;
-	a.av.hop_limit = 64;
-	memcpy(a.av.dgid, gid, 16);
-	ret = modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
-			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
-			(rc ? IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
-			      IB_ASYNC_QP_MIN_RNR_TIMER : 0), &a);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN |
-			 (rc ? IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
-			       IB_ASYNC_QP_RNR_RETRY |
-			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC : 0), &a);
+	return iba_qp_connect(fd, qp, rc, rc ? QP_ACCESS :
+			      IB_UVERBS_ACCESS_REMOTE_WRITE, 4, dqpn, sgid,
+			      gid);
 }
 
 /* Completions there are now, without waiting. */
@@ -653,28 +622,6 @@ TEST_F(post, refuses_malformed_lists)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
-/* A send rule of send_rules.h, indexed by opcode. */
-struct send_rule {
-	uint32_t qpts, fields, flags;
-	enum ib_async_sr_kind kind;
-};
-
-#define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
-	[op] = { .qpts = (q), .fields = (f), .flags = (fl), .kind = (k) },
-static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-#include "../../kernel/send_rules_table.h"
-};
-
-/* What POST_SEND_LIST must answer for @op on a QP of type @qpt. */
-static int send_rule_expect(uint32_t op, uint32_t qpt)
-{
-	if (op > IB_ASYNC_SR_OPCODE_LAST)
-		return -EINVAL;
-	if (send_rules[op].kind == IB_ASYNC_SR_NONE)
-		return -EOPNOTSUPP;
-	return send_rules[op].qpts & IB_ASYNC_SR_QPT(qpt) ? 0 : -EINVAL;
-}
-
 /*
  * A well-formed request of @op at @qp (of type @qpt): every field the
  * opcode uses set, signalled, one entry; its datagram fields on UD.
@@ -684,8 +631,7 @@ static struct ib_async_send_wr send_rule_wr(uint32_t op, uint32_t qpt,
 					    const struct ib_async_create_ah *ah,
 					    uint32_t dqpn)
 {
-	const struct send_rule *r = op <= IB_ASYNC_SR_OPCODE_LAST ?
-				    &send_rules[op] : &send_rules[0];
+	const struct iba_send_rule *r = iba_send_rule(op);
 	struct ib_async_send_wr w = {
 		.wr_id = 0x5e00 + op, .num_sge = 1, .opcode = op,
 		.send_flags = IB_ASYNC_SEND_SIGNALED,
@@ -781,7 +727,7 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 	for (t = 0; t < 3; t++) {
 		for (op = 0; op <= IB_ASYNC_SR_OPCODE_LAST + 2; op++) {
 			struct ib_async_send_wr w;
-			int want = send_rule_expect(op, qpts[t]);
+			int want = iba_send_rule_expect(op, qpts[t]);
 
 			w = send_rule_wr(op, qpts[t], (uintptr_t)self->rb,
 					 self->mb.rkey, &ah, e.qp_num);

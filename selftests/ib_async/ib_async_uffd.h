@@ -24,102 +24,36 @@ struct iba_stall {
  * Map @len bytes and register them with a new userfaultfd in @mode,
  * @fill's @n bytes at the start written first. 0 or -errno.
  */
-static inline int iba_stall_map(struct iba_stall *s, size_t len, __u64 mode,
-				const void *fill, size_t n)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { .mode = mode };
-	struct uffdio_writeprotect prot = { .mode = UFFDIO_WRITEPROTECT_MODE_WP };
-	int err;
-
-	s->len = len;
-	s->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (s->uffd < 0)
-		return -errno;
-	s->area = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->area == MAP_FAILED) {
-		err = -errno;
-		close(s->uffd);
-		return err;
-	}
-	/* write protection needs the pages present */
-	if (mode == UFFDIO_REGISTER_MODE_WP) {
-		memset(s->area, 0, len);
-		memcpy(s->area, fill, n);
-	}
-	reg.range.start = (uintptr_t)s->area;
-	reg.range.len = len;
-	prot.range = reg.range;
-	if (ioctl(s->uffd, UFFDIO_API, &api) ||
-	    ioctl(s->uffd, UFFDIO_REGISTER, &reg) ||
-	    (mode == UFFDIO_REGISTER_MODE_WP &&
-	     ioctl(s->uffd, UFFDIO_WRITEPROTECT, &prot))) {
-		err = -errno;
-		munmap(s->area, len);
-		close(s->uffd);
-		return err;
-	}
-	return 0;
-}
+int iba_stall_map(struct iba_stall *s, size_t len, __u64 mode,
+		  const void *fill, size_t n);
 
 /*
  * @len bytes whose first touch waits until iba_stall_serve(). 0, or
  * -errno when this kernel has no userfaultfd (the caller skips).
  */
-static inline int iba_stall_make(struct iba_stall *s, size_t len)
-{
-	return iba_stall_map(s, len, UFFDIO_REGISTER_MODE_MISSING, NULL, 0);
-}
+int iba_stall_make(struct iba_stall *s, size_t len);
 
 /*
  * @len bytes holding @fill's @n, then zeros: reads go on, a write waits
  * (see iba_stall_fail()). 0, or -errno when this kernel cannot (skip).
  */
-static inline int iba_stall_make_wp(struct iba_stall *s, size_t len,
-				    const void *fill, size_t n)
-{
-	return iba_stall_map(s, len, UFFDIO_REGISTER_MODE_WP, fill, n);
-}
+int iba_stall_make_wp(struct iba_stall *s, size_t len,
+		      const void *fill, size_t n);
 
 /*
  * Wait up to @ms for a touch to stall on the area: 0, or -ETIMEDOUT when
  * none did (the command under test did not reach its copy).
  */
-static inline int iba_stall_wait(struct iba_stall *s, int ms)
-{
-	struct pollfd p = { .fd = s->uffd, .events = POLLIN };
-	struct uffd_msg msg;
-
-	if (poll(&p, 1, ms) != 1)
-		return -ETIMEDOUT;
-	if (read(s->uffd, &msg, sizeof(msg)) != sizeof(msg))
-		return -errno;
-	return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -EPROTO;
-}
+int iba_stall_wait(struct iba_stall *s, int ms);
 
 /* Fill the stalled pages with zeros: the touch goes on. 0 or -errno. */
-static inline int iba_stall_serve(struct iba_stall *s)
-{
-	struct uffdio_zeropage z = {
-		.range = { .start = (uintptr_t)s->area, .len = s->len },
-	};
-
-	return ioctl(s->uffd, UFFDIO_ZEROPAGE, &z) ? -errno : 0;
-}
+int iba_stall_serve(struct iba_stall *s);
 
 /*
  * Make the stalled write fail: the area becomes read-only, then the
  * waiting touch retries and gets EFAULT. 0 or -errno.
  */
-static inline int iba_stall_fail(struct iba_stall *s)
-{
-	struct uffdio_range r = { .start = (uintptr_t)s->area, .len = s->len };
-
-	if (mprotect(s->area, s->len, PROT_READ))
-		return -errno;
-	return ioctl(s->uffd, UFFDIO_WAKE, &r) ? -errno : 0;
-}
+int iba_stall_fail(struct iba_stall *s);
 
 /*
  * A command run in a thread of its own (iba_stalled_run()), its argument
@@ -133,14 +67,7 @@ struct iba_stalled_cmd {
 	int done;	/* set once @ret is */
 };
 
-static inline void *iba_stalled_run(void *p)
-{
-	struct iba_stalled_cmd *c = p;
-
-	c->ret = ioctl(c->fd, c->cmd, c->arg) ? -errno : 0;
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
+void *iba_stalled_run(void *p);
 
 /*
  * Run @c's command in a thread (*@th) and wait up to @ms for it to return,
@@ -148,26 +75,8 @@ static inline void *iba_stalled_run(void *p)
  * runs (held up by something; join it once that is released), -errno if
  * the thread could not start.
  */
-static inline int iba_cmd_within(struct iba_stalled_cmd *c, pthread_t *th,
-				 int ms, uint64_t *took)
-{
-	uint64_t t0 = iba_now_ms();
-	int err;
-
-	*took = 0;
-	err = pthread_create(th, NULL, iba_stalled_run, c);
-	if (err)
-		return -err;
-	while (!__atomic_load_n(&c->done, __ATOMIC_ACQUIRE)) {
-		if (iba_now_ms() - t0 > (uint64_t)ms) {
-			*took = iba_now_ms() - t0;
-			return -ETIMEDOUT;
-		}
-		iba_sleep_ms(5);
-	}
-	*took = iba_now_ms() - t0;
-	return 0;
-}
+int iba_cmd_within(struct iba_stalled_cmd *c, pthread_t *th,
+		   int ms, uint64_t *took);
 
 /*
  * A read() of a queue into memory that stalls, run as a thread body
@@ -181,14 +90,7 @@ struct iba_stalled_read {
 	int err;
 };
 
-static inline void *iba_stalled_read_run(void *p)
-{
-	struct iba_stalled_read *r = p;
-
-	r->ret = read(r->fd, r->buf, r->len);
-	r->err = errno;
-	return NULL;
-}
+void *iba_stalled_read_run(void *p);
 
 /*
  * Start @r's read() in a thread (*@th) into @s, a new area of a page that
@@ -196,19 +98,8 @@ static inline void *iba_stalled_read_run(void *p)
  * 1 when this kernel has no userfaultfd (the caller skips), -errno when
  * the read did not get there.
  */
-static inline int iba_stall_reader(struct iba_stalled_read *r,
-				   struct iba_stall *s, pthread_t *th)
-{
-	int err;
-
-	if (iba_stall_make(s, sysconf(_SC_PAGESIZE)))
-		return 1;
-	r->buf = s->area;
-	err = pthread_create(th, NULL, iba_stalled_read_run, r);
-	if (err)
-		return -err;
-	return iba_stall_wait(s, IBA_EVENT_TIMEOUT_MS);
-}
+int iba_stall_reader(struct iba_stalled_read *r,
+		     struct iba_stall *s, pthread_t *th);
 
 /*
  * Run @c's command in a thread (*@th), its argument @arg's @n bytes on a
@@ -216,40 +107,18 @@ static inline int iba_stall_reader(struct iba_stalled_read *r,
  * back: 0 once it does, 1 when this kernel cannot write-protect (the
  * caller skips), -errno when it did not get there.
  */
-static inline int iba_stall_answer(struct iba_stalled_cmd *c,
-				   struct iba_stall *s, const void *arg,
-				   size_t n, pthread_t *th)
-{
-	int err;
-
-	if (iba_stall_make_wp(s, sysconf(_SC_PAGESIZE), arg, n))
-		return 1;
-	c->arg = s->area;
-	err = pthread_create(th, NULL, iba_stalled_run, c);
-	if (err)
-		return -err;
-	return iba_stall_wait(s, IBA_EVENT_TIMEOUT_MS);
-}
+int iba_stall_answer(struct iba_stalled_cmd *c,
+		     struct iba_stall *s, const void *arg,
+		     size_t n, pthread_t *th);
 
 /*
  * Serve @s's stalled read (iba_stall_reader()) and wait for it (@reader)
  * and for the command it held up or not (@cmd) to end: 0, or the first
  * error.
  */
-static inline int iba_stall_release(struct iba_stall *s, pthread_t reader,
-				    pthread_t cmd)
-{
-	int err = iba_stall_serve(s);
+int iba_stall_release(struct iba_stall *s, pthread_t reader,
+		      pthread_t cmd);
 
-	if (!err)
-		err = pthread_join(reader, NULL);
-	return err ? err : pthread_join(cmd, NULL);
-}
-
-static inline void iba_stall_free(struct iba_stall *s)
-{
-	close(s->uffd);
-	munmap(s->area, s->len);
-}
+void iba_stall_free(struct iba_stall *s);
 
 #endif /* IB_ASYNC_UFFD_H */

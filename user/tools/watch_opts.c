@@ -11,24 +11,20 @@
 #include <infiniband/verbs.h>
 
 #include "watch.h"
+#include "../../include/ib_async_event_types.h"
 
 #define TYPE_PREFIX "IBV_EVENT_"
 #define PROG "ib_async_watch"
 
 /*
  * rdma-core's names for enum ibv_event_type, which ib_async's types 0..20
- * equal; what they mean is ibv_event_type_str()'s to say. The only table
- * of event type names in user/. Indexed by the uAPI's values: the
- * rdma-core headers this builds against may predate type 20.
+ * equal; what they mean is ibv_event_type_str()'s to say. The names are
+ * ib_async_event_types.h's, the tree's one list. Indexed by the uAPI's
+ * values: the rdma-core headers this builds against may predate type 20.
  */
-#define T(x) [IB_ASYNC_EV_##x] = TYPE_PREFIX #x
+#define T(x, element) [IB_ASYNC_EV_##x] = TYPE_PREFIX #x,
 static const char *const type_names[] = {
-	T(CQ_ERR), T(QP_FATAL), T(QP_REQ_ERR), T(QP_ACCESS_ERR), T(COMM_EST),
-	T(SQ_DRAINED), T(PATH_MIG), T(PATH_MIG_ERR), T(DEVICE_FATAL),
-	T(PORT_ACTIVE), T(PORT_ERR), T(LID_CHANGE), T(PKEY_CHANGE),
-	T(SM_CHANGE), T(SRQ_ERR), T(SRQ_LIMIT_REACHED), T(QP_LAST_WQE_REACHED),
-	T(CLIENT_REREGISTER), T(GID_CHANGE), T(WQ_FATAL),
-	T(DEVICE_SPEED_CHANGE),
+	IB_ASYNC_EVENT_TYPES(T)
 };
 #undef T
 #define NTYPES (sizeof(type_names) / sizeof(type_names[0]))

@@ -22,7 +22,7 @@
 
 #include "fuzz.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "../../../kernel/send_rules.h"
+#include "ib_async_send_rules.h"
 
 /* The Q_Key every UD QP gets, so any UD QP can send to any other. */
 #define FZ_QKEY		0x11111111u
@@ -1161,18 +1161,6 @@ static bool needs_a_byte(struct fz_ctx *ctx, uint32_t slot, uint32_t op)
 		op == IB_UVERBS_WR_RDMA_READ);
 }
 
-/* kernel/send_rules.h as a table, indexed by opcode */
-struct send_rule {
-	uint32_t qpts, fields;
-	enum ib_async_sr_kind kind;
-};
-
-#define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
-	[op] = { .qpts = (q), .fields = (f), .kind = (k) },
-static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-#include "../../../kernel/send_rules_table.h"
-};
-
 /*
  * One send of @op on @qp as the send rules have it: the fields the opcode
  * uses, the datagram ones on UD. Now and then a field it does not use is
@@ -1182,12 +1170,9 @@ static bool send_rule_fill(struct fz_ctx *ctx, uint32_t slot,
 			   const struct fz_obj *qp, uint32_t op,
 			   struct ib_async_send_wr *w)
 {
-	const struct send_rule *r = &send_rules[op <= IB_ASYNC_SR_OPCODE_LAST ?
-						op : 0];
+	const struct iba_send_rule *r = iba_send_rule(op);
 	struct fz_rng *rng = &ctx->rng;
-	bool refuse = op > IB_ASYNC_SR_OPCODE_LAST ||
-		      r->kind == IB_ASYNC_SR_NONE ||
-		      !(r->qpts & IB_ASYNC_SR_QPT(qp->qp_type));
+	bool refuse = iba_send_rule_expect(op, qp->qp_type) != 0;
 	struct fz_obj o;
 
 	if ((r->fields & IB_ASYNC_SR_REMOTE || fz_chance(rng, 2)) &&
@@ -1251,7 +1236,7 @@ bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 			      fz_below(r, IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD + 1) :
 			      fz_below(r, 20);
 		bool one_u64 = op <= IB_ASYNC_SR_OPCODE_LAST &&
-			       send_rules[op].fields & IB_ASYNC_SR_ONE_U64;
+			       iba_send_rule(op)->fields & IB_ASYNC_SR_ONE_U64;
 		bool a_byte = needs_a_byte(ctx, c->slot, op);
 
 		w[i].wr_id = fz_next(r);

@@ -48,6 +48,7 @@
 #include <sys/wait.h>
 
 #include "fuzz.h"
+#include "ib_async_testbed.h"
 #include "fuzz_log_pattern.h"
 
 #define KO_DIR		"/usr/lib/ib_async"
@@ -381,21 +382,6 @@ static bool exists(const char *path)
 	return !access(path, F_OK);
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
@@ -484,43 +470,13 @@ static bool node_of(const char *ibdev, char *node, size_t len)
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/ib_async/%s/ibdev",
 			 de->d_name);
-		if (read_line(path, name, sizeof(name)) || strcmp(name, ibdev))
+		if (iba_read_line(path, name, sizeof(name)) || strcmp(name, ibdev))
 			continue;
 		snprintf(node, len, "/dev/infiniband/%.40s", de->d_name);
 		found = exists(node);
 	}
 	closedir(d);
 	return found;
-}
-
-/* rxe0's RoCE v2 GID of the test bed's IPv4 address: its index. */
-static int roce_gid(const char *ibdev, uint8_t gid[16])
-{
-	char path[256], type[32], text[64];
-	unsigned int w;
-	int i, j;
-
-	for (i = 0; i < 32; i++) {
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
-			 ibdev, i);
-		if (read_line(path, type, sizeof(type)) ||
-		    strcmp(type, "RoCE v2"))
-			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gids/%d", ibdev, i);
-		if (read_line(path, text, sizeof(text)) ||
-		    strncmp(text, "0000:0000:0000:0000:0000:ffff:", 30))
-			continue;
-		for (j = 0; j < 8; j++) {
-			if (sscanf(text + 5 * j, "%4x", &w) != 1)
-				return -1;
-			gid[2 * j] = w >> 8;
-			gid[2 * j + 1] = w & 0xff;
-		}
-		return i;
-	}
-	return -1;
 }
 
 static uint32_t port_count(const char *ibdev)
@@ -543,9 +499,9 @@ static bool rxe_ready(void)
 	uint8_t gid[16];
 
 	return node_of("rxe0", node, sizeof(node)) &&
-	       !read_line("/sys/class/infiniband/rxe0/ports/1/state", state,
+	       !iba_read_line("/sys/class/infiniband/rxe0/ports/1/state", state,
 			  sizeof(state)) &&
-	       !strcmp(state, "4: ACTIVE") && roce_gid("rxe0", gid) >= 0;
+	       !strcmp(state, "4: ACTIVE") && roce_v2_gid("rxe0", gid) >= 0;
 }
 
 static bool evsrc_ready(void)
@@ -611,7 +567,7 @@ static void discover(void)
 		snprintf(d->ibdev, sizeof(d->ibdev), "rxe0");
 		d->kind = FZ_DEV_RXE;
 		d->ports = port_count("rxe0");
-		d->gid_index = roce_gid("rxe0", d->gid);
+		d->gid_index = roce_v2_gid("rxe0", d->gid);
 		sh->ndev++;
 	}
 	d = &sh->dev[sh->ndev];
@@ -624,10 +580,10 @@ static void discover(void)
 	}
 	sh->storm = !access(STORM_FILE, W_OK);
 	sh->evsrc = want_evsrc && sh->ndev > 1;
-	sh->rt = !read_line("/sys/kernel/realtime", buf, sizeof(buf)) &&
+	sh->rt = !iba_read_line("/sys/kernel/realtime", buf, sizeof(buf)) &&
 		 buf[0] == '1';
 	sh->max_queue_len = 65536;
-	if (!read_line("/sys/module/ib_async/parameters/max_queue_len", buf,
+	if (!iba_read_line("/sys/module/ib_async/parameters/max_queue_len", buf,
 		       sizeof(buf)))
 		sh->max_queue_len = strtoul(buf, NULL, 0);
 }

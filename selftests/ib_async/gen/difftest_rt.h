@@ -26,6 +26,8 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "ib_async_testbed.h"
+
 #define MAXO 32			/* objects of each kind per program */
 #define SEND_AREA 4096		/* first part of each MR buffer: sends */
 #define RECV_SLOT 512		/* then one slot per receive, never reused */
@@ -156,36 +158,13 @@ static inline int find(void *const *tab, const void *p)
 }
 
 /* The RoCE v2 IPv4-mapped GID of the test bed, read from sysfs so that
- * both stacks start from the same index whatever their query calls do. */
+ * both stacks start from the same index whatever their query calls do
+ * (the selftests' roce_v2_gid(), linked from their test library). */
 static inline void find_gid(const char *dev)
 {
-	char path[256], line_[128];
+	uint8_t raw[16];
 
-	for (int i = 0; i < 16 && gidx < 0; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
-			 dev, i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line_, sizeof(line_), f) &&
-		    !strncmp(line_, "RoCE v2", 7)) {
-			FILE *g;
-
-			snprintf(path, sizeof(path),
-				 "/sys/class/infiniband/%s/ports/1/gids/%d",
-				 dev, i);
-			g = fopen(path, "r");
-			if (g && fgets(line_, sizeof(line_), g) &&
-			    !strncmp(line_, "0000:0000:0000:0000:0000:ffff:", 30))
-				gidx = i;
-			if (g)
-				fclose(g);
-		}
-		fclose(f);
-	}
+	gidx = roce_v2_gid(dev, raw);
 }
 
 static inline void setup(void)

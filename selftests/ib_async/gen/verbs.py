@@ -14,6 +14,8 @@ the objects only some devices make (none on rxe but mw): td, xrcd, dm,
 flow, flow_action, counters, rwq_ind_table, mw.
 QP states are the IBV_QPS_* suffixes.
 """
+import os
+import re
 from dataclasses import dataclass, field
 
 # Return conventions ("ret" in a contract).
@@ -106,18 +108,29 @@ QP_TRANSITIONS = {
 QP_ANY_TO = ("RESET", "ERR")
 
 # Async events: enum value, name, which member of event.element is valid.
-EVENTS = (
-    (0, "CQ_ERR", "cq"), (1, "QP_FATAL", "qp"), (2, "QP_REQ_ERR", "qp"),
-    (3, "QP_ACCESS_ERR", "qp"), (4, "COMM_EST", "qp"),
-    (5, "SQ_DRAINED", "qp"), (6, "PATH_MIG", "qp"),
-    (7, "PATH_MIG_ERR", "qp"), (8, "DEVICE_FATAL", "port_num"),
-    (9, "PORT_ACTIVE", "port_num"), (10, "PORT_ERR", "port_num"),
-    (11, "LID_CHANGE", "port_num"), (12, "PKEY_CHANGE", "port_num"),
-    (13, "SM_CHANGE", "port_num"), (14, "SRQ_ERR", "srq"),
-    (15, "SRQ_LIMIT_REACHED", "srq"), (16, "QP_LAST_WQE_REACHED", "qp"),
-    (17, "CLIENT_REREGISTER", "port_num"), (18, "GID_CHANGE", "port_num"),
-    (19, "WQ_FATAL", "wq"),
-)
+# The rows of IB_ASYNC_IBV_EVENT_TYPES in include/ib_async_event_types.h,
+# the tree's one list of event type names (in the order of the values).
+EVENT_TYPES_H = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "..", "..", "include",
+                             "ib_async_event_types.h")
+
+
+def _event_rows(path, macro):
+    """The type(name, element) rows of #define MACRO(type) in the header."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("#define %s(type)" % macro)
+    body = []
+    for line in text[start:].splitlines():
+        body.append(line)
+        if not line.rstrip().endswith("\\"):
+            break
+    return re.findall(r"\btype\((\w+), (\w+)\)", "\n".join(body))
+
+
+EVENTS = tuple((value, name, member) for value, (name, member) in
+               enumerate(_event_rows(EVENT_TYPES_H,
+                                     "IB_ASYNC_IBV_EVENT_TYPES")))
 # The events rxe 6.1 really raises and how the generator causes them
 # (REFERENCE.md 2); link events (PORT_*, GID_CHANGE) are never caused.
 EVENT_TRIGGERS = {

@@ -2,52 +2,39 @@
 /*
  * The names of the RDMA event types, indexed by their value, which is the
  * same in the kernel's enum ib_event_type, rdma-core's enum ibv_event_type
- * and the uAPI's enum ib_async_event_type: one table for the test modules,
- * which parse names written to debugfs, and the tests, which print them.
+ * and the uAPI's enum ib_async_event_type: for the test modules, which
+ * parse names written to debugfs, and the tests, which print them. The
+ * names are ib_async_event_types.h's, whose rows are in value order.
  */
 #ifndef IB_ASYNC_EVENT_NAMES_H
 #define IB_ASYNC_EVENT_NAMES_H
 
 #ifdef __KERNEL__
 #include <linux/string.h>
-#include <rdma/ib_verbs.h>
-#define IBA_EV(name)	IB_EVENT_##name
 #else
 #include <string.h>
-#include <rdma/ib_async.h>
-#define IBA_EV(name)	IB_ASYNC_EV_##name
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 #endif
 
+/* relative: the test modules, the tests and the fuzzer include this */
+#include "../../../include/ib_async_event_types.h"
+
+/* Each type's row in the list: its value */
+#define IBA_EV_ROW(name, element)	IBA_EV_ROW_##name,
+enum iba_ev_row { IB_ASYNC_EVENT_TYPES(IBA_EV_ROW) };
+#undef IBA_EV_ROW
+
 /* The name of event type @type ("PORT_ERR"), or NULL */
 static inline const char *ib_async_event_name(unsigned int type)
 {
+#define IBA_EV_NAME(name, element)					\
+	[IBA_EV_ROW_##name] = #name,
 	static const char *const names[] = {
-		[IBA_EV(CQ_ERR)] = "CQ_ERR",
-		[IBA_EV(QP_FATAL)] = "QP_FATAL",
-		[IBA_EV(QP_REQ_ERR)] = "QP_REQ_ERR",
-		[IBA_EV(QP_ACCESS_ERR)] = "QP_ACCESS_ERR",
-		[IBA_EV(COMM_EST)] = "COMM_EST",
-		[IBA_EV(SQ_DRAINED)] = "SQ_DRAINED",
-		[IBA_EV(PATH_MIG)] = "PATH_MIG",
-		[IBA_EV(PATH_MIG_ERR)] = "PATH_MIG_ERR",
-		[IBA_EV(DEVICE_FATAL)] = "DEVICE_FATAL",
-		[IBA_EV(PORT_ACTIVE)] = "PORT_ACTIVE",
-		[IBA_EV(PORT_ERR)] = "PORT_ERR",
-		[IBA_EV(LID_CHANGE)] = "LID_CHANGE",
-		[IBA_EV(PKEY_CHANGE)] = "PKEY_CHANGE",
-		[IBA_EV(SM_CHANGE)] = "SM_CHANGE",
-		[IBA_EV(SRQ_ERR)] = "SRQ_ERR",
-		[IBA_EV(SRQ_LIMIT_REACHED)] = "SRQ_LIMIT_REACHED",
-		[IBA_EV(QP_LAST_WQE_REACHED)] = "QP_LAST_WQE_REACHED",
-		[IBA_EV(CLIENT_REREGISTER)] = "CLIENT_REREGISTER",
-		[IBA_EV(GID_CHANGE)] = "GID_CHANGE",
-		[IBA_EV(WQ_FATAL)] = "WQ_FATAL",
-		/* 20: only the uAPI and 7.x kernels have a name for it */
-		[IBA_EV(WQ_FATAL) + 1] = "DEVICE_SPEED_CHANGE",
+		IB_ASYNC_EVENT_TYPES(IBA_EV_NAME)
 	};
+#undef IBA_EV_NAME
 
 	return type < ARRAY_SIZE(names) ? names[type] : NULL;
 }
