@@ -178,6 +178,7 @@ struct fz_ctx {
 	uint8_t *arg_ro;	/* the same memory as arg_ro_w, read-only */
 	uint8_t *arg_ro_w;
 	uint8_t *data;		/* FZ_DATA_LEN bytes, then a guard page */
+	uint8_t *lists;		/* FZ_LIST_LEN bytes no MR covers, then one */
 	/* for the watchdog that interrupts blocking calls */
 	atomic_ullong busy_since;
 	pthread_t thread;
@@ -194,6 +195,7 @@ struct fz_ctx {
 };
 
 #define FZ_DATA_LEN	(256 * 1024)
+#define FZ_LIST_LEN	(4 * FZ_PAGE)
 /*
  * REG_MR's access bits: enum ibv_access_flags up to the FLUSH bits, and
  * the optional range (bits 20-29), which uverbs accepts and may ignore

@@ -1136,9 +1136,18 @@ static bool pick_mr(struct fz_ctx *ctx, uint32_t slot, uint32_t pd,
 }
 
 /* Arrays the kernel reads: in the worker's data area, anywhere. */
+/*
+ * Where a posted list goes: the worker's memory that no REG_MR covers.
+ * In the data area, a receive or RDMA WRITE the device places in an MR
+ * over it can rewrite the list between its building and the kernel's
+ * copy, and the send rules' verdict with it: the fuzzer then reported a
+ * request the rules refuse as taken when the kernel had read another.
+ */
 static void *list_room(struct fz_ctx *ctx, size_t len)
 {
-	return (void *)(uintptr_t)fz_valid_uptr(ctx, len);
+	uint64_t room = len < FZ_LIST_LEN ? FZ_LIST_LEN - len : 0;
+
+	return ctx->lists + fz_below(&ctx->rng, (uint32_t)(room / 8 + 1)) * 8;
 }
 
 /*

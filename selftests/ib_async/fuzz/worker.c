@@ -126,6 +126,8 @@ int fz_ctx_init(struct fz_ctx *ctx, struct fz_shared *sh, uint32_t worker,
 		return -1;
 	ctx->data = map(FZ_DATA_LEN + FZ_PAGE, PROT_READ | PROT_WRITE);
 	mprotect(ctx->data + FZ_DATA_LEN, FZ_PAGE, PROT_NONE);
+	ctx->lists = map(FZ_LIST_LEN + FZ_PAGE, PROT_READ | PROT_WRITE);
+	mprotect(ctx->lists + FZ_LIST_LEN, FZ_PAGE, PROT_NONE);
 	return 0;
 }
 
@@ -645,7 +647,8 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		snprintf(key, sizeof(key), "positive-%s", cmd->name);
 		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
 	}
-	if (!ret && c->rules_refuse &&
+	/* the verdict is of the list as built: any mutation voids it */
+	if (!ret && c->rules_refuse && !c->mdesc[0] &&
 	    c->a.post_list.handle == c->rules_handle &&
 	    c->a.post_list.count == c->rules_count)
 		fz_report(ctx, "accepted-POST_SEND_LIST-send-rules",
