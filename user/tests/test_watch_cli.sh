@@ -128,10 +128,17 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 		grep -qx "PRIORITY=3" "$TMP/j3" && grep -qx "IB_ASYNC_OBJECT=qp" "$TMP/j3" &&
 		grep -qx "IB_ASYNC_ELEMENT=4660" "$TMP/j3" && grep -qx "IB_ASYNC_EVENT_NUM=1" "$TMP/j3"
 	ok $? "journal entry of a QP's event: object, element, error priority: $(tr '\n' '|' < "$TMP/j3")"
+	# no journald at all, where libsystemd would drop entries silently
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount -t tmpfs tmpfs /run && exec "$1" -d fake0 --journal' \
+		sh "$WATCH" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 1 ] && grep -q "no journal to send to: /run/systemd/journal/socket: No such file or directory" "$TMP/err"
+	ok $? "--journal without a journal socket: exit 1 at start, says so (rc $rc: $(cat "$TMP/err"))"
 else
 	skip "--journal: needs root and unshare -m for a private /run"
 	skip "--journal: overflow entry"
 	skip "--journal: QP entry"
+	skip "--journal: no journal socket"
 fi
 # where a journald runs, the entry as journalctl returns it
 case $(systemctl is-system-running 2>/dev/null) in

@@ -289,7 +289,7 @@ static int metrics_start(struct watch *w)
 static int setup(struct watch *w)
 {
 	char path[4096];
-	int n;
+	int n, err;
 
 	if (!ibasync_module_loaded()) {
 		if (ibasync_path(path, sizeof(path), "%s", IBASYNC_CLASS_DIR))
@@ -300,6 +300,11 @@ static int setup(struct watch *w)
 	w->list = ibv_get_device_list(&n);
 	if (!w->list) {
 		error(w, "cannot list devices: %s", strerror(errno));
+		return -1;
+	}
+	if (w->opts.journal && (err = -watch_journal_check())) {
+		error(w, "no journal to send to: /run/systemd/journal/socket: %s",
+		      strerror(err));
 		return -1;
 	}
 	if (w->opts.metrics) {

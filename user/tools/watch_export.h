@@ -8,6 +8,9 @@
 
 #include "watch.h"
 
+/* Whether a journal listens: 0, or a negative errno. */
+int watch_journal_check(void);
+
 /*
  * Send one record, read from device dev, to the journal, with the fields
  * of ib_async_watch(1) (x: the channel's record, or NULL). Returns 0, or

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <syslog.h>
 
@@ -18,6 +19,8 @@
 
 #include "watch_export.h"
 
+/* where sd_journal_sendv() writes: journald's native protocol socket */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define MAX_FIELDS 20
 #define FIELD_LEN 256
 
@@ -106,6 +109,19 @@ static void message(struct fields *f, const char *dev,
 	p = strchr(line, ' ');
 	p = p ? strchr(p + 1, ' ') : NULL;
 	field(f, "MESSAGE=%s", p ? p + 1 : line);
+}
+
+/*
+ * libsystemd drops entries silently where no journal listens: an
+ * operator asking for --journal there is told at once instead.
+ */
+int watch_journal_check(void)
+{
+	struct stat st;
+
+	if (stat(JOURNAL_SOCKET, &st))
+		return -errno;
+	return S_ISSOCK(st.st_mode) ? 0 : -ENOTSOCK;
 }
 
 int watch_journal_send(const char *dev, const struct ib_async_event *r,

@@ -264,19 +264,13 @@ static int write_file(struct watch_metrics *m)
 	put_events(f, m);
 	put_device_values(f, m);
 	fputs("# EOF\n", f);
-	if (ferror(f) | fclose(f)) {
-		err = errno;
-		unlink(m->tmp);
-		errno = err;
-		return -1;
-	}
-	if (rename(m->tmp, m->path)) {
-		err = errno;
-		unlink(m->tmp);
-		errno = err;
-		return -1;
-	}
-	return 0;
+	/* both run: the stream is closed whatever ferror() says */
+	if (!(ferror(f) | fclose(f)) && !rename(m->tmp, m->path))
+		return 0;
+	err = errno;
+	unlink(m->tmp);
+	errno = err;
+	return -1;
 }
 
 int watch_metrics_flush(struct watch_metrics *m, bool force)
