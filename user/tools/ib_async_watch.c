@@ -9,6 +9,10 @@
  * reads an event channel (libibasync's ibasync_create_channel()) with one
  * subscription per port, each of the -t types, instead of the node. Its
  * records are read straight from the channel, as the node's are.
+ *
+ * Each record goes to stdout, or with --journal to systemd's journal
+ * (watch_journal.c); --metrics counts it too (watch_metrics.c), and this
+ * file reads the port states those counters show through the library.
  */
 #include <errno.h>
 #include <fcntl.h>
