@@ -17,7 +17,8 @@
 #   3. for every kernel with headers: dkms status says installed, the
 #      module is in /lib/modules/RELEASE/updates/dkms with that kernel's
 #      vermagic and the alias rdma-client-ib_async, and depmod found it;
-#   4. ib_async_watch --help runs and ldd resolves libibasync and
+#   4. ib-async-watch.service is installed, not enabled nor started;
+#      ib_async_watch --help runs and ldd resolves libibasync and
 #      libibverbs; a program builds against libibasync-dev;
 #   5. apt-get purge ib-async-dkms removes every module again.
 # TAP on stdout, apt and DKMS output only when a test fails (as "#"
@@ -40,8 +41,9 @@
 #      (dkms 3.0.10: all of them), `dkms autoinstall -k RELEASE` for any
 #      it left out (as Documentation/ib_async.rst tells a user to);
 #   2. for every kernel with headers, the checks of step 3 above;
-#   3. the udev rule, the .pc and the modules-load.d example are where the
-#      packages put them (the example not active); ib_async_watch --help
+#   3. the udev rule, the .pc, the modules-load.d example and the
+#      ib-async-watch.service unit are where the packages put them (the
+#      example not active, the unit not enabled); ib_async_watch --help
 #      and ldd; a program builds with pkg-config --cflags --libs libibasync;
 #   4. apt-get purge of the four: dpkg knows none of them, none of their
 #      files is left, no /var/lib/dkms/ib_async, /usr/src/ib_async-* or
@@ -235,6 +237,8 @@ in_chroot() {
 		in_list "$k61" "${kernels[@]}"
 	check_kernels "$version" "${kernels[@]}"
 
+	check "ib-async-watch.service of ib-async-utils, not enabled nor started" \
+		service_not_enabled
 	check "ib_async_watch --help prints its usage" watch_help
 	check "ldd ib_async_watch resolves libibasync.so.1 and libibverbs.so.1" \
 		watch_libs_resolve
@@ -321,6 +325,21 @@ example_not_active() {
 	owned_by "$ex" ib-async-dkms && grep -x 'ib_async' "$ex" >/dev/null &&
 		! grep -rlx 'ib_async' /etc/modules-load.d /usr/lib/modules-load.d \
 			/etc/modules 2>/dev/null
+}
+
+# The unit is ib-async-utils', installed where systemd reads units, and
+# neither enabled (no link in a .wants directory) nor started: the
+# operator chooses to turn it on.
+service_not_enabled() {
+	local unit
+	unit=$(dpkg -L ib-async-utils | grep -E '^(/usr)?/lib/systemd/system/ib-async-watch\.service$') &&
+		echo "$unit" && grep -x 'ExecStart=/usr/bin/ib_async_watch --journal' "$unit" &&
+		! ls /etc/systemd/system/*.wants/ib-async-watch.service 2>/dev/null &&
+		! deb-systemd-helper --quiet is-enabled ib-async-watch.service || return 1
+	if [ -d /run/systemd/system ]; then
+		! systemctl --quiet is-enabled ib-async-watch.service &&
+			! systemctl --quiet is-active ib-async-watch.service
+	fi
 }
 
 build_pc_program() {
@@ -468,6 +487,8 @@ on_host() {
 	check "libibasync.pc of libibasync-dev" owned_by \
 		"/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig/libibasync.pc" \
 		libibasync-dev
+	check "ib-async-watch.service of ib-async-utils, not enabled nor started" \
+		service_not_enabled
 	check "ib_async_watch --help prints its usage" watch_help
 	check "ldd ib_async_watch resolves libibasync.so.1 and libibverbs.so.1" \
 		watch_libs_resolve

@@ -24,6 +24,8 @@ ibverbs-utils        # ibv_devinfo, ibv_asyncwatch ... run in the guest
 ibverbs-providers    # librxe provider for libibverbs
 perftest             # ib_send_bw ... ib_atomic_bw: run in the guest over the shim and in make bench
 libibverbs-dev       # verbs headers and libibverbs.so to build against
+libsystemd-dev       # sd_journal_sendv() of ib_async_watch --journal
+prometheus           # promtool: make -C user check validates the --metrics file (daemon kept off)
 sparse               # make C=1 static checking
 shellcheck           # make lint: every shell script of the tree
 cpio                 # builds the guest initramfs
@@ -100,6 +102,20 @@ recover_dpkg() {
 	dpkg --configure -a
 }
 
+# The prometheus package is here for its promtool alone; its postinst
+# enables and starts a Prometheus server (port 9090) where the init
+# system lets it (policy-rc.d of a container usually does not). Stop it
+# and keep it from starting at boot; a host that runs its own Prometheus
+# has the package already and is not touched here.
+prometheus_off() {
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+	elif [ -x /etc/init.d/prometheus ]; then
+		/etc/init.d/prometheus stop >/dev/null 2>&1 || true
+		update-rc.d prometheus disable >/dev/null 2>&1 || true
+	fi
+}
+
 main() {
 	local -a wanted missing k612
 	mapfile -t k612 < <(kernel_612_packages)
@@ -119,6 +135,10 @@ main() {
 	recover_dpkg
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+	if printf '%s\n' "${missing[@]}" | grep -qx prometheus; then
+		prometheus_off
+	fi
 
 	# Verify: a typo in an extra package name must not pass silently.
 	mapfile -t missing < <(missing_packages "${wanted[@]}")

@@ -9,6 +9,8 @@
  *   CREATE_CHANNEL  opens the FIFO $IBASYNC_FAKE_CHAN, into which the
  *                   test writes the channel's records
  *   SUBSCRIBE, SET_QUEUE_LEN   succeed
+ *   QUERY_PORT      state $IBASYNC_FAKE_PORT_STATE (default 4, ACTIVE),
+ *                   the same for every port; not logged
  *
  * Each of these requests is logged as a line in $IBASYNC_FAKE_LOG; every
  * other one goes to the system call.
@@ -56,6 +58,8 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	struct ib_async_create_channel *cc = arg;
 	struct ib_async_queue_len *q = arg;
 	struct ib_async_subscribe *s = arg;
+	struct ib_async_port_attr *pa = arg;
+	const char *state = getenv("IBASYNC_FAKE_PORT_STATE");
 	struct ib_async_info *info;
 
 	switch (req) {
@@ -82,6 +86,9 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 			 (unsigned long long)s->type_mask,
 			 (unsigned long long)s->cookie);
 		s->sub_id = ++next_sub_id;
+		return 0;
+	case IB_ASYNC_IOC_QUERY_PORT:
+		pa->state = state ? (unsigned int)atoi(state) : 4;
 		return 0;
 	case IB_ASYNC_IOC_SET_QUEUE_LEN:
 		log_line("queue_len fd=%s len=%u",

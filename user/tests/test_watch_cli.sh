@@ -6,6 +6,7 @@ set -u
 WATCH=${WATCH:-./ib_async_watch}
 MKREC=${MKREC:-build/plain/bin/mkrec}
 FAKE_EVCHAN=${FAKE_EVCHAN:-$(pwd)/build/plain/lib/fake_evchan.so}
+SINK=${SINK:-build/plain/bin/journal_sink}
 LIB=$(pwd)/libibasync.so.1
 OBJDUMP=${OBJDUMP:-objdump}
 NM=${NM:-nm}
@@ -81,6 +82,126 @@ pid=$!
 wait $pid
 grep -q '^{"timestamp_ns":1000000042,"time":"[^"]*","device":"fake0","seq":42,"type":"IBV_EVENT_GID_CHANGE","type_num":18,"desc":"GID table change","obj":"port","port":1,"handle":0,"element":1,"count":1}$' "$TMP/out"
 ok $? "--json line: $(cat "$TMP/out")"
+
+# --journal: libsystemd writes to /run/systemd/journal/socket, whatever
+# runs there; in a mount namespace of its own, journal_sink is journald.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c '
+		mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal || exit 9
+		"$1" /run/systemd/journal/socket 3 >"$2" & sink=$!
+		i=0
+		while [ ! -S /run/systemd/journal/socket ] && [ $i -lt 100 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		"$3" -d fake0 --journal -n 2 || exit
+		wait $sink' sh "$SINK" "$TMP/journal" "$WATCH" \
+		>"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	"$MKREC" 10:1:9:1:1:0 0x10000:0:10:3:0:0xffff 1:0x1234:13:1:0:4 > "$FIFO"
+	wait $pid; rc=$?
+	[ $rc = 0 ] && [ ! -s "$TMP/out" ]
+	ok $? "--journal -n 2: exit 0, nothing on stdout (rc $rc: $(cat "$TMP/out" "$TMP/err"))"
+	# the entries as journal_sink printed them, one per paragraph
+	awk -v RS= 'NR == 1' "$TMP/journal" > "$TMP/j1"
+	awk -v RS= 'NR == 2' "$TMP/journal" > "$TMP/j2"
+	awk -v RS= 'NR == 3' "$TMP/journal" > "$TMP/j3"
+	printf '%s\n' "MESSAGE=fake0 port 1 IBV_EVENT_PORT_ERR (port error) seq 9" \
+		"MESSAGE_ID=1fbe00cfb36c48cabbe8b3e25a01a798" "PRIORITY=4" \
+		"SYSLOG_IDENTIFIER=ib_async_watch" "IB_ASYNC_DEVICE=fake0" \
+		"IB_ASYNC_PORT=1" "IB_ASYNC_EVENT=IBV_EVENT_PORT_ERR" \
+		"IB_ASYNC_EVENT_NUM=10" "IB_ASYNC_OBJECT=port" \
+		"IB_ASYNC_OBJECT_HANDLE=0" "IB_ASYNC_ELEMENT=1" "IB_ASYNC_SEQ=9" \
+		"IB_ASYNC_LOST=0" "IB_ASYNC_TIMESTAMP_NS=1000000009" > "$TMP/want"
+	cmp -s "$TMP/want" "$TMP/j1"
+	ok $? "journal entry of a port event, every field: $(tr '\n' '|' < "$TMP/j1")"
+	printf '%s\n' "MESSAGE=fake0 OVERFLOW 3 events lost seq 10-12" \
+		"MESSAGE_ID=dc737a5fcff44675b8216145830ab8ad" "PRIORITY=4" \
+		"SYSLOG_IDENTIFIER=ib_async_watch" "IB_ASYNC_DEVICE=fake0" \
+		"IB_ASYNC_PORT=0" "IB_ASYNC_EVENT=OVERFLOW" \
+		"IB_ASYNC_EVENT_NUM=65536" "IB_ASYNC_OBJECT=none" \
+		"IB_ASYNC_OBJECT_HANDLE=0" "IB_ASYNC_ELEMENT=0" "IB_ASYNC_SEQ=10" \
+		"IB_ASYNC_LOST=3" "IB_ASYNC_TIMESTAMP_NS=1000000010" > "$TMP/want"
+	cmp -s "$TMP/want" "$TMP/j2"
+	ok $? "journal entry of lost events, IB_ASYNC_LOST: $(tr '\n' '|' < "$TMP/j2")"
+	grep -qx "MESSAGE=fake0 qp handle 0 user_handle 0x1234 IBV_EVENT_QP_FATAL (local work queue catastrophic error) seq 13" "$TMP/j3" &&
+		grep -qx "PRIORITY=3" "$TMP/j3" && grep -qx "IB_ASYNC_OBJECT=qp" "$TMP/j3" &&
+		grep -qx "IB_ASYNC_ELEMENT=4660" "$TMP/j3" && grep -qx "IB_ASYNC_EVENT_NUM=1" "$TMP/j3"
+	ok $? "journal entry of a QP's event: object, element, error priority: $(tr '\n' '|' < "$TMP/j3")"
+	# no journald at all, where libsystemd would drop entries silently
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount -t tmpfs tmpfs /run && exec "$1" -d fake0 --journal' \
+		sh "$WATCH" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 1 ] && grep -q "no journal to send to: /run/systemd/journal/socket: No such file or directory" "$TMP/err"
+	ok $? "--journal without a journal socket: exit 1 at start, says so (rc $rc: $(cat "$TMP/err"))"
+else
+	skip "--journal: needs root and unshare -m for a private /run"
+	skip "--journal: overflow entry"
+	skip "--journal: QP entry"
+	skip "--journal: no journal socket"
+fi
+# where a journald runs, the entry as journalctl returns it
+case $(systemctl is-system-running 2>/dev/null) in
+running|degraded)
+	"$WATCH" -d fake0 --journal -n 1 >/dev/null 2>"$TMP/err" &
+	pid=$!
+	"$MKREC" 10:2:77:1:2:0 > "$FIFO"
+	wait $pid; rc=$?
+	journalctl --sync 2>/dev/null
+	journalctl -o export IB_ASYNC_DEVICE=fake0 IB_ASYNC_SEQ=77 \
+		_PID=$pid > "$TMP/jx" 2>&1
+	[ $rc = 0 ] && grep -qx "IB_ASYNC_EVENT=IBV_EVENT_PORT_ERR" "$TMP/jx" &&
+		grep -qx "IB_ASYNC_PORT=2" "$TMP/jx" &&
+		grep -qx "IB_ASYNC_TIMESTAMP_NS=1000000077" "$TMP/jx"
+	ok $? "--journal through the running journald: journalctl finds the fields (rc $rc $(cat "$TMP/err"))" ;;
+*)
+	skip "no journald running here (systemctl is-system-running)" ;;
+esac
+
+# --metrics: written at start, replaced while running, final at exit;
+# fake_evchan.so answers QUERY_PORT (2 ports, state DOWN)
+M="$TMP/ib_async.prom"
+IBASYNC_FAKE_PORT_STATE=1 LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 \
+	--metrics "$M" --timeout 0.2 >/dev/null 2>"$TMP/err"; rc=$?
+grep -qx 'ib_async_events_lost_total{device="fake0"} 0' "$M" &&
+	grep -qx 'ib_async_port_state{device="fake0",port="2"} 1' "$M" &&
+	! grep -q '^ib_async_events_total' "$M" && [ "$(tail -n 1 "$M")" = "# EOF" ]
+ok $? "--metrics without events: devices and port states (rc $rc $(cat "$TMP/err"))"
+exec 4<>"$FIFO"		# O_RDWR: the node stays open between records
+IBASYNC_FAKE_PORT_STATE=4 LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 \
+	--metrics "$M" --timeout 5 >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+"$MKREC" 10:1:5:1:1:0 0x10000:0:6:2:0:0xffff 10:1:8:1:1:0 9:2:9:1:2:0 \
+	1:0x1234:10:1:0:4 >&4
+i=0
+until grep -q 'IBV_EVENT_QP_FATAL' "$M" 2>/dev/null || [ $i -ge 30 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+kill -0 $pid 2>/dev/null && grep -q 'IBV_EVENT_QP_FATAL' "$M"
+ok $? "--metrics: the burst's last state written while running, not only at exit"
+kill -TERM $pid; wait $pid; rc=$?
+grep -v '^#' "$M" | sed 's/^\(ib_async_last_event_timestamp_seconds{device="fake0"}\) [0-9]*\.[0-9]*$/\1 T/' > "$TMP/got"
+printf '%s\n' \
+	'ib_async_events_total{device="fake0",port="1",event="IBV_EVENT_PORT_ERR"} 2' \
+	'ib_async_events_total{device="fake0",port="2",event="IBV_EVENT_PORT_ACTIVE"} 1' \
+	'ib_async_events_total{device="fake0",port="0",event="IBV_EVENT_QP_FATAL"} 1' \
+	'ib_async_events_lost_total{device="fake0"} 2' \
+	'ib_async_last_event_timestamp_seconds{device="fake0"} T' \
+	'ib_async_port_state{device="fake0",port="1"} 4' \
+	'ib_async_port_state{device="fake0",port="2"} 4' > "$TMP/want"
+[ $rc = 0 ] && cmp -s "$TMP/want" "$TMP/got" && [ ! -e "$M.tmp" ] &&
+	[ "$(tail -n 1 "$M")" = "# EOF" ] && [ "$(wc -l < "$TMP/out")" = 5 ]
+ok $? "--metrics after SIGTERM: counts by port and type, lost, states; lines still printed (rc $rc: $(tr '\n' '|' < "$TMP/got") $(cat "$TMP/err"))"
+exec 4>&-
+if command -v promtool >/dev/null; then
+	promtool check metrics < "$M" >"$TMP/err" 2>&1
+	ok $? "promtool check metrics accepts the file: $(cat "$TMP/err")"
+else
+	skip "promtool not installed (Debian: prometheus)"
+fi
+"$WATCH" -d fake0 --metrics "$TMP/no/such/dir/f.prom" >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "cannot write $TMP/no/such/dir/f.prom: No such file or directory" "$TMP/err"
+ok $? "--metrics into a missing directory: exit 1 at start, says so (rc $rc: $(cat "$TMP/err"))"
 
 # Event channels. The fake tree's node has no ioctls, so no channels:
 # -t alone keeps filtering the node's records here (above); --port and

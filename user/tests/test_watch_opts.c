@@ -75,6 +75,14 @@ static void test_args(void)
 	OK(!parse(&o, ARGC("--timeout", "0.0001"), ARGV("--timeout", "0.0001")) &&
 	   o.timeout_ms == 1, "timeout rounds up to whole ms");
 	watch_opts_free(&o);
+	OK(!parse(&o, ARGC("--journal", "--metrics", "/x/ib.prom"),
+		  ARGV("--journal", "--metrics", "/x/ib.prom")) && o.journal &&
+	   o.metrics && !strcmp(o.metrics, "/x/ib.prom"),
+	   "--journal and --metrics FILE parsed");
+	watch_opts_free(&o);
+	OK(!parse(&o, 1, ARGV(NULL)) && !o.journal && !o.metrics,
+	   "default: neither journal nor metrics");
+	watch_opts_free(&o);
 
 #define BAD(...) do { \
 	OK(parse(&o, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__)), \
@@ -94,6 +102,9 @@ static void test_args(void)
 	BAD("--port", "-1");
 	BAD("-p", "4294967296");
 	BAD("--coalesce", "1");
+	BAD("--metrics");
+	BAD("--metrics", "");
+	BAD("--journal", "x");
 	BAD("extra");
 	BAD("--bogus");
 }

@@ -9,6 +9,10 @@
  * reads an event channel (libibasync's ibasync_create_channel()) with one
  * subscription per port, each of the -t types, instead of the node. Its
  * records are read straight from the channel, as the node's are.
+ *
+ * Each record goes to stdout, or with --journal to systemd's journal
+ * (watch_journal.c); --metrics counts it too (watch_metrics.c), and this
+ * file reads the port states those counters show through the library.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +29,7 @@
 
 #include "ibasync.h"
 #include "watch.h"
+#include "watch_export.h"
 
 #define BATCH 64		/* records per read() */
 
@@ -37,6 +42,8 @@ struct watched {
 	const char *name;
 	/* the stream read, if the kernel filters; else the node is */
 	struct ibasync_channel *chan;
+	int metrics_dev;	/* index in w->metrics */
+	unsigned int nports;
 };
 
 struct watch {
@@ -46,6 +53,7 @@ struct watch {
 	size_t ndevs;
 	unsigned long long seen;	/* events printed, overflow excluded */
 	bool port_found[WATCH_MAX_FILTERS]; /* --port i exists somewhere */
+	struct watch_metrics *metrics;	/* --metrics; else NULL */
 	const char *prog;
 };
 
@@ -176,6 +184,36 @@ static int open_channel(struct watch *w, struct watched *d)
 	return subscribe_all(w, d, mask);
 }
 
+/* A port's state for the gauge; -1 if the device does not say. */
+static int port_state(struct watched *d, unsigned int port)
+{
+	struct ibv_port_attr attr;
+
+	if (ibv_query_port(d->ctx, (uint8_t)port, &attr))
+		return -1;
+	return (int)attr.state;
+}
+
+/* The device's counters, and its ports' states as they are now. */
+static int metrics_add(struct watch *w, struct watched *d)
+{
+	struct ib_async_info info;
+
+	/* a device that cannot say its ports (no ioctls) has no gauges */
+	if (!ibasync_query(d->ctx, &info) && info.phys_port_cnt <= UINT8_MAX)
+		d->nports = info.phys_port_cnt;
+	d->metrics_dev = watch_metrics_add_device(w->metrics, d->name,
+						  d->nports);
+	if (d->metrics_dev < 0) {
+		error(w, "out of memory");
+		return -1;
+	}
+	for (unsigned int p = 1; p <= d->nports; p++)
+		watch_metrics_port_state(w->metrics, d->metrics_dev, p,
+					 port_state(d, p));
+	return 0;
+}
+
 static int open_one(struct watch *w, struct ibv_device *dev)
 {
 	struct watched *d = &w->devs[w->ndevs];
@@ -200,6 +238,8 @@ static int open_one(struct watch *w, struct ibv_device *dev)
 		error(w, "%s: fcntl: %s", d->name, strerror(errno));
 		return -1;
 	}
+	if (w->metrics && metrics_add(w, d))
+		return -1;
 	return open_channel(w, d);
 }
 
@@ -241,10 +281,19 @@ static int select_devices(struct watch *w)
 	return 0;
 }
 
+/* The first write: the file exists, or the option is wrong, from the start. */
+static int metrics_start(struct watch *w)
+{
+	if (!watch_metrics_flush(w->metrics, true))
+		return 0;
+	error(w, "cannot write %s: %s", w->opts.metrics, strerror(errno));
+	return -1;
+}
+
 static int setup(struct watch *w)
 {
 	char path[4096];
-	int n;
+	int n, err;
 
 	if (!ibasync_module_loaded()) {
 		if (ibasync_path(path, sizeof(path), "%s", IBASYNC_CLASS_DIR))
@@ -257,7 +306,21 @@ static int setup(struct watch *w)
 		error(w, "cannot list devices: %s", strerror(errno));
 		return -1;
 	}
-	return select_devices(w);
+	if (w->opts.journal && (err = -watch_journal_check())) {
+		error(w, "no journal to send to: /run/systemd/journal/socket: %s",
+		      strerror(err));
+		return -1;
+	}
+	if (w->opts.metrics) {
+		w->metrics = watch_metrics_new(w->opts.metrics);
+		if (!w->metrics) {
+			error(w, "out of memory");
+			return -1;
+		}
+	}
+	if (select_devices(w))
+		return -1;
+	return w->metrics ? metrics_start(w) : 0;
 }
 
 static void teardown(struct watch *w)
@@ -269,6 +332,7 @@ static void teardown(struct watch *w)
 			ibv_close_device(w->devs[i].ctx);
 	}
 	free(w->devs);
+	watch_metrics_free(w->metrics);
 	if (w->list)
 		ibv_free_device_list(w->list);
 	watch_opts_free(&w->opts);
@@ -277,17 +341,15 @@ static void teardown(struct watch *w)
 /* One line for @rec, or for @xrec (a channel's) if not NULL. */
 static int print_record(struct watch *w, const char *dev,
 			const struct ib_async_event *rec,
-			const struct ib_async_chan_event *xrec)
+			const struct ib_async_chan_event *xrec,
+			const struct watch_clock *now)
 {
-	struct watch_clock now;
 	char line[1024];
 	int len;
 
-	clock_gettime(CLOCK_MONOTONIC, &now.mono);
-	clock_gettime(CLOCK_REALTIME, &now.real);
-	len = xrec ? watch_format_chan(line, sizeof(line), dev, xrec, &now,
+	len = xrec ? watch_format_chan(line, sizeof(line), dev, xrec, now,
 				       w->opts.json) :
-		     watch_format(line, sizeof(line), dev, rec, &now,
+		     watch_format(line, sizeof(line), dev, rec, now,
 				  w->opts.json);
 	if (len < 0)
 		return 0;	/* cannot happen with sane names; skip */
@@ -295,6 +357,48 @@ static int print_record(struct watch *w, const char *dev,
 	if (fwrite(line, 1, (size_t)len, stdout) != (size_t)len ||
 	    fflush(stdout)) {
 		error(w, "write error: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Counted, and the state of the port it concerns read again. */
+static int count_record(struct watch *w, struct watched *d,
+			const struct ib_async_event *rec,
+			const struct ib_async_chan_event *xrec,
+			const struct watch_clock *now)
+{
+	unsigned long long n = xrec && xrec->occurrences ? xrec->occurrences : 1;
+
+	if (watch_metrics_record(w->metrics, d->metrics_dev, rec, n, now)) {
+		error(w, "out of memory");
+		return -1;
+	}
+	if (rec->obj_type == IB_ASYNC_OBJ_PORT && rec->port_num >= 1 &&
+	    rec->port_num <= d->nports)
+		watch_metrics_port_state(w->metrics, d->metrics_dev,
+					 rec->port_num,
+					 port_state(d, rec->port_num));
+	return 0;
+}
+
+/* @rec (or @xrec, a channel's) to the journal or stdout, and counted. */
+static int emit_record(struct watch *w, struct watched *d,
+		       const struct ib_async_event *rec,
+		       const struct ib_async_chan_event *xrec)
+{
+	struct watch_clock now;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &now.mono);
+	clock_gettime(CLOCK_REALTIME, &now.real);
+	if (w->metrics && count_record(w, d, rec, xrec, &now))
+		return -1;
+	if (!w->opts.journal)
+		return print_record(w, d->name, rec, xrec, &now);
+	r = watch_journal_send(d->name, rec, xrec, &now);
+	if (r < 0) {
+		error(w, "cannot send to the journal: %s", strerror(-r));
 		return -1;
 	}
 	return 0;
@@ -332,7 +436,7 @@ static int drain(struct watch *w, struct watched *d)
 
 			if (!watch_type_selected(&w->opts, r->event_type))
 				continue;
-			if (print_record(w, d->name, r, NULL))
+			if (emit_record(w, d, r, NULL))
 				return -1;
 			if (r->event_type != IB_ASYNC_EV_OVERFLOW)
 				w->seen++;
@@ -388,7 +492,7 @@ static int drain_chan(struct watch *w, struct watched *d)
 		if (n < 0)
 			return -1;
 		for (ssize_t i = 0; i < n; i++) {
-			if (print_record(w, d->name, &recs[i].event, &recs[i]))
+			if (emit_record(w, d, &recs[i].event, &recs[i]))
 				return -1;
 			if (recs[i].cookie &&
 			    recs[i].event.event_type != IB_ASYNC_EV_OVERFLOW)
@@ -450,6 +554,24 @@ static int poll_timeout(long long deadline)
 	return left > 60000 ? 60000 : (int)left;
 }
 
+/* The wait, shortened to the metrics file's next write if one is due. */
+static int wait_ms(const struct watch *w, int timeout)
+{
+	long long due = w->metrics ? watch_metrics_due(w->metrics) : -1;
+
+	if (due < 0 || (timeout >= 0 && timeout <= due))
+		return timeout;
+	return (int)due;
+}
+
+/* Said, not fatal: the events are still printed or sent. */
+static void metrics_flush(struct watch *w, bool force)
+{
+	if (w->metrics && watch_metrics_flush(w->metrics, force))
+		error(w, "cannot write %s: %s", w->opts.metrics,
+		      strerror(errno));
+}
+
 /* The event wait: a status for exit(). */
 static int run(struct watch *w)
 {
@@ -482,7 +604,7 @@ static int run(struct watch *w)
 				ret = WATCH_EXIT_TIMEOUT;
 			break;
 		}
-		n = poll(pfd, nfds, timeout);
+		n = poll(pfd, nfds, wait_ms(w, timeout));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -490,6 +612,7 @@ static int run(struct watch *w)
 			ret = WATCH_EXIT_ERROR;
 			break;
 		}
+		metrics_flush(w, false);
 		for (size_t i = 0; n > 0 && i < nfds; i++) {
 			struct watched *d = &w->devs[i / 2];
 			bool chan = i % 2;
@@ -515,6 +638,7 @@ static int run(struct watch *w)
 	}
 out:
 	free(pfd);
+	metrics_flush(w, true);	/* the last events, however recent */
 	return ret;
 }
 

@@ -33,6 +33,8 @@ struct watch_opts {
 	long long timeout_ms;		/* --timeout; -1: none */
 	unsigned int queue_len;		/* -q; 0: leave as opened */
 	bool json;
+	bool journal;			/* --journal: to systemd's journal */
+	const char *metrics;		/* --metrics FILE; argv storage */
 	bool help;
 };
 
@@ -56,6 +58,9 @@ int watch_parse_type(const char *s, uint32_t *type);
  * type this tool does not know.
  */
 const char *watch_type_name(uint32_t type);
+
+/* "port", "qp"... for a record's obj_type; "unknown" if not one of ours. */
+const char *watch_obj_name(uint32_t obj_type);
 
 /* Whether a record passes the -t filters (overflow records always do). */
 bool watch_type_selected(const struct watch_opts *o, uint32_t type);

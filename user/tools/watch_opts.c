@@ -125,6 +125,10 @@ void watch_usage(FILE *f, const char *argv0)
 "                        were not all seen)\n"
 "  -q, --queue-len N     resize each device's event queue to N events\n"
 "      --json            one JSON object per line\n"
+"      --journal         send each event to systemd's journal, with\n"
+"                        structured fields, instead of standard output\n"
+"      --metrics FILE    keep Prometheus counters and port states in FILE\n"
+"                        (replaced at most once a second)\n"
 "  -h, --help            show this help\n", argv0);
 }
 
@@ -212,6 +216,14 @@ static int parse_one(struct watch_opts *o, int c, const char *arg, FILE *err)
 	case 'j':
 		o->json = true;
 		return 0;
+	case 'J':
+		o->journal = true;
+		return 0;
+	case 'M':
+		if (!*arg)
+			return fprintf(err, "%s: empty --metrics file name\n", PROG), -1;
+		o->metrics = arg;
+		return 0;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -231,6 +243,8 @@ int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err)
 		{ "timeout",	required_argument, NULL, 'T' },
 		{ "queue-len",	required_argument, NULL, 'q' },
 		{ "json",	no_argument,	   NULL, 'j' },
+		{ "journal",	no_argument,	   NULL, 'J' },
+		{ "metrics",	required_argument, NULL, 'M' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -82,7 +82,7 @@ static void put_wall(struct out *o, uint64_t stamp_ns,
 	put(o, "%s.%06ldZ", date, usec);
 }
 
-static const char *obj_name(uint32_t obj_type)
+const char *watch_obj_name(uint32_t obj_type)
 {
 	switch (obj_type) {
 	case IB_ASYNC_OBJ_PORT:	return "port";
@@ -142,7 +142,7 @@ static void format_text(struct out *o, const char *dev,
 		put(o, "port %u ", r->port_num);
 	else
 		put(o, "%s handle %u user_handle 0x%llx ",
-		    obj_name(r->obj_type), r->obj_handle, ULL(r->element));
+		    watch_obj_name(r->obj_type), r->obj_handle, ULL(r->element));
 	put_type_text(o, r->event_type);
 	put(o, " seq %llu", ULL(r->seq));
 	put_chan_text(o, x);
@@ -172,7 +172,7 @@ static void format_json(struct out *o, const char *dev,
 		    ibv_event_type_str((enum ibv_event_type)r->event_type));
 	put(o, ",\"obj\":\"%s\",\"port\":%u,\"handle\":%u"
 	    ",\"element\":%llu,\"count\":%llu",
-	    obj_name(r->obj_type), r->port_num, r->obj_handle,
+	    watch_obj_name(r->obj_type), r->port_num, r->obj_handle,
 	    ULL(r->element), ULL(r->count));
 	if (x)
 		put(o, ",\"cookie\":%llu,\"occurrences\":%llu"
