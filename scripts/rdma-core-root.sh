@@ -37,23 +37,27 @@ ksft=$top/build/linux-src/tools/testing/selftests
 # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 version=$(chroot "$root" dpkg-query -W -f '${Version}' libibverbs1)
 src=$top/selftests/ib_async/ib_async_inline_verbs.c
-stamp="$version $(cat "$src" "$top/selftests/ib_async/ib_async_ibv.h" \
-	"$0" | sha256sum | cut -d' ' -f1)"
+stamp="$version $(cat "$src" "$top"/selftests/ib_async/*.h \
+	"$top"/selftests/ib_async/lib/*.c "$0" | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "$out"
 	exit 0
 fi
 
-# Built in the chroot with its compiler and headers; the checkout is /src
-# there, read-only.
+# Built in the chroot with its compiler and headers, the test library
+# (selftests/ib_async/lib) as the selftests' Makefile builds it; the
+# checkout is /src there, read-only.
 work=/tmp/ib_async-rdma-core-root
+export cflags="-O2 -g -Wall -Wextra -Werror -pthread -D_GNU_SOURCE \
+-I/src/include/uapi -I/src/include -I$work -I/src/selftests/ib_async"
 "$top/scripts/chroot.sh" "$suite" -- sh -c "rm -rf $work && mkdir -p $work &&
-	cp -r /src/build/linux-src/tools/testing/selftests/kselftest_harness.h \
+	cp /src/build/linux-src/tools/testing/selftests/kselftest_harness.h \
 		/src/build/linux-src/tools/testing/selftests/kselftest.h $work/ &&
-	gcc -O2 -g -Wall -Wextra -Werror -pthread -D_GNU_SOURCE \
-		-I/src/include/uapi -I$work -I/src/selftests/ib_async \
-		/src/selftests/ib_async/ib_async_inline_verbs.c \
-		-o $work/ib_async_inline_verbs -libverbs" >&2
+	cd $work && for f in /src/selftests/ib_async/lib/*.c; do
+		gcc \$cflags -c \$f -o \$(basename \$f .c).o || exit 1
+	done && ar rcs libiba_test.a *.o &&
+	gcc \$cflags /src/selftests/ib_async/ib_async_inline_verbs.c \
+		-o ib_async_inline_verbs libiba_test.a -libverbs" >&2
 
 rm -rf "$out"
 mkdir -p "$out/usr/bin" "$out/usr/lib/ib_async" "$out/etc" "$out/tmp" \
