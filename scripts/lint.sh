@@ -47,7 +47,7 @@ mapfile -t sources < <(git ls-files --cached --others --exclude-standard \
 	'selftests/ib_async/modules/*.[ch]' 2>/dev/null)
 if [ ${#sources[@]} -eq 0 ]; then
 	sources=()
-	for f in kernel/*.[ch] include/uapi/rdma/*.h \
+	for f in kernel/*.[ch] kernel/*/*.[ch] include/uapi/rdma/*.h \
 		selftests/ib_async/modules/*.[ch]; do
 		[ -f "$f" ] && sources+=("$f")
 	done

@@ -15,7 +15,7 @@
 
 #include "ib_async_verbs.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "../../kernel/send_rules.h"
+#include "../../kernel/verbs/send_rules.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IB_UVERBS_ACCESS_LOCAL_WRITE |			\
@@ -662,7 +662,7 @@ struct send_rule {
 #define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
 	[op] = { .qpts = (q), .fields = (f), .flags = (fl), .kind = (k) },
 static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-#include "../../kernel/send_rules_table.h"
+#include "../../kernel/verbs/send_rules_table.h"
 };
 
 /* What POST_SEND_LIST must answer for @op on a QP of type @qpt. */

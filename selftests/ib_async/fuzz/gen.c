@@ -22,7 +22,7 @@
 
 #include "fuzz.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "../../../kernel/send_rules.h"
+#include "../../../kernel/verbs/send_rules.h"
 
 /* The Q_Key every UD QP gets, so any UD QP can send to any other. */
 #define FZ_QKEY		0x11111111u
@@ -1161,7 +1161,7 @@ static bool needs_a_byte(struct fz_ctx *ctx, uint32_t slot, uint32_t op)
 		op == IB_UVERBS_WR_RDMA_READ);
 }
 
-/* kernel/send_rules.h as a table, indexed by opcode */
+/* kernel/verbs/send_rules.h as a table, indexed by opcode */
 struct send_rule {
 	uint32_t qpts, fields;
 	enum ib_async_sr_kind kind;
@@ -1170,7 +1170,7 @@ struct send_rule {
 #define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
 	[op] = { .qpts = (q), .fields = (f), .kind = (k) },
 static const struct send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-#include "../../../kernel/send_rules_table.h"
+#include "../../../kernel/verbs/send_rules_table.h"
 };
 
 /*
@@ -1223,7 +1223,7 @@ static bool send_rule_fill(struct fz_ctx *ctx, uint32_t slot,
  * Mostly a connected QP that sends (RC in RTS) and an opcode it takes;
  * else any QP and any opcode, drawn from the kernel's send rules, which
  * say whether the call must fail: a request the QP type cannot take
- * reaches no driver (kernel/send_rules.h says why).
+ * reaches no driver (kernel/verbs/send_rules.h says why).
  */
 bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 {
