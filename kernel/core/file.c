@@ -17,7 +17,7 @@
 #include <linux/uaccess.h>
 #include <net/net_namespace.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 static int ib_async_open(struct inode *inode, struct file *filp)
 {
@@ -35,15 +35,12 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 				adev->stats, 0, file->user);
 	if (ret)
 		goto err_account;
-	ib_async_file_objs_init(file);
+	mutex_init(&file->obj_mutex);
 	INIT_LIST_HEAD(&file->channels);
 	mutex_init(&file->forget_mutex);
-	snprintf(file->owner_name, sizeof(file->owner_name), "ib_async[%d]",
-		 task_tgid_vnr(current));
-	/* Only the opener's memory is used by the data path. */
-	file->mm = current->mm;
-	if (file->mm)
-		mmgrab(file->mm);
+	ret = ib_async_verbs->open(file);
+	if (ret)
+		goto err_evq;
 
 	get_device(&adev->dev);
 	file->adev = adev;
@@ -56,8 +53,8 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 
 err_put:
 	put_device(&adev->dev);
-	if (file->mm)
-		mmdrop(file->mm);
+	ib_async_verbs->free(file);
+err_evq:
 	ib_async_evq_destroy(&file->evq);
 err_account:
 	ib_async_account_exit(file);
@@ -85,10 +82,7 @@ void ib_async_file_free(struct ib_async_file *file)
 
 	ib_async_account_exit(file);
 	ib_async_evq_uncharge(&file->evq);
-	if (file->mm)
-		mmdrop(file->mm);
-	xa_destroy(&file->objs);
-	xa_destroy(&file->wrs);
+	ib_async_verbs->free(file);
 	mutex_destroy(&file->obj_mutex);
 	mutex_destroy(&file->forget_mutex);
 	call_rcu(&file->rcu, ib_async_file_free_rcu);
@@ -145,13 +139,7 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 	info->features = IB_ASYNC_FEATURE_READ_BATCH |
 			 IB_ASYNC_FEATURE_EVENT_CHANNEL |
 			 IB_ASYNC_FEATURE_EVENT_RING;
-	if (ib_dev->kverbs_provider)
-		info->features |= IB_ASYNC_FEATURE_VERBS |
-				  IB_ASYNC_FEATURE_COMP_CHANNEL;
-	if (ib_dev->kverbs_provider && ib_async_can_resize_cq(ib_dev))
-		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
-	if (ib_async_user_mr_supported(ib_dev))
-		info->features |= IB_ASYNC_FEATURE_USER_MR;
+	ib_async_verbs->info(ib_dev, info);
 	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
 		sizeof(info->ibdev_name));
 }
@@ -257,23 +245,16 @@ static long ib_async_ioctl(struct file *filp, unsigned int cmd,
 }
 
 /*
- * /proc/PID/fdinfo/FD: the queue and the data path's bookkeeping, for
- * people and tests; every line is prefixed "ib_async-".
+ * /proc/PID/fdinfo/FD: the queue and (the verbs layer's lines) the data
+ * path's bookkeeping, for people and tests; every line is prefixed
+ * "ib_async-".
  */
 static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 {
 	struct ib_async_file *file = filp->private_data;
 	struct ib_async_evq_stat st;
-	u64 stale, bytes, verbs;
-	u32 wrs;
 
 	ib_async_evq_stat(&file->evq, &st);
-	mutex_lock(&file->obj_mutex);
-	wrs = file->wr_count;
-	bytes = file->acct_bytes;
-	verbs = file->verbs_bytes;
-	stale = file->stale_wcs;
-	mutex_unlock(&file->obj_mutex);
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&file->adev->dev));
 	seq_printf(m, "ib_async-queue-id:\t%llu\n", st.id);
 	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
@@ -283,11 +264,7 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
 	ib_async_show_ring(m, &st);
 	seq_printf(m, "ib_async-memlock-pages:\t%ld\n", st.memlock_pages);
-	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
-	/* the data path's and the objects' queues; of which the queues' */
-	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
-	seq_printf(m, "ib_async-verbs-charged-bytes:\t%llu\n", verbs);
-	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);
+	ib_async_verbs->fdinfo(m, file);
 }
 
 const struct file_operations ib_async_fops = {

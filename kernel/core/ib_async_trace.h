@@ -15,7 +15,7 @@
 
 #include <linux/tracepoint.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 /* The event types, by their uAPI names, for the printed form. */
 #define IB_ASYNC_TRACE_EVENTS					\

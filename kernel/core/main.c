@@ -3,13 +3,14 @@
  * ib_async: RDMA asynchronous events through bounded per-file queues.
  *
  * Module parameters, and the ib_client that gives every RDMA device its
- * character device.
+ * character device. kernel/module.c starts the core here once the verbs
+ * layer is ready, and hands it the layer's ops.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 static unsigned int default_queue_len = 1024;
 static unsigned int max_queue_len = 65536;
@@ -90,7 +91,16 @@ static struct ib_client ib_async_client = {
 	.no_kverbs_req	= true,
 };
 
-static int __init ib_async_init(void)
+/* The verbs layer, as the core reaches it; set before any device is added */
+const struct ib_async_verbs_ops *ib_async_verbs;
+
+/**
+ * ib_async_core_init - start the event core
+ * @verbs: the verbs layer's ops, which every file uses from its open on
+ *
+ * Return: 0 or the error of the character devices or the ib_client.
+ */
+int ib_async_core_init(const struct ib_async_verbs_ops *verbs)
 {
 	int ret;
 
@@ -119,36 +129,25 @@ static int __init ib_async_init(void)
 	IB_ASYNC_SAME_EVENT(WQ_FATAL);
 #undef IB_ASYNC_SAME_EVENT
 
-	ret = ib_async_wr_cache_init();
-	if (ret)
-		return ret;
+	ib_async_verbs = verbs;
 	ret = ib_async_device_init();
 	if (ret)
-		goto err_cache;
+		return ret;
 
 	ret = ib_register_client(&ib_async_client);
 	if (ret)
-		goto err_device;
-	return 0;
-
-err_device:
-	ib_async_device_exit();
-err_cache:
-	ib_async_wr_cache_exit();
+		ib_async_device_exit();
 	return ret;
 }
 
-static void __exit ib_async_exit(void)
+/* Stop the event core: every file of the module is freed on return. */
+void ib_async_core_exit(void)
 {
 	ib_unregister_client(&ib_async_client);
 	ib_async_device_exit();
 	/* Files freed after a grace period must be gone with the code. */
 	rcu_barrier();
-	ib_async_wr_cache_exit();
 }
-
-module_init(ib_async_init);
-module_exit(ib_async_exit);
 
 MODULE_DESCRIPTION("RDMA asynchronous events through bounded per-file queues");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The ioctl dispatcher: one table, indexed by the command number, says for
+ * The ioctl dispatcher: two tables, the core's and the verbs layer's
+ * (struct ib_async_verbs_ops), indexed by the command number, say for
  * every command which structure it takes and how it runs.
  *
  * Arguments are copied in once, here, before any lock is taken, with
@@ -15,69 +16,25 @@
 #include <linux/nospec.h>
 #include <linux/uaccess.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 /* No argument structure comes near this; larger ones are refused. */
 #define IB_ASYNC_MAX_ARGSZ	PAGE_SIZE
 
-/* Every argument structure, so the dispatcher holds any of them. */
-union ib_async_ucmd_buffer {
-	struct ib_async_info info;
-	struct ib_async_queue_len queue_len;
-	struct ib_async_read_batch read_batch;
-	struct ib_async_create_pd create_pd;
-	struct ib_async_create_cq create_cq;
-	struct ib_async_resize_cq resize_cq;
-	struct ib_async_create_qp create_qp;
-	struct ib_async_qp_attr qp_attr;
-	struct ib_async_create_srq create_srq;
-	struct ib_async_srq_attr srq_attr;
-	struct ib_async_create_wq create_wq;
-	struct ib_async_modify_wq modify_wq;
-	struct ib_async_create_ah create_ah;
-	struct ib_async_destroy destroy;
-	struct ib_async_device_attr device_attr;
-	struct ib_async_port_attr port_attr;
-	struct ib_async_query_gid query_gid;
-	struct ib_async_query_pkey query_pkey;
-	struct ib_async_post_recv post_recv;
-	struct ib_async_post_send post_send;
-	struct ib_async_poll_cq poll_cq;
-	struct ib_async_create_channel create_channel;
-	struct ib_async_req_notify_cq req_notify_cq;
-	struct ib_async_reg_mr reg_mr;
-	struct ib_async_post_list post_list;
-	struct ib_async_subscribe subscribe;
-	struct ib_async_unsubscribe unsubscribe;
-	struct ib_async_map_ring map_ring;
-	struct ib_async_ring_wait ring_wait;
-};
-
-/**
- * struct ib_async_ioctl_op - one command
- * @execute: the handler
- * @size: the kernel's size of its structure
- * @min_size: the size of its first version; argsz must cover it
- * @flags: IB_ASYNC_CMD_*
+/*
+ * Every argument structure fits this (IB_ASYNC_OP() checks), so the
+ * dispatcher holds any of them, the verbs layer's included.
  */
-struct ib_async_ioctl_op {
-	int (*execute)(struct ib_async_ucmd *u);
-	u32 size;
-	u32 min_size;
-	unsigned int flags;
+union ib_async_ucmd_buffer {
+	u64 align;
+	u8 bytes[IB_ASYNC_UCMD_BUF_SIZE];
 };
 
-#define IB_ASYNC_OP(_cmd, _fn, _struct, _min, _flags)			\
-	[IB_ASYNC_CMD_##_cmd - IB_ASYNC_CMD_BASE] = {			\
-		.execute = _fn,						\
-		.size = sizeof(_struct) +				\
-			BUILD_BUG_ON_ZERO(sizeof(_struct) >		\
-				sizeof(union ib_async_ucmd_buffer)),	\
-		.min_size = _min,					\
-		.flags = _flags,					\
-	}
-
-static const struct ib_async_ioctl_op ib_async_ops[] = {
+/*
+ * The core's commands; the verbs layer's are in its ops (verbs/ops.c),
+ * numbered in the same range: a number is in one table or the other.
+ */
+static const struct ib_async_ioctl_op ib_async_core_cmds[] = {
 	IB_ASYNC_OP(GET_INFO, ib_async_cmd_get_info, struct ib_async_info,
 		    IB_ASYNC_INFO_SIZE_V1,
 		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
@@ -87,66 +44,9 @@ static const struct ib_async_ioctl_op ib_async_ops[] = {
 	IB_ASYNC_OP(READ_BATCH, ib_async_cmd_read_batch,
 		    struct ib_async_read_batch, IB_ASYNC_READ_BATCH_SIZE_V1,
 		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
-	IB_ASYNC_OP(CREATE_PD, ib_async_cmd_create_pd,
-		    struct ib_async_create_pd, IB_ASYNC_CREATE_PD_SIZE_V1, 0),
-	IB_ASYNC_OP(CREATE_CQ, ib_async_cmd_create_cq,
-		    struct ib_async_create_cq, IB_ASYNC_CREATE_CQ_SIZE_V1, 0),
-	IB_ASYNC_OP(RESIZE_CQ, ib_async_cmd_resize_cq,
-		    struct ib_async_resize_cq, IB_ASYNC_RESIZE_CQ_SIZE_V1, 0),
-	IB_ASYNC_OP(CREATE_QP, ib_async_cmd_create_qp,
-		    struct ib_async_create_qp, IB_ASYNC_CREATE_QP_SIZE_V1, 0),
-	IB_ASYNC_OP(MODIFY_QP, ib_async_cmd_modify_qp,
-		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
-	IB_ASYNC_OP(QUERY_QP, ib_async_cmd_query_qp,
-		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
-	IB_ASYNC_OP(CREATE_SRQ, ib_async_cmd_create_srq,
-		    struct ib_async_create_srq, IB_ASYNC_CREATE_SRQ_SIZE_V1, 0),
-	IB_ASYNC_OP(MODIFY_SRQ, ib_async_cmd_modify_srq,
-		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
-	IB_ASYNC_OP(QUERY_SRQ, ib_async_cmd_query_srq,
-		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
-	IB_ASYNC_OP(CREATE_WQ, ib_async_cmd_create_wq,
-		    struct ib_async_create_wq, IB_ASYNC_CREATE_WQ_SIZE_V1, 0),
-	IB_ASYNC_OP(MODIFY_WQ, ib_async_cmd_modify_wq,
-		    struct ib_async_modify_wq, IB_ASYNC_MODIFY_WQ_SIZE_V1, 0),
-	IB_ASYNC_OP(CREATE_AH, ib_async_cmd_create_ah,
-		    struct ib_async_create_ah, IB_ASYNC_CREATE_AH_SIZE_V1, 0),
-	IB_ASYNC_OP(DESTROY, ib_async_cmd_destroy, struct ib_async_destroy,
-		    IB_ASYNC_DESTROY_SIZE_V1, IB_ASYNC_CMD_AFTER_REMOVAL),
-	IB_ASYNC_OP(QUERY_DEVICE, ib_async_cmd_query_device,
-		    struct ib_async_device_attr, IB_ASYNC_DEVICE_ATTR_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(QUERY_PORT, ib_async_cmd_query_port,
-		    struct ib_async_port_attr, IB_ASYNC_PORT_ATTR_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(QUERY_GID, ib_async_cmd_query_gid,
-		    struct ib_async_query_gid, IB_ASYNC_QUERY_GID_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(QUERY_PKEY, ib_async_cmd_query_pkey,
-		    struct ib_async_query_pkey, IB_ASYNC_QUERY_PKEY_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(POST_RECV, ib_async_cmd_post_recv,
-		    struct ib_async_post_recv, IB_ASYNC_POST_RECV_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
-	IB_ASYNC_OP(POST_SEND, ib_async_cmd_post_send,
-		    struct ib_async_post_send, IB_ASYNC_POST_SEND_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
-	IB_ASYNC_OP(POLL_CQ, ib_async_cmd_poll_cq, struct ib_async_poll_cq,
-		    IB_ASYNC_POLL_CQ_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
 	IB_ASYNC_OP(CREATE_CHANNEL, ib_async_cmd_create_channel,
 		    struct ib_async_create_channel,
 		    IB_ASYNC_CREATE_CHANNEL_SIZE_V1, IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(REQ_NOTIFY_CQ, ib_async_cmd_req_notify_cq,
-		    struct ib_async_req_notify_cq,
-		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, 0),
-	IB_ASYNC_OP(REG_MR, ib_async_cmd_reg_mr, struct ib_async_reg_mr,
-		    IB_ASYNC_REG_MR_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
-	IB_ASYNC_OP(POST_SEND_LIST, ib_async_cmd_post_send_list,
-		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
-	IB_ASYNC_OP(POST_RECV_LIST, ib_async_cmd_post_recv_list,
-		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
 	IB_ASYNC_OP(SUBSCRIBE, ib_async_cmd_subscribe,
 		    struct ib_async_subscribe, IB_ASYNC_SUBSCRIBE_SIZE_V1,
 		    IB_ASYNC_CMD_NO_KVERBS),
@@ -170,37 +70,8 @@ static_assert(sizeof(struct ib_async_info) == IB_ASYNC_INFO_SIZE_V1);
 static_assert(sizeof(struct ib_async_queue_len) == IB_ASYNC_QUEUE_LEN_SIZE_V1);
 static_assert(sizeof(struct ib_async_read_batch) ==
 	      IB_ASYNC_READ_BATCH_SIZE_V1);
-static_assert(sizeof(struct ib_async_create_pd) == IB_ASYNC_CREATE_PD_SIZE_V1);
-static_assert(sizeof(struct ib_async_create_cq) == IB_ASYNC_CREATE_CQ_SIZE_V1);
-static_assert(sizeof(struct ib_async_resize_cq) == IB_ASYNC_RESIZE_CQ_SIZE_V1);
-static_assert(sizeof(struct ib_async_create_qp) == IB_ASYNC_CREATE_QP_SIZE_V1);
-static_assert(sizeof(struct ib_async_av) == IB_ASYNC_AV_SIZE_V1);
-static_assert(sizeof(struct ib_async_qp_attr) == IB_ASYNC_QP_ATTR_SIZE_V1);
-static_assert(sizeof(struct ib_async_create_srq) ==
-	      IB_ASYNC_CREATE_SRQ_SIZE_V1);
-static_assert(sizeof(struct ib_async_srq_attr) == IB_ASYNC_SRQ_ATTR_SIZE_V1);
-static_assert(sizeof(struct ib_async_create_wq) == IB_ASYNC_CREATE_WQ_SIZE_V1);
-static_assert(sizeof(struct ib_async_modify_wq) == IB_ASYNC_MODIFY_WQ_SIZE_V1);
-static_assert(sizeof(struct ib_async_create_ah) == IB_ASYNC_CREATE_AH_SIZE_V1);
-static_assert(sizeof(struct ib_async_destroy) == IB_ASYNC_DESTROY_SIZE_V1);
-static_assert(sizeof(struct ib_async_device_attr) ==
-	      IB_ASYNC_DEVICE_ATTR_SIZE_V1);
-static_assert(sizeof(struct ib_async_port_attr) == IB_ASYNC_PORT_ATTR_SIZE_V1);
-static_assert(sizeof(struct ib_async_query_gid) == IB_ASYNC_QUERY_GID_SIZE_V1);
-static_assert(sizeof(struct ib_async_query_pkey) ==
-	      IB_ASYNC_QUERY_PKEY_SIZE_V1);
-static_assert(sizeof(struct ib_async_post_recv) == IB_ASYNC_POST_RECV_SIZE_V1);
-static_assert(sizeof(struct ib_async_post_send) == IB_ASYNC_POST_SEND_SIZE_V1);
-static_assert(sizeof(struct ib_async_wc) == IB_ASYNC_WC_SIZE_V1);
-static_assert(sizeof(struct ib_async_poll_cq) == IB_ASYNC_POLL_CQ_SIZE_V1);
 static_assert(sizeof(struct ib_async_create_channel) ==
 	      IB_ASYNC_CREATE_CHANNEL_SIZE_V1);
-static_assert(sizeof(struct ib_async_req_notify_cq) ==
-	      IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1);
-static_assert(sizeof(struct ib_async_reg_mr) == IB_ASYNC_REG_MR_SIZE_V1);
-static_assert(sizeof(struct ib_async_post_list) == IB_ASYNC_POST_LIST_SIZE_V1);
-static_assert(sizeof(struct ib_async_send_wr) == IB_ASYNC_SEND_WR_SIZE_V1);
-static_assert(sizeof(struct ib_async_recv_wr) == IB_ASYNC_RECV_WR_SIZE_V1);
 static_assert(sizeof(struct ib_async_chan_event) ==
 	      IB_ASYNC_CHAN_EVENT_SIZE_V1);
 static_assert(sizeof(struct ib_async_subscribe) == IB_ASYNC_SUBSCRIBE_SIZE_V1);
@@ -213,7 +84,7 @@ static_assert(sizeof(struct ib_async_map_ring) == IB_ASYNC_MAP_RING_SIZE_V1);
 static_assert(sizeof(struct ib_async_ring_wait) ==
 	      IB_ASYNC_RING_WAIT_SIZE_V1);
 /* The numbers fit the range the header reserves. */
-static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_ops) - 1 <=
+static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_core_cmds) - 1 <=
 	      IB_ASYNC_CMD_LAST);
 
 /**
@@ -249,18 +120,33 @@ void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
 	up_read(&u->file->adev->disassoc_rwsem);
 }
 
+/* Entry @i of a table of @n, or NULL where it has none. */
+static const struct ib_async_ioctl_op *
+ib_async_op_at(const struct ib_async_ioctl_op *table, unsigned int n,
+	       unsigned int i)
+{
+	const struct ib_async_ioctl_op *op;
+
+	if (i >= n)
+		return NULL;
+	op = &table[array_index_nospec(i, n)];
+	return op->execute ? op : NULL;
+}
+
 static const struct ib_async_ioctl_op *ib_async_op_find(unsigned int cmd)
 {
 	unsigned int nr = _IOC_NR(cmd);
 	const struct ib_async_ioctl_op *op;
 
 	/* Our type, no direction, no size: anything else is not ours. */
-	if (cmd != _IO(IB_ASYNC_IOC_MAGIC, nr) || nr < IB_ASYNC_CMD_BASE ||
-	    nr - IB_ASYNC_CMD_BASE >= ARRAY_SIZE(ib_async_ops))
+	if (cmd != _IO(IB_ASYNC_IOC_MAGIC, nr) || nr < IB_ASYNC_CMD_BASE)
 		return NULL;
-	op = &ib_async_ops[array_index_nospec(nr - IB_ASYNC_CMD_BASE,
-					      ARRAY_SIZE(ib_async_ops))];
-	return op->execute ? op : NULL;
+	op = ib_async_op_at(ib_async_core_cmds, ARRAY_SIZE(ib_async_core_cmds),
+			    nr - IB_ASYNC_CMD_BASE);
+	if (op)
+		return op;
+	return ib_async_op_at(ib_async_verbs->cmds, ib_async_verbs->n_cmds,
+			      nr - IB_ASYNC_CMD_BASE);
 }
 
 static long ib_async_ucmd_run(struct ib_async_ucmd *u,
@@ -319,19 +205,14 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
 
 	ret = ib_async_ucmd_run(u, op);
 
-	if (u->destroyed) {
-		struct ib_async_destroy *d = &buf.destroy;
-
-		d->events_reported =
-			ib_async_uobj_forget_end(u->destroyed,
-						 &d->comp_events_reported);
-	}
+	if (u->unlocked)
+		u->unlocked(u);
 	if (!ret && u->respond &&
 	    copy_to_user(uarg, &buf, min(u->user_size, u->size)))
 		ret = -EFAULT;
 	/* The caller never learnt the object, or it was refused once made. */
 	if (ret && u->created)
-		ib_async_cmd_uncreate(u);
+		u->uncreate(u);
 	if (u->answered)
 		ret = u->answered(u, ret);
 	ib_async_ucmd_install(u, !ret);

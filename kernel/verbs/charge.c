@@ -21,7 +21,7 @@
 #include <linux/bitops.h>
 #include <linux/overflow.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /*
  * A completion entry: rxe's struct rxe_cqe is a union of struct ib_wc
@@ -168,7 +168,7 @@ int ib_async_verbs_charge(struct ib_async_uobj *uobj, u64 bytes)
 	if (ret)
 		return ret;
 	uobj->charged += bytes;
-	file->verbs_bytes += bytes;
+	file->verbs->verbs_bytes += bytes;
 	return 0;
 }
 
@@ -186,7 +186,7 @@ void ib_async_verbs_uncharge(struct ib_async_uobj *uobj, u64 bytes)
 		bytes = uobj->charged;
 	ib_async_account_sub(file, bytes);
 	uobj->charged -= bytes;
-	file->verbs_bytes -= bytes;
+	file->verbs->verbs_bytes -= bytes;
 }
 
 /**

@@ -15,7 +15,7 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_mad.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /**
  * ib_async_check_qkey - may the caller use this Q_Key?
@@ -49,9 +49,10 @@ int ib_async_check_qkey(u32 qkey)
 int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
 			 u32 *handle)
 {
-	ib_async_uobj_set_name(uobj, uobj->file->owner_name);
+	ib_async_uobj_set_name(uobj, uobj->file->verbs->owner_name);
 	*handle = uobj->handle;
 	u->created = uobj->handle;
+	u->uncreate = ib_async_cmd_uncreate;
 	ib_async_ucmd_respond(u);
 	return 0;
 }
@@ -89,6 +90,7 @@ static int ib_async_put_charged(struct ib_async_ucmd *c,
 								  granted));
 	if (ret) {
 		c->created = uobj->handle;
+		c->uncreate = ib_async_cmd_uncreate;
 		return ret;
 	}
 	return ib_async_put_created(c, uobj, handle);
@@ -716,6 +718,15 @@ int ib_async_cmd_modify_wq(struct ib_async_ucmd *c)
 					       &empty_udata);
 }
 
+/* DESTROY, once every lock is dropped: see ib_async_uobj_forget_end(). */
+static void ib_async_cmd_destroyed(struct ib_async_ucmd *c)
+{
+	struct ib_async_destroy *d = c->cmd;
+
+	d->events_reported = ib_async_uobj_forget_end(c->unlocked_arg,
+						      &d->comp_events_reported);
+}
+
 int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 {
 	struct ib_async_destroy *arg = c->cmd;
@@ -727,14 +738,15 @@ int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 	uobj = ib_async_uobj_get(c->file, arg->handle, arg->obj_type);
 	/* After device removal a destroy only forgets the handle. */
 	if (IS_ERR(uobj) && PTR_ERR(uobj) == -ENODEV)
-		uobj = xa_load(&c->file->objs, arg->handle);
+		uobj = xa_load(&c->file->verbs->objs, arg->handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ret = ib_async_uobj_destroy_begin(uobj);
 	if (ret)
 		return ret;
-	/* The dispatcher purges its records and fills events_reported. */
-	c->destroyed = uobj;
+	/* Its records are purged, events_reported filled, without locks. */
+	c->unlocked = ib_async_cmd_destroyed;
+	c->unlocked_arg = uobj;
 	ib_async_ucmd_respond(c);
 	return 0;
 }
@@ -760,7 +772,7 @@ void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 	down_read(&file->adev->disassoc_rwsem);
 	mutex_lock(&file->obj_mutex);
 	/* Handles are never reused: if it is still there, it is ours. */
-	uobj = xa_load(&file->objs, u->created);
+	uobj = xa_load(&file->verbs->objs, u->created);
 	if (uobj)
 		ret = ib_async_uobj_destroy_begin(uobj);
 	mutex_unlock(&file->obj_mutex);

@@ -30,7 +30,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /* How long a registration may take before the PD's QP is given up. */
 #define IB_ASYNC_REG_TIMEOUT		(5 * HZ)
@@ -456,7 +456,7 @@ static int ib_async_mr_register(struct ib_async_regq *rq, struct ib_pd *pd,
 				struct ib_async_uobj *uobj, u64 addr,
 				u64 length, u64 iova)
 {
-	struct xarray *keys = &uobj->file->mr_keys;
+	struct xarray *keys = &uobj->file->verbs->mr_keys;
 	struct ib_async_pinned *p = &amr->pinned;
 	unsigned int sg_offset = addr & ~PAGE_MASK;
 	int ret, n;
@@ -531,10 +531,10 @@ int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
 	int ret;
 
 	lockdep_assert_held(&uobj->file->obj_mutex);
-	xa_erase(&uobj->file->mr_keys, lkey);
+	xa_erase(&uobj->file->verbs->mr_keys, lkey);
 	ret = ib_async_mr_destroy(uobj->mr);
 	if (ret)
-		xa_store(&uobj->file->mr_keys, lkey, uobj, GFP_KERNEL);
+		xa_store(&uobj->file->verbs->mr_keys, lkey, uobj, GFP_KERNEL);
 	return ret;
 }
 
@@ -561,7 +561,7 @@ void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
 void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
-	xa_erase(&uobj->file->mr_keys, uobj->mr->mr->lkey);
+	xa_erase(&uobj->file->verbs->mr_keys, uobj->mr->mr->lkey);
 }
 
 /**
@@ -585,7 +585,7 @@ int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 	struct ib_mr *mr;
 
 	lockdep_assert_held(&file->obj_mutex);
-	uobj = xa_load(&file->mr_keys, sge->lkey);
+	uobj = xa_load(&file->verbs->mr_keys, sge->lkey);
 	if (!uobj || !uobj->mr || uobj->uses[0] != pd)
 		return -EINVAL;
 	mr = uobj->mr->mr;
@@ -611,7 +611,7 @@ static int ib_async_reg_mr_check_args(struct ib_async_ucmd *u,
 	    (arg->addr ^ arg->iova) & ~PAGE_MASK)
 		return -EINVAL;
 	/* The pages pinned are current's: only the opener's may be. */
-	if (current->mm != u->file->mm)
+	if (current->mm != u->file->verbs->mm)
 		return -EPERM;
 	return 0;
 }
@@ -663,7 +663,7 @@ static int ib_async_regq_make(struct ib_async_uobj *pd)
 	}
 	/* What the driver would not destroy stays with the PD, as charged. */
 	pd->regq = rq;
-	ib_async_regq_set_name(rq, pd->file->owner_name);
+	ib_async_regq_set_name(rq, pd->file->verbs->owner_name);
 	return 0;
 }
 

@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 #include "wr.h"
 
 /* Inline bytes one call may carry. */
@@ -553,7 +553,7 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 	    (arg->obj_type != IB_ASYNC_OBJ_QP &&
 	     (send || arg->obj_type != IB_ASYNC_OBJ_SRQ)))
 		return -EINVAL;
-	if (current->mm != file->mm)
+	if (current->mm != file->verbs->mm)
 		return -EPERM;
 	ret = ib_async_post_prepare(arg, &p);
 	if (ret)

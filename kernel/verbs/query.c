@@ -7,7 +7,7 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 int ib_async_cmd_query_device(struct ib_async_ucmd *u)
 {

@@ -14,7 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /*
  * The rdma cgroup counts each verbs object made through ib_async as one
@@ -69,9 +69,9 @@ static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
 void ib_async_file_objs_init(struct ib_async_file *file)
 {
 	mutex_init(&file->obj_mutex);
-	xa_init_flags(&file->objs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&file->wrs, XA_FLAGS_ALLOC);
-	xa_init(&file->mr_keys);
+	xa_init_flags(&file->verbs->objs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&file->verbs->wrs, XA_FLAGS_ALLOC);
+	xa_init(&file->verbs->mr_keys);
 }
 
 /*
@@ -84,13 +84,13 @@ static int ib_async_handle_alloc(struct ib_async_file *file,
 {
 	int ret;
 
-	if (file->objs_exhausted)
+	if (file->verbs->objs_exhausted)
 		return -ENOSPC;
-	ret = xa_alloc_cyclic(&file->objs, &uobj->handle, uobj, xa_limit_32b,
-			      &file->obj_next, GFP_KERNEL_ACCOUNT);
+	ret = xa_alloc_cyclic(&file->verbs->objs, &uobj->handle, uobj, xa_limit_32b,
+			      &file->verbs->obj_next, GFP_KERNEL_ACCOUNT);
 	if (ret == 1) {
-		xa_erase(&file->objs, uobj->handle);
-		file->objs_exhausted = true;
+		xa_erase(&file->verbs->objs, uobj->handle);
+		file->verbs->objs_exhausted = true;
 		return -ENOSPC;
 	}
 	return ret;
@@ -186,7 +186,7 @@ void ib_async_uobj_abort(struct ib_async_uobj *uobj)
 {
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
-	xa_erase(&uobj->file->objs, uobj->handle);
+	xa_erase(&uobj->file->verbs->objs, uobj->handle);
 	ib_async_uobj_free(uobj);
 }
 
@@ -232,7 +232,7 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 	struct ib_async_uobj *uobj;
 
 	lockdep_assert_held(&file->obj_mutex);
-	uobj = handle ? xa_load(&file->objs, handle) : NULL;
+	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
 	if (!uobj)
 		return ERR_PTR(-ENOENT);
 	if (uobj->type != type)
@@ -240,6 +240,40 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 	if (!uobj->obj)
 		return ERR_PTR(-ENODEV);
 	return uobj;
+}
+
+/**
+ * ib_async_uobj_event_source - an object a subscription may name
+ * @file: the file
+ * @handle: its handle
+ * @type: out: its type
+ *
+ * Return: 0 for a live object that raises events, -ENOENT for no such
+ * handle, -EINVAL for an object that raises none, -ENODEV for one that
+ * device removal destroyed.
+ */
+int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
+			       u32 *type)
+{
+	struct ib_async_uobj *uobj;
+
+	lockdep_assert_held(&file->obj_mutex);
+	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
+	if (!uobj)
+		return -ENOENT;
+	switch (uobj->type) {
+	case IB_ASYNC_OBJ_CQ:
+	case IB_ASYNC_OBJ_QP:
+	case IB_ASYNC_OBJ_SRQ:
+	case IB_ASYNC_OBJ_WQ:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!uobj->obj)
+		return -ENODEV;
+	*type = uobj->type;
+	return 0;
 }
 
 static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
@@ -334,7 +368,7 @@ int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj)
 	int ret = ib_async_uobj_destroy_obj(uobj);
 
 	if (!ret)
-		xa_erase(&uobj->file->objs, uobj->handle);
+		xa_erase(&uobj->file->verbs->objs, uobj->handle);
 	return ret;
 }
 
@@ -431,7 +465,7 @@ static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 	bool progress = false;
 	int ret;
 
-	xa_for_each(&file->objs, handle, uobj) {
+	xa_for_each(&file->verbs->objs, handle, uobj) {
 		if (uobj->type != type || !uobj->obj)
 			continue;
 		if (ended) {
@@ -487,7 +521,7 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
 	unsigned long handle;
 	u32 n = 0;
 
-	xa_for_each(&file->objs, handle, uobj)
+	xa_for_each(&file->verbs->objs, handle, uobj)
 		if (uobj->obj)
 			n++;
 	return n;
@@ -539,18 +573,18 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 			removal ? "; abandoning them" : "; retrying at removal");
 	abandon = left && removal;
 	if (abandon) {
-		xa_for_each(&file->objs, handle, uobj)
+		xa_for_each(&file->verbs->objs, handle, uobj)
 			if (uobj->obj)
 				ib_async_uobj_abandon(uobj);
 		left = 0;
 	}
 	if (!removal) {
 		/* What removal destroyed earlier leaves dead handles. */
-		xa_for_each(&file->objs, handle, uobj) {
+		xa_for_each(&file->verbs->objs, handle, uobj) {
 			if (uobj->obj)
 				continue;
 			ib_async_uobj_orphan(uobj);
-			xa_erase(&file->objs, handle);
+			xa_erase(&file->verbs->objs, handle);
 			ib_async_uobj_free(uobj);
 		}
 	}
