@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * CQs and their completion channels: a CQ made with a channel counts in
- * it and holds a reference (core/channel.c says why), and its completion
- * handler feeds the channel's queue once per arming.
+ * Completion queues: CREATE_CQ and RESIZE_CQ (POLL_CQ is the data
+ * path's, datapath.c), and their completion channels: a CQ made with a
+ * channel counts in it and holds a reference (core/channel.c says why),
+ * and its completion handler feeds the channel's queue once per arming.
  */
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
@@ -97,4 +98,107 @@ int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u)
 			       arg->flags & IB_ASYNC_NOTIFY_SOLICITED ?
 			       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
 	return ret < 0 ? ret : 0;
+}
+
+int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
+{
+	struct ib_cq_init_attr attr = {};
+	struct ib_async_create_cq *arg = c->cmd;
+	struct ib_async_queue_sizes sizes = {};
+	struct ib_async_channel *chan = NULL;
+	struct ib_async_uobj *uobj;
+	struct ib_cq *cq;
+	int ret;
+
+	if (arg->flags & ~IB_ASYNC_CREATE_CQ_CHANNEL || arg->handle)
+		return -EINVAL;
+	if (!(arg->flags & IB_ASYNC_CREATE_CQ_CHANNEL) && arg->comp_channel)
+		return -EINVAL;
+	if (!arg->cqe || arg->cqe > c->ib_dev->attrs.max_cqe ||
+	    arg->comp_vector >= c->ib_dev->num_comp_vectors)
+		return -EINVAL;
+
+	if (arg->flags & IB_ASYNC_CREATE_CQ_CHANNEL) {
+		chan = ib_async_channel_get_for_cq(c->file, arg->comp_channel);
+		if (IS_ERR(chan))
+			return PTR_ERR(chan);
+	}
+	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_CQ, arg->user_handle);
+	if (IS_ERR(uobj)) {
+		if (chan)
+			ib_async_channel_put_cq(chan);
+		return PTR_ERR(uobj);
+	}
+	/* Before the CQ exists, so its completion handler always sees it. */
+	uobj->comp_chan = chan;
+	sizes.cqe = arg->cqe;
+	ret = ib_async_charge_asked(uobj, &sizes);
+	if (ret)
+		return ret;
+	attr.cqe = arg->cqe;
+	attr.comp_vector = arg->comp_vector;
+	cq = ib_create_cq(c->ib_dev, ib_async_comp_handler,
+			  ib_async_uobj_event, uobj, &attr);
+	if (IS_ERR(cq)) {
+		ib_async_uobj_abort(uobj);
+		return PTR_ERR(cq);
+	}
+	uobj->cq = cq;
+	arg->cqe = cq->cqe;
+	sizes.cqe = cq->cqe;
+	return ib_async_put_charged(c, uobj, &sizes, &arg->handle);
+}
+
+/* What a CQ of @cqe entries is charged. */
+static u64 ib_async_cq_charge(u32 cqe)
+{
+	const struct ib_async_queue_sizes sizes = { .cqe = cqe };
+
+	return ib_async_queue_bytes(IB_ASYNC_OBJ_CQ, &sizes);
+}
+
+/*
+ * The new size is charged beside the old one before the driver allocates
+ * it: the old charge goes once the CQ is resized, the new one if it is
+ * not. Should the budget refuse what the driver granted beyond the size
+ * asked for, the CQ goes back to its old size.
+ */
+int ib_async_cmd_resize_cq(struct ib_async_ucmd *u)
+{
+	struct ib_async_resize_cq *arg = u->cmd;
+	struct ib_async_uobj *cq;
+	u64 old, new;
+	int old_cqe;
+	int ret;
+
+	if (arg->flags || !arg->cqe || arg->cqe > INT_MAX)
+		return -EINVAL;
+	cq = ib_async_uobj_get(u->file, arg->handle, IB_ASYNC_OBJ_CQ);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	old = cq->charged;
+	old_cqe = cq->cq->cqe;
+	new = ib_async_cq_charge(arg->cqe);
+	ret = ib_async_verbs_charge(cq, new);
+	if (ret)
+		return ret;
+	ret = ib_resize_cq(cq->cq, arg->cqe);
+	if (ret) {
+		ib_async_verbs_uncharge(cq, new);
+		return ret;
+	}
+	ret = ib_async_verbs_resized(cq, old, new,
+				     ib_async_cq_charge(cq->cq->cqe));
+	if (ret) {
+		if (!ib_resize_cq(cq->cq, old_cqe)) {
+			ib_async_verbs_uncharge(cq, new);
+			return ret;
+		}
+		/* Stuck at what was granted: it keeps both charges. */
+		pr_warn_ratelimited("ib_async: %s: a CQ kept a size beyond its charge\n",
+				    dev_name(&u->adev->dev));
+	}
+	arg->cqe = cq->cq->cqe;
+	ib_async_ucmd_respond(u);
+	return 0;
 }

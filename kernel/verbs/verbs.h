@@ -209,25 +209,45 @@ int ib_async_cmd_query_device(struct ib_async_ucmd *u);
 int ib_async_cmd_query_port(struct ib_async_ucmd *u);
 int ib_async_cmd_query_gid(struct ib_async_ucmd *u);
 int ib_async_cmd_query_pkey(struct ib_async_ucmd *u);
-int ib_async_cmd_resize_cq(struct ib_async_ucmd *u);
 
-/* cmd.c: object commands, run with the device pinned */
+/* One file per object kind; commands run with the device pinned. */
+/* pd.c */
 int ib_async_cmd_create_pd(struct ib_async_ucmd *u);
+/* cq.c */
 int ib_async_cmd_create_cq(struct ib_async_ucmd *u);
+int ib_async_cmd_resize_cq(struct ib_async_ucmd *u);
+/* qp.c */
 int ib_async_cmd_create_qp(struct ib_async_ucmd *u);
 int ib_async_cmd_modify_qp(struct ib_async_ucmd *u);
 int ib_async_cmd_query_qp(struct ib_async_ucmd *u);
+/* srq.c */
 int ib_async_cmd_create_srq(struct ib_async_ucmd *u);
 int ib_async_cmd_modify_srq(struct ib_async_ucmd *u);
 int ib_async_cmd_query_srq(struct ib_async_ucmd *u);
+/* wq.c */
 int ib_async_cmd_create_wq(struct ib_async_ucmd *u);
 int ib_async_cmd_modify_wq(struct ib_async_ucmd *u);
+/* ah.c */
 int ib_async_cmd_create_ah(struct ib_async_ucmd *u);
+
+/* cmd.c: what the object commands share */
 int ib_async_cmd_destroy(struct ib_async_ucmd *u);
 void ib_async_cmd_uncreate(struct ib_async_ucmd *u);
-int ib_async_check_qkey(u32 qkey);
 int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
 			 u32 *handle);
+int ib_async_charge_asked(struct ib_async_uobj *uobj,
+			  const struct ib_async_queue_sizes *asked);
+int ib_async_put_charged(struct ib_async_ucmd *c, struct ib_async_uobj *uobj,
+			 const struct ib_async_queue_sizes *granted, u32 *handle);
+
+/* qp.c */
+int ib_async_check_qkey(u32 qkey);
+
+/* ah.c: address vectors, which QPs use too */
+int ib_async_av_to_attr(struct ib_device *ib_dev, const struct ib_async_av *av,
+			struct rdma_ah_attr *ah);
+void ib_async_attr_to_av(const struct rdma_ah_attr *ah, struct ib_async_av *av);
+int ib_async_resolve_dmac(struct ib_pd *pd, struct rdma_ah_attr *ah);
 
 /**
  * struct ib_async_pinned - a user's pages, pinned, then mapped (pin.c)
