@@ -99,3 +99,12 @@ int ib_async_cmd_create_ah(struct ib_async_ucmd *c)
 	ib_async_uobj_use(uobj, pd);
 	return ib_async_put_created(c, uobj, &arg->handle);
 }
+
+static int ib_async_ah_destroy(struct ib_async_uobj *uobj)
+{
+	return rdma_destroy_ah_user(uobj->ah, RDMA_DESTROY_AH_SLEEPABLE, NULL);
+}
+
+const struct ib_async_uobj_type ib_async_ah_type = {
+	.destroy	= ib_async_ah_destroy,
+};

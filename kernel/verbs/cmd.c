@@ -97,7 +97,7 @@ int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 		uobj = xa_load(&c->file->verbs->objs, arg->handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	ret = ib_async_uobj_destroy_begin(uobj);
+	ret = ib_async_uobj_remove(uobj, IB_ASYNC_REMOVE_DESTROY);
 	if (ret)
 		return ret;
 	/* Its records are purged, events_reported filled, without locks. */
@@ -120,7 +120,7 @@ void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
 	/* Handles are never reused: if it is still there, it is ours. */
 	uobj = xa_load(&file->verbs->objs, u->created);
 	if (uobj)
-		ret = ib_async_uobj_destroy_begin(uobj);
+		ret = ib_async_uobj_remove(uobj, IB_ASYNC_REMOVE_DESTROY);
 	mutex_unlock(&file->obj_mutex);
 	up_read(&file->adev->disassoc_rwsem);
 	if (!ret)

@@ -202,3 +202,27 @@ int ib_async_cmd_resize_cq(struct ib_async_ucmd *u)
 	ib_async_ucmd_respond(u);
 	return 0;
 }
+
+static int ib_async_cq_destroy(struct ib_async_uobj *uobj)
+{
+	return ib_destroy_cq_user(uobj->cq, NULL);
+}
+
+/* The completions taken off the device and not yet polled. */
+static void ib_async_cq_destroyed(struct ib_async_uobj *uobj)
+{
+	ib_async_free_wrs(uobj->file, uobj);
+}
+
+static void ib_async_cq_set_name(struct ib_async_uobj *uobj, const char *name)
+{
+	rdma_restrack_set_name(&uobj->cq->res, name);
+}
+
+const struct ib_async_uobj_type ib_async_cq_type = {
+	.destroy	= ib_async_cq_destroy,
+	.destroyed	= ib_async_cq_destroyed,
+	.set_name	= ib_async_cq_set_name,
+	.queue_bytes	= ib_async_cq_bytes,
+	.events		= true,
+};

@@ -525,7 +525,7 @@ int ib_async_mr_destroy(struct ib_async_mr *amr)
  *
  * Return: 0, or the driver's error with nothing changed.
  */
-int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
+static int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
 {
 	u32 lkey = uobj->mr->mr->lkey;
 	int ret;
@@ -546,7 +546,7 @@ int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
  * ib_alloc_mr() names it after its PD, with the PD's name: the same
  * string, which must outlive the entry as much.
  */
-void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
+static void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
 {
 	rdma_restrack_set_name(&uobj->mr->mr->res, name);
 }
@@ -558,7 +558,7 @@ void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
  * Its lkey leaves the file's keys, which are never looked up again and
  * go with the file.
  */
-void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj)
+static void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
 	xa_erase(&uobj->file->verbs->mr_keys, uobj->mr->mr->lkey);
@@ -747,3 +747,9 @@ err_free:
 	kfree(amr);
 	return ret;
 }
+
+const struct ib_async_uobj_type ib_async_mr_type = {
+	.destroy	= ib_async_mr_uobj_destroy,
+	.set_name	= ib_async_mr_set_name,
+	.abandon	= ib_async_mr_uobj_abandon,
+};

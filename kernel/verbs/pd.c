@@ -27,3 +27,32 @@ int ib_async_cmd_create_pd(struct ib_async_ucmd *c)
 	uobj->pd = pd;
 	return ib_async_put_created(c, uobj, &arg->handle);
 }
+
+/* Its registration QP first: it uses the PD. */
+static int ib_async_pd_destroy(struct ib_async_uobj *uobj)
+{
+	int ret;
+
+	ret = ib_async_regq_destroy(uobj->regq);
+	if (ret)
+		return ret;
+	uobj->regq = NULL;
+	return ib_dealloc_pd_user(uobj->pd, NULL);
+}
+
+static void ib_async_pd_set_name(struct ib_async_uobj *uobj, const char *name)
+{
+	rdma_restrack_set_name(&uobj->pd->res, name);
+	ib_async_regq_set_name(uobj->regq, name);
+}
+
+static void ib_async_pd_abandon(struct ib_async_uobj *uobj)
+{
+	ib_async_regq_abandon(uobj->regq);
+}
+
+const struct ib_async_uobj_type ib_async_pd_type = {
+	.destroy	= ib_async_pd_destroy,
+	.set_name	= ib_async_pd_set_name,
+	.abandon	= ib_async_pd_abandon,
+};

@@ -271,3 +271,27 @@ int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 	ib_async_ucmd_respond(c);
 	return 0;
 }
+
+static int ib_async_qp_destroy(struct ib_async_uobj *uobj)
+{
+	return ib_destroy_qp_user(uobj->qp, NULL);
+}
+
+static void ib_async_qp_settle(struct ib_async_uobj *uobj)
+{
+	/* Only the address of the freed QP is used. */
+	ib_async_qp_destroyed(uobj, uobj->qp);
+}
+
+static void ib_async_qp_set_name(struct ib_async_uobj *uobj, const char *name)
+{
+	rdma_restrack_set_name(&uobj->qp->res, name);
+}
+
+const struct ib_async_uobj_type ib_async_qp_type = {
+	.destroy	= ib_async_qp_destroy,
+	.destroyed	= ib_async_qp_settle,
+	.set_name	= ib_async_qp_set_name,
+	.queue_bytes	= ib_async_qp_bytes,
+	.events		= true,
+};

@@ -147,3 +147,28 @@ int ib_async_cmd_query_srq(struct ib_async_ucmd *c)
 {
 	return ib_async_srq_attr(c, false);
 }
+
+static int ib_async_srq_destroy(struct ib_async_uobj *uobj)
+{
+	return ib_destroy_srq_user(uobj->srq, NULL);
+}
+
+/* The receives the device still owned. */
+static void ib_async_srq_destroyed(struct ib_async_uobj *uobj)
+{
+	ib_async_free_wrs(uobj->file, uobj);
+}
+
+static void ib_async_srq_set_name(struct ib_async_uobj *uobj,
+				  const char *name)
+{
+	rdma_restrack_set_name(&uobj->srq->res, name);
+}
+
+const struct ib_async_uobj_type ib_async_srq_type = {
+	.destroy	= ib_async_srq_destroy,
+	.destroyed	= ib_async_srq_destroyed,
+	.set_name	= ib_async_srq_set_name,
+	.queue_bytes	= ib_async_rq_bytes,
+	.events		= true,
+};

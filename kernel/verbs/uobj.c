@@ -66,6 +66,30 @@ static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
 	ib_async_cg_uncharge(&uobj->cg_obj, uobj->file->adev->ib_dev);
 }
 
+/* Each kind's ops, in its own file: nothing here switches on the type. */
+static const struct ib_async_uobj_type *const ib_async_uobj_types[] = {
+	[IB_ASYNC_OBJ_PD]	= &ib_async_pd_type,
+	[IB_ASYNC_OBJ_CQ]	= &ib_async_cq_type,
+	[IB_ASYNC_OBJ_QP]	= &ib_async_qp_type,
+	[IB_ASYNC_OBJ_SRQ]	= &ib_async_srq_type,
+	[IB_ASYNC_OBJ_WQ]	= &ib_async_wq_type,
+	[IB_ASYNC_OBJ_AH]	= &ib_async_ah_type,
+	[IB_ASYNC_OBJ_MR]	= &ib_async_mr_type,
+};
+
+/**
+ * ib_async_uobj_type - what an object kind does its own way
+ * @type: IB_ASYNC_OBJ_*
+ *
+ * Return: its ops, or NULL for a type no object has.
+ */
+const struct ib_async_uobj_type *ib_async_uobj_type(u32 type)
+{
+	if (type >= ARRAY_SIZE(ib_async_uobj_types))
+		return NULL;
+	return ib_async_uobj_types[type];
+}
+
 void ib_async_file_objs_init(struct ib_async_file *file)
 {
 	mutex_init(&file->obj_mutex);
@@ -158,24 +182,10 @@ static void ib_async_uobj_free(struct ib_async_uobj *uobj)
  */
 void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
 {
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_PD:
-		rdma_restrack_set_name(&uobj->pd->res, name);
-		ib_async_regq_set_name(uobj->regq, name);
-		break;
-	case IB_ASYNC_OBJ_CQ:
-		rdma_restrack_set_name(&uobj->cq->res, name);
-		break;
-	case IB_ASYNC_OBJ_QP:
-		rdma_restrack_set_name(&uobj->qp->res, name);
-		break;
-	case IB_ASYNC_OBJ_SRQ:
-		rdma_restrack_set_name(&uobj->srq->res, name);
-		break;
-	case IB_ASYNC_OBJ_MR:
-		ib_async_mr_set_name(uobj, name);
-		break;
-	}
+	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
+
+	if (t && t->set_name)
+		t->set_name(uobj, name);
 }
 
 /*
@@ -255,21 +265,16 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
 			       u32 *type)
 {
+	const struct ib_async_uobj_type *t;
 	struct ib_async_uobj *uobj;
 
 	lockdep_assert_held(&file->obj_mutex);
 	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
 	if (!uobj)
 		return -ENOENT;
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_CQ:
-	case IB_ASYNC_OBJ_QP:
-	case IB_ASYNC_OBJ_SRQ:
-	case IB_ASYNC_OBJ_WQ:
-		break;
-	default:
+	t = ib_async_uobj_type(uobj->type);
+	if (!t || !t->events)
 		return -EINVAL;
-	}
 	if (!uobj->obj)
 		return -ENODEV;
 	*type = uobj->type;
@@ -278,31 +283,9 @@ int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
 
 static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 {
-	int ret;
+	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
 
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_PD:
-		ret = ib_async_regq_destroy(uobj->regq);
-		if (ret)
-			return ret;
-		uobj->regq = NULL;
-		return ib_dealloc_pd_user(uobj->pd, NULL);
-	case IB_ASYNC_OBJ_MR:
-		return ib_async_mr_uobj_destroy(uobj);
-	case IB_ASYNC_OBJ_CQ:
-		return ib_destroy_cq_user(uobj->cq, NULL);
-	case IB_ASYNC_OBJ_QP:
-		return ib_destroy_qp_user(uobj->qp, NULL);
-	case IB_ASYNC_OBJ_SRQ:
-		return ib_destroy_srq_user(uobj->srq, NULL);
-	case IB_ASYNC_OBJ_WQ:
-		return ib_destroy_wq_user(uobj->wq, NULL);
-	case IB_ASYNC_OBJ_AH:
-		return rdma_destroy_ah_user(uobj->ah, RDMA_DESTROY_AH_SLEEPABLE,
-					    NULL);
-	default:
-		return -EINVAL;
-	}
+	return t ? t->destroy(uobj) : -EINVAL;
 }
 
 /*
@@ -312,19 +295,11 @@ static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
  */
 static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 {
+	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
 	int i;
 
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_QP:
-		/* Only the address of the freed QP is used. */
-		ib_async_qp_destroyed(uobj, uobj->qp);
-		break;
-	case IB_ASYNC_OBJ_SRQ:
-	case IB_ASYNC_OBJ_CQ:
-		ib_async_free_wrs(uobj->file, uobj);
-		break;
-	}
-
+	if (t && t->destroyed)
+		t->destroyed(uobj);
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
 		uobj->uses[i]->users--;
 	ib_async_verbs_uncharge(uobj, uobj->charged);
@@ -353,28 +328,31 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 }
 
 /**
- * ib_async_uobj_destroy_begin - destroy an object's verbs object and handle
+ * ib_async_uobj_remove - destroy an object's verbs object: the one path
  * @uobj: the object, from ib_async_uobj_get() or already dead
+ * @why: who asks; at device removal the handle stays, a dead one
  *
  * The verbs object goes first: once it is destroyed the driver calls no
  * handler for it, so the purge that
- * ib_async_uobj_destroy_end() does cannot miss a record. The handle is
- * gone on success, so no other command can find the object meanwhile.
+ * ib_async_uobj_destroy_end() does cannot miss a record. Unless the
+ * device is being removed, the handle is gone on success, so no other
+ * command can find the object meanwhile.
  *
  * Return: 0, -EBUSY (in use, nothing changed) or the driver's error.
  */
-int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj)
+int ib_async_uobj_remove(struct ib_async_uobj *uobj,
+			 enum ib_async_remove_reason why)
 {
 	int ret = ib_async_uobj_destroy_obj(uobj);
 
-	if (!ret)
+	if (!ret && why != IB_ASYNC_REMOVE_DEVICE)
 		xa_erase(&uobj->file->verbs->objs, uobj->handle);
 	return ret;
 }
 
 /**
  * ib_async_uobj_destroy_end - purge a destroyed object's records, free it
- * @uobj: the object, after ib_async_uobj_destroy_begin() succeeded
+ * @uobj: the object, after ib_async_uobj_remove() succeeded
  * @comp_events_reported: out: how many of a CQ's completion events the
  *	readers of its channel got (0 without one)
  *
@@ -401,7 +379,7 @@ u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
 
 /**
  * ib_async_uobj_forget_end - end a destroy a command made
- * @uobj: the object, after ib_async_uobj_destroy_begin() succeeded
+ * @uobj: the object, after ib_async_uobj_remove() succeeded
  * @comp_events_reported: as for ib_async_uobj_destroy_end()
  *
  * DESTROY, and a create whose answer was lost: the object also leaves the
@@ -468,15 +446,13 @@ static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 	xa_for_each(&file->verbs->objs, handle, uobj) {
 		if (uobj->type != type || !uobj->obj)
 			continue;
-		if (ended) {
-			ret = ib_async_uobj_destroy_begin(uobj);
-			if (!ret)
-				list_add_tail(&uobj->ended, ended);
-		} else {
-			ret = ib_async_uobj_destroy_obj(uobj);
-		}
-		if (!ret)
-			progress = true;
+		ret = ib_async_uobj_remove(uobj, ended ? IB_ASYNC_REMOVE_CLOSE :
+						 IB_ASYNC_REMOVE_DEVICE);
+		if (ret)
+			continue;
+		if (ended)
+			list_add_tail(&uobj->ended, ended);
+		progress = true;
 	}
 	return progress;
 }
@@ -503,12 +479,12 @@ static const char ib_async_abandoned_name[] = "ib_async(abandoned)";
  */
 static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 {
+	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
+
 	lockdep_assert_held(&uobj->file->obj_mutex);
 	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
-	if (uobj->type == IB_ASYNC_OBJ_MR)
-		ib_async_mr_uobj_abandon(uobj);
-	if (uobj->type == IB_ASYNC_OBJ_PD)
-		ib_async_regq_abandon(uobj->regq);
+	if (t && t->abandon)
+		t->abandon(uobj);
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	WRITE_ONCE(uobj->abandoned, uobj->obj);

@@ -31,6 +31,7 @@
 #include "core/core.h"
 
 struct ib_async_mr;
+struct ib_async_queue_sizes;
 struct ib_async_regq;
 
 /* Completions taken from the device per ib_poll_cq() call. */
@@ -141,7 +142,21 @@ void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
 			  struct ib_device *ib_dev);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
-int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
+/**
+ * enum ib_async_remove_reason - why an object's verbs object is destroyed
+ * @IB_ASYNC_REMOVE_DESTROY: DESTROY, or a create whose answer was lost
+ * @IB_ASYNC_REMOVE_CLOSE: its file is being closed
+ * @IB_ASYNC_REMOVE_DEVICE: its device is being removed: the handle stays,
+ *	a dead one, until DESTROY or close forgets it
+ */
+enum ib_async_remove_reason {
+	IB_ASYNC_REMOVE_DESTROY,
+	IB_ASYNC_REMOVE_CLOSE,
+	IB_ASYNC_REMOVE_DEVICE,
+};
+
+int ib_async_uobj_remove(struct ib_async_uobj *uobj,
+			 enum ib_async_remove_reason why);
 u64 ib_async_uobj_forget_end(struct ib_async_uobj *uobj,
 			     u64 *comp_events_reported);
 u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
@@ -168,6 +183,41 @@ int ib_async_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		       const struct ib_send_wr **bad_wr);
 int ib_async_cmd_post_send_list(struct ib_async_ucmd *u);
 int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
+
+/**
+ * struct ib_async_uobj_type - what one object kind does its own way
+ * @destroy: destroy its verbs object: 0, or the driver's refusal, with
+ *	nothing changed
+ * @destroyed: once @destroy succeeded, settle what the verbs object left
+ *	(its work requests); NULL for nothing
+ * @set_name: name the owner of its restrack entries; NULL for none
+ * @abandon: removal gave it up: keep what the device may still write
+ *	into; NULL for nothing beyond the common steps
+ * @queue_bytes: what its queues cost for the sizes given (charge.c);
+ *	NULL: it has no queue
+ * @events: its verbs object raises affiliated events, which a
+ *	subscription may name it for
+ *
+ * One per kind, in its file (pd.c, cq.c...); uobj.c indexes them by
+ * IB_ASYNC_OBJ_* instead of switching on the type.
+ */
+struct ib_async_uobj_type {
+	int (*destroy)(struct ib_async_uobj *uobj);
+	void (*destroyed)(struct ib_async_uobj *uobj);
+	void (*set_name)(struct ib_async_uobj *uobj, const char *name);
+	void (*abandon)(struct ib_async_uobj *uobj);
+	u64 (*queue_bytes)(const struct ib_async_queue_sizes *s);
+	bool events;
+};
+
+extern const struct ib_async_uobj_type ib_async_pd_type;
+extern const struct ib_async_uobj_type ib_async_cq_type;
+extern const struct ib_async_uobj_type ib_async_qp_type;
+extern const struct ib_async_uobj_type ib_async_srq_type;
+extern const struct ib_async_uobj_type ib_async_wq_type;
+extern const struct ib_async_uobj_type ib_async_ah_type;
+extern const struct ib_async_uobj_type ib_async_mr_type;
+const struct ib_async_uobj_type *ib_async_uobj_type(u32 type);
 
 /* cq.c: completion channels, as seen from the CQs that use them */
 struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
@@ -198,6 +248,9 @@ struct ib_async_queue_sizes {
 
 /* charge.c: verbs objects' queues on the opener's budget */
 u64 ib_async_queue_bytes(u32 type, const struct ib_async_queue_sizes *s);
+u64 ib_async_cq_bytes(const struct ib_async_queue_sizes *s);
+u64 ib_async_qp_bytes(const struct ib_async_queue_sizes *s);
+u64 ib_async_rq_bytes(const struct ib_async_queue_sizes *s);
 int ib_async_verbs_charge(struct ib_async_uobj *uobj, u64 bytes);
 void ib_async_verbs_uncharge(struct ib_async_uobj *uobj, u64 bytes);
 int ib_async_verbs_charge_to(struct ib_async_uobj *uobj, u64 bytes);
@@ -278,9 +331,6 @@ bool ib_async_user_mr_supported(struct ib_device *ib_dev);
 u64 ib_async_max_user_mr_size(struct ib_device *ib_dev);
 int ib_async_cmd_reg_mr(struct ib_async_ucmd *u);
 int ib_async_mr_destroy(struct ib_async_mr *amr);
-int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj);
-void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name);
-void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj);
 void ib_async_regq_set_name(struct ib_async_regq *rq, const char *name);
 void ib_async_regq_abandon(struct ib_async_regq *rq);
 int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,

@@ -91,3 +91,15 @@ int ib_async_cmd_modify_wq(struct ib_async_ucmd *c)
 	return uobj->wq->device->ops.modify_wq(uobj->wq, &attr, arg->attr_mask,
 					       &empty_udata);
 }
+
+static int ib_async_wq_destroy(struct ib_async_uobj *uobj)
+{
+	return ib_destroy_wq_user(uobj->wq, NULL);
+}
+
+/* No restrack entry of its own: nothing to name. */
+const struct ib_async_uobj_type ib_async_wq_type = {
+	.destroy	= ib_async_wq_destroy,
+	.queue_bytes	= ib_async_rq_bytes,
+	.events		= true,
+};
