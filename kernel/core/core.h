@@ -371,7 +371,7 @@ struct ib_async_channel {
 	struct ib_async_evq evq;
 };
 
-/* main.c */
+/* params.c */
 u32 ib_async_default_queue_len(void);
 u32 ib_async_max_queue_len(void);
 
@@ -504,9 +504,8 @@ struct ib_async_ucmd {
 /* uapi.c: the ioctl dispatcher */
 long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
 			 void __user *uarg);
-long ib_async_uapi_channel_ioctl(struct file *filp,
-				 struct ib_async_channel *chan,
-				 unsigned int cmd, void __user *uarg);
+long ib_async_uapi_channel_ioctl(struct file *filp, unsigned int cmd,
+				 void __user *uarg);
 int ib_async_ucmd_lock(struct ib_async_ucmd *u);
 void ib_async_ucmd_unlock(struct ib_async_ucmd *u);
 
@@ -544,6 +543,8 @@ struct ib_async_ioctl_op {
 		.flags = _flags,					\
 	}
 
+void ib_async_uapi_init(const struct ib_async_ioctl_op *cmds, unsigned int n);
+
 /* channel.c */
 int ib_async_cmd_create_channel(struct ib_async_ucmd *u);
 void ib_async_channels_close(struct ib_async_file *file, int err);
@@ -578,6 +579,21 @@ int ib_async_account_pages(struct user_struct *user, long pages);
 void ib_async_unaccount_pages(struct user_struct *user, long pages);
 void ib_async_account_sub(struct ib_async_file *file, u64 bytes);
 void ib_async_account_exit(struct ib_async_file *file);
+
+/* qfile.c: what node and channel files share; private_data is the queue */
+ssize_t ib_async_qfile_read(struct file *filp, char __user *buf,
+			    size_t count, loff_t *pos);
+__poll_t ib_async_qfile_poll(struct file *filp, poll_table *wait);
+int ib_async_qfile_mmap(struct file *filp, struct vm_area_struct *vma);
+int ib_async_qfile_fasync(int fd, struct file *filp, int on);
+long ib_async_qfile_ioctl(struct file *filp, unsigned int cmd,
+			  unsigned long arg,
+			  long (*run)(struct file *filp, unsigned int cmd,
+				      void __user *uarg));
+void ib_async_qfile_show_queue(struct seq_file *m,
+			       const struct ib_async_evq_stat *st);
+void ib_async_qfile_show_memory(struct seq_file *m,
+				const struct ib_async_evq_stat *st);
 
 /* file.c */
 extern const struct file_operations ib_async_fops;
@@ -618,8 +634,14 @@ struct ib_async_verbs_ops {
 	unsigned int n_cmds;
 };
 
-/* main.c: the module's verbs layer, registered before the core starts */
+/* params.c: the verbs layer, set by ib_async_core_init() */
 extern const struct ib_async_verbs_ops *ib_async_verbs;
+
+/* cmds.c: the core's command table */
+extern const struct ib_async_ioctl_op ib_async_core_cmds[];
+extern const unsigned int ib_async_n_core_cmds;
+
+/* main.c */
 int ib_async_core_init(const struct ib_async_verbs_ops *verbs);
 void ib_async_core_exit(void);
 

@@ -2,46 +2,15 @@
 /*
  * ib_async: RDMA asynchronous events through bounded per-file queues.
  *
- * Module parameters, and the ib_client that gives every RDMA device its
- * character device. kernel/module.c starts the core here once the verbs
- * layer is ready, and hands it the layer's ops.
+ * The ib_client that gives every RDMA device its character device, and
+ * the core's start: kernel/module.c starts it here once the verbs layer is
+ * ready, and hands it the layer's ops; the dispatcher gets the core's
+ * command table (cmds.c) and the layer's.
  */
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 
 #include "core.h"
-
-static unsigned int default_queue_len = 1024;
-static unsigned int max_queue_len = 65536;
-
-static int queue_len_param_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, IB_ASYNC_QUEUE_LEN_LIMIT);
-}
-
-static const struct kernel_param_ops queue_len_param_ops = {
-	.set = queue_len_param_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(default_queue_len, &queue_len_param_ops, &default_queue_len,
-		0644);
-MODULE_PARM_DESC(default_queue_len,
-		 "Events a new file's queue holds (default 1024; capped by max_queue_len)");
-module_param_cb(max_queue_len, &queue_len_param_ops, &max_queue_len, 0644);
-MODULE_PARM_DESC(max_queue_len,
-		 "Largest queue a file may ask for (default 65536, at most 1048576)");
-
-u32 ib_async_max_queue_len(void)
-{
-	return READ_ONCE(max_queue_len);
-}
-
-u32 ib_async_default_queue_len(void)
-{
-	return min(READ_ONCE(default_queue_len), ib_async_max_queue_len());
-}
 
 static struct ib_client ib_async_client;
 
@@ -91,9 +60,6 @@ static struct ib_client ib_async_client = {
 	.no_kverbs_req	= true,
 };
 
-/* The verbs layer, as the core reaches it; set before any device is added */
-const struct ib_async_verbs_ops *ib_async_verbs;
-
 /**
  * ib_async_core_init - start the event core
  * @verbs: the verbs layer's ops, which every file uses from its open on
@@ -130,6 +96,7 @@ int ib_async_core_init(const struct ib_async_verbs_ops *verbs)
 #undef IB_ASYNC_SAME_EVENT
 
 	ib_async_verbs = verbs;
+	ib_async_uapi_init(ib_async_core_cmds, ib_async_n_core_cmds);
 	ret = ib_async_device_init();
 	if (ret)
 		return ret;

@@ -11,7 +11,6 @@
  * user buffer behind a slow fault (userfaultfd, FUSE) never holds up
  * device removal or another file.
  */
-#include <linux/build_bug.h>
 #include <linux/file.h>
 #include <linux/nospec.h>
 #include <linux/uaccess.h>
@@ -31,61 +30,22 @@ union ib_async_ucmd_buffer {
 };
 
 /*
- * The core's commands; the verbs layer's are in its ops (verbs/ops.c),
- * numbered in the same range: a number is in one table or the other.
+ * The commands, in two tables plugged in at start: the core's (cmds.c)
+ * and the verbs layer's (its ops). A number is in one or the other.
  */
-static const struct ib_async_ioctl_op ib_async_core_cmds[] = {
-	IB_ASYNC_OP(GET_INFO, ib_async_cmd_get_info, struct ib_async_info,
-		    IB_ASYNC_INFO_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
-	IB_ASYNC_OP(SET_QUEUE_LEN, ib_async_cmd_set_queue_len,
-		    struct ib_async_queue_len, IB_ASYNC_QUEUE_LEN_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
-	IB_ASYNC_OP(READ_BATCH, ib_async_cmd_read_batch,
-		    struct ib_async_read_batch, IB_ASYNC_READ_BATCH_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
-	IB_ASYNC_OP(CREATE_CHANNEL, ib_async_cmd_create_channel,
-		    struct ib_async_create_channel,
-		    IB_ASYNC_CREATE_CHANNEL_SIZE_V1, IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(SUBSCRIBE, ib_async_cmd_subscribe,
-		    struct ib_async_subscribe, IB_ASYNC_SUBSCRIBE_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(UNSUBSCRIBE, ib_async_cmd_unsubscribe,
-		    struct ib_async_unsubscribe, IB_ASYNC_UNSUBSCRIBE_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
-	IB_ASYNC_OP(MAP_RING, ib_async_cmd_map_ring, struct ib_async_map_ring,
-		    IB_ASYNC_MAP_RING_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
-	IB_ASYNC_OP(RING_WAIT, ib_async_cmd_ring_wait,
-		    struct ib_async_ring_wait, IB_ASYNC_RING_WAIT_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_QUEUE),
-};
+static const struct ib_async_ioctl_op *ib_async_uapi_cmds;
+static unsigned int ib_async_uapi_n_cmds;
 
-/*
- * Each uAPI structure has exactly the size its header names: a field added
- * without a new size (or a hole the compiler filled) fails the build.
+/**
+ * ib_async_uapi_init - plug the core's command table in
+ * @cmds: the table, indexed by number - IB_ASYNC_CMD_BASE
+ * @n: its entries
  */
-static_assert(sizeof(struct ib_async_event) == IB_ASYNC_EVENT_SIZE_V1);
-static_assert(sizeof(struct ib_async_info) == IB_ASYNC_INFO_SIZE_V1);
-static_assert(sizeof(struct ib_async_queue_len) == IB_ASYNC_QUEUE_LEN_SIZE_V1);
-static_assert(sizeof(struct ib_async_read_batch) ==
-	      IB_ASYNC_READ_BATCH_SIZE_V1);
-static_assert(sizeof(struct ib_async_create_channel) ==
-	      IB_ASYNC_CREATE_CHANNEL_SIZE_V1);
-static_assert(sizeof(struct ib_async_chan_event) ==
-	      IB_ASYNC_CHAN_EVENT_SIZE_V1);
-static_assert(sizeof(struct ib_async_subscribe) == IB_ASYNC_SUBSCRIBE_SIZE_V1);
-static_assert(sizeof(struct ib_async_unsubscribe) ==
-	      IB_ASYNC_UNSUBSCRIBE_SIZE_V1);
-static_assert(sizeof(struct ib_async_ring_header) ==
-	      IB_ASYNC_RING_HEADER_SIZE_V1);
-static_assert(offsetof(struct ib_async_ring_header, consumer) == 64);
-static_assert(sizeof(struct ib_async_map_ring) == IB_ASYNC_MAP_RING_SIZE_V1);
-static_assert(sizeof(struct ib_async_ring_wait) ==
-	      IB_ASYNC_RING_WAIT_SIZE_V1);
-/* The numbers fit the range the header reserves. */
-static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_core_cmds) - 1 <=
-	      IB_ASYNC_CMD_LAST);
+void ib_async_uapi_init(const struct ib_async_ioctl_op *cmds, unsigned int n)
+{
+	ib_async_uapi_cmds = cmds;
+	ib_async_uapi_n_cmds = n;
+}
 
 /**
  * ib_async_ucmd_lock - pin the device and the file's objects
@@ -141,7 +101,7 @@ static const struct ib_async_ioctl_op *ib_async_op_find(unsigned int cmd)
 	/* Our type, no direction, no size: anything else is not ours. */
 	if (cmd != _IO(IB_ASYNC_IOC_MAGIC, nr) || nr < IB_ASYNC_CMD_BASE)
 		return NULL;
-	op = ib_async_op_at(ib_async_core_cmds, ARRAY_SIZE(ib_async_core_cmds),
+	op = ib_async_op_at(ib_async_uapi_cmds, ib_async_uapi_n_cmds,
 			    nr - IB_ASYNC_CMD_BASE);
 	if (op)
 		return op;
@@ -233,7 +193,8 @@ long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
 			 void __user *uarg)
 {
 	const struct ib_async_ioctl_op *op = ib_async_op_find(cmd);
-	struct ib_async_file *file = filp->private_data;
+	struct ib_async_file *file =
+		container_of(filp->private_data, struct ib_async_file, evq);
 	struct ib_async_ucmd u = {
 		.filp = filp,
 		.file = file,
@@ -250,18 +211,18 @@ long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
 /**
  * ib_async_uapi_channel_ioctl - run a queue command on a channel's file
  * @filp: the channel's file
- * @chan: the channel
  * @cmd: the ioctl number
  * @uarg: the caller's argument
  *
  * Return: as ib_async_uapi_ioctl(); -ENOTTY for every command that is not
  * about the queue.
  */
-long ib_async_uapi_channel_ioctl(struct file *filp,
-				 struct ib_async_channel *chan,
-				 unsigned int cmd, void __user *uarg)
+long ib_async_uapi_channel_ioctl(struct file *filp, unsigned int cmd,
+				 void __user *uarg)
 {
 	const struct ib_async_ioctl_op *op = ib_async_op_find(cmd);
+	struct ib_async_channel *chan =
+		container_of(filp->private_data, struct ib_async_channel, evq);
 	struct ib_async_ucmd u = {
 		.filp = filp,
 		.adev = chan->adev,
