@@ -1,12 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Address handles and the address vectors that QPs share: CREATE_AH and
- * the conversions between struct ib_async_av and struct rdma_ah_attr.
+ * Address handles and what QPs share with them: CREATE_AH, the
+ * conversions between struct ib_async_av and struct rdma_ah_attr, and
+ * the Q_Key check of QPs and UD sends.
  *
  * Handlers run as verbs/cmd.c says, with the device pinned and the
  * file's obj_mutex held.
  */
+#include <linux/capability.h>
+#include <rdma/ib_mad.h>
+
 #include "verbs.h"
+
+/**
+ * ib_async_check_qkey - may the caller use this Q_Key?
+ * @qkey: a Q_Key for a QP or a UD send
+ *
+ * A Q_Key with the high bit set is a controlled one (IBA 10.2.4): like
+ * ib_uverbs, allow it only with CAP_NET_RAW or the rdma netlink
+ * "privileged-qkey" setting on.
+ *
+ * Return: 0 or -EPERM.
+ */
+int ib_async_check_qkey(u32 qkey)
+{
+	if ((qkey & IB_QP_SET_QKEY) && !rdma_nl_get_privileged_qkey() &&
+	    !capable(CAP_NET_RAW))
+		return -EPERM;
+	return 0;
+}
 
 /* Translate an address vector; RoCE needs the GRH. */
 int ib_async_av_to_attr(struct ib_device *ib_dev, const struct ib_async_av *av,
@@ -85,7 +107,7 @@ int ib_async_cmd_create_ah(struct ib_async_ucmd *c)
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_AH, 0);
+	uobj = ib_async_uobj_new(c->file, &ib_async_ah_type, 0);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	/* The core resolves the RoCE destination MAC, as for ib_uverbs. */
@@ -106,5 +128,6 @@ static int ib_async_ah_destroy(struct ib_async_uobj *uobj)
 }
 
 const struct ib_async_uobj_type ib_async_ah_type = {
+	.type		= IB_ASYNC_OBJ_AH,
 	.destroy	= ib_async_ah_destroy,
 };

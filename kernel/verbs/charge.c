@@ -120,24 +120,6 @@ u64 ib_async_rq_bytes(const struct ib_async_queue_sizes *s)
 }
 
 /**
- * ib_async_queue_bytes - what an object's queues cost
- * @type: its type, IB_ASYNC_OBJ_*
- * @s: the sizes asked for or granted; the fields of other types are
- *	ignored
- *
- * Return: bytes, whole pages; 0 for a type without queues.
- */
-u64 ib_async_queue_bytes(u32 type, const struct ib_async_queue_sizes *s)
-{
-	const struct ib_async_uobj_type *t = ib_async_uobj_type(type);
-
-	/* Types without queues (PD, AH, MR) cost nothing. */
-	if (!t || !t->queue_bytes)
-		return 0;
-	return t->queue_bytes(s);
-}
-
-/**
  * ib_async_verbs_charge - charge queue memory to an object's file
  * @uobj: the object that holds it
  * @bytes: how much more

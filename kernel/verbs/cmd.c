@@ -41,12 +41,19 @@ int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
  * Before the driver is asked: charge the new object's queues, for the
  * sizes asked for, so that a create past the budget allocates nothing.
  */
+/* What an object's queues cost; nothing for a kind without queues. */
+static u64 ib_async_queue_bytes(const struct ib_async_uobj *uobj,
+				const struct ib_async_queue_sizes *s)
+{
+	return uobj->ops->queue_bytes ? uobj->ops->queue_bytes(s) : 0;
+}
+
 int ib_async_charge_asked(struct ib_async_uobj *uobj,
 			  const struct ib_async_queue_sizes *asked)
 {
 	int ret;
 
-	ret = ib_async_verbs_charge(uobj, ib_async_queue_bytes(uobj->type,
+	ret = ib_async_verbs_charge(uobj, ib_async_queue_bytes(uobj,
 							       asked));
 	if (ret)
 		ib_async_uobj_abort(uobj);
@@ -64,7 +71,7 @@ int ib_async_put_charged(struct ib_async_ucmd *c, struct ib_async_uobj *uobj,
 {
 	int ret;
 
-	ret = ib_async_verbs_charge_to(uobj, ib_async_queue_bytes(uobj->type,
+	ret = ib_async_verbs_charge_to(uobj, ib_async_queue_bytes(uobj,
 								  granted));
 	if (ret) {
 		c->created = uobj->handle;

@@ -123,7 +123,8 @@ int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 		if (IS_ERR(chan))
 			return PTR_ERR(chan);
 	}
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_CQ, arg->user_handle);
+	uobj = ib_async_uobj_new(c->file, &ib_async_cq_type,
+				 arg->user_handle);
 	if (IS_ERR(uobj)) {
 		if (chan)
 			ib_async_channel_put_cq(chan);
@@ -154,7 +155,7 @@ static u64 ib_async_cq_charge(u32 cqe)
 {
 	const struct ib_async_queue_sizes sizes = { .cqe = cqe };
 
-	return ib_async_queue_bytes(IB_ASYNC_OBJ_CQ, &sizes);
+	return ib_async_cq_bytes(&sizes);
 }
 
 /*
@@ -219,10 +220,20 @@ static void ib_async_cq_set_name(struct ib_async_uobj *uobj, const char *name)
 	rdma_restrack_set_name(&uobj->cq->res, name);
 }
 
+/* Its records are gone from its channel: the CQ leaves it. */
+static void ib_async_cq_free(struct ib_async_uobj *uobj)
+{
+	if (uobj->comp_chan)
+		ib_async_channel_put_cq(uobj->comp_chan);
+	uobj->comp_chan = NULL;
+}
+
 const struct ib_async_uobj_type ib_async_cq_type = {
+	.type		= IB_ASYNC_OBJ_CQ,
 	.destroy	= ib_async_cq_destroy,
 	.destroyed	= ib_async_cq_destroyed,
 	.set_name	= ib_async_cq_set_name,
+	.free		= ib_async_cq_free,
 	.queue_bytes	= ib_async_cq_bytes,
 	.events		= true,
 };

@@ -224,8 +224,7 @@ static const struct ib_async_queue_sizes ib_async_regq_qp_sizes = {
 static u64 ib_async_regq_bytes(const struct ib_async_queue_sizes *cq,
 			       const struct ib_async_queue_sizes *qp)
 {
-	return ib_async_queue_bytes(IB_ASYNC_OBJ_CQ, cq) +
-	       ib_async_queue_bytes(IB_ASYNC_OBJ_QP, qp);
+	return ib_async_cq_bytes(cq) + ib_async_qp_bytes(qp);
 }
 
 /* Also says, in @granted, what the CQ and QP the driver made cost. */
@@ -686,7 +685,7 @@ static int ib_async_reg_mr_locked(struct ib_async_ucmd *u,
 		if (ret)
 			return ret;
 	}
-	uobj = ib_async_uobj_new(u->file, IB_ASYNC_OBJ_MR, 0);
+	uobj = ib_async_uobj_new(u->file, &ib_async_mr_type, 0);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	amr->access = arg->access & IB_ASYNC_MR_DEVICE_ACCESS;
@@ -749,6 +748,7 @@ err_free:
 }
 
 const struct ib_async_uobj_type ib_async_mr_type = {
+	.type		= IB_ASYNC_OBJ_MR,
 	.destroy	= ib_async_mr_uobj_destroy,
 	.set_name	= ib_async_mr_set_name,
 	.abandon	= ib_async_mr_uobj_abandon,

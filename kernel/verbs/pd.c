@@ -16,7 +16,7 @@ int ib_async_cmd_create_pd(struct ib_async_ucmd *c)
 	if (arg->flags || arg->reserved || arg->handle)
 		return -EINVAL;
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_PD, 0);
+	uobj = ib_async_uobj_new(c->file, &ib_async_pd_type, 0);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	pd = ib_alloc_pd(c->ib_dev, 0);
@@ -52,6 +52,7 @@ static void ib_async_pd_abandon(struct ib_async_uobj *uobj)
 }
 
 const struct ib_async_uobj_type ib_async_pd_type = {
+	.type		= IB_ASYNC_OBJ_PD,
 	.destroy	= ib_async_pd_destroy,
 	.set_name	= ib_async_pd_set_name,
 	.abandon	= ib_async_pd_abandon,

@@ -1,33 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Queue pairs: CREATE_QP, with the objects it names, MODIFY_QP and QUERY_QP,
- * and the Q_Key check that sends share.
+ * Queue pairs: CREATE_QP, with the objects it names, MODIFY_QP and
+ * QUERY_QP.
  *
  * Handlers run as verbs/cmd.c says, with the device pinned and the
  * file's obj_mutex held.
  */
-#include <linux/capability.h>
-#include <rdma/ib_mad.h>
 
 #include "verbs.h"
-
-/**
- * ib_async_check_qkey - may the caller use this Q_Key?
- * @qkey: a Q_Key for a QP or a UD send
- *
- * A Q_Key with the high bit set is a controlled one (IBA 10.2.4): like
- * ib_uverbs, allow it only with CAP_NET_RAW or the rdma netlink
- * "privileged-qkey" setting on.
- *
- * Return: 0 or -EPERM.
- */
-int ib_async_check_qkey(u32 qkey)
-{
-	if ((qkey & IB_QP_SET_QKEY) && !rdma_nl_get_privileged_qkey() &&
-	    !capable(CAP_NET_RAW))
-		return -EPERM;
-	return 0;
-}
 
 /* Look up the objects a QP names, all before anything is created. */
 static int ib_async_qp_deps(struct ib_async_ucmd *c,
@@ -85,7 +65,8 @@ int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 	if (ret)
 		return ret;
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_QP, arg->user_handle);
+	uobj = ib_async_uobj_new(c->file, &ib_async_qp_type,
+				 arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	init.event_handler = ib_async_uobj_event;
@@ -289,6 +270,7 @@ static void ib_async_qp_set_name(struct ib_async_uobj *uobj, const char *name)
 }
 
 const struct ib_async_uobj_type ib_async_qp_type = {
+	.type		= IB_ASYNC_OBJ_QP,
 	.destroy	= ib_async_qp_destroy,
 	.destroyed	= ib_async_qp_settle,
 	.set_name	= ib_async_qp_set_name,

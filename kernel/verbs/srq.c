@@ -23,7 +23,8 @@ int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_SRQ, arg->user_handle);
+	uobj = ib_async_uobj_new(c->file, &ib_async_srq_type,
+				 arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	sizes.max_recv_wr = arg->max_wr;
@@ -59,7 +60,7 @@ static u64 ib_async_srq_charge(u32 max_wr, u32 max_sge)
 		.max_recv_sge = max_sge,
 	};
 
-	return ib_async_queue_bytes(IB_ASYNC_OBJ_SRQ, &sizes);
+	return ib_async_rq_bytes(&sizes);
 }
 
 /*
@@ -166,6 +167,7 @@ static void ib_async_srq_set_name(struct ib_async_uobj *uobj,
 }
 
 const struct ib_async_uobj_type ib_async_srq_type = {
+	.type		= IB_ASYNC_OBJ_SRQ,
 	.destroy	= ib_async_srq_destroy,
 	.destroyed	= ib_async_srq_destroyed,
 	.set_name	= ib_async_srq_set_name,

@@ -66,30 +66,6 @@ static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
 	ib_async_cg_uncharge(&uobj->cg_obj, uobj->file->adev->ib_dev);
 }
 
-/* Each kind's ops, in its own file: nothing here switches on the type. */
-static const struct ib_async_uobj_type *const ib_async_uobj_types[] = {
-	[IB_ASYNC_OBJ_PD]	= &ib_async_pd_type,
-	[IB_ASYNC_OBJ_CQ]	= &ib_async_cq_type,
-	[IB_ASYNC_OBJ_QP]	= &ib_async_qp_type,
-	[IB_ASYNC_OBJ_SRQ]	= &ib_async_srq_type,
-	[IB_ASYNC_OBJ_WQ]	= &ib_async_wq_type,
-	[IB_ASYNC_OBJ_AH]	= &ib_async_ah_type,
-	[IB_ASYNC_OBJ_MR]	= &ib_async_mr_type,
-};
-
-/**
- * ib_async_uobj_type - what an object kind does its own way
- * @type: IB_ASYNC_OBJ_*
- *
- * Return: its ops, or NULL for a type no object has.
- */
-const struct ib_async_uobj_type *ib_async_uobj_type(u32 type)
-{
-	if (type >= ARRAY_SIZE(ib_async_uobj_types))
-		return NULL;
-	return ib_async_uobj_types[type];
-}
-
 void ib_async_file_objs_init(struct ib_async_file *file)
 {
 	mutex_init(&file->obj_mutex);
@@ -124,7 +100,8 @@ static int ib_async_handle_alloc(struct ib_async_file *file,
  * With the device present; the handle and the cgroup charge exist before
  * the verbs object.
  */
-struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
+					const struct ib_async_uobj_type *t,
 					u64 user_handle)
 {
 	struct ib_async_uobj *uobj;
@@ -135,7 +112,8 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	uobj->file = file;
-	uobj->type = type;
+	uobj->ops = t;
+	uobj->type = t->type;
 	uobj->user_handle = user_handle;
 	INIT_LIST_HEAD(&uobj->wrs);
 	INIT_LIST_HEAD(&uobj->sq_wrs);
@@ -161,9 +139,8 @@ err_free:
  */
 static void ib_async_uobj_free(struct ib_async_uobj *uobj)
 {
-	if (uobj->comp_chan)
-		ib_async_channel_put_cq(uobj->comp_chan);
-	uobj->comp_chan = NULL;
+	if (uobj->ops->free)
+		uobj->ops->free(uobj);
 	if (uobj->abandoned) {
 		kmemleak_not_leak(uobj);
 		return;
@@ -182,10 +159,8 @@ static void ib_async_uobj_free(struct ib_async_uobj *uobj)
  */
 void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
 {
-	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
-
-	if (t && t->set_name)
-		t->set_name(uobj, name);
+	if (uobj->ops->set_name)
+		uobj->ops->set_name(uobj, name);
 }
 
 /*
@@ -265,15 +240,13 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
 			       u32 *type)
 {
-	const struct ib_async_uobj_type *t;
 	struct ib_async_uobj *uobj;
 
 	lockdep_assert_held(&file->obj_mutex);
 	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
 	if (!uobj)
 		return -ENOENT;
-	t = ib_async_uobj_type(uobj->type);
-	if (!t || !t->events)
+	if (!uobj->ops->events)
 		return -EINVAL;
 	if (!uobj->obj)
 		return -ENODEV;
@@ -283,9 +256,7 @@ int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
 
 static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 {
-	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
-
-	return t ? t->destroy(uobj) : -EINVAL;
+	return uobj->ops->destroy(uobj);
 }
 
 /*
@@ -295,11 +266,10 @@ static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
  */
 static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 {
-	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
 	int i;
 
-	if (t && t->destroyed)
-		t->destroyed(uobj);
+	if (uobj->ops->destroyed)
+		uobj->ops->destroyed(uobj);
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
 		uobj->uses[i]->users--;
 	ib_async_verbs_uncharge(uobj, uobj->charged);
@@ -479,12 +449,10 @@ static const char ib_async_abandoned_name[] = "ib_async(abandoned)";
  */
 static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 {
-	const struct ib_async_uobj_type *t = ib_async_uobj_type(uobj->type);
-
 	lockdep_assert_held(&uobj->file->obj_mutex);
 	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
-	if (t && t->abandon)
-		t->abandon(uobj);
+	if (uobj->ops->abandon)
+		uobj->ops->abandon(uobj);
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	WRITE_ONCE(uobj->abandoned, uobj->obj);

@@ -25,6 +25,7 @@
 #ifndef IB_ASYNC_VERBS_H
 #define IB_ASYNC_VERBS_H
 
+#include <linux/bottom_half.h>
 #include <linux/cgroup_rdma.h>
 #include <linux/scatterlist.h>
 
@@ -33,6 +34,7 @@
 struct ib_async_mr;
 struct ib_async_queue_sizes;
 struct ib_async_regq;
+struct ib_async_uobj_type;
 
 /* Completions taken from the device per ib_poll_cq() call. */
 #define IB_ASYNC_POLL_BATCH	16
@@ -78,6 +80,7 @@ struct ib_async_vfile {
 
 struct ib_async_uobj {
 	struct ib_async_file *file;
+	const struct ib_async_uobj_type *ops;	/* its kind's */
 	u64 user_handle;
 	struct ib_async_evcount ev;	/* in file->evq */
 	struct ib_async_evcount comp;	/* CQ: in comp_chan's queue */
@@ -132,7 +135,8 @@ struct ib_async_uobj {
 
 /* uobj.c */
 void ib_async_file_objs_init(struct ib_async_file *file);
-struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
+					const struct ib_async_uobj_type *t,
 					u64 user_handle);
 void ib_async_uobj_abort(struct ib_async_uobj *uobj);
 void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
@@ -178,14 +182,41 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
 int ib_async_cmd_post_send(struct ib_async_ucmd *u);
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
 
+/**
+ * ib_async_post_send - ib_post_send(), with the device's work started now
+ * @qp: the kernel QP
+ * @wr: the chain
+ * @bad_wr: where the first request not taken is returned
+ *
+ * A driver may hand a kernel QP's sends to a softirq instead of
+ * processing them in the caller's context as it does for a user QP: rxe
+ * schedules its requester tasklet. Raised from process context, that
+ * softirq waits for the next interrupt or for ksoftirqd, a wait an ib_uverbs
+ * QP of the same device never has. Raised with bottom halves disabled, it
+ * runs at local_bh_enable(), here, before the caller's ioctl returns.
+ * ib_post_send() never sleeps, so other devices see no difference.
+ *
+ * Return: ib_post_send()'s.
+ */
+static inline int ib_async_post_send(struct ib_qp *qp,
+				     const struct ib_send_wr *wr,
+				     const struct ib_send_wr **bad_wr)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = ib_post_send(qp, wr, bad_wr);
+	local_bh_enable();
+	return ret;
+}
+
 /* post.c: the data path over registered memory */
-int ib_async_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-		       const struct ib_send_wr **bad_wr);
 int ib_async_cmd_post_send_list(struct ib_async_ucmd *u);
 int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
 
 /**
  * struct ib_async_uobj_type - what one object kind does its own way
+ * @type: its IB_ASYNC_OBJ_*
  * @destroy: destroy its verbs object: 0, or the driver's refusal, with
  *	nothing changed
  * @destroyed: once @destroy succeeded, settle what the verbs object left
@@ -193,19 +224,24 @@ int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
  * @set_name: name the owner of its restrack entries; NULL for none
  * @abandon: removal gave it up: keep what the device may still write
  *	into; NULL for nothing beyond the common steps
+ * @free: the object's records are purged or orphaned, the uobj is about to
+ *	go: release what it held beyond its verbs object; NULL for nothing
  * @queue_bytes: what its queues cost for the sizes given (charge.c);
  *	NULL: it has no queue
  * @events: its verbs object raises affiliated events, which a
  *	subscription may name it for
  *
- * One per kind, in its file (pd.c, cq.c...); uobj.c indexes them by
- * IB_ASYNC_OBJ_* instead of switching on the type.
+ * One per kind, in its file (pd.c, cq.c...), which its creates hand to
+ * ib_async_uobj_new(): uobj.c calls an object's instead of switching on
+ * its type.
  */
 struct ib_async_uobj_type {
+	u32 type;
 	int (*destroy)(struct ib_async_uobj *uobj);
 	void (*destroyed)(struct ib_async_uobj *uobj);
 	void (*set_name)(struct ib_async_uobj *uobj, const char *name);
 	void (*abandon)(struct ib_async_uobj *uobj);
+	void (*free)(struct ib_async_uobj *uobj);
 	u64 (*queue_bytes)(const struct ib_async_queue_sizes *s);
 	bool events;
 };
@@ -217,7 +253,6 @@ extern const struct ib_async_uobj_type ib_async_srq_type;
 extern const struct ib_async_uobj_type ib_async_wq_type;
 extern const struct ib_async_uobj_type ib_async_ah_type;
 extern const struct ib_async_uobj_type ib_async_mr_type;
-const struct ib_async_uobj_type *ib_async_uobj_type(u32 type);
 
 /* cq.c: completion channels, as seen from the CQs that use them */
 struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
@@ -247,7 +282,6 @@ struct ib_async_queue_sizes {
 };
 
 /* charge.c: verbs objects' queues on the opener's budget */
-u64 ib_async_queue_bytes(u32 type, const struct ib_async_queue_sizes *s);
 u64 ib_async_cq_bytes(const struct ib_async_queue_sizes *s);
 u64 ib_async_qp_bytes(const struct ib_async_queue_sizes *s);
 u64 ib_async_rq_bytes(const struct ib_async_queue_sizes *s);
@@ -293,10 +327,8 @@ int ib_async_charge_asked(struct ib_async_uobj *uobj,
 int ib_async_put_charged(struct ib_async_ucmd *c, struct ib_async_uobj *uobj,
 			 const struct ib_async_queue_sizes *granted, u32 *handle);
 
-/* qp.c */
+/* ah.c: address vectors and Q_Keys, which QPs and sends use too */
 int ib_async_check_qkey(u32 qkey);
-
-/* ah.c: address vectors, which QPs use too */
 int ib_async_av_to_attr(struct ib_device *ib_dev, const struct ib_async_av *av,
 			struct rdma_ah_attr *ah);
 void ib_async_attr_to_av(const struct rdma_ah_attr *ah, struct ib_async_av *av);

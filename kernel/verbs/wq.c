@@ -25,7 +25,8 @@ int ib_async_cmd_create_wq(struct ib_async_ucmd *c)
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 
-	uobj = ib_async_uobj_new(c->file, IB_ASYNC_OBJ_WQ, arg->user_handle);
+	uobj = ib_async_uobj_new(c->file, &ib_async_wq_type,
+				 arg->user_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	sizes.max_recv_wr = arg->max_wr;
@@ -99,6 +100,7 @@ static int ib_async_wq_destroy(struct ib_async_uobj *uobj)
 
 /* No restrack entry of its own: nothing to name. */
 const struct ib_async_uobj_type ib_async_wq_type = {
+	.type		= IB_ASYNC_OBJ_WQ,
 	.destroy	= ib_async_wq_destroy,
 	.queue_bytes	= ib_async_rq_bytes,
 	.events		= true,
