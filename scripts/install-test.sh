@@ -17,7 +17,7 @@
 #     (SKIP without headers);
 #   - the udev rule: `udevadm verify` (SKIP where udevadm has no verify,
 #     as systemd 252 of Debian 12), and it names the class and the nodes
-#     kernel/device.c makes;
+#     kernel/core/device.c makes;
 #   - make uninstall removes every file install put there and leaves
 #     others' files in the same directories.
 # TAP on stdout; exit status 1 if any test failed. Builds user/ (and
@@ -254,8 +254,8 @@ build_module() {	# SRCDIR /lib/modules/RELEASE/build
 	[ "${vermagic%% *}" = "$release" ]
 }
 
-check_udev_names() {	# RULE: the class and node names of kernel/device.c
-	local rule=$1 dev=$top/kernel/device.c
+check_udev_names() {	# RULE: the class and node names of kernel/core/device.c
+	local rule=$1 dev=$top/kernel/core/device.c
 	grep -E '^SUBSYSTEM=="ib_async", KERNEL=="ib_async\[0-9\]\*", OWNER="[a-z]+", GROUP="[a-z]+", MODE="0[0-7]{3}"$' "$rule" &&
 		grep -E '\.name[[:space:]]*=[[:space:]]*"ib_async",' "$dev" &&
 		grep -E 'dev_set_name\(.*"ib_async%d"' "$dev"
@@ -300,7 +300,7 @@ run_prefix() {	# PREFIX
 			skip "PREFIX=$prefix: the installed source builds" "no kernel headers in /lib/modules"
 		fi
 	fi
-	check "PREFIX=$prefix: 60-ib-async.rules names kernel/device.c's class and nodes, owner, group and mode" \
+	check "PREFIX=$prefix: 60-ib-async.rules names kernel/core/device.c's class and nodes, owner, group and mode" \
 		check_udev_names "$dest$prefix/lib/udev/rules.d/60-ib-async.rules"
 	if command -v udevadm >/dev/null && udevadm verify --help >/dev/null 2>&1; then
 		check "PREFIX=$prefix: udevadm verify 60-ib-async.rules" \

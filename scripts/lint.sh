@@ -47,7 +47,7 @@ mapfile -t sources < <(git ls-files --cached --others --exclude-standard \
 	'selftests/ib_async/modules/*.[ch]' 2>/dev/null)
 if [ ${#sources[@]} -eq 0 ]; then
 	sources=()
-	for f in kernel/*.[ch] include/*.h include/uapi/rdma/*.h \
+	for f in kernel/*.[ch] kernel/*/*.[ch] include/*.h include/uapi/rdma/*.h \
 		selftests/ib_async/modules/*.[ch]; do
 		[ -f "$f" ] && sources+=("$f")
 	done
@@ -110,7 +110,7 @@ tap $? "uAPI headers build with -Wpadded -Werror as C and C++" \
 # Build a fresh copy (scripts/build-modules.sh): every file is compiled
 # (and checked) again, and nothing runs Kbuild's clean on the checkout,
 # which would delete every .ko below it, staged ones included.
-build_copy() {	# build_copy ib_async|test: warning-free W=1 C=1 build
+build_copy() {	# build_copy ib_async|test|core: warning-free W=1 C=1 build
 	"$top/scripts/build-modules.sh" --only "$1" "$KDIR" "$log/src" C=1 \
 		> "$log/$1.log" 2>&1 || return 1
 	! grep -qE 'warning:|error:|: sparse: ' "$log/$1.log"
@@ -120,6 +120,12 @@ build_copy ib_async
 tap $? "W=1 C=1 build of ib_async without warnings" "$log/ib_async.log"
 build_copy test
 tap $? "W=1 C=1 build of the test modules without warnings" "$log/test.log"
+# The event core stands alone: built from a copy without kernel/verbs/, a
+# core file that includes the verbs layer's header or calls it by name
+# (rather than through struct ib_async_verbs_ops) fails to compile or link.
+build_copy core
+tap $? "the event core (kernel/core/) builds alone, without kernel/verbs/" \
+	"$log/core.log"
 
 # Shell scripts: *.sh, and the others by their sh/bash shebang (the guest's
 # /init, .ci/run). .shellcheckrc says how to follow sourced helpers.

@@ -21,7 +21,7 @@
 #include <linux/bitops.h>
 #include <linux/overflow.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /*
  * A completion entry: rxe's struct rxe_cqe is a union of struct ib_wc
@@ -90,7 +90,8 @@ static u64 ib_async_recv_ring_bytes(u32 wr, u32 sge)
 				   (u64)sge * IB_ASYNC_SGE_BYTES);
 }
 
-static u64 ib_async_cq_bytes(const struct ib_async_queue_sizes *s)
+/* A CQ: one ring of completions. */
+u64 ib_async_cq_bytes(const struct ib_async_queue_sizes *s)
 {
 	return ib_async_ring_bytes(s->cqe, IB_ASYNC_CQE_BYTES);
 }
@@ -99,7 +100,7 @@ static u64 ib_async_cq_bytes(const struct ib_async_queue_sizes *s)
  * Both drivers put inline data where the gather list goes, so a send
  * WQE holds the larger of the two; a QP on an SRQ has no receive ring.
  */
-static u64 ib_async_qp_bytes(const struct ib_async_queue_sizes *s)
+u64 ib_async_qp_bytes(const struct ib_async_queue_sizes *s)
 {
 	u64 data = max_t(u64, (u64)s->max_send_sge * IB_ASYNC_SGE_BYTES,
 			 s->max_inline_data);
@@ -113,41 +114,9 @@ static u64 ib_async_qp_bytes(const struct ib_async_queue_sizes *s)
 }
 
 /* An SRQ or a receive WQ: one receive ring. */
-static u64 ib_async_rq_bytes(const struct ib_async_queue_sizes *s)
+u64 ib_async_rq_bytes(const struct ib_async_queue_sizes *s)
 {
 	return ib_async_recv_ring_bytes(s->max_recv_wr, s->max_recv_sge);
-}
-
-/**
- * struct ib_async_charge_type - how one object type's queues are costed
- * @queue_bytes: the bytes of its queues, for the sizes given
- */
-struct ib_async_charge_type {
-	u64 (*queue_bytes)(const struct ib_async_queue_sizes *s);
-};
-
-/* Types without queues (PD, AH, MR) have no entry: they cost nothing. */
-static const struct ib_async_charge_type ib_async_charge_types[] = {
-	[IB_ASYNC_OBJ_CQ]	= { .queue_bytes = ib_async_cq_bytes },
-	[IB_ASYNC_OBJ_QP]	= { .queue_bytes = ib_async_qp_bytes },
-	[IB_ASYNC_OBJ_SRQ]	= { .queue_bytes = ib_async_rq_bytes },
-	[IB_ASYNC_OBJ_WQ]	= { .queue_bytes = ib_async_rq_bytes },
-};
-
-/**
- * ib_async_queue_bytes - what an object's queues cost
- * @type: its type, IB_ASYNC_OBJ_*
- * @s: the sizes asked for or granted; the fields of other types are
- *	ignored
- *
- * Return: bytes, whole pages; 0 for a type without queues.
- */
-u64 ib_async_queue_bytes(u32 type, const struct ib_async_queue_sizes *s)
-{
-	if (type >= ARRAY_SIZE(ib_async_charge_types) ||
-	    !ib_async_charge_types[type].queue_bytes)
-		return 0;
-	return ib_async_charge_types[type].queue_bytes(s);
 }
 
 /**
@@ -168,7 +137,7 @@ int ib_async_verbs_charge(struct ib_async_uobj *uobj, u64 bytes)
 	if (ret)
 		return ret;
 	uobj->charged += bytes;
-	file->verbs_bytes += bytes;
+	file->verbs->verbs_bytes += bytes;
 	return 0;
 }
 
@@ -186,7 +155,7 @@ void ib_async_verbs_uncharge(struct ib_async_uobj *uobj, u64 bytes)
 		bytes = uobj->charged;
 	ib_async_account_sub(file, bytes);
 	uobj->charged -= bytes;
-	file->verbs_bytes -= bytes;
+	file->verbs->verbs_bytes -= bytes;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 #include <linux/nospec.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 #include "wr.h"
 
 /* The table's QP type bits are the kernel's QP types. */

@@ -21,7 +21,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 /**
  * ib_async_account_user - whose memory budget the caller spends

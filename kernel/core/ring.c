@@ -19,7 +19,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 static struct ib_async_uring *ib_async_uring_alloc(u32 entries, u32 rec_size)
 {

@@ -74,7 +74,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 #define CREATE_TRACE_POINTS
 #include "ib_async_trace.h"

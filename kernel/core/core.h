@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * ib_async internal definitions.
+ * The event core: what ib_async is for, buildable without the verbs layer
+ * (verbs/), which it reaches only through struct ib_async_verbs_ops.
  *
  * Objects and their lifetimes:
  *
@@ -16,23 +17,10 @@
  *                   RCU list (written under files_lock), which the event
  *                   handler walks from any context; freed after a grace
  *                   period, so a handler still walking never sees it gone.
+ *                   What the verbs layer keeps per file hangs off @verbs.
  *
  *  ib_async_evq     the bounded queue (evq.c). Storage is allocated at
  *                   open and resize only; pushing never allocates.
- *
- *  ib_async_uobj    a kernel verbs object made for a file (uobj.c), found
- *                   by its per-file handle. Its event handler runs in any
- *                   context and only pushes to the file's queue; the uobj
- *                   outlives the verbs object, so a handler never sees a
- *                   freed one.
- *
- *  ib_async_wr      a posted work request (datapath.c): on its QP's or
- *                   SRQ's list while the device owns it, then on its CQ's
- *                   backlog once completed, until POLL_CQ returns it.
- *
- *  ib_async_mr      a user memory region (mr.c): pinned pages registered
- *                   with the device through its PD's registration QP
- *                   (ib_async_regq), kept until deregistered.
  *
  *  ib_async_channel a channel (channel.c): a file of its own with a
  *                   queue. A completion channel is fed by the completion
@@ -53,18 +41,16 @@
  * delivered from hard-irq context; it is the only lock the event path
  * takes, one queue at a time.
  */
-#ifndef IB_ASYNC_H
-#define IB_ASYNC_H
+#ifndef IB_ASYNC_CORE_H
+#define IB_ASYNC_CORE_H
 
 #include <linux/cdev.h>
-#include <linux/cgroup_rdma.h>
 #include <linux/device.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rwsem.h>
-#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -80,10 +66,8 @@
 #define IB_ASYNC_QUEUE_LEN_LIMIT	BIT(20)
 
 struct seq_file;
-struct ib_async_uobj;
 struct ib_async_channel;
-struct ib_async_mr;
-struct ib_async_regq;
+struct ib_async_vfile;
 
 /**
  * struct ib_async_evcount - one object's records in one queue
@@ -283,9 +267,6 @@ struct ib_async_device {
 	struct ib_async_stats __percpu *stats;
 };
 
-/* Completions taken from the device per ib_poll_cq() call. */
-#define IB_ASYNC_POLL_BATCH	16
-
 struct ib_async_file {
 	struct ib_async_device *adev;
 	struct list_head list;		/* on adev->files */
@@ -302,28 +283,11 @@ struct ib_async_file {
 	struct list_head channels;
 	/* one object's forgetting at a time walks the event channels */
 	struct mutex forget_mutex;
-	/* the data path copies only to and from the opener's memory */
-	struct mm_struct *mm;
-	/* what "rdma resource show" calls the file's objects */
-	char owner_name[24];
 
-	struct mutex obj_mutex;		/* objs, wrs and every uobj's users */
-	struct xarray objs;		/* handle -> struct ib_async_uobj */
-	u32 obj_next;			/* cyclic handle allocation cursor */
-	bool objs_exhausted;		/* every handle was used once */
-
-	struct xarray wrs;		/* index -> posted struct ib_async_wr */
-	u32 wr_next;			/* cyclic index allocation cursor */
-	u32 wr_gen;			/* bumped when the index space wraps */
-	u32 wr_count;
-	u64 wr_bytes;
-	u64 stale_wcs;			/* completions that matched no request */
-	struct xarray mr_keys;		/* lkey -> MR uobj */
-	/*
-	 * ib_poll_cq()'s output, under obj_mutex: 1 KB that would otherwise
-	 * sit on the stack of every poll (and far more under KASAN).
-	 */
-	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
+	/* the file's commands, and what the verbs layer keeps in @verbs */
+	struct mutex obj_mutex;
+	/* the verbs layer's part (its objects, requests...), its ops' own */
+	struct ib_async_vfile *verbs;
 
 	/*
 	 * kernel memory the data path and the verbs objects' queues hold,
@@ -331,7 +295,6 @@ struct ib_async_file {
 	 */
 	struct user_struct *user;	/* NULL: CAP_IPC_LOCK, not limited */
 	u64 acct_bytes;			/* charged as whole pages */
-	u64 verbs_bytes;		/* of which the objects' queues */
 };
 
 /**
@@ -394,63 +357,7 @@ struct ib_async_channel {
 	struct ib_async_evq evq;
 };
 
-#define IB_ASYNC_UOBJ_MAX_USES	4
-
-struct ib_async_uobj {
-	struct ib_async_file *file;
-	u64 user_handle;
-	struct ib_async_evcount ev;	/* in file->evq */
-	struct ib_async_evcount comp;	/* CQ: in comp_chan's queue */
-	/* CQ: where its completion events go, NULL for nowhere */
-	struct ib_async_channel *comp_chan;
-	u32 handle;
-	u32 type;			/* enum ib_async_obj_type */
-	u32 port;			/* QP: for event records */
-	bool sq_sig_all;		/* QP: every send completes */
-	u32 max_inline;			/* QP: inline bytes a send may carry */
-	u32 users;			/* objects using this one */
-	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
-	u32 qp_num;			/* QP */
-	/* QP: where its completions land (also in uses[]) */
-	struct ib_async_uobj *send_cq;
-	struct ib_async_uobj *recv_cq;
-	struct ib_async_uobj *qp_srq;
-	/*
-	 * QP, SRQ: requests the device owns. CQ: completed requests taken
-	 * off the device's queue, in order, not yet returned by POLL_CQ.
-	 * For a QP, its receives; its sends are on @sq_wrs, in post order.
-	 */
-	struct list_head wrs;
-	struct list_head sq_wrs;
-	/* at close: destroyed, its records purged once no lock is held */
-	struct list_head ended;
-	/* PD: the QP that registers its MRs, made by the first REG_MR */
-	struct ib_async_regq *regq;
-	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */
-	/*
-	 * The verbs object removal gave up on (the driver refused to destroy
-	 * it): never freed, nor what the device may still write into; @obj
-	 * is NULL then (ib_async_uobj_abandon()).
-	 */
-	void *abandoned;
-	/*
-	 * Bytes of its queues (a PD: of its registration CQ and QP) charged
-	 * to the file's budget, given back when the verbs object is gone.
-	 */
-	u64 charged;
-	union {				/* NULL once destroyed by removal */
-		void *obj;
-		struct ib_pd *pd;
-		struct ib_cq *cq;
-		struct ib_qp *qp;
-		struct ib_srq *srq;
-		struct ib_wq *wq;
-		struct ib_ah *ah;
-		struct ib_async_mr *mr;
-	};
-};
-
-/* main.c */
+/* params.c */
 u32 ib_async_default_queue_len(void);
 u32 ib_async_max_queue_len(void);
 
@@ -515,28 +422,6 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
 bool ib_async_device_detach_file(struct ib_async_device *adev,
 				 struct ib_async_file *file);
 
-/* uobj.c */
-void ib_async_file_objs_init(struct ib_async_file *file);
-struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
-					u64 user_handle);
-void ib_async_uobj_abort(struct ib_async_uobj *uobj);
-void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
-void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name);
-int ib_async_cg_charge(struct ib_rdmacg_object *cg, struct ib_device *ib_dev);
-void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
-			  struct ib_device *ib_dev);
-struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
-					u32 handle, u32 type);
-int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj);
-u64 ib_async_uobj_forget_end(struct ib_async_uobj *uobj,
-			     u64 *comp_events_reported);
-u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
-			      u64 *comp_events_reported);
-u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
-			       struct list_head *ended);
-void ib_async_file_end_destroyed(struct list_head *ended);
-void ib_async_uobj_event(struct ib_event *event, void *context);
-
 /* How a command runs (struct ib_async_ioctl_op.flags, ib_async_ucmd.flags) */
 enum {
 	/* takes the locks it needs itself, to copy user memory outside them */
@@ -562,12 +447,16 @@ enum {
  * @user_size: the caller's size of it (argsz)
  * @size: the kernel's size of it
  * @respond: copy @cmd back to the caller once every lock is dropped
- * @created: handle of an object made by the command, destroyed again if
- *           the command fails after all (the budget refused what the
- *           driver granted) or the copy back fails (the caller never
- *           learnt the handle)
- * @destroyed: an object the command destroyed, whose queued records are
- *             purged once every device lock is dropped
+ * @created: handle of an object made by the command, which @uncreate
+ *           destroys again if the command fails after all (the budget
+ *           refused what the driver granted) or the copy back fails (the
+ *           caller never learnt the handle)
+ * @uncreate: set with @created
+ * @unlocked: called once every device lock is dropped, before the answer
+ *            is copied back, to finish with what @unlocked_arg holds (an
+ *            object the command destroyed, whose queued records are
+ *            purged then)
+ * @unlocked_arg: what @unlocked works on
  * @answered: set by a command that can only finish once its answer
  *            reached the caller: called after the copy back with 0 or
  *            its error, finishes or undoes what @pending holds and
@@ -589,7 +478,9 @@ struct ib_async_ucmd {
 	u32 size;
 	bool respond;
 	u32 created;
-	struct ib_async_uobj *destroyed;
+	void (*uncreate)(struct ib_async_ucmd *u);
+	void (*unlocked)(struct ib_async_ucmd *u);
+	void *unlocked_arg;
 	int (*answered)(struct ib_async_ucmd *u, int ret);
 	void *pending;
 	struct file *new_file;
@@ -599,9 +490,8 @@ struct ib_async_ucmd {
 /* uapi.c: the ioctl dispatcher */
 long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
 			 void __user *uarg);
-long ib_async_uapi_channel_ioctl(struct file *filp,
-				 struct ib_async_channel *chan,
-				 unsigned int cmd, void __user *uarg);
+long ib_async_uapi_channel_ioctl(struct file *filp, unsigned int cmd,
+				 void __user *uarg);
 int ib_async_ucmd_lock(struct ib_async_ucmd *u);
 void ib_async_ucmd_unlock(struct ib_async_ucmd *u);
 
@@ -611,30 +501,39 @@ static inline void ib_async_ucmd_respond(struct ib_async_ucmd *u)
 	u->respond = true;
 }
 
-/* datapath.c */
-int ib_async_wr_cache_init(void);
-void ib_async_wr_cache_exit(void);
-void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
-void ib_async_qp_reset(struct ib_async_uobj *qp);
-void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
-int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
-int ib_async_cmd_post_send(struct ib_async_ucmd *u);
-int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
+/* Every argument structure fits the dispatcher's buffer (uapi.c). */
+#define IB_ASYNC_UCMD_BUF_SIZE	256
 
-/* post.c: the data path over registered memory */
-int ib_async_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-		       const struct ib_send_wr **bad_wr);
-int ib_async_cmd_post_send_list(struct ib_async_ucmd *u);
-int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
+/**
+ * struct ib_async_ioctl_op - one command
+ * @execute: the handler
+ * @size: the kernel's size of its structure
+ * @min_size: the size of its first version; argsz must cover it
+ * @flags: IB_ASYNC_CMD_*
+ */
+struct ib_async_ioctl_op {
+	int (*execute)(struct ib_async_ucmd *u);
+	u32 size;
+	u32 min_size;
+	unsigned int flags;
+};
+
+/* One entry of a command table, indexed by number - IB_ASYNC_CMD_BASE */
+#define IB_ASYNC_OP(_cmd, _fn, _struct, _min, _flags)			\
+	[IB_ASYNC_CMD_##_cmd - IB_ASYNC_CMD_BASE] = {			\
+		.execute = _fn,						\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(_struct) >		\
+					  IB_ASYNC_UCMD_BUF_SIZE),	\
+		.min_size = _min,					\
+		.flags = _flags,					\
+	}
+
+void ib_async_uapi_init(const struct ib_async_ioctl_op *cmds, unsigned int n);
 
 /* channel.c */
 int ib_async_cmd_create_channel(struct ib_async_ucmd *u);
-int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u);
-struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
-						     int fd);
-void ib_async_channel_put_cq(struct ib_async_channel *chan);
 void ib_async_channels_close(struct ib_async_file *file, int err);
-void ib_async_comp_handler(struct ib_cq *cq, void *context);
 struct ib_async_channel *ib_async_channel_get(struct ib_async_file *file,
 					      int fd, u32 type);
 void ib_async_channel_put(struct ib_async_channel *chan);
@@ -667,96 +566,20 @@ void ib_async_unaccount_pages(struct user_struct *user, long pages);
 void ib_async_account_sub(struct ib_async_file *file, u64 bytes);
 void ib_async_account_exit(struct ib_async_file *file);
 
-/**
- * struct ib_async_queue_sizes - what a verbs object's queues hold
- * @cqe: a CQ's entries
- * @max_send_wr: a QP's send queue
- * @max_send_sge: its gather entries per send
- * @max_inline_data: its inline bytes per send
- * @max_recv_wr: a QP's receive queue, an SRQ's or a WQ's
- * @max_recv_sge: its scatter entries per receive
- * @srq: a QP that receives through an SRQ, with no receive queue
- */
-struct ib_async_queue_sizes {
-	u32 cqe;
-	u32 max_send_wr;
-	u32 max_send_sge;
-	u32 max_inline_data;
-	u32 max_recv_wr;
-	u32 max_recv_sge;
-	bool srq;
-};
-
-/* charge.c: verbs objects' queues on the opener's budget */
-u64 ib_async_queue_bytes(u32 type, const struct ib_async_queue_sizes *s);
-int ib_async_verbs_charge(struct ib_async_uobj *uobj, u64 bytes);
-void ib_async_verbs_uncharge(struct ib_async_uobj *uobj, u64 bytes);
-int ib_async_verbs_charge_to(struct ib_async_uobj *uobj, u64 bytes);
-int ib_async_verbs_resized(struct ib_async_uobj *uobj, u64 old, u64 new,
-			   u64 granted);
-
-/* query.c: run with the device pinned */
-int ib_async_cmd_query_device(struct ib_async_ucmd *u);
-int ib_async_cmd_query_port(struct ib_async_ucmd *u);
-int ib_async_cmd_query_gid(struct ib_async_ucmd *u);
-int ib_async_cmd_query_pkey(struct ib_async_ucmd *u);
-int ib_async_cmd_resize_cq(struct ib_async_ucmd *u);
-
-/* cmd.c: object commands, run with the device pinned */
-int ib_async_cmd_create_pd(struct ib_async_ucmd *u);
-int ib_async_cmd_create_cq(struct ib_async_ucmd *u);
-int ib_async_cmd_create_qp(struct ib_async_ucmd *u);
-int ib_async_cmd_modify_qp(struct ib_async_ucmd *u);
-int ib_async_cmd_query_qp(struct ib_async_ucmd *u);
-int ib_async_cmd_create_srq(struct ib_async_ucmd *u);
-int ib_async_cmd_modify_srq(struct ib_async_ucmd *u);
-int ib_async_cmd_query_srq(struct ib_async_ucmd *u);
-int ib_async_cmd_create_wq(struct ib_async_ucmd *u);
-int ib_async_cmd_modify_wq(struct ib_async_ucmd *u);
-int ib_async_cmd_create_ah(struct ib_async_ucmd *u);
-int ib_async_cmd_destroy(struct ib_async_ucmd *u);
-void ib_async_cmd_uncreate(struct ib_async_ucmd *u);
-int ib_async_check_qkey(u32 qkey);
-int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
-			 u32 *handle);
-
-/**
- * struct ib_async_pinned - a user's pages, pinned, then mapped (pin.c)
- * @pages: the pinned pages
- * @npages: how many
- * @mm: whose pinned_vm they are charged to (held by mmgrab())
- * @sgt: their DMA mapping, while @dev is set
- * @dev: the device they are mapped for
- * @writable: the device may write them
- */
-struct ib_async_pinned {
-	struct page **pages;
-	unsigned long npages;
-	struct mm_struct *mm;
-	struct sg_table sgt;
-	struct ib_device *dev;
-	bool writable;
-};
-
-int ib_async_pin_user(struct ib_async_pinned *p, u64 addr, u64 length,
-		      bool writable);
-int ib_async_pinned_map(struct ib_async_pinned *p, struct ib_device *ib_dev,
-			bool relaxed);
-void ib_async_unpin_user(struct ib_async_pinned *p);
-
-/* mr.c: user memory regions */
-bool ib_async_user_mr_supported(struct ib_device *ib_dev);
-u64 ib_async_max_user_mr_size(struct ib_device *ib_dev);
-int ib_async_cmd_reg_mr(struct ib_async_ucmd *u);
-int ib_async_mr_destroy(struct ib_async_mr *amr);
-int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj);
-void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name);
-void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj);
-void ib_async_regq_set_name(struct ib_async_regq *rq, const char *name);
-void ib_async_regq_abandon(struct ib_async_regq *rq);
-int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
-			  const struct ib_sge *sge, bool write);
-int ib_async_regq_destroy(struct ib_async_regq *rq);
+/* qfile.c: what node and channel files share; private_data is the queue */
+ssize_t ib_async_qfile_read(struct file *filp, char __user *buf,
+			    size_t count, loff_t *pos);
+__poll_t ib_async_qfile_poll(struct file *filp, poll_table *wait);
+int ib_async_qfile_mmap(struct file *filp, struct vm_area_struct *vma);
+int ib_async_qfile_fasync(int fd, struct file *filp, int on);
+long ib_async_qfile_ioctl(struct file *filp, unsigned int cmd,
+			  unsigned long arg,
+			  long (*run)(struct file *filp, unsigned int cmd,
+				      void __user *uarg));
+void ib_async_qfile_show_queue(struct seq_file *m,
+			       const struct ib_async_evq_stat *st);
+void ib_async_qfile_show_memory(struct seq_file *m,
+				const struct ib_async_evq_stat *st);
 
 /* file.c */
 extern const struct file_operations ib_async_fops;
@@ -765,4 +588,47 @@ int ib_async_cmd_get_info(struct ib_async_ucmd *u);
 int ib_async_cmd_set_queue_len(struct ib_async_ucmd *u);
 int ib_async_cmd_read_batch(struct ib_async_ucmd *u);
 
-#endif /* IB_ASYNC_H */
+/**
+ * struct ib_async_verbs_ops - the core's one door into the verbs layer
+ * @open: a node was opened: make the file's verbs part (@file->verbs);
+ *	its queue and locks are ready
+ * @free: free that part, the file's objects all gone
+ * @destroy_all: destroy every object of @file, at close or (@removal) at
+ *	device removal, with disassoc_rwsem held; at close the destroyed
+ *	go on @ended, for @end_destroyed once the rwsem is dropped.
+ *	Returns how many the driver refused to destroy
+ * @end_destroyed: purge and free what @destroy_all put on @ended, which
+ *	is empty again on return
+ * @info: add the verbs layer's features to GET_INFO's answer
+ * @fdinfo: the verbs layer's lines of a node's /proc/PID/fdinfo
+ * @event_source: for a subscription (obj_mutex held): the type of the
+ *	live object @handle names if it raises events; -ENOENT for none,
+ *	-EINVAL for one that raises none, -ENODEV for one removal destroyed
+ * @cmds: its commands, indexed by number - IB_ASYNC_CMD_BASE
+ * @n_cmds: how many entries @cmds has
+ */
+struct ib_async_verbs_ops {
+	int (*open)(struct ib_async_file *file);
+	void (*free)(struct ib_async_file *file);
+	u32 (*destroy_all)(struct ib_async_file *file, bool removal,
+			   struct list_head *ended);
+	void (*end_destroyed)(struct list_head *ended);
+	void (*info)(struct ib_device *ib_dev, struct ib_async_info *info);
+	void (*fdinfo)(struct seq_file *m, struct ib_async_file *file);
+	int (*event_source)(struct ib_async_file *file, u32 handle, u32 *type);
+	const struct ib_async_ioctl_op *cmds;
+	unsigned int n_cmds;
+};
+
+/* params.c: the verbs layer, set by ib_async_core_init() */
+extern const struct ib_async_verbs_ops *ib_async_verbs;
+
+/* cmds.c: the core's command table */
+extern const struct ib_async_ioctl_op ib_async_core_cmds[];
+extern const unsigned int ib_async_n_core_cmds;
+
+/* main.c */
+int ib_async_core_init(const struct ib_async_verbs_ops *verbs);
+void ib_async_core_exit(void);
+
+#endif /* IB_ASYNC_CORE_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * File operations of /dev/infiniband/ib_asyncN: open binds a file to its
- * device, read/poll/fasync deliver the file's queue, ioctl marshals the
- * uAPI structures.
+ * device, read/poll/fasync deliver the file's queue (qfile.c, as for a
+ * channel), ioctl marshals the uAPI structures.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -13,11 +13,10 @@
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/termios.h>
 #include <linux/uaccess.h>
 #include <net/net_namespace.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 static int ib_async_open(struct inode *inode, struct file *filp)
 {
@@ -35,15 +34,12 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 				adev->stats, 0, file->user);
 	if (ret)
 		goto err_account;
-	ib_async_file_objs_init(file);
+	mutex_init(&file->obj_mutex);
 	INIT_LIST_HEAD(&file->channels);
 	mutex_init(&file->forget_mutex);
-	snprintf(file->owner_name, sizeof(file->owner_name), "ib_async[%d]",
-		 task_tgid_vnr(current));
-	/* Only the opener's memory is used by the data path. */
-	file->mm = current->mm;
-	if (file->mm)
-		mmgrab(file->mm);
+	ret = ib_async_verbs->open(file);
+	if (ret)
+		goto err_evq;
 
 	get_device(&adev->dev);
 	file->adev = adev;
@@ -51,13 +47,14 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 	if (ret)
 		goto err_put;
 
-	filp->private_data = file;
+	/* A queue to its reader, as a channel's file (qfile.c) */
+	filp->private_data = &file->evq;
 	return nonseekable_open(inode, filp);
 
 err_put:
 	put_device(&adev->dev);
-	if (file->mm)
-		mmdrop(file->mm);
+	ib_async_verbs->free(file);
+err_evq:
 	ib_async_evq_destroy(&file->evq);
 err_account:
 	ib_async_account_exit(file);
@@ -85,55 +82,28 @@ void ib_async_file_free(struct ib_async_file *file)
 
 	ib_async_account_exit(file);
 	ib_async_evq_uncharge(&file->evq);
-	if (file->mm)
-		mmdrop(file->mm);
-	xa_destroy(&file->objs);
-	xa_destroy(&file->wrs);
+	ib_async_verbs->free(file);
 	mutex_destroy(&file->obj_mutex);
 	mutex_destroy(&file->forget_mutex);
 	call_rcu(&file->rcu, ib_async_file_free_rcu);
 	put_device(&adev->dev);
 }
 
+/* The node file's ib_async file: its private_data is the file's queue. */
+static struct ib_async_file *ib_async_file_of(struct file *filp)
+{
+	return container_of(filp->private_data, struct ib_async_file, evq);
+}
+
 static int ib_async_release(struct inode *inode, struct file *filp)
 {
-	struct ib_async_file *file = filp->private_data;
+	struct ib_async_file *file = ib_async_file_of(filp);
 
 	/* A reader blocked on one of its channels must not wait forever. */
 	ib_async_channels_close(file, -EIO);
 	if (ib_async_device_detach_file(file->adev, file))
 		ib_async_file_free(file);
 	return 0;
-}
-
-static ssize_t ib_async_read(struct file *filp, char __user *buf,
-			     size_t count, loff_t *pos)
-{
-	struct ib_async_file *file = filp->private_data;
-
-	return ib_async_evq_read(&file->evq, buf, count,
-				 filp->f_flags & O_NONBLOCK);
-}
-
-static __poll_t ib_async_poll(struct file *filp, poll_table *wait)
-{
-	struct ib_async_file *file = filp->private_data;
-
-	return ib_async_evq_poll(&file->evq, filp, wait);
-}
-
-static int ib_async_mmap(struct file *filp, struct vm_area_struct *vma)
-{
-	struct ib_async_file *file = filp->private_data;
-
-	return ib_async_evq_mmap(&file->evq, vma);
-}
-
-static int ib_async_fasync(int fd, struct file *filp, int on)
-{
-	struct ib_async_file *file = filp->private_data;
-
-	return fasync_helper(fd, filp, on, &file->evq.fasync);
 }
 
 static void ib_async_fill_dev_info(struct ib_device *ib_dev,
@@ -145,13 +115,7 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 	info->features = IB_ASYNC_FEATURE_READ_BATCH |
 			 IB_ASYNC_FEATURE_EVENT_CHANNEL |
 			 IB_ASYNC_FEATURE_EVENT_RING;
-	if (ib_dev->kverbs_provider)
-		info->features |= IB_ASYNC_FEATURE_VERBS |
-				  IB_ASYNC_FEATURE_COMP_CHANNEL;
-	if (ib_dev->kverbs_provider && ib_async_can_resize_cq(ib_dev))
-		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
-	if (ib_async_user_mr_supported(ib_dev))
-		info->features |= IB_ASYNC_FEATURE_USER_MR;
+	ib_async_verbs->info(ib_dev, info);
 	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
 		sizeof(info->ibdev_name));
 }
@@ -233,71 +197,40 @@ int ib_async_cmd_read_batch(struct ib_async_ucmd *u)
 	return 0;
 }
 
-static long ib_async_ioctl_fionread(struct ib_async_file *file,
-				    int __user *uarg)
-{
-	struct ib_async_evq_stat st;
-
-	ib_async_evq_stat(&file->evq, &st);
-	return put_user(st.queued * st.rec_size, uarg);
-}
-
 static long ib_async_ioctl(struct file *filp, unsigned int cmd,
 			   unsigned long arg)
 {
-	struct ib_async_file *file = filp->private_data;
-	void __user *uarg = (void __user *)arg;
-
-	switch (cmd) {
-	case FIONREAD:
-		return ib_async_ioctl_fionread(file, uarg);
-	default:
-		return ib_async_uapi_ioctl(filp, cmd, uarg);
-	}
+	return ib_async_qfile_ioctl(filp, cmd, arg, ib_async_uapi_ioctl);
 }
 
 /*
- * /proc/PID/fdinfo/FD: the queue and the data path's bookkeeping, for
- * people and tests; every line is prefixed "ib_async-".
+ * /proc/PID/fdinfo/FD: the queue and (the verbs layer's lines) the data
+ * path's bookkeeping, for people and tests; every line is prefixed
+ * "ib_async-".
  */
 static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 {
-	struct ib_async_file *file = filp->private_data;
+	struct ib_async_file *file = ib_async_file_of(filp);
 	struct ib_async_evq_stat st;
-	u64 stale, bytes, verbs;
-	u32 wrs;
 
 	ib_async_evq_stat(&file->evq, &st);
-	mutex_lock(&file->obj_mutex);
-	wrs = file->wr_count;
-	bytes = file->acct_bytes;
-	verbs = file->verbs_bytes;
-	stale = file->stale_wcs;
-	mutex_unlock(&file->obj_mutex);
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&file->adev->dev));
-	seq_printf(m, "ib_async-queue-id:\t%llu\n", st.id);
-	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
-	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
+	ib_async_qfile_show_queue(m, &st);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
 	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
-	ib_async_show_ring(m, &st);
-	seq_printf(m, "ib_async-memlock-pages:\t%ld\n", st.memlock_pages);
-	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
-	/* the data path's and the objects' queues; of which the queues' */
-	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
-	seq_printf(m, "ib_async-verbs-charged-bytes:\t%llu\n", verbs);
-	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);
+	ib_async_qfile_show_memory(m, &st);
+	ib_async_verbs->fdinfo(m, file);
 }
 
 const struct file_operations ib_async_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ib_async_open,
 	.release	= ib_async_release,
-	.read		= ib_async_read,
-	.poll		= ib_async_poll,
-	.fasync		= ib_async_fasync,
-	.mmap		= ib_async_mmap,
+	.read		= ib_async_qfile_read,
+	.poll		= ib_async_qfile_poll,
+	.fasync		= ib_async_qfile_fasync,
+	.mmap		= ib_async_qfile_mmap,
 	.unlocked_ioctl	= ib_async_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= ib_async_show_fdinfo,

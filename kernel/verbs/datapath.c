@@ -40,7 +40,7 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_mad.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 #include "wr.h"
 
 /* A QP just destroyed, whose queued completions are being taken off. */
@@ -157,8 +157,8 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 	int ret;
 
 	lockdep_assert_held(&file->obj_mutex);
-	if (file->wr_count >= IB_ASYNC_MAX_WRS ||
-	    file->wr_bytes + w->len > IB_ASYNC_MAX_WR_BYTES)
+	if (file->verbs->wr_count >= IB_ASYNC_MAX_WRS ||
+	    file->verbs->wr_bytes + w->len > IB_ASYNC_MAX_WR_BYTES)
 		return -ENOSPC;
 	ret = ib_async_account_add(file, ib_async_wr_cost(w->len));
 	if (ret)
@@ -175,13 +175,13 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		}
 		w->mapped = true;
 	}
-	ret = xa_alloc_cyclic(&file->wrs, &index, w, xa_limit_32b,
-			      &file->wr_next, GFP_KERNEL_ACCOUNT);
+	ret = xa_alloc_cyclic(&file->verbs->wrs, &index, w, xa_limit_32b,
+			      &file->verbs->wr_next, GFP_KERNEL_ACCOUNT);
 	if (ret < 0)
 		goto err_unmap;
 	if (ret == 1)
-		file->wr_gen++;
-	w->id = (u64)file->wr_gen << 32 | index;
+		file->verbs->wr_gen++;
+	w->id = (u64)file->verbs->wr_gen << 32 | index;
 
 	w->owner = owner;
 	if (owner->type == IB_ASYNC_OBJ_QP) {
@@ -191,8 +191,8 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 	}
 	/* Only a QP has sends. */
 	list_add_tail(&w->list, w->recv ? &owner->wrs : &owner->sq_wrs);
-	file->wr_count++;
-	file->wr_bytes += w->len;
+	file->verbs->wr_count++;
+	file->verbs->wr_bytes += w->len;
 	return 0;
 
 err_unmap:
@@ -211,11 +211,11 @@ void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	lockdep_assert_held(&file->obj_mutex);
 	if (w->owner)
-		xa_erase(&file->wrs, lower_32_bits(w->id));
+		xa_erase(&file->verbs->wrs, lower_32_bits(w->id));
 	list_del(&w->list);
 	ib_async_wr_unmap(w);
-	file->wr_count--;
-	file->wr_bytes -= w->len;
+	file->verbs->wr_count--;
+	file->verbs->wr_bytes -= w->len;
 	ib_async_account_sub(file, ib_async_wr_cost(w->len));
 	ib_async_wr_discard(w);
 }
@@ -248,7 +248,7 @@ static struct ib_async_wr *ib_async_wr_match(struct ib_async_file *file,
 					     const struct ib_async_dead_qp *dead,
 					     u32 *qp_num)
 {
-	struct ib_async_wr *w = xa_load(&file->wrs, lower_32_bits(wc->wr_id));
+	struct ib_async_wr *w = xa_load(&file->verbs->wrs, lower_32_bits(wc->wr_id));
 	const struct ib_qp *qp = wc->qp;
 
 	if (!w || w->id != wc->wr_id)
@@ -300,7 +300,7 @@ static void ib_async_wr_complete(struct ib_async_file *file,
 
 	if (!w->recv)
 		ib_async_sq_retire(file, w);
-	xa_erase(&file->wrs, lower_32_bits(w->id));
+	xa_erase(&file->verbs->wrs, lower_32_bits(w->id));
 	w->owner = NULL;
 	/* For a receive, the unmap also makes the data visible to the CPU. */
 	ib_async_wr_unmap(w);
@@ -334,7 +334,7 @@ static void ib_async_wc_take(struct ib_async_file *file,
 	if (w)
 		ib_async_wr_complete(file, cq, w, wc, qp_num);
 	else
-		file->stale_wcs++;
+		file->verbs->stale_wcs++;
 }
 
 /* Move up to @max completions from the device's CQ to its backlog. */
@@ -342,7 +342,7 @@ static int ib_async_cq_fetch(struct ib_async_file *file,
 			     struct ib_async_uobj *cq, u32 max,
 			     const struct ib_async_dead_qp *dead)
 {
-	struct ib_wc *wc = file->poll_wc;
+	struct ib_wc *wc = file->verbs->poll_wc;
 	int i, n;
 
 	lockdep_assert_held(&file->obj_mutex);
@@ -436,7 +436,7 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 	    (arg->obj_type != IB_ASYNC_OBJ_QP &&
 	     arg->obj_type != IB_ASYNC_OBJ_SRQ))
 		return -EINVAL;
-	if (current->mm != file->mm)
+	if (current->mm != file->verbs->mm)
 		return -EPERM;
 	if (!access_ok(u64_to_user_ptr(arg->addr), arg->length))
 		return -EFAULT;
@@ -552,7 +552,7 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	ret = ib_async_check_send(arg);
 	if (ret)
 		return ret;
-	if (current->mm != file->mm)
+	if (current->mm != file->verbs->mm)
 		return -EPERM;
 	w = ib_async_wr_alloc(arg->length, false, arg->wr_id);
 	if (!w)
@@ -656,7 +656,7 @@ static void ib_async_cq_untake(struct ib_async_file *file, u32 handle,
 		ib_async_wr_release(file, w);
 	}
 	/* Handles are never reused: the same handle is the same CQ. */
-	if (!list_empty(taken) && xa_load(&file->objs, handle) == cq && cq->obj)
+	if (!list_empty(taken) && xa_load(&file->verbs->objs, handle) == cq && cq->obj)
 		list_splice(taken, &cq->wrs);
 	else
 		list_for_each_entry_safe(w, next, taken, list)
@@ -677,7 +677,7 @@ int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)
 
 	if (arg->flags)
 		return -EINVAL;
-	if (current->mm != file->mm)
+	if (current->mm != file->verbs->mm)
 		return -EPERM;
 	/*
 	 * Any count is taken, as ib_uverbs takes any ne; the file never has

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Device, port, GID and P_Key queries, and CQ resize: what rdma-core's
- * ibv_query_*() and ibv_resize_cq() need, in rdma-core's value spaces
- * (which the kernel's enums share).
+ * Device, port, GID and P_Key queries: what rdma-core's ibv_query_*()
+ * need, in rdma-core's value spaces (which the kernel's enums share).
  */
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 int ib_async_cmd_query_device(struct ib_async_ucmd *u)
 {
@@ -144,60 +143,6 @@ int ib_async_cmd_query_pkey(struct ib_async_ucmd *u)
 	if (ret)
 		return ret;
 	arg->pkey = pkey;
-	ib_async_ucmd_respond(u);
-	return 0;
-}
-
-/* What a CQ of @cqe entries is charged. */
-static u64 ib_async_cq_charge(u32 cqe)
-{
-	const struct ib_async_queue_sizes sizes = { .cqe = cqe };
-
-	return ib_async_queue_bytes(IB_ASYNC_OBJ_CQ, &sizes);
-}
-
-/*
- * The new size is charged beside the old one before the driver allocates
- * it: the old charge goes once the CQ is resized, the new one if it is
- * not. Should the budget refuse what the driver granted beyond the size
- * asked for, the CQ goes back to its old size.
- */
-int ib_async_cmd_resize_cq(struct ib_async_ucmd *u)
-{
-	struct ib_async_resize_cq *arg = u->cmd;
-	struct ib_async_uobj *cq;
-	u64 old, new;
-	int old_cqe;
-	int ret;
-
-	if (arg->flags || !arg->cqe || arg->cqe > INT_MAX)
-		return -EINVAL;
-	cq = ib_async_uobj_get(u->file, arg->handle, IB_ASYNC_OBJ_CQ);
-	if (IS_ERR(cq))
-		return PTR_ERR(cq);
-	old = cq->charged;
-	old_cqe = cq->cq->cqe;
-	new = ib_async_cq_charge(arg->cqe);
-	ret = ib_async_verbs_charge(cq, new);
-	if (ret)
-		return ret;
-	ret = ib_resize_cq(cq->cq, arg->cqe);
-	if (ret) {
-		ib_async_verbs_uncharge(cq, new);
-		return ret;
-	}
-	ret = ib_async_verbs_resized(cq, old, new,
-				     ib_async_cq_charge(cq->cq->cqe));
-	if (ret) {
-		if (!ib_resize_cq(cq->cq, old_cqe)) {
-			ib_async_verbs_uncharge(cq, new);
-			return ret;
-		}
-		/* Stuck at what was granted: it keeps both charges. */
-		pr_warn_ratelimited("ib_async: %s: a CQ kept a size beyond its charge\n",
-				    dev_name(&u->adev->dev));
-	}
-	arg->cqe = cq->cq->cqe;
 	ib_async_ucmd_respond(u);
 	return 0;
 }

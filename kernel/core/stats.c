@@ -13,7 +13,7 @@
  */
 #include <linux/percpu.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 int ib_async_stats_alloc(struct ib_async_device *adev)
 {

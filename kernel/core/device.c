@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 #define IB_ASYNC_MAX_DEVICES	256
 
@@ -180,15 +180,15 @@ bool ib_async_device_detach_file(struct ib_async_device *adev,
 	u32 left;
 
 	down_read(&adev->disassoc_rwsem);
-	left = ib_async_file_destroy_objs(file, false, &ended);
+	left = ib_async_verbs->destroy_all(file, false, &ended);
 	up_read(&adev->disassoc_rwsem);
-	ib_async_file_end_destroyed(&ended);
+	ib_async_verbs->end_destroyed(&ended);
 
 	down_read(&adev->disassoc_rwsem);
 	gone = !left || !adev->ib_dev;
 	/* Removal came in between: free the dead handles it left. */
 	if (left && gone)
-		ib_async_file_destroy_objs(file, false, &ended);
+		ib_async_verbs->destroy_all(file, false, &ended);
 	if (gone) {
 		spin_lock(&adev->files_lock);
 		list_del_rcu(&file->list);
@@ -286,7 +286,7 @@ void ib_async_device_remove(struct ib_async_device *adev)
 	down_write(&adev->disassoc_rwsem);
 	list_for_each_entry_safe(file, next, &adev->files, list) {
 		ib_async_channels_close(file, -ENODEV);
-		if (ib_async_file_destroy_objs(file, true, NULL) ||
+		if (ib_async_verbs->destroy_all(file, true, NULL) ||
 		    !file->orphaned)
 			continue;
 		/* A closed file kept for this retry: now it can go. */
@@ -300,9 +300,9 @@ void ib_async_device_remove(struct ib_async_device *adev)
 
 		/* Dead handles only: the device has nothing left to destroy. */
 		down_read(&adev->disassoc_rwsem);
-		ib_async_file_destroy_objs(file, false, &ended);
+		ib_async_verbs->destroy_all(file, false, &ended);
 		up_read(&adev->disassoc_rwsem);
-		ib_async_file_end_destroyed(&ended);
+		ib_async_verbs->end_destroyed(&ended);
 		ib_async_file_free(file);
 	}
 

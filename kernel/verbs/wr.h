@@ -8,7 +8,7 @@
 #ifndef IB_ASYNC_WR_H
 #define IB_ASYNC_WR_H
 
-#include "ib_async.h"
+#include "verbs.h"
 #include "send_rules.h"
 
 /* Outstanding work requests a file may have, and their bytes. */

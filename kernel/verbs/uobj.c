@@ -14,7 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /*
  * The rdma cgroup counts each verbs object made through ib_async as one
@@ -69,9 +69,9 @@ static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
 void ib_async_file_objs_init(struct ib_async_file *file)
 {
 	mutex_init(&file->obj_mutex);
-	xa_init_flags(&file->objs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&file->wrs, XA_FLAGS_ALLOC);
-	xa_init(&file->mr_keys);
+	xa_init_flags(&file->verbs->objs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&file->verbs->wrs, XA_FLAGS_ALLOC);
+	xa_init(&file->verbs->mr_keys);
 }
 
 /*
@@ -84,13 +84,13 @@ static int ib_async_handle_alloc(struct ib_async_file *file,
 {
 	int ret;
 
-	if (file->objs_exhausted)
+	if (file->verbs->objs_exhausted)
 		return -ENOSPC;
-	ret = xa_alloc_cyclic(&file->objs, &uobj->handle, uobj, xa_limit_32b,
-			      &file->obj_next, GFP_KERNEL_ACCOUNT);
+	ret = xa_alloc_cyclic(&file->verbs->objs, &uobj->handle, uobj, xa_limit_32b,
+			      &file->verbs->obj_next, GFP_KERNEL_ACCOUNT);
 	if (ret == 1) {
-		xa_erase(&file->objs, uobj->handle);
-		file->objs_exhausted = true;
+		xa_erase(&file->verbs->objs, uobj->handle);
+		file->verbs->objs_exhausted = true;
 		return -ENOSPC;
 	}
 	return ret;
@@ -100,7 +100,8 @@ static int ib_async_handle_alloc(struct ib_async_file *file,
  * With the device present; the handle and the cgroup charge exist before
  * the verbs object.
  */
-struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
+					const struct ib_async_uobj_type *t,
 					u64 user_handle)
 {
 	struct ib_async_uobj *uobj;
@@ -111,7 +112,8 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file, u32 type,
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	uobj->file = file;
-	uobj->type = type;
+	uobj->ops = t;
+	uobj->type = t->type;
 	uobj->user_handle = user_handle;
 	INIT_LIST_HEAD(&uobj->wrs);
 	INIT_LIST_HEAD(&uobj->sq_wrs);
@@ -137,9 +139,8 @@ err_free:
  */
 static void ib_async_uobj_free(struct ib_async_uobj *uobj)
 {
-	if (uobj->comp_chan)
-		ib_async_channel_put_cq(uobj->comp_chan);
-	uobj->comp_chan = NULL;
+	if (uobj->ops->free)
+		uobj->ops->free(uobj);
 	if (uobj->abandoned) {
 		kmemleak_not_leak(uobj);
 		return;
@@ -158,24 +159,8 @@ static void ib_async_uobj_free(struct ib_async_uobj *uobj)
  */
 void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
 {
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_PD:
-		rdma_restrack_set_name(&uobj->pd->res, name);
-		ib_async_regq_set_name(uobj->regq, name);
-		break;
-	case IB_ASYNC_OBJ_CQ:
-		rdma_restrack_set_name(&uobj->cq->res, name);
-		break;
-	case IB_ASYNC_OBJ_QP:
-		rdma_restrack_set_name(&uobj->qp->res, name);
-		break;
-	case IB_ASYNC_OBJ_SRQ:
-		rdma_restrack_set_name(&uobj->srq->res, name);
-		break;
-	case IB_ASYNC_OBJ_MR:
-		ib_async_mr_set_name(uobj, name);
-		break;
-	}
+	if (uobj->ops->set_name)
+		uobj->ops->set_name(uobj, name);
 }
 
 /*
@@ -186,7 +171,7 @@ void ib_async_uobj_abort(struct ib_async_uobj *uobj)
 {
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
-	xa_erase(&uobj->file->objs, uobj->handle);
+	xa_erase(&uobj->file->verbs->objs, uobj->handle);
 	ib_async_uobj_free(uobj);
 }
 
@@ -232,7 +217,7 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 	struct ib_async_uobj *uobj;
 
 	lockdep_assert_held(&file->obj_mutex);
-	uobj = handle ? xa_load(&file->objs, handle) : NULL;
+	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
 	if (!uobj)
 		return ERR_PTR(-ENOENT);
 	if (uobj->type != type)
@@ -242,33 +227,36 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 	return uobj;
 }
 
+/**
+ * ib_async_uobj_event_source - an object a subscription may name
+ * @file: the file
+ * @handle: its handle
+ * @type: out: its type
+ *
+ * Return: 0 for a live object that raises events, -ENOENT for no such
+ * handle, -EINVAL for an object that raises none, -ENODEV for one that
+ * device removal destroyed.
+ */
+int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
+			       u32 *type)
+{
+	struct ib_async_uobj *uobj;
+
+	lockdep_assert_held(&file->obj_mutex);
+	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
+	if (!uobj)
+		return -ENOENT;
+	if (!uobj->ops->events)
+		return -EINVAL;
+	if (!uobj->obj)
+		return -ENODEV;
+	*type = uobj->type;
+	return 0;
+}
+
 static int ib_async_uobj_destroy_hw(struct ib_async_uobj *uobj)
 {
-	int ret;
-
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_PD:
-		ret = ib_async_regq_destroy(uobj->regq);
-		if (ret)
-			return ret;
-		uobj->regq = NULL;
-		return ib_dealloc_pd_user(uobj->pd, NULL);
-	case IB_ASYNC_OBJ_MR:
-		return ib_async_mr_uobj_destroy(uobj);
-	case IB_ASYNC_OBJ_CQ:
-		return ib_destroy_cq_user(uobj->cq, NULL);
-	case IB_ASYNC_OBJ_QP:
-		return ib_destroy_qp_user(uobj->qp, NULL);
-	case IB_ASYNC_OBJ_SRQ:
-		return ib_destroy_srq_user(uobj->srq, NULL);
-	case IB_ASYNC_OBJ_WQ:
-		return ib_destroy_wq_user(uobj->wq, NULL);
-	case IB_ASYNC_OBJ_AH:
-		return rdma_destroy_ah_user(uobj->ah, RDMA_DESTROY_AH_SLEEPABLE,
-					    NULL);
-	default:
-		return -EINVAL;
-	}
+	return uobj->ops->destroy(uobj);
 }
 
 /*
@@ -280,17 +268,8 @@ static void ib_async_uobj_drop_uses(struct ib_async_uobj *uobj)
 {
 	int i;
 
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_QP:
-		/* Only the address of the freed QP is used. */
-		ib_async_qp_destroyed(uobj, uobj->qp);
-		break;
-	case IB_ASYNC_OBJ_SRQ:
-	case IB_ASYNC_OBJ_CQ:
-		ib_async_free_wrs(uobj->file, uobj);
-		break;
-	}
-
+	if (uobj->ops->destroyed)
+		uobj->ops->destroyed(uobj);
 	for (i = 0; i < IB_ASYNC_UOBJ_MAX_USES && uobj->uses[i]; i++)
 		uobj->uses[i]->users--;
 	ib_async_verbs_uncharge(uobj, uobj->charged);
@@ -319,28 +298,31 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 }
 
 /**
- * ib_async_uobj_destroy_begin - destroy an object's verbs object and handle
+ * ib_async_uobj_remove - destroy an object's verbs object: the one path
  * @uobj: the object, from ib_async_uobj_get() or already dead
+ * @why: who asks; at device removal the handle stays, a dead one
  *
  * The verbs object goes first: once it is destroyed the driver calls no
  * handler for it, so the purge that
- * ib_async_uobj_destroy_end() does cannot miss a record. The handle is
- * gone on success, so no other command can find the object meanwhile.
+ * ib_async_uobj_destroy_end() does cannot miss a record. Unless the
+ * device is being removed, the handle is gone on success, so no other
+ * command can find the object meanwhile.
  *
  * Return: 0, -EBUSY (in use, nothing changed) or the driver's error.
  */
-int ib_async_uobj_destroy_begin(struct ib_async_uobj *uobj)
+int ib_async_uobj_remove(struct ib_async_uobj *uobj,
+			 enum ib_async_remove_reason why)
 {
 	int ret = ib_async_uobj_destroy_obj(uobj);
 
-	if (!ret)
-		xa_erase(&uobj->file->objs, uobj->handle);
+	if (!ret && why != IB_ASYNC_REMOVE_DEVICE)
+		xa_erase(&uobj->file->verbs->objs, uobj->handle);
 	return ret;
 }
 
 /**
  * ib_async_uobj_destroy_end - purge a destroyed object's records, free it
- * @uobj: the object, after ib_async_uobj_destroy_begin() succeeded
+ * @uobj: the object, after ib_async_uobj_remove() succeeded
  * @comp_events_reported: out: how many of a CQ's completion events the
  *	readers of its channel got (0 without one)
  *
@@ -367,7 +349,7 @@ u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
 
 /**
  * ib_async_uobj_forget_end - end a destroy a command made
- * @uobj: the object, after ib_async_uobj_destroy_begin() succeeded
+ * @uobj: the object, after ib_async_uobj_remove() succeeded
  * @comp_events_reported: as for ib_async_uobj_destroy_end()
  *
  * DESTROY, and a create whose answer was lost: the object also leaves the
@@ -431,18 +413,16 @@ static bool ib_async_destroy_type(struct ib_async_file *file, u32 type,
 	bool progress = false;
 	int ret;
 
-	xa_for_each(&file->objs, handle, uobj) {
+	xa_for_each(&file->verbs->objs, handle, uobj) {
 		if (uobj->type != type || !uobj->obj)
 			continue;
-		if (ended) {
-			ret = ib_async_uobj_destroy_begin(uobj);
-			if (!ret)
-				list_add_tail(&uobj->ended, ended);
-		} else {
-			ret = ib_async_uobj_destroy_obj(uobj);
-		}
-		if (!ret)
-			progress = true;
+		ret = ib_async_uobj_remove(uobj, ended ? IB_ASYNC_REMOVE_CLOSE :
+						 IB_ASYNC_REMOVE_DEVICE);
+		if (ret)
+			continue;
+		if (ended)
+			list_add_tail(&uobj->ended, ended);
+		progress = true;
 	}
 	return progress;
 }
@@ -471,10 +451,8 @@ static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
 	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
-	if (uobj->type == IB_ASYNC_OBJ_MR)
-		ib_async_mr_uobj_abandon(uobj);
-	if (uobj->type == IB_ASYNC_OBJ_PD)
-		ib_async_regq_abandon(uobj->regq);
+	if (uobj->ops->abandon)
+		uobj->ops->abandon(uobj);
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	WRITE_ONCE(uobj->abandoned, uobj->obj);
@@ -487,7 +465,7 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
 	unsigned long handle;
 	u32 n = 0;
 
-	xa_for_each(&file->objs, handle, uobj)
+	xa_for_each(&file->verbs->objs, handle, uobj)
 		if (uobj->obj)
 			n++;
 	return n;
@@ -539,18 +517,18 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 			removal ? "; abandoning them" : "; retrying at removal");
 	abandon = left && removal;
 	if (abandon) {
-		xa_for_each(&file->objs, handle, uobj)
+		xa_for_each(&file->verbs->objs, handle, uobj)
 			if (uobj->obj)
 				ib_async_uobj_abandon(uobj);
 		left = 0;
 	}
 	if (!removal) {
 		/* What removal destroyed earlier leaves dead handles. */
-		xa_for_each(&file->objs, handle, uobj) {
+		xa_for_each(&file->verbs->objs, handle, uobj) {
 			if (uobj->obj)
 				continue;
 			ib_async_uobj_orphan(uobj);
-			xa_erase(&file->objs, handle);
+			xa_erase(&file->verbs->objs, handle);
 			ib_async_uobj_free(uobj);
 		}
 	}

@@ -30,7 +30,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /* How long a registration may take before the PD's QP is given up. */
 #define IB_ASYNC_REG_TIMEOUT		(5 * HZ)
@@ -224,8 +224,7 @@ static const struct ib_async_queue_sizes ib_async_regq_qp_sizes = {
 static u64 ib_async_regq_bytes(const struct ib_async_queue_sizes *cq,
 			       const struct ib_async_queue_sizes *qp)
 {
-	return ib_async_queue_bytes(IB_ASYNC_OBJ_CQ, cq) +
-	       ib_async_queue_bytes(IB_ASYNC_OBJ_QP, qp);
+	return ib_async_cq_bytes(cq) + ib_async_qp_bytes(qp);
 }
 
 /* Also says, in @granted, what the CQ and QP the driver made cost. */
@@ -456,7 +455,7 @@ static int ib_async_mr_register(struct ib_async_regq *rq, struct ib_pd *pd,
 				struct ib_async_uobj *uobj, u64 addr,
 				u64 length, u64 iova)
 {
-	struct xarray *keys = &uobj->file->mr_keys;
+	struct xarray *keys = &uobj->file->verbs->mr_keys;
 	struct ib_async_pinned *p = &amr->pinned;
 	unsigned int sg_offset = addr & ~PAGE_MASK;
 	int ret, n;
@@ -525,16 +524,16 @@ int ib_async_mr_destroy(struct ib_async_mr *amr)
  *
  * Return: 0, or the driver's error with nothing changed.
  */
-int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
+static int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
 {
 	u32 lkey = uobj->mr->mr->lkey;
 	int ret;
 
 	lockdep_assert_held(&uobj->file->obj_mutex);
-	xa_erase(&uobj->file->mr_keys, lkey);
+	xa_erase(&uobj->file->verbs->mr_keys, lkey);
 	ret = ib_async_mr_destroy(uobj->mr);
 	if (ret)
-		xa_store(&uobj->file->mr_keys, lkey, uobj, GFP_KERNEL);
+		xa_store(&uobj->file->verbs->mr_keys, lkey, uobj, GFP_KERNEL);
 	return ret;
 }
 
@@ -546,7 +545,7 @@ int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
  * ib_alloc_mr() names it after its PD, with the PD's name: the same
  * string, which must outlive the entry as much.
  */
-void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
+static void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
 {
 	rdma_restrack_set_name(&uobj->mr->mr->res, name);
 }
@@ -558,10 +557,10 @@ void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
  * Its lkey leaves the file's keys, which are never looked up again and
  * go with the file.
  */
-void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj)
+static void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
-	xa_erase(&uobj->file->mr_keys, uobj->mr->mr->lkey);
+	xa_erase(&uobj->file->verbs->mr_keys, uobj->mr->mr->lkey);
 }
 
 /**
@@ -585,7 +584,7 @@ int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 	struct ib_mr *mr;
 
 	lockdep_assert_held(&file->obj_mutex);
-	uobj = xa_load(&file->mr_keys, sge->lkey);
+	uobj = xa_load(&file->verbs->mr_keys, sge->lkey);
 	if (!uobj || !uobj->mr || uobj->uses[0] != pd)
 		return -EINVAL;
 	mr = uobj->mr->mr;
@@ -611,7 +610,7 @@ static int ib_async_reg_mr_check_args(struct ib_async_ucmd *u,
 	    (arg->addr ^ arg->iova) & ~PAGE_MASK)
 		return -EINVAL;
 	/* The pages pinned are current's: only the opener's may be. */
-	if (current->mm != u->file->mm)
+	if (current->mm != u->file->verbs->mm)
 		return -EPERM;
 	return 0;
 }
@@ -663,7 +662,7 @@ static int ib_async_regq_make(struct ib_async_uobj *pd)
 	}
 	/* What the driver would not destroy stays with the PD, as charged. */
 	pd->regq = rq;
-	ib_async_regq_set_name(rq, pd->file->owner_name);
+	ib_async_regq_set_name(rq, pd->file->verbs->owner_name);
 	return 0;
 }
 
@@ -686,7 +685,7 @@ static int ib_async_reg_mr_locked(struct ib_async_ucmd *u,
 		if (ret)
 			return ret;
 	}
-	uobj = ib_async_uobj_new(u->file, IB_ASYNC_OBJ_MR, 0);
+	uobj = ib_async_uobj_new(u->file, &ib_async_mr_type, 0);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	amr->access = arg->access & IB_ASYNC_MR_DEVICE_ACCESS;
@@ -747,3 +746,10 @@ err_free:
 	kfree(amr);
 	return ret;
 }
+
+const struct ib_async_uobj_type ib_async_mr_type = {
+	.type		= IB_ASYNC_OBJ_MR,
+	.destroy	= ib_async_mr_uobj_destroy,
+	.set_name	= ib_async_mr_set_name,
+	.abandon	= ib_async_mr_uobj_abandon,
+};

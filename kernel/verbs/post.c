@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 #include "wr.h"
 
 /* Inline bytes one call may carry. */
@@ -457,33 +457,6 @@ static void ib_async_build_recvs(struct ib_async_post *p)
 	}
 }
 
-/**
- * ib_async_post_send - ib_post_send(), with the device's work started now
- * @qp: the kernel QP
- * @wr: the chain
- * @bad_wr: where the first request not taken is returned
- *
- * A driver may hand a kernel QP's sends to a softirq instead of
- * processing them in the caller's context as it does for a user QP: rxe
- * schedules its requester tasklet. Raised from process context, that
- * softirq waits for the next interrupt or for ksoftirqd, a wait an ib_uverbs
- * QP of the same device never has. Raised with bottom halves disabled, it
- * runs at local_bh_enable(), here, before the caller's ioctl returns.
- * ib_post_send() never sleeps, so other devices see no difference.
- *
- * Return: ib_post_send()'s.
- */
-int ib_async_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-		       const struct ib_send_wr **bad_wr)
-{
-	int ret;
-
-	local_bh_disable();
-	ret = ib_post_send(qp, wr, bad_wr);
-	local_bh_enable();
-	return ret;
-}
-
 /*
  * Make the requests the file's, post them, and settle what the device did
  * not take. Return: how many it took; *@err its error for the next one.
@@ -553,7 +526,7 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 	    (arg->obj_type != IB_ASYNC_OBJ_QP &&
 	     (send || arg->obj_type != IB_ASYNC_OBJ_SRQ)))
 		return -EINVAL;
-	if (current->mm != file->mm)
+	if (current->mm != file->verbs->mm)
 		return -EPERM;
 	ret = ib_async_post_prepare(arg, &p);
 	if (ret)

@@ -21,7 +21,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
-#include "ib_async.h"
+#include "verbs.h"
 
 /*
  * Is @addr in a shared mapping? Its pages are the file's or the shared

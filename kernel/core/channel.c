@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Channels: files of their own with the same bounded queue, batched read,
- * poll and fasync as the device node. A completion channel, one per
+ * poll and fasync as the device node (qfile.c). A completion channel, one per
  * ibv_create_comp_channel(), is fed by the completion handler of the CQs
  * made with it; an event channel by the event handlers, with the events
  * its subscriptions match (evchan.c).
@@ -24,9 +24,8 @@
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/termios.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 static void ib_async_channel_free_rcu(struct rcu_head *rcu)
 {
@@ -76,65 +75,33 @@ static void ib_async_channel_unlink(struct ib_async_channel *chan)
 	mutex_unlock(&chan->adev->chan_lock);
 }
 
+/* A channel file's channel: its private_data is the channel's queue. */
+static struct ib_async_channel *ib_async_channel_of(struct file *filp)
+{
+	return container_of(filp->private_data, struct ib_async_channel, evq);
+}
+
 static int ib_async_channel_release(struct inode *inode, struct file *filp)
 {
-	struct ib_async_channel *chan = filp->private_data;
+	struct ib_async_channel *chan = ib_async_channel_of(filp);
 
 	ib_async_channel_unlink(chan);
 	ib_async_channel_put(chan);
 	return 0;
 }
 
-static ssize_t ib_async_channel_read(struct file *filp, char __user *buf,
-				     size_t count, loff_t *pos)
-{
-	struct ib_async_channel *chan = filp->private_data;
-
-	return ib_async_evq_read(&chan->evq, buf, count,
-				 filp->f_flags & O_NONBLOCK);
-}
-
-static __poll_t ib_async_channel_poll(struct file *filp, poll_table *wait)
-{
-	struct ib_async_channel *chan = filp->private_data;
-
-	return ib_async_evq_poll(&chan->evq, filp, wait);
-}
-
-static int ib_async_channel_mmap(struct file *filp,
-				 struct vm_area_struct *vma)
-{
-	struct ib_async_channel *chan = filp->private_data;
-
-	return ib_async_evq_mmap(&chan->evq, vma);
-}
-
-static int ib_async_channel_fasync(int fd, struct file *filp, int on)
-{
-	struct ib_async_channel *chan = filp->private_data;
-
-	return fasync_helper(fd, filp, on, &chan->evq.fasync);
-}
-
 static long ib_async_channel_ioctl(struct file *filp, unsigned int cmd,
 				   unsigned long arg)
 {
-	struct ib_async_channel *chan = filp->private_data;
-	struct ib_async_evq_stat st;
-
-	if (cmd == FIONREAD) {
-		ib_async_evq_stat(&chan->evq, &st);
-		return put_user(st.queued * st.rec_size, (int __user *)arg);
-	}
-	return ib_async_uapi_channel_ioctl(filp, chan, cmd,
-					   (void __user *)arg);
+	return ib_async_qfile_ioctl(filp, cmd, arg,
+				    ib_async_uapi_channel_ioctl);
 }
 
 /* /proc/PID/fdinfo/FD, every line prefixed "ib_async-" as the node's. */
 static void ib_async_channel_show_fdinfo(struct seq_file *m,
 					 struct file *filp)
 {
-	struct ib_async_channel *chan = filp->private_data;
+	struct ib_async_channel *chan = ib_async_channel_of(filp);
 	struct ib_async_evq_stat st;
 
 	bool event = chan->type == IB_ASYNC_CHANNEL_EVENT;
@@ -143,14 +110,11 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&chan->adev->dev));
 	seq_printf(m, "ib_async-channel:\t%s\n",
 		   event ? "event" : "completion");
-	seq_printf(m, "ib_async-queue-id:\t%llu\n", st.id);
-	seq_printf(m, "ib_async-queued:\t%u\n", st.queued);
-	seq_printf(m, "ib_async-capacity:\t%u\n", st.cap);
+	ib_async_qfile_show_queue(m, &st);
 	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
-	ib_async_show_ring(m, &st);
-	seq_printf(m, "ib_async-memlock-pages:\t%ld\n", st.memlock_pages);
+	ib_async_qfile_show_memory(m, &st);
 	if (event) {
 		seq_printf(m, "ib_async-coalescing:\t%s\n",
 			   chan->evq.flags & IB_ASYNC_EVQ_COALESCE ?
@@ -164,10 +128,10 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 static const struct file_operations ib_async_channel_fops = {
 	.owner		= THIS_MODULE,
 	.release	= ib_async_channel_release,
-	.read		= ib_async_channel_read,
-	.poll		= ib_async_channel_poll,
-	.fasync		= ib_async_channel_fasync,
-	.mmap		= ib_async_channel_mmap,
+	.read		= ib_async_qfile_read,
+	.poll		= ib_async_qfile_poll,
+	.fasync		= ib_async_qfile_fasync,
+	.mmap		= ib_async_qfile_mmap,
 	.unlocked_ioctl	= ib_async_channel_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= ib_async_channel_show_fdinfo,
@@ -232,7 +196,7 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 	filp = anon_inode_getfile(arg->type == IB_ASYNC_CHANNEL_EVENT ?
 				  "[ib_async_event]" : "[ib_async_comp]",
 				  &ib_async_channel_fops,
-				  chan, O_RDWR |
+				  &chan->evq, O_RDWR |
 				  (arg->flags & IB_ASYNC_CHANNEL_NONBLOCK ?
 				   O_NONBLOCK : 0));
 	if (IS_ERR(filp)) {
@@ -279,7 +243,7 @@ struct ib_async_channel *ib_async_channel_get(struct ib_async_file *file,
 		fput(filp);
 		return ERR_PTR(-EINVAL);
 	}
-	chan = filp->private_data;
+	chan = ib_async_channel_of(filp);
 
 	mutex_lock(&file->adev->chan_lock);
 	if (chan->file != file || chan->type != type)
@@ -289,45 +253,6 @@ struct ib_async_channel *ib_async_channel_get(struct ib_async_file *file,
 	mutex_unlock(&file->adev->chan_lock);
 	fput(filp);
 	return ret ? ERR_PTR(ret) : chan;
-}
-
-/**
- * ib_async_channel_get_for_cq - the channel a new CQ will report to
- * @file: the file the CQ is made on
- * @fd: the caller's descriptor of the channel
- *
- * The channel must be a completion channel of @file with room for one
- * more CQ's record.
- *
- * Return: the channel, with a reference and the CQ counted, or the errors
- * of ib_async_channel_get() and -ENOSPC (its queue is as long as its CQs
- * are many).
- */
-struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
-						     int fd)
-{
-	struct ib_async_channel *chan;
-	struct ib_async_evq_stat st;
-
-	lockdep_assert_held(&file->obj_mutex);
-	chan = ib_async_channel_get(file, fd, IB_ASYNC_CHANNEL_COMP);
-	if (IS_ERR(chan))
-		return chan;
-	/* CQs of one file are made under its obj_mutex: no race. */
-	ib_async_evq_stat(&chan->evq, &st);
-	if (atomic_read(&chan->cqs) >= st.cap) {
-		ib_async_channel_put(chan);
-		return ERR_PTR(-ENOSPC);
-	}
-	atomic_inc(&chan->cqs);
-	return chan;
-}
-
-/* A CQ is gone, and so are its records in the channel. */
-void ib_async_channel_put_cq(struct ib_async_channel *chan)
-{
-	atomic_dec(&chan->cqs);
-	ib_async_channel_put(chan);
 }
 
 /**
@@ -354,55 +279,4 @@ void ib_async_channels_close(struct ib_async_file *file, int err)
 			ib_async_channel_unlink_locked(chan);
 	}
 	mutex_unlock(&file->adev->chan_lock);
-}
-
-/*
- * The completion handler of every CQ made for a file; drivers call it
- * from any context, hard irq included, once per arming.
- */
-void ib_async_comp_handler(struct ib_cq *cq, void *context)
-{
-	struct ib_async_uobj *uobj = context;
-	struct ib_async_event rec;
-
-	/*
-	 * A CQ without a channel fires when a program arms it all the same:
-	 * not a completion event, and no clock read (a device access on some
-	 * clocksources) for it. A CQ removal gave up on has no file and no
-	 * channel soon: removal waits for a grace period after marking it
-	 * (ib_async_uobj_abandon()), so the check and the uses are one RCU
-	 * read-side section.
-	 */
-	rcu_read_lock();
-	if (READ_ONCE(uobj->abandoned) || !uobj->comp_chan)
-		goto out;
-	rec = (struct ib_async_event){
-		.element	= uobj->user_handle,
-		.timestamp_ns	= ktime_get_ns(),
-		.event_type	= IB_ASYNC_EV_COMP,
-		.obj_type	= IB_ASYNC_OBJ_CQ,
-		.obj_handle	= uobj->handle,
-	};
-	ib_async_stat_add(uobj->file->adev->stats, IB_ASYNC_STAT_COMP_EVENTS,
-			  1);
-	ib_async_evq_push_once(&uobj->comp_chan->evq, &rec, &uobj->comp);
-out:
-	rcu_read_unlock();
-}
-
-int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u)
-{
-	struct ib_async_req_notify_cq *arg = u->cmd;
-	struct ib_async_uobj *uobj;
-	int ret;
-
-	if (arg->flags & ~IB_ASYNC_NOTIFY_SOLICITED || arg->reserved)
-		return -EINVAL;
-	uobj = ib_async_uobj_get(u->file, arg->handle, IB_ASYNC_OBJ_CQ);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	ret = ib_req_notify_cq(uobj->cq,
-			       arg->flags & IB_ASYNC_NOTIFY_SOLICITED ?
-			       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
-	return ret < 0 ? ret : 0;
 }

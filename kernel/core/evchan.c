@@ -20,7 +20,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "ib_async.h"
+#include "core.h"
 
 /* The event types a subscription may name: ib_core's, 0..20. */
 #define IB_ASYNC_SUB_TYPE_BITS	GENMASK_ULL(IB_ASYNC_EV_DEVICE_SPEED_CHANGE, 0)
@@ -125,31 +125,6 @@ static bool ib_async_sub_names(const struct ib_async_sub *sub,
 	       sub->obj_handle == *(const u32 *)handle;
 }
 
-/* An object of @file that raises events, for a subscription to it. */
-static int ib_async_sub_object(struct ib_async_file *file, u32 handle,
-			       u32 *type)
-{
-	struct ib_async_uobj *uobj;
-
-	lockdep_assert_held(&file->obj_mutex);
-	uobj = handle ? xa_load(&file->objs, handle) : NULL;
-	if (!uobj)
-		return -ENOENT;
-	switch (uobj->type) {
-	case IB_ASYNC_OBJ_CQ:
-	case IB_ASYNC_OBJ_QP:
-	case IB_ASYNC_OBJ_SRQ:
-	case IB_ASYNC_OBJ_WQ:
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (!uobj->obj)
-		return -ENODEV;
-	*type = uobj->type;
-	return 0;
-}
-
 /* Check what a subscription asks for and fill @sub from it. */
 static int ib_async_sub_parse(struct ib_async_ucmd *u,
 			      const struct ib_async_subscribe *arg,
@@ -177,8 +152,8 @@ static int ib_async_sub_parse(struct ib_async_ucmd *u,
 		return -EINVAL;
 	}
 	if (arg->flags & IB_ASYNC_SUB_OBJECT) {
-		ret = ib_async_sub_object(u->file, arg->obj_handle,
-					  &sub->obj_type);
+		ret = ib_async_verbs->event_source(u->file, arg->obj_handle,
+						   &sub->obj_type);
 		if (ret)
 			return ret;
 		sub->obj_handle = arg->obj_handle;

@@ -2,45 +2,15 @@
 /*
  * ib_async: RDMA asynchronous events through bounded per-file queues.
  *
- * Module parameters, and the ib_client that gives every RDMA device its
- * character device.
+ * The ib_client that gives every RDMA device its character device, and
+ * the core's start: kernel/module.c starts it here once the verbs layer is
+ * ready, and hands it the layer's ops; the dispatcher gets the core's
+ * command table (cmds.c) and the layer's.
  */
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 
-#include "ib_async.h"
-
-static unsigned int default_queue_len = 1024;
-static unsigned int max_queue_len = 65536;
-
-static int queue_len_param_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, IB_ASYNC_QUEUE_LEN_LIMIT);
-}
-
-static const struct kernel_param_ops queue_len_param_ops = {
-	.set = queue_len_param_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(default_queue_len, &queue_len_param_ops, &default_queue_len,
-		0644);
-MODULE_PARM_DESC(default_queue_len,
-		 "Events a new file's queue holds (default 1024; capped by max_queue_len)");
-module_param_cb(max_queue_len, &queue_len_param_ops, &max_queue_len, 0644);
-MODULE_PARM_DESC(max_queue_len,
-		 "Largest queue a file may ask for (default 65536, at most 1048576)");
-
-u32 ib_async_max_queue_len(void)
-{
-	return READ_ONCE(max_queue_len);
-}
-
-u32 ib_async_default_queue_len(void)
-{
-	return min(READ_ONCE(default_queue_len), ib_async_max_queue_len());
-}
+#include "core.h"
 
 static struct ib_client ib_async_client;
 
@@ -90,7 +60,13 @@ static struct ib_client ib_async_client = {
 	.no_kverbs_req	= true,
 };
 
-static int __init ib_async_init(void)
+/**
+ * ib_async_core_init - start the event core
+ * @verbs: the verbs layer's ops, which every file uses from its open on
+ *
+ * Return: 0 or the error of the character devices or the ib_client.
+ */
+int ib_async_core_init(const struct ib_async_verbs_ops *verbs)
 {
 	int ret;
 
@@ -119,36 +95,26 @@ static int __init ib_async_init(void)
 	IB_ASYNC_SAME_EVENT(WQ_FATAL);
 #undef IB_ASYNC_SAME_EVENT
 
-	ret = ib_async_wr_cache_init();
-	if (ret)
-		return ret;
+	ib_async_verbs = verbs;
+	ib_async_uapi_init(ib_async_core_cmds, ib_async_n_core_cmds);
 	ret = ib_async_device_init();
 	if (ret)
-		goto err_cache;
+		return ret;
 
 	ret = ib_register_client(&ib_async_client);
 	if (ret)
-		goto err_device;
-	return 0;
-
-err_device:
-	ib_async_device_exit();
-err_cache:
-	ib_async_wr_cache_exit();
+		ib_async_device_exit();
 	return ret;
 }
 
-static void __exit ib_async_exit(void)
+/* Stop the event core: every file of the module is freed on return. */
+void ib_async_core_exit(void)
 {
 	ib_unregister_client(&ib_async_client);
 	ib_async_device_exit();
 	/* Files freed after a grace period must be gone with the code. */
 	rcu_barrier();
-	ib_async_wr_cache_exit();
 }
-
-module_init(ib_async_init);
-module_exit(ib_async_exit);
 
 MODULE_DESCRIPTION("RDMA asynchronous events through bounded per-file queues");
 MODULE_LICENSE("Dual BSD/GPL");

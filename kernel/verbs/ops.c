@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The verbs layer as the event core sees it: struct ib_async_verbs_ops,
+ * the one door through which the core reaches objects, the data path and
+ * the queries (kernel/module.c hands it to ib_async_core_init()).
+ */
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "verbs.h"
+
+/* A node was opened: its objects, requests and memory regions. */
+static int ib_async_verbs_open(struct ib_async_file *file)
+{
+	struct ib_async_vfile *vf;
+
+	vf = kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
+	if (!vf)
+		return -ENOMEM;
+	file->verbs = vf;
+	ib_async_file_objs_init(file);
+	snprintf(vf->owner_name, sizeof(vf->owner_name), "ib_async[%d]",
+		 task_tgid_vnr(current));
+	/* Only the opener's memory is used by the data path. */
+	vf->mm = current->mm;
+	if (vf->mm)
+		mmgrab(vf->mm);
+	return 0;
+}
+
+static void ib_async_verbs_free(struct ib_async_file *file)
+{
+	struct ib_async_vfile *vf = file->verbs;
+
+	if (vf->mm)
+		mmdrop(vf->mm);
+	xa_destroy(&vf->objs);
+	xa_destroy(&vf->wrs);
+	kfree(vf);
+	file->verbs = NULL;
+}
+
+/* GET_INFO: what the device does with kernel verbs. */
+static void ib_async_verbs_info(struct ib_device *ib_dev,
+				struct ib_async_info *info)
+{
+	if (ib_dev->kverbs_provider)
+		info->features |= IB_ASYNC_FEATURE_VERBS |
+				  IB_ASYNC_FEATURE_COMP_CHANNEL;
+	if (ib_dev->kverbs_provider && ib_async_can_resize_cq(ib_dev))
+		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
+	if (ib_async_user_mr_supported(ib_dev))
+		info->features |= IB_ASYNC_FEATURE_USER_MR;
+}
+
+/* fdinfo: the data path's bookkeeping, one snapshot under obj_mutex. */
+static void ib_async_verbs_fdinfo(struct seq_file *m,
+				  struct ib_async_file *file)
+{
+	struct ib_async_vfile *vf = file->verbs;
+	u64 stale, bytes, verbs;
+	u32 wrs;
+
+	mutex_lock(&file->obj_mutex);
+	wrs = vf->wr_count;
+	bytes = file->acct_bytes;
+	verbs = vf->verbs_bytes;
+	stale = vf->stale_wcs;
+	mutex_unlock(&file->obj_mutex);
+	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
+	/* the data path's and the objects' queues; of which the queues' */
+	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
+	seq_printf(m, "ib_async-verbs-charged-bytes:\t%llu\n", verbs);
+	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);
+}
+
+/* The verbs layer's commands, numbered among the core's (core/uapi.c). */
+static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
+	IB_ASYNC_OP(CREATE_PD, ib_async_cmd_create_pd,
+		    struct ib_async_create_pd, IB_ASYNC_CREATE_PD_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_CQ, ib_async_cmd_create_cq,
+		    struct ib_async_create_cq, IB_ASYNC_CREATE_CQ_SIZE_V1, 0),
+	IB_ASYNC_OP(RESIZE_CQ, ib_async_cmd_resize_cq,
+		    struct ib_async_resize_cq, IB_ASYNC_RESIZE_CQ_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_QP, ib_async_cmd_create_qp,
+		    struct ib_async_create_qp, IB_ASYNC_CREATE_QP_SIZE_V1, 0),
+	IB_ASYNC_OP(MODIFY_QP, ib_async_cmd_modify_qp,
+		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(QUERY_QP, ib_async_cmd_query_qp,
+		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_SRQ, ib_async_cmd_create_srq,
+		    struct ib_async_create_srq, IB_ASYNC_CREATE_SRQ_SIZE_V1, 0),
+	IB_ASYNC_OP(MODIFY_SRQ, ib_async_cmd_modify_srq,
+		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(QUERY_SRQ, ib_async_cmd_query_srq,
+		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_WQ, ib_async_cmd_create_wq,
+		    struct ib_async_create_wq, IB_ASYNC_CREATE_WQ_SIZE_V1, 0),
+	IB_ASYNC_OP(MODIFY_WQ, ib_async_cmd_modify_wq,
+		    struct ib_async_modify_wq, IB_ASYNC_MODIFY_WQ_SIZE_V1, 0),
+	IB_ASYNC_OP(CREATE_AH, ib_async_cmd_create_ah,
+		    struct ib_async_create_ah, IB_ASYNC_CREATE_AH_SIZE_V1, 0),
+	IB_ASYNC_OP(DESTROY, ib_async_cmd_destroy, struct ib_async_destroy,
+		    IB_ASYNC_DESTROY_SIZE_V1, IB_ASYNC_CMD_AFTER_REMOVAL),
+	IB_ASYNC_OP(QUERY_DEVICE, ib_async_cmd_query_device,
+		    struct ib_async_device_attr, IB_ASYNC_DEVICE_ATTR_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(QUERY_PORT, ib_async_cmd_query_port,
+		    struct ib_async_port_attr, IB_ASYNC_PORT_ATTR_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(QUERY_GID, ib_async_cmd_query_gid,
+		    struct ib_async_query_gid, IB_ASYNC_QUERY_GID_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(QUERY_PKEY, ib_async_cmd_query_pkey,
+		    struct ib_async_query_pkey, IB_ASYNC_QUERY_PKEY_SIZE_V1,
+		    IB_ASYNC_CMD_NO_KVERBS),
+	IB_ASYNC_OP(POST_RECV, ib_async_cmd_post_recv,
+		    struct ib_async_post_recv, IB_ASYNC_POST_RECV_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POST_SEND, ib_async_cmd_post_send,
+		    struct ib_async_post_send, IB_ASYNC_POST_SEND_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POLL_CQ, ib_async_cmd_poll_cq, struct ib_async_poll_cq,
+		    IB_ASYNC_POLL_CQ_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(REQ_NOTIFY_CQ, ib_async_cmd_req_notify_cq,
+		    struct ib_async_req_notify_cq,
+		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, 0),
+	IB_ASYNC_OP(REG_MR, ib_async_cmd_reg_mr, struct ib_async_reg_mr,
+		    IB_ASYNC_REG_MR_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POST_SEND_LIST, ib_async_cmd_post_send_list,
+		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(POST_RECV_LIST, ib_async_cmd_post_recv_list,
+		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS),
+};
+
+/*
+ * Each uAPI structure has exactly the size its header names: a field added
+ * without a new size (or a hole the compiler filled) fails the build.
+ */
+static_assert(sizeof(struct ib_async_create_pd) == IB_ASYNC_CREATE_PD_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_cq) == IB_ASYNC_CREATE_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_resize_cq) == IB_ASYNC_RESIZE_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_qp) == IB_ASYNC_CREATE_QP_SIZE_V1);
+static_assert(sizeof(struct ib_async_av) == IB_ASYNC_AV_SIZE_V1);
+static_assert(sizeof(struct ib_async_qp_attr) == IB_ASYNC_QP_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_srq) ==
+	      IB_ASYNC_CREATE_SRQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_srq_attr) == IB_ASYNC_SRQ_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_wq) == IB_ASYNC_CREATE_WQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_modify_wq) == IB_ASYNC_MODIFY_WQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_create_ah) == IB_ASYNC_CREATE_AH_SIZE_V1);
+static_assert(sizeof(struct ib_async_destroy) == IB_ASYNC_DESTROY_SIZE_V1);
+static_assert(sizeof(struct ib_async_device_attr) ==
+	      IB_ASYNC_DEVICE_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_port_attr) == IB_ASYNC_PORT_ATTR_SIZE_V1);
+static_assert(sizeof(struct ib_async_query_gid) == IB_ASYNC_QUERY_GID_SIZE_V1);
+static_assert(sizeof(struct ib_async_query_pkey) ==
+	      IB_ASYNC_QUERY_PKEY_SIZE_V1);
+static_assert(sizeof(struct ib_async_post_recv) == IB_ASYNC_POST_RECV_SIZE_V1);
+static_assert(sizeof(struct ib_async_post_send) == IB_ASYNC_POST_SEND_SIZE_V1);
+static_assert(sizeof(struct ib_async_wc) == IB_ASYNC_WC_SIZE_V1);
+static_assert(sizeof(struct ib_async_poll_cq) == IB_ASYNC_POLL_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_req_notify_cq) ==
+	      IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1);
+static_assert(sizeof(struct ib_async_reg_mr) == IB_ASYNC_REG_MR_SIZE_V1);
+static_assert(sizeof(struct ib_async_post_list) == IB_ASYNC_POST_LIST_SIZE_V1);
+static_assert(sizeof(struct ib_async_send_wr) == IB_ASYNC_SEND_WR_SIZE_V1);
+static_assert(sizeof(struct ib_async_recv_wr) == IB_ASYNC_RECV_WR_SIZE_V1);
+/* The numbers fit the range the header reserves. */
+static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_verbs_cmds) - 1 <=
+	      IB_ASYNC_CMD_LAST);
+
+const struct ib_async_verbs_ops ib_async_verbs_ops = {
+	.open		= ib_async_verbs_open,
+	.free		= ib_async_verbs_free,
+	.destroy_all	= ib_async_file_destroy_objs,
+	.end_destroyed	= ib_async_file_end_destroyed,
+	.info		= ib_async_verbs_info,
+	.fdinfo		= ib_async_verbs_fdinfo,
+	.event_source	= ib_async_uobj_event_source,
+	.cmds		= ib_async_verbs_cmds,
+	.n_cmds		= ARRAY_SIZE(ib_async_verbs_cmds),
+};

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The verbs layer: kernel verbs objects made for a file so that their
+ * events are affiliated, the data path over them, and the queries. It
+ * uses the event core (core/core.h) and plugs into it through one struct
+ * ib_async_verbs_ops (ops.c); the core never calls it by name.
+ *
+ *  ib_async_uobj    a kernel verbs object made for a file (uobj.c), found
+ *                   by its per-file handle. Its event handler runs in any
+ *                   context and only pushes to the file's queue; the uobj
+ *                   outlives the verbs object, so a handler never sees a
+ *                   freed one.
+ *
+ *  ib_async_wr      a posted work request (datapath.c): on its QP's or
+ *                   SRQ's list while the device owns it, then on its CQ's
+ *                   backlog once completed, until POLL_CQ returns it.
+ *
+ *  ib_async_mr      a user memory region (mr.c): pinned pages registered
+ *                   with the device through its PD's registration QP
+ *                   (ib_async_regq), kept until deregistered.
+ *
+ * Everything here is under the file's obj_mutex, with the device pinned
+ * (disassoc_rwsem held for reading), unless a function says otherwise.
+ */
+#ifndef IB_ASYNC_VERBS_H
+#define IB_ASYNC_VERBS_H
+
+#include <linux/bottom_half.h>
+#include <linux/cgroup_rdma.h>
+#include <linux/scatterlist.h>
+
+#include "core/core.h"
+
+struct ib_async_mr;
+struct ib_async_queue_sizes;
+struct ib_async_regq;
+struct ib_async_uobj_type;
+
+/* Completions taken from the device per ib_poll_cq() call. */
+#define IB_ASYNC_POLL_BATCH	16
+
+/**
+ * struct ib_async_vfile - what the verbs layer keeps per file
+ * @mm: the opener's memory, the only one the data path copies to and from
+ * @owner_name: what "rdma resource show" calls the file's objects
+ * @objs: handle -> struct ib_async_uobj
+ * @obj_next: cyclic handle allocation cursor
+ * @objs_exhausted: every handle was used once
+ * @wrs: index -> posted struct ib_async_wr
+ * @wr_next: cyclic index allocation cursor
+ * @wr_gen: bumped when the index space wraps
+ * @wr_count: requests posted and not yet returned
+ * @wr_bytes: their bookkeeping's bytes
+ * @stale_wcs: completions that matched no request
+ * @mr_keys: lkey -> MR uobj
+ * @verbs_bytes: of the file's charged bytes, the objects' queues'
+ * @poll_wc: ib_poll_cq()'s output: 1 KB that would otherwise sit on the
+ *	stack of every poll (and far more under KASAN)
+ *
+ * Made by the ops' open, freed by their free; under the file's obj_mutex.
+ */
+struct ib_async_vfile {
+	struct mm_struct *mm;
+	char owner_name[24];
+	struct xarray objs;
+	u32 obj_next;
+	bool objs_exhausted;
+	struct xarray wrs;
+	u32 wr_next;
+	u32 wr_gen;
+	u32 wr_count;
+	u64 wr_bytes;
+	u64 stale_wcs;
+	struct xarray mr_keys;
+	u64 verbs_bytes;
+	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
+};
+
+#define IB_ASYNC_UOBJ_MAX_USES	4
+
+struct ib_async_uobj {
+	struct ib_async_file *file;
+	const struct ib_async_uobj_type *ops;	/* its kind's */
+	u64 user_handle;
+	struct ib_async_evcount ev;	/* in file->evq */
+	struct ib_async_evcount comp;	/* CQ: in comp_chan's queue */
+	/* CQ: where its completion events go, NULL for nowhere */
+	struct ib_async_channel *comp_chan;
+	u32 handle;
+	u32 type;			/* enum ib_async_obj_type */
+	u32 port;			/* QP: for event records */
+	bool sq_sig_all;		/* QP: every send completes */
+	u32 max_inline;			/* QP: inline bytes a send may carry */
+	u32 users;			/* objects using this one */
+	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
+	u32 qp_num;			/* QP */
+	/* QP: where its completions land (also in uses[]) */
+	struct ib_async_uobj *send_cq;
+	struct ib_async_uobj *recv_cq;
+	struct ib_async_uobj *qp_srq;
+	/*
+	 * QP, SRQ: requests the device owns. CQ: completed requests taken
+	 * off the device's queue, in order, not yet returned by POLL_CQ.
+	 * For a QP, its receives; its sends are on @sq_wrs, in post order.
+	 */
+	struct list_head wrs;
+	struct list_head sq_wrs;
+	/* at close: destroyed, its records purged once no lock is held */
+	struct list_head ended;
+	/* PD: the QP that registers its MRs, made by the first REG_MR */
+	struct ib_async_regq *regq;
+	struct ib_rdmacg_object cg_obj;	/* one hca_object while obj lives */
+	/*
+	 * The verbs object removal gave up on (the driver refused to destroy
+	 * it): never freed, nor what the device may still write into; @obj
+	 * is NULL then (ib_async_uobj_abandon()).
+	 */
+	void *abandoned;
+	/*
+	 * Bytes of its queues (a PD: of its registration CQ and QP) charged
+	 * to the file's budget, given back when the verbs object is gone.
+	 */
+	u64 charged;
+	union {				/* NULL once destroyed by removal */
+		void *obj;
+		struct ib_pd *pd;
+		struct ib_cq *cq;
+		struct ib_qp *qp;
+		struct ib_srq *srq;
+		struct ib_wq *wq;
+		struct ib_ah *ah;
+		struct ib_async_mr *mr;
+	};
+};
+
+/* uobj.c */
+void ib_async_file_objs_init(struct ib_async_file *file);
+struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
+					const struct ib_async_uobj_type *t,
+					u64 user_handle);
+void ib_async_uobj_abort(struct ib_async_uobj *uobj);
+void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep);
+void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name);
+int ib_async_cg_charge(struct ib_rdmacg_object *cg, struct ib_device *ib_dev);
+void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
+			  struct ib_device *ib_dev);
+struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
+					u32 handle, u32 type);
+/**
+ * enum ib_async_remove_reason - why an object's verbs object is destroyed
+ * @IB_ASYNC_REMOVE_DESTROY: DESTROY, or a create whose answer was lost
+ * @IB_ASYNC_REMOVE_CLOSE: its file is being closed
+ * @IB_ASYNC_REMOVE_DEVICE: its device is being removed: the handle stays,
+ *	a dead one, until DESTROY or close forgets it
+ */
+enum ib_async_remove_reason {
+	IB_ASYNC_REMOVE_DESTROY,
+	IB_ASYNC_REMOVE_CLOSE,
+	IB_ASYNC_REMOVE_DEVICE,
+};
+
+int ib_async_uobj_remove(struct ib_async_uobj *uobj,
+			 enum ib_async_remove_reason why);
+u64 ib_async_uobj_forget_end(struct ib_async_uobj *uobj,
+			     u64 *comp_events_reported);
+u64 ib_async_uobj_destroy_end(struct ib_async_uobj *uobj,
+			      u64 *comp_events_reported);
+u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
+			       struct list_head *ended);
+void ib_async_file_end_destroyed(struct list_head *ended);
+void ib_async_uobj_event(struct ib_event *event, void *context);
+int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
+			       u32 *type);
+
+/* datapath.c */
+int ib_async_wr_cache_init(void);
+void ib_async_wr_cache_exit(void);
+void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
+void ib_async_qp_reset(struct ib_async_uobj *qp);
+void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
+int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
+int ib_async_cmd_post_send(struct ib_async_ucmd *u);
+int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
+
+/**
+ * ib_async_post_send - ib_post_send(), with the device's work started now
+ * @qp: the kernel QP
+ * @wr: the chain
+ * @bad_wr: where the first request not taken is returned
+ *
+ * A driver may hand a kernel QP's sends to a softirq instead of
+ * processing them in the caller's context as it does for a user QP: rxe
+ * schedules its requester tasklet. Raised from process context, that
+ * softirq waits for the next interrupt or for ksoftirqd, a wait an ib_uverbs
+ * QP of the same device never has. Raised with bottom halves disabled, it
+ * runs at local_bh_enable(), here, before the caller's ioctl returns.
+ * ib_post_send() never sleeps, so other devices see no difference.
+ *
+ * Return: ib_post_send()'s.
+ */
+static inline int ib_async_post_send(struct ib_qp *qp,
+				     const struct ib_send_wr *wr,
+				     const struct ib_send_wr **bad_wr)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = ib_post_send(qp, wr, bad_wr);
+	local_bh_enable();
+	return ret;
+}
+
+/* post.c: the data path over registered memory */
+int ib_async_cmd_post_send_list(struct ib_async_ucmd *u);
+int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
+
+/**
+ * struct ib_async_uobj_type - what one object kind does its own way
+ * @type: its IB_ASYNC_OBJ_*
+ * @destroy: destroy its verbs object: 0, or the driver's refusal, with
+ *	nothing changed
+ * @destroyed: once @destroy succeeded, settle what the verbs object left
+ *	(its work requests); NULL for nothing
+ * @set_name: name the owner of its restrack entries; NULL for none
+ * @abandon: removal gave it up: keep what the device may still write
+ *	into; NULL for nothing beyond the common steps
+ * @free: the object's records are purged or orphaned, the uobj is about to
+ *	go: release what it held beyond its verbs object; NULL for nothing
+ * @queue_bytes: what its queues cost for the sizes given (charge.c);
+ *	NULL: it has no queue
+ * @events: its verbs object raises affiliated events, which a
+ *	subscription may name it for
+ *
+ * One per kind, in its file (pd.c, cq.c...), which its creates hand to
+ * ib_async_uobj_new(): uobj.c calls an object's instead of switching on
+ * its type.
+ */
+struct ib_async_uobj_type {
+	u32 type;
+	int (*destroy)(struct ib_async_uobj *uobj);
+	void (*destroyed)(struct ib_async_uobj *uobj);
+	void (*set_name)(struct ib_async_uobj *uobj, const char *name);
+	void (*abandon)(struct ib_async_uobj *uobj);
+	void (*free)(struct ib_async_uobj *uobj);
+	u64 (*queue_bytes)(const struct ib_async_queue_sizes *s);
+	bool events;
+};
+
+extern const struct ib_async_uobj_type ib_async_pd_type;
+extern const struct ib_async_uobj_type ib_async_cq_type;
+extern const struct ib_async_uobj_type ib_async_qp_type;
+extern const struct ib_async_uobj_type ib_async_srq_type;
+extern const struct ib_async_uobj_type ib_async_wq_type;
+extern const struct ib_async_uobj_type ib_async_ah_type;
+extern const struct ib_async_uobj_type ib_async_mr_type;
+
+/* cq.c: completion channels, as seen from the CQs that use them */
+struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
+						     int fd);
+void ib_async_channel_put_cq(struct ib_async_channel *chan);
+void ib_async_comp_handler(struct ib_cq *cq, void *context);
+int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u);
+
+/**
+ * struct ib_async_queue_sizes - what a verbs object's queues hold
+ * @cqe: a CQ's entries
+ * @max_send_wr: a QP's send queue
+ * @max_send_sge: its gather entries per send
+ * @max_inline_data: its inline bytes per send
+ * @max_recv_wr: a QP's receive queue, an SRQ's or a WQ's
+ * @max_recv_sge: its scatter entries per receive
+ * @srq: a QP that receives through an SRQ, with no receive queue
+ */
+struct ib_async_queue_sizes {
+	u32 cqe;
+	u32 max_send_wr;
+	u32 max_send_sge;
+	u32 max_inline_data;
+	u32 max_recv_wr;
+	u32 max_recv_sge;
+	bool srq;
+};
+
+/* charge.c: verbs objects' queues on the opener's budget */
+u64 ib_async_cq_bytes(const struct ib_async_queue_sizes *s);
+u64 ib_async_qp_bytes(const struct ib_async_queue_sizes *s);
+u64 ib_async_rq_bytes(const struct ib_async_queue_sizes *s);
+int ib_async_verbs_charge(struct ib_async_uobj *uobj, u64 bytes);
+void ib_async_verbs_uncharge(struct ib_async_uobj *uobj, u64 bytes);
+int ib_async_verbs_charge_to(struct ib_async_uobj *uobj, u64 bytes);
+int ib_async_verbs_resized(struct ib_async_uobj *uobj, u64 old, u64 new,
+			   u64 granted);
+
+/* query.c: run with the device pinned */
+int ib_async_cmd_query_device(struct ib_async_ucmd *u);
+int ib_async_cmd_query_port(struct ib_async_ucmd *u);
+int ib_async_cmd_query_gid(struct ib_async_ucmd *u);
+int ib_async_cmd_query_pkey(struct ib_async_ucmd *u);
+
+/* One file per object kind; commands run with the device pinned. */
+/* pd.c */
+int ib_async_cmd_create_pd(struct ib_async_ucmd *u);
+/* cq.c */
+int ib_async_cmd_create_cq(struct ib_async_ucmd *u);
+int ib_async_cmd_resize_cq(struct ib_async_ucmd *u);
+/* qp.c */
+int ib_async_cmd_create_qp(struct ib_async_ucmd *u);
+int ib_async_cmd_modify_qp(struct ib_async_ucmd *u);
+int ib_async_cmd_query_qp(struct ib_async_ucmd *u);
+/* srq.c */
+int ib_async_cmd_create_srq(struct ib_async_ucmd *u);
+int ib_async_cmd_modify_srq(struct ib_async_ucmd *u);
+int ib_async_cmd_query_srq(struct ib_async_ucmd *u);
+/* wq.c */
+int ib_async_cmd_create_wq(struct ib_async_ucmd *u);
+int ib_async_cmd_modify_wq(struct ib_async_ucmd *u);
+/* ah.c */
+int ib_async_cmd_create_ah(struct ib_async_ucmd *u);
+
+/* cmd.c: what the object commands share */
+int ib_async_cmd_destroy(struct ib_async_ucmd *u);
+void ib_async_cmd_uncreate(struct ib_async_ucmd *u);
+int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
+			 u32 *handle);
+int ib_async_charge_asked(struct ib_async_uobj *uobj,
+			  const struct ib_async_queue_sizes *asked);
+int ib_async_put_charged(struct ib_async_ucmd *c, struct ib_async_uobj *uobj,
+			 const struct ib_async_queue_sizes *granted, u32 *handle);
+
+/* ah.c: address vectors and Q_Keys, which QPs and sends use too */
+int ib_async_check_qkey(u32 qkey);
+int ib_async_av_to_attr(struct ib_device *ib_dev, const struct ib_async_av *av,
+			struct rdma_ah_attr *ah);
+void ib_async_attr_to_av(const struct rdma_ah_attr *ah, struct ib_async_av *av);
+int ib_async_resolve_dmac(struct ib_pd *pd, struct rdma_ah_attr *ah);
+
+/**
+ * struct ib_async_pinned - a user's pages, pinned, then mapped (pin.c)
+ * @pages: the pinned pages
+ * @npages: how many
+ * @mm: whose pinned_vm they are charged to (held by mmgrab())
+ * @sgt: their DMA mapping, while @dev is set
+ * @dev: the device they are mapped for
+ * @writable: the device may write them
+ */
+struct ib_async_pinned {
+	struct page **pages;
+	unsigned long npages;
+	struct mm_struct *mm;
+	struct sg_table sgt;
+	struct ib_device *dev;
+	bool writable;
+};
+
+int ib_async_pin_user(struct ib_async_pinned *p, u64 addr, u64 length,
+		      bool writable);
+int ib_async_pinned_map(struct ib_async_pinned *p, struct ib_device *ib_dev,
+			bool relaxed);
+void ib_async_unpin_user(struct ib_async_pinned *p);
+
+/* mr.c: user memory regions */
+bool ib_async_user_mr_supported(struct ib_device *ib_dev);
+u64 ib_async_max_user_mr_size(struct ib_device *ib_dev);
+int ib_async_cmd_reg_mr(struct ib_async_ucmd *u);
+int ib_async_mr_destroy(struct ib_async_mr *amr);
+void ib_async_regq_set_name(struct ib_async_regq *rq, const char *name);
+void ib_async_regq_abandon(struct ib_async_regq *rq);
+int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
+			  const struct ib_sge *sge, bool write);
+int ib_async_regq_destroy(struct ib_async_regq *rq);
+
+/* ops.c: the layer as the core sees it */
+extern const struct ib_async_verbs_ops ib_async_verbs_ops;
+
+#endif /* IB_ASYNC_VERBS_H */
