@@ -222,3 +222,21 @@ shim_only_end() {
 	check "no_qp_left_behind" test "$so_after" = "$qps_before"
 	finish
 }
+
+# watch_begin: what every ib_async_watch test starts with: it skips
+# without the module, a node, the watcher, root or the peer netdev, and
+# gets $tmp, removed at exit with the peer set up again (tests flap it).
+watch_begin() {
+	[ -d /sys/class/ib_async ] || skip_all "ib_async not loaded"
+	[ -n "$(find_node)" ] || skip_all "no ib_async device"
+	command -v ib_async_watch >/dev/null ||
+		skip_all "ib_async_watch not installed"
+	[ "$(id -u)" = 0 ] || skip_all "needs root"
+	ip link show "$IB_ASYNC_PEER" >/dev/null 2>&1 ||
+		skip_all "no $IB_ASYNC_PEER"
+	tmp=$(mktemp -d)
+	trap 'ip link set "$IB_ASYNC_PEER" up; rm -rf "$tmp"' EXIT
+}
+
+# watch_started PID: whether watcher PID has its node open yet
+watch_started() { has_fd_on "$1" /dev/infiniband/ib_async; }

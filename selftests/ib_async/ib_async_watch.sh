@@ -9,16 +9,7 @@
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 
-[ -d /sys/class/ib_async ] || skip_all "ib_async not loaded"
-[ -n "$(find_node)" ] || skip_all "no ib_async device"
-command -v ib_async_watch >/dev/null || skip_all "ib_async_watch not installed"
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-ip link show "$IB_ASYNC_PEER" >/dev/null 2>&1 || skip_all "no $IB_ASYNC_PEER"
-
-tmp=$(mktemp -d)
-trap 'ip link set "$IB_ASYNC_PEER" up; rm -rf "$tmp"' EXIT
-
-watch_started() { has_fd_on "$1" /dev/infiniband/ib_async; }
+watch_begin
 
 # 1. --count 2 over a link flap: PORT_ERR then PORT_ACTIVE
 ib_async_watch -d "$IB_ASYNC_IBDEV" -t PORT_ERR -t PORT_ACTIVE --count 2 \

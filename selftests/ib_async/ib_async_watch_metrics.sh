@@ -10,18 +10,10 @@
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 
-[ -d /sys/class/ib_async ] || skip_all "ib_async not loaded"
-[ -n "$(find_node)" ] || skip_all "no ib_async device"
-command -v ib_async_watch >/dev/null || skip_all "ib_async_watch not installed"
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-ip link show "$IB_ASYNC_PEER" >/dev/null 2>&1 || skip_all "no $IB_ASYNC_PEER"
-
-tmp=$(mktemp -d)
-trap 'ip link set "$IB_ASYNC_PEER" up; rm -rf "$tmp"' EXIT
+watch_begin
 M=$tmp/ib_async.prom
 dev=$IB_ASYNC_IBDEV
 
-watch_started() { has_fd_on "$1" /dev/infiniband/ib_async; }
 # port_state_is N: the file's gauge of port 1 says N (enum ibv_port_state)
 port_state_is() {
 	grep -qx "ib_async_port_state{device=\"$dev\",port=\"1\"} $1" "$M" 2>/dev/null
