@@ -500,7 +500,9 @@ static int drain(struct watch *w, struct watched *d)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
 		if (n < 0 && errno == ENODEV) {
-			error(w, "%s: device removed", d->name);
+			/* followed, a device line says it */
+			if (!w->opts.follow)
+				error(w, "%s: device removed", d->name);
 			return 1;
 		}
 		if (n <= 0 || n % (ssize_t)sizeof(recs[0])) {
@@ -563,7 +565,8 @@ static int drain_chan(struct watch *w, struct watched *d)
 		if (n == 0)
 			return 0;
 		if (n == -1) {
-			error(w, "%s: device removed", d->name);
+			if (!w->opts.follow)
+				error(w, "%s: device removed", d->name);
 			return 1;
 		}
 		if (n < 0)
