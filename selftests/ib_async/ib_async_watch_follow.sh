@@ -86,7 +86,17 @@ rdma link delete "$NEW"
 wait_for 15 has "$NEW DEVICE_REMOVED"
 check "follow_link_delete" has "$NEW DEVICE_REMOVED"
 
-# 5. an evsrc device, added and unplugged
+# 5. netdev changes: only RDMA netlink's monitor (6.13 and later) tells them
+kver=$(uname -r)
+kmaj=${kver%%.*} kmin=${kver#*.}
+kmin=${kmin%%[!0-9]*}
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 13 ]; }; then
+	check "follow_netdev_attached" grep -q " NETDEV_ATTACHED $NET port 1$" "$tmp/out"
+else
+	ok "follow_netdev_attached # SKIP $kver has no RDMA netlink monitor"
+fi
+
+# 6. an evsrc device, added and unplugged
 if load_module ib_async_evsrc 2>/dev/null && [ -d "$EVSRC" ]; then
 	echo "$EVDEV" > "$EVSRC/add"
 	wait_for 15 has "$EVDEV DEVICE_ADDED node ib_async[0-9]*"

@@ -60,6 +60,7 @@ struct watch {
 	size_t ndevs, cap;
 	size_t live;			/* devices whose stream goes on */
 	int uevent_fd;			/* --follow; else -1 */
+	int rdmamon_fd;			/* --follow where netdev changes are told */
 	unsigned long long seen;	/* events printed, overflow excluded */
 	bool port_found[WATCH_MAX_FILTERS]; /* --port i exists somewhere */
 	struct watch_metrics *metrics;	/* --metrics; else NULL */
@@ -342,6 +343,9 @@ static int setup(struct watch *w)
 			      strerror(errno));
 			return -1;
 		}
+		/* where it fails (no CAP_NET_ADMIN), netdevs are not told */
+		w->rdmamon_fd = ibasync_test_root() ? -1 :
+				watch_rdmamon_open();
 	}
 	w->list = ibv_get_device_list(&n);
 	if (!w->list) {
@@ -379,6 +383,8 @@ static void teardown(struct watch *w)
 		close_one(&w->devs[i]);
 	if (w->uevent_fd >= 0)
 		close(w->uevent_fd);
+	if (w->rdmamon_fd >= 0)
+		close(w->rdmamon_fd);
 	free(w->devs);
 	watch_metrics_free(w->metrics);
 	if (w->list)
@@ -418,7 +424,8 @@ static int print_record(struct watch *w, const char *dev,
 
 /* A device line of --follow, to the journal or stdout. */
 static int emit_device(struct watch *w, const char *dev,
-		       enum watch_dev_change c, const char *arg)
+		       enum watch_dev_change c, const char *arg,
+		       unsigned int port)
 {
 	struct watch_clock now;
 	char line[512];
@@ -429,9 +436,9 @@ static int emit_device(struct watch *w, const char *dev,
 	if (!w->opts.journal)
 		return write_line(w, line,
 				  watch_format_device(line, sizeof(line), dev,
-						      c, arg, &now,
+						      c, arg, port, &now,
 						      w->opts.json));
-	r = watch_journal_device(dev, c, arg, &now);
+	r = watch_journal_device(dev, c, arg, port, &now);
 	if (r < 0) {
 		error(w, "cannot send to the journal: %s", strerror(-r));
 		return -1;
@@ -662,7 +669,7 @@ static bool gone(const struct watched *d)
 static int drop_device(struct watch *w, size_t i)
 {
 	struct watched *d = &w->devs[i];
-	int r = emit_device(w, d->name, WATCH_DEV_REMOVED, NULL);
+	int r = emit_device(w, d->name, WATCH_DEV_REMOVED, NULL, 0);
 
 	if (w->metrics && d->metrics_dev >= 0)
 		watch_metrics_remove_device(w->metrics, d->metrics_dev);
@@ -702,7 +709,7 @@ static int add_new(struct watch *w, const char *node)
 		ret = open_one(w, list[i]);
 		if (!ret)
 			ret = emit_device(w, w->devs[w->ndevs - 1].name,
-					  WATCH_DEV_ADDED, n);
+					  WATCH_DEV_ADDED, n, 0);
 		else if (ret > 0)
 			ret = 0;	/* said; it may be gone already */
 	}
@@ -722,7 +729,7 @@ static int rename_device(struct watch *w, struct watched *d, const char *name)
 		error(w, "out of memory");
 		return -1;
 	}
-	return emit_device(w, d->name, WATCH_DEV_RENAMED, old);
+	return emit_device(w, d->name, WATCH_DEV_RENAMED, old, 0);
 }
 
 /*
@@ -784,14 +791,37 @@ static int follow(struct watch *w)
 	return r;
 }
 
+static int netdev_line(const struct watch_netdev_ev *ev, void *arg)
+{
+	return emit_device(arg, ev->dev, ev->change, ev->netdev, ev->port);
+}
+
+/*
+ * The netdev changes the RDMA monitor has ready, each a device line,
+ * for any device (the attach of a new one comes before its node).
+ */
+static int follow_netdevs(struct watch *w)
+{
+	int r = watch_rdmamon_read(w->rdmamon_fd, netdev_line, w);
+
+	if (r == -1 && errno == ENOBUFS) {
+		error(w, "netdev changes lost: the RDMA monitor overflowed");
+		return 0;
+	}
+	if (r == -1)
+		error(w, "RDMA monitor: %s", strerror(errno));
+	return r ? -1 : 0;
+}
+
 /*
  * The descriptors to wait on: each device's node, then its channel (fd
- * -1 if none or ended), then the uevent socket (-1 if not following).
+ * -1 if none or ended), then the uevent socket and the RDMA monitor
+ * (-1 if not following, or the latter cannot be read).
  * Returns their number, or 0 (said) if out of memory.
  */
 static size_t fill_pollfds(struct watch *w, struct pollfd **pfd)
 {
-	size_t nfds = 2 * w->ndevs + 1;
+	size_t nfds = 2 * w->ndevs + 2;
 	struct pollfd *p = realloc(*pfd, nfds * sizeof(*p));
 
 	if (!p) {
@@ -811,7 +841,8 @@ static size_t fill_pollfds(struct watch *w, struct pollfd **pfd)
 			.events = POLLIN,
 		};
 	}
-	p[nfds - 1] = (struct pollfd){ .fd = w->uevent_fd, .events = POLLIN };
+	p[nfds - 2] = (struct pollfd){ .fd = w->uevent_fd, .events = POLLIN };
+	p[nfds - 1] = (struct pollfd){ .fd = w->rdmamon_fd, .events = POLLIN };
 	return nfds;
 }
 
@@ -823,7 +854,7 @@ static size_t fill_pollfds(struct watch *w, struct pollfd **pfd)
 static int service_ready(struct watch *w, const struct pollfd *pfd,
 			 size_t nfds)
 {
-	for (size_t i = 0; i + 1 < nfds; i++) {
+	for (size_t i = 0; i + 2 < nfds; i++) {
 		struct watched *d = &w->devs[i / 2];
 		bool chan = i % 2, was = gone(d);
 		int r;
@@ -845,7 +876,9 @@ static int service_ready(struct watch *w, const struct pollfd *pfd,
 	for (size_t i = w->ndevs; w->opts.follow && i-- > 0;)
 		if (gone(&w->devs[i]) && drop_device(w, i))
 			return -1;
-	if (pfd[nfds - 1].revents && follow(w))
+	if (pfd[nfds - 2].revents && follow(w))
+		return -1;
+	if (pfd[nfds - 1].revents && follow_netdevs(w))
 		return -1;
 	return 0;
 }
@@ -862,7 +895,7 @@ static int run(struct watch *w)
 	/* followed, every device watched is said, those of the start too */
 	for (size_t i = 0; w->opts.follow && i < w->ndevs; i++)
 		if (emit_device(w, w->devs[i].name, WATCH_DEV_ADDED,
-				w->devs[i].node))
+				w->devs[i].node, 0))
 			return WATCH_EXIT_ERROR;
 	while (!stop && !count_reached(w)) {
 		int timeout = poll_timeout(deadline), n;
@@ -909,7 +942,8 @@ static void install_signals(void)
 
 int main(int argc, char **argv)
 {
-	struct watch w = { .prog = "ib_async_watch", .uevent_fd = -1 };
+	struct watch w = { .prog = "ib_async_watch", .uevent_fd = -1,
+			   .rdmamon_fd = -1 };
 	int ret;
 
 	/*

@@ -23,10 +23,12 @@ int watch_journal_send(const char *dev, const struct ib_async_event *rec,
 
 /*
  * Send a device line of --follow: device dev added (arg: its node),
- * removed, or renamed (arg: its former name). As watch_journal_send().
+ * removed, renamed (arg: its former name), or a netdev (arg) attached to
+ * or detached from its port. As watch_journal_send().
  */
 int watch_journal_device(const char *dev, enum watch_dev_change c,
-			 const char *arg, const struct watch_clock *now);
+			 const char *arg, unsigned int port,
+			 const struct watch_clock *now);
 
 struct watch_metrics;
 

@@ -48,6 +48,8 @@ enum watch_dev_change {
 	WATCH_DEV_ADDED,	/* arg: the ib_async node's name */
 	WATCH_DEV_REMOVED,	/* arg: unused */
 	WATCH_DEV_RENAMED,	/* arg: the former name */
+	WATCH_DEV_NETDEV_ATTACHED, /* arg: the netdev; port: its port */
+	WATCH_DEV_NETDEV_DETACHED,
 };
 
 /* "DEVICE_ADDED"... */
@@ -55,11 +57,34 @@ const char *watch_dev_change_name(enum watch_dev_change c);
 
 /*
  * One line (with '\n') saying device dev changed, at now: text or JSON
- * (an object with "kind":"device"). Returns the length, or -1 if buf is
- * too small.
+ * (an object with "kind":"device"); port only for a netdev change.
+ * Returns the length, or -1 if buf is too small.
  */
 int watch_format_device(char *buf, size_t len, const char *dev,
 			enum watch_dev_change c, const char *arg,
-			const struct watch_clock *now, bool json);
+			unsigned int port, const struct watch_clock *now,
+			bool json);
+
+/* A netdev change, as RDMA netlink's monitor reports it. */
+struct watch_netdev_ev {
+	enum watch_dev_change change;	/* NETDEV_ATTACHED or _DETACHED */
+	char dev[WATCH_NAME_MAX];
+	char netdev[WATCH_NAME_MAX];	/* "ifindexN" if it came unnamed */
+	unsigned int port, ifindex;
+};
+
+/*
+ * A descriptor on RDMA netlink's monitor group, non-blocking; -1 with
+ * errno (EPERM without CAP_NET_ADMIN: then not reported).
+ */
+int watch_rdmamon_open(void);
+
+typedef int (*watch_netdev_fn)(const struct watch_netdev_ev *ev, void *arg);
+
+/*
+ * Hand each netdev change ready on fd to fn. Returns 0 once none is
+ * left, -2 if fn failed, -1 with errno (ENOBUFS: some were lost).
+ */
+int watch_rdmamon_read(int fd, watch_netdev_fn fn, void *arg);
 
 #endif /* IB_ASYNC_WATCH_FOLLOW_H */

@@ -166,7 +166,8 @@ int watch_journal_send(const char *dev, const struct ib_async_event *r,
 }
 
 int watch_journal_device(const char *dev, enum watch_dev_change c,
-			 const char *arg, const struct watch_clock *now)
+			 const char *arg, unsigned int port,
+			 const struct watch_clock *now)
 {
 	struct fields f = { .n = 0 };
 	char line[FIELD_LEN];
@@ -174,7 +175,8 @@ int watch_journal_device(const char *dev, enum watch_dev_change c,
 	int len;
 
 	/* the text line, again without its two times */
-	len = watch_format_device(line, sizeof(line), dev, c, arg, now, false);
+	len = watch_format_device(line, sizeof(line), dev, c, arg, port, now,
+				  false);
 	if (len <= 0)
 		return -ENAMETOOLONG;
 	line[len - 1] = '\0';
@@ -191,6 +193,11 @@ int watch_journal_device(const char *dev, enum watch_dev_change c,
 		field(&f, "IB_ASYNC_NODE=%s", arg);
 	if (c == WATCH_DEV_RENAMED && arg)
 		field(&f, "IB_ASYNC_DEVICE_OLD=%s", arg);
+	if ((c == WATCH_DEV_NETDEV_ATTACHED || c == WATCH_DEV_NETDEV_DETACHED) &&
+	    arg) {
+		field(&f, "IB_ASYNC_NETDEV=%s", arg);
+		field(&f, "IB_ASYNC_PORT=%u", port);
+	}
 	field(&f, "IB_ASYNC_TIMESTAMP_NS=%llu",
 	      (unsigned long long)now->mono.tv_sec * 1000000000ULL +
 	      (unsigned long long)now->mono.tv_nsec);
