@@ -333,6 +333,28 @@ rm -rf "$C1" "$FIFO1"
 "$WATCH" --follow --json --timeout 0.3 >"$TMP/out" 2>"$TMP/err"; rc=$?
 grep -Eqx '\{"timestamp_ns":[0-9]+,"time":"[0-9T:.-]+Z","kind":"device","device":"fake0","type":"DEVICE_ADDED","node":"ib_async0"\}' "$TMP/out" && [ $rc = 3 ]
 ok $? "--follow --json: a device object, kind device (rc $rc: $(cat "$TMP/out"))"
+# a device line in the journal: its own MESSAGE_ID and fields
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c '
+		mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal || exit 9
+		"$1" /run/systemd/journal/socket 1 >"$2" & sink=$!
+		i=0
+		while [ ! -S /run/systemd/journal/socket ] && [ $i -lt 100 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		"$3" --follow --journal --timeout 0.3
+		wait $sink' sh "$SINK" "$TMP/journal" "$WATCH" \
+		>"$TMP/out" 2>"$TMP/err"
+	grep -qx "MESSAGE=fake0 DEVICE_ADDED node ib_async0" "$TMP/journal" &&
+		grep -qx "MESSAGE_ID=9ce62032b7684f95b32b9b387f72f273" "$TMP/journal" &&
+		grep -qx "IB_ASYNC_EVENT=DEVICE_ADDED" "$TMP/journal" &&
+		grep -qx "IB_ASYNC_NODE=ib_async0" "$TMP/journal" &&
+		grep -qx "IB_ASYNC_DEVICE=fake0" "$TMP/journal" && [ ! -s "$TMP/out" ]
+	ok $? "--follow --journal: a device entry with its fields: $(tr '\n' '|' < "$TMP/journal")"
+else
+	skip "--follow --journal: needs root and unshare -m for a private /run"
+fi
 exec 5>&-
 
 # the unmodified rdma-core binary, on our implementation
