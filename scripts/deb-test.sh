@@ -333,7 +333,7 @@ example_not_active() {
 service_not_enabled() {
 	local unit
 	unit=$(dpkg -L ib-async-utils | grep -E '^(/usr)?/lib/systemd/system/ib-async-watch\.service$') &&
-		echo "$unit" && grep -x 'ExecStart=/usr/bin/ib_async_watch --journal' "$unit" &&
+		echo "$unit" && grep -x 'ExecStart=/usr/bin/ib_async_watch --follow --journal' "$unit" &&
 		! ls /etc/systemd/system/*.wants/ib-async-watch.service 2>/dev/null &&
 		! deb-systemd-helper --quiet is-enabled ib-async-watch.service || return 1
 	if [ -d /run/systemd/system ]; then

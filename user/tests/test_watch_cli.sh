@@ -7,6 +7,7 @@ WATCH=${WATCH:-./ib_async_watch}
 MKREC=${MKREC:-build/plain/bin/mkrec}
 FAKE_EVCHAN=${FAKE_EVCHAN:-$(pwd)/build/plain/lib/fake_evchan.so}
 SINK=${SINK:-build/plain/bin/journal_sink}
+UEVENT=${UEVENT:-build/plain/bin/uevent_send}
 LIB=$(pwd)/libibasync.so.1
 OBJDUMP=${OBJDUMP:-objdump}
 NM=${NM:-nm}
@@ -268,6 +269,93 @@ LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --port 3 --timeout 1 \
 ok $? "--port beyond the device's 2: exit 1, says so (rc $rc: $(cat "$TMP/err"))"
 exec 3>&-
 unset IBASYNC_FAKE_CHAN IBASYNC_FAKE_LOG
+
+# --follow: the fake tree's uevent socket stands in for the kernel's
+"$WATCH" --follow -d fake0 >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--follow watches every device: no --device" "$TMP/err"
+ok $? "--follow with -d: usage error, exit 2 (rc $rc: $(cat "$TMP/err"))"
+
+# Wait until file $1 has a line matching $2 (up to 5 s).
+wait_line() {
+	i=0
+	until grep -q -- "$2" "$1" 2>/dev/null || [ $i -ge 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -q -- "$2" "$1"
+}
+C1="$IBASYNC_TEST_ROOT/sys/class/ib_async/ib_async1"
+FIFO1="$IBASYNC_TEST_ROOT/dev/infiniband/ib_async1"
+SOCK="$IBASYNC_TEST_ROOT/uevent"
+IBP=/devices/virtual/infiniband
+exec 5<>"$FIFO"		# the nodes stay open between records
+"$WATCH" --follow --metrics "$M" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait_line "$TMP/out" " fake0 DEVICE_ADDED node ib_async0$" && [ -S "$SOCK" ]
+ok $? "--follow: a device of the start said as added: $(cat "$TMP/out" "$TMP/err")"
+mkdir -p "$C1" && echo fake1 > "$C1/ibdev" && mkfifo "$FIFO1"
+exec 6<>"$FIFO1"
+"$UEVENT" "$SOCK" add@/devices/virtual/ib_async/ib_async1 ACTION=add \
+	DEVPATH=/devices/virtual/ib_async/ib_async1 SUBSYSTEM=ib_async \
+	DEVNAME=infiniband/ib_async1
+wait_line "$TMP/out" " fake1 DEVICE_ADDED node ib_async1$"
+ok $? "--follow: a node added later is opened and said"
+"$MKREC" 10:1:5:1:1:0 >&6
+wait_line "$TMP/out" " fake1 port 1 IBV_EVENT_PORT_ERR (port error) seq 5$"
+ok $? "--follow: the added device's events"
+"$UEVENT" "$SOCK" move@$IBP/fakeren ACTION=move DEVPATH=$IBP/fakeren \
+	SUBSYSTEM=infiniband DEVPATH_OLD=$IBP/fake1
+wait_line "$TMP/out" " fakeren DEVICE_RENAMED from fake1$"
+ok $? "--follow: a rename (move uevent, DEVPATH_OLD) said"
+"$MKREC" 9:1:6:1:1:0 >&6
+wait_line "$TMP/out" " fakeren port 1 IBV_EVENT_PORT_ACTIVE (port active) seq 6$" &&
+	wait_line "$M" 'device="fakeren"'
+ok $? "--follow: events and metrics under the new name"
+"$UEVENT" "$SOCK" remove@/devices/virtual/ib_async/ib_async1 ACTION=remove \
+	DEVPATH=/devices/virtual/ib_async/ib_async1 SUBSYSTEM=ib_async
+wait_line "$TMP/out" " fakeren DEVICE_REMOVED$"
+ok $? "--follow: a node removed is said and closed"
+i=0
+while grep -q 'fakeren' "$M" && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $pid; wait $pid; rc=$?
+sed 's/^[0-9.]* [0-9T:.-]*Z //' "$TMP/out" > "$TMP/got"
+printf '%s\n' "fake0 DEVICE_ADDED node ib_async0" \
+	"fake1 DEVICE_ADDED node ib_async1" \
+	"fake1 port 1 IBV_EVENT_PORT_ERR (port error) seq 5" \
+	"fakeren DEVICE_RENAMED from fake1" \
+	"fakeren port 1 IBV_EVENT_PORT_ACTIVE (port active) seq 6" \
+	"fakeren DEVICE_REMOVED" > "$TMP/want"
+[ $rc = 0 ] && cmp -s "$TMP/want" "$TMP/got"
+ok $? "--follow: each line once, in order, exit 0 on SIGTERM (rc $rc: $(tr '\n' '|' < "$TMP/got"))"
+grep -q 'device="fake0"' "$M" && ! grep -q 'device="fake[1r]' "$M"
+ok $? "--follow --metrics: a removed device's series leave the file"
+exec 6>&-
+rm -rf "$C1" "$FIFO1"
+"$WATCH" --follow --json --timeout 0.3 >"$TMP/out" 2>"$TMP/err"; rc=$?
+grep -Eqx '\{"timestamp_ns":[0-9]+,"time":"[0-9T:.-]+Z","kind":"device","device":"fake0","type":"DEVICE_ADDED","node":"ib_async0"\}' "$TMP/out" && [ $rc = 3 ]
+ok $? "--follow --json: a device object, kind device (rc $rc: $(cat "$TMP/out"))"
+# a device line in the journal: its own MESSAGE_ID and fields
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c '
+		mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal || exit 9
+		"$1" /run/systemd/journal/socket 1 >"$2" & sink=$!
+		i=0
+		while [ ! -S /run/systemd/journal/socket ] && [ $i -lt 100 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		"$3" --follow --journal --timeout 0.3
+		wait $sink' sh "$SINK" "$TMP/journal" "$WATCH" \
+		>"$TMP/out" 2>"$TMP/err"
+	grep -qx "MESSAGE=fake0 DEVICE_ADDED node ib_async0" "$TMP/journal" &&
+		grep -qx "MESSAGE_ID=9ce62032b7684f95b32b9b387f72f273" "$TMP/journal" &&
+		grep -qx "IB_ASYNC_EVENT=DEVICE_ADDED" "$TMP/journal" &&
+		grep -qx "IB_ASYNC_NODE=ib_async0" "$TMP/journal" &&
+		grep -qx "IB_ASYNC_DEVICE=fake0" "$TMP/journal" && [ ! -s "$TMP/out" ]
+	ok $? "--follow --journal: a device entry with its fields: $(tr '\n' '|' < "$TMP/journal")"
+else
+	skip "--follow --journal: needs root and unshare -m for a private /run"
+fi
+exec 5>&-
 
 # the unmodified rdma-core binary, on our implementation
 AW=$(command -v ibv_asyncwatch)

@@ -5,6 +5,7 @@
 #include <infiniband/verbs.h>
 
 #include "../tools/watch.h"
+#include "../tools/watch_follow.h"
 #include "tap.h"
 
 static FILE *devnull;
@@ -245,6 +246,67 @@ static void test_format_chan(void)
 	   "channel JSON overflow: %s", buf);
 }
 
+/* --follow's device lines, text and JSON. */
+static void test_format_device(void)
+{
+	struct watch_clock now = { .mono = { 110, 0 }, .real = { 1000000000, 0 } };
+	char buf[512];
+
+	watch_format_device(buf, sizeof(buf), "rxe1", WATCH_DEV_ADDED,
+			    "ib_async1", 0, &now, false);
+	OK(!strcmp(buf, "110.000000000 2001-09-09T01:46:40.000000Z rxe1 "
+		   "DEVICE_ADDED node ib_async1\n"), "added line: %s", buf);
+	watch_format_device(buf, sizeof(buf), "rxefoo", WATCH_DEV_RENAMED,
+			    "rxe1", 0, &now, false);
+	OK(strstr(buf, "Z rxefoo DEVICE_RENAMED from rxe1\n") != NULL,
+	   "renamed line: %s", buf);
+	watch_format_device(buf, sizeof(buf), "rxefoo", WATCH_DEV_REMOVED,
+			    NULL, 0, &now, false);
+	OK(strstr(buf, "Z rxefoo DEVICE_REMOVED\n") != NULL,
+	   "removed line: %s", buf);
+	watch_format_device(buf, sizeof(buf), "rxe0", WATCH_DEV_NETDEV_ATTACHED,
+			    "veth0", 1, &now, false);
+	OK(strstr(buf, "Z rxe0 NETDEV_ATTACHED veth0 port 1\n") != NULL,
+	   "netdev line, as rdma monitor's: %s", buf);
+	watch_format_device(buf, sizeof(buf), "rxefoo", WATCH_DEV_RENAMED,
+			    "rxe1", 0, &now, true);
+	OK(!strcmp(buf, "{\"timestamp_ns\":110000000000,\"time\":"
+		   "\"2001-09-09T01:46:40.000000Z\",\"kind\":\"device\","
+		   "\"device\":\"rxefoo\",\"type\":\"DEVICE_RENAMED\","
+		   "\"from\":\"rxe1\"}\n"), "JSON renamed: %s", buf);
+	watch_format_device(buf, sizeof(buf), "rxe0", WATCH_DEV_NETDEV_DETACHED,
+			    "veth0", 1, &now, true);
+	OK(strstr(buf, "\"type\":\"NETDEV_DETACHED\",\"netdev\":\"veth0\","
+		       "\"port\":1}\n") != NULL, "JSON netdev: %s", buf);
+}
+
+/* What the kernel's uevents say to --follow; the rest is ignored. */
+static void test_uevent_parse(void)
+{
+	static const char add[] = "add@/devices/virtual/ib_async/ib_async1\0"
+		"ACTION=add\0DEVPATH=/devices/virtual/ib_async/ib_async1\0"
+		"SUBSYSTEM=ib_async\0DEVNAME=infiniband/ib_async1\0SEQNUM=7";
+	static const char mv[] = "move@/devices/virtual/infiniband/rxefoo\0"
+		"ACTION=move\0DEVPATH=/devices/virtual/infiniband/rxefoo\0"
+		"SUBSYSTEM=infiniband\0DEVPATH_OLD=/devices/virtual/infiniband/rxe1";
+	static const char net[] = "move@/devices/virtual/net/eth1\0"
+		"ACTION=move\0DEVPATH=/devices/virtual/net/eth1\0"
+		"SUBSYSTEM=net\0DEVPATH_OLD=/devices/virtual/net/eth0";
+	struct watch_uevent ev;
+
+	watch_uevent_parse(add, sizeof(add), &ev);
+	OK(ev.kind == WATCH_UEVENT_NODE_ADD && !strcmp(ev.name, "ib_async1"),
+	   "node add: %d %s", ev.kind, ev.name);
+	watch_uevent_parse(mv, sizeof(mv), &ev);
+	OK(ev.kind == WATCH_UEVENT_RENAME && !strcmp(ev.name, "rxefoo") &&
+	   !strcmp(ev.old, "rxe1"), "rename: %s from %s", ev.name, ev.old);
+	watch_uevent_parse(net, sizeof(net), &ev);
+	OK(ev.kind == WATCH_UEVENT_OTHER, "a netdev's rename is not ours");
+	/* the last field cut: DEVPATH_OLD unterminated, so no rename */
+	watch_uevent_parse(mv, sizeof(mv) - 1, &ev);
+	OK(ev.kind == WATCH_UEVENT_OTHER, "an unterminated field is ignored");
+}
+
 int main(void)
 {
 	devnull = fopen("/dev/null", "w");
@@ -253,6 +315,8 @@ int main(void)
 	test_channel_opts();
 	test_format();
 	test_format_chan();
+	test_format_device();
+	test_uevent_parse();
 	fclose(devnull);
 	return tap_done();
 }

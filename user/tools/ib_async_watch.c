@@ -13,6 +13,10 @@
  * Each record goes to stdout, or with --journal to systemd's journal
  * (watch_journal.c); --metrics counts it too (watch_metrics.c), and this
  * file reads the port states those counters show through the library.
+ *
+ * With --follow, the kernel's uevents (watch_follow.c) say when a node
+ * appears, goes or its RDMA device is renamed: the device is opened,
+ * closed or renamed here, and a device line says so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +34,7 @@
 #include "ibasync.h"
 #include "watch.h"
 #include "watch_export.h"
+#include "watch_follow.h"
 
 #define BATCH 64		/* records per read() */
 
@@ -39,18 +44,23 @@ _Static_assert(WATCH_MAX_FILTERS <= IB_ASYNC_MAX_SUBSCRIPTIONS,
 
 struct watched {
 	struct ibv_context *ctx;
-	const char *name;
+	char name[WATCH_NAME_MAX];	/* the RDMA device's, as renamed */
+	char node[WATCH_NAME_MAX];	/* ib_asyncN */
 	/* the stream read, if the kernel filters; else the node is */
 	struct ibasync_channel *chan;
 	int metrics_dev;	/* index in w->metrics */
 	unsigned int nports;
+	bool node_done, chan_done;	/* its stream ended (ENODEV) */
 };
 
 struct watch {
 	struct watch_opts opts;
 	struct ibv_device **list;
 	struct watched *devs;
-	size_t ndevs;
+	size_t ndevs, cap;
+	size_t live;			/* devices whose stream goes on */
+	int uevent_fd;			/* --follow; else -1 */
+	int rdmamon_fd;			/* --follow where netdev changes are told */
 	unsigned long long seen;	/* events printed, overflow excluded */
 	bool port_found[WATCH_MAX_FILTERS]; /* --port i exists somewhere */
 	struct watch_metrics *metrics;	/* --metrics; else NULL */
@@ -214,17 +224,45 @@ static int metrics_add(struct watch *w, struct watched *d)
 	return 0;
 }
 
+/* Room for one more device; -1 (said) if out of memory. */
+static int grow(struct watch *w)
+{
+	size_t cap = w->cap ? 2 * w->cap : 4;
+	struct watched *devs;
+
+	if (w->ndevs < w->cap)
+		return 0;
+	devs = realloc(w->devs, cap * sizeof(*devs));
+	if (!devs) {
+		error(w, "out of memory");
+		return -1;
+	}
+	w->devs = devs;
+	w->cap = cap;
+	return 0;
+}
+
+/*
+ * Open dev and read it as the options ask. Returns 0, 1 if it could not
+ * be opened but --follow goes on (it vanished as it came, or is not for
+ * this user), -1 after saying why.
+ */
 static int open_one(struct watch *w, struct ibv_device *dev)
 {
-	struct watched *d = &w->devs[w->ndevs];
+	struct watched *d;
 	int fl;
 
-	d->name = ibv_get_device_name(dev);
+	if (grow(w))
+		return -1;
+	d = &w->devs[w->ndevs];
+	*d = (struct watched){ .metrics_dev = -1 };
+	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(dev));
+	snprintf(d->node, sizeof(d->node), "%s", dev->dev_name);
 	d->ctx = ibv_open_device(dev);
 	if (!d->ctx) {
 		error(w, "cannot open %s for %s: %s", dev->dev_name, d->name,
 		      strerror(errno));
-		return -1;
+		return w->opts.follow ? 1 : -1;
 	}
 	w->ndevs++;
 	if (w->opts.queue_len &&
@@ -249,13 +287,8 @@ static int select_devices(struct watch *w)
 
 	while (w->list[n])
 		n++;
-	if (!w->opts.ndevices && !n) {
+	if (!w->opts.ndevices && !n && !w->opts.follow) {
 		error(w, "no RDMA devices with an ib_async node");
-		return -1;
-	}
-	w->devs = calloc(n ? n : 1, sizeof(*w->devs));
-	if (!w->devs) {
-		error(w, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < w->opts.ndevices; i++) {
@@ -269,9 +302,10 @@ static int select_devices(struct watch *w)
 			return -1;
 	}
 	for (size_t i = 0; !w->opts.ndevices && i < n; i++)
-		if (open_one(w, w->list[i]))
+		if (open_one(w, w->list[i]) < 0)
 			return -1;
-	for (size_t i = 0; i < w->opts.nports; i++) {
+	/* followed, a device with the port may come later */
+	for (size_t i = 0; !w->opts.follow && i < w->opts.nports; i++) {
 		if (!w->port_found[i]) {
 			error(w, "no watched device has port %u",
 			      w->opts.ports[i]);
@@ -301,6 +335,18 @@ static int setup(struct watch *w)
 		error(w, "ib_async module not loaded: %s missing", path);
 		return -1;
 	}
+	/* before the list: a device added meanwhile is heard of, not lost */
+	if (w->opts.follow) {
+		w->uevent_fd = watch_uevent_open();
+		if (w->uevent_fd < 0) {
+			error(w, "cannot listen for device uevents: %s",
+			      strerror(errno));
+			return -1;
+		}
+		/* where it fails (no CAP_NET_ADMIN), netdevs are not told */
+		w->rdmamon_fd = ibasync_test_root() ? -1 :
+				watch_rdmamon_open();
+	}
 	w->list = ibv_get_device_list(&n);
 	if (!w->list) {
 		error(w, "cannot list devices: %s", strerror(errno));
@@ -323,19 +369,41 @@ static int setup(struct watch *w)
 	return w->metrics ? metrics_start(w) : 0;
 }
 
+static void close_one(struct watched *d)
+{
+	if (d->chan)
+		ibasync_destroy_channel(d->chan);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+}
+
 static void teardown(struct watch *w)
 {
-	for (size_t i = 0; i < w->ndevs; i++) {
-		if (w->devs[i].chan)
-			ibasync_destroy_channel(w->devs[i].chan);
-		if (w->devs[i].ctx)
-			ibv_close_device(w->devs[i].ctx);
-	}
+	for (size_t i = 0; i < w->ndevs; i++)
+		close_one(&w->devs[i]);
+	if (w->uevent_fd >= 0)
+		close(w->uevent_fd);
+	if (w->rdmamon_fd >= 0)
+		close(w->rdmamon_fd);
 	free(w->devs);
 	watch_metrics_free(w->metrics);
 	if (w->list)
 		ibv_free_device_list(w->list);
 	watch_opts_free(&w->opts);
+}
+
+/* A formatted line (len < 0: it did not fit) to stdout. */
+static int write_line(struct watch *w, const char *line, int len)
+{
+	if (len < 0)
+		return 0;	/* cannot happen with sane names; skip */
+	/* one write per line and a flush: readers sit behind a pipe */
+	if (fwrite(line, 1, (size_t)len, stdout) != (size_t)len ||
+	    fflush(stdout)) {
+		error(w, "write error: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* One line for @rec, or for @xrec (a channel's) if not NULL. */
@@ -351,12 +419,28 @@ static int print_record(struct watch *w, const char *dev,
 				       w->opts.json) :
 		     watch_format(line, sizeof(line), dev, rec, now,
 				  w->opts.json);
-	if (len < 0)
-		return 0;	/* cannot happen with sane names; skip */
-	/* one write per line and a flush: readers sit behind a pipe */
-	if (fwrite(line, 1, (size_t)len, stdout) != (size_t)len ||
-	    fflush(stdout)) {
-		error(w, "write error: %s", strerror(errno));
+	return write_line(w, line, len);
+}
+
+/* A device line of --follow, to the journal or stdout. */
+static int emit_device(struct watch *w, const char *dev,
+		       enum watch_dev_change c, const char *arg,
+		       unsigned int port)
+{
+	struct watch_clock now;
+	char line[512];
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &now.mono);
+	clock_gettime(CLOCK_REALTIME, &now.real);
+	if (!w->opts.journal)
+		return write_line(w, line,
+				  watch_format_device(line, sizeof(line), dev,
+						      c, arg, port, &now,
+						      w->opts.json));
+	r = watch_journal_device(dev, c, arg, port, &now);
+	if (r < 0) {
+		error(w, "cannot send to the journal: %s", strerror(-r));
 		return -1;
 	}
 	return 0;
@@ -423,7 +507,9 @@ static int drain(struct watch *w, struct watched *d)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
 		if (n < 0 && errno == ENODEV) {
-			error(w, "%s: device removed", d->name);
+			/* followed, a device line says it */
+			if (!w->opts.follow)
+				error(w, "%s: device removed", d->name);
 			return 1;
 		}
 		if (n <= 0 || n % (ssize_t)sizeof(recs[0])) {
@@ -486,7 +572,8 @@ static int drain_chan(struct watch *w, struct watched *d)
 		if (n == 0)
 			return 0;
 		if (n == -1) {
-			error(w, "%s: device removed", d->name);
+			if (!w->opts.follow)
+				error(w, "%s: device removed", d->name);
 			return 1;
 		}
 		if (n < 0)
@@ -572,32 +659,252 @@ static void metrics_flush(struct watch *w, bool force)
 		      strerror(errno));
 }
 
+/* Whether the stream read from d (its channel, else its node) ended. */
+static bool gone(const struct watched *d)
+{
+	return d->chan ? d->chan_done : d->node_done;
+}
+
+/* --follow: d is gone; said, closed, and its slot given to the last. */
+static int drop_device(struct watch *w, size_t i)
+{
+	struct watched *d = &w->devs[i];
+	int r = emit_device(w, d->name, WATCH_DEV_REMOVED, NULL, 0);
+
+	if (w->metrics && d->metrics_dev >= 0)
+		watch_metrics_remove_device(w->metrics, d->metrics_dev);
+	close_one(d);
+	w->devs[i] = w->devs[--w->ndevs];
+	return r;
+}
+
+static struct watched *find_watched(struct watch *w, const char *node,
+				    const char *name)
+{
+	for (size_t i = 0; i < w->ndevs; i++)
+		if ((node && !strcmp(w->devs[i].node, node)) ||
+		    (name && !strcmp(w->devs[i].name, name)))
+			return &w->devs[i];
+	return NULL;
+}
+
+/*
+ * Open what the list has that is not watched yet (node: only that one),
+ * each said with a device line. Returns 0 or -1 (said).
+ */
+static int add_new(struct watch *w, const char *node)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int ret = 0;
+
+	if (!list) {
+		error(w, "cannot list devices: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; !ret && list[i]; i++) {
+		const char *n = list[i]->dev_name;
+
+		if ((node && strcmp(n, node)) || find_watched(w, n, NULL))
+			continue;
+		ret = open_one(w, list[i]);
+		if (!ret)
+			ret = emit_device(w, w->devs[w->ndevs - 1].name,
+					  WATCH_DEV_ADDED, n, 0);
+		else if (ret > 0)
+			ret = 0;	/* said; it may be gone already */
+	}
+	/* each context holds its device: the list can go */
+	ibv_free_device_list(list);
+	return ret;
+}
+
+static int rename_device(struct watch *w, struct watched *d, const char *name)
+{
+	char old[WATCH_NAME_MAX];
+
+	memcpy(old, d->name, sizeof(old));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	if (w->metrics && d->metrics_dev >= 0 &&
+	    watch_metrics_rename_device(w->metrics, d->metrics_dev, name)) {
+		error(w, "out of memory");
+		return -1;
+	}
+	return emit_device(w, d->name, WATCH_DEV_RENAMED, old, 0);
+}
+
+/*
+ * Uevents were lost: what was added, or renamed, is found again (a
+ * removal is seen anyway, as the end of the device's stream).
+ */
+static int rescan(struct watch *w)
+{
+	char path[4096], name[WATCH_NAME_MAX];
+
+	error(w, "device uevents lost: looking at the devices again");
+	for (size_t i = 0; i < w->ndevs; i++) {
+		struct watched *d = &w->devs[i];
+
+		if (ibasync_path(path, sizeof(path), "%s/%s/ibdev",
+				 IBASYNC_CLASS_DIR, d->node) ||
+		    ibasync_read_attr(path, name, sizeof(name)) <= 0 ||
+		    !strcmp(name, d->name))
+			continue;
+		if (rename_device(w, d, name))
+			return -1;
+	}
+	return add_new(w, NULL);
+}
+
+/* Act on the uevents ready. Returns 0, or -1 (said). */
+static int follow(struct watch *w)
+{
+	struct watch_uevent ev;
+	struct watched *d;
+	int r;
+
+	while ((r = watch_uevent_read(w->uevent_fd, &ev)) > 0) {
+		switch (ev.kind) {
+		case WATCH_UEVENT_NODE_ADD:
+			r = add_new(w, ev.name);
+			break;
+		case WATCH_UEVENT_NODE_REMOVE:
+			d = find_watched(w, ev.name, NULL);
+			/* its stream ended first; read what it still had */
+			r = d ? service(w, d, d->chan != NULL) : 0;
+			if (d && r >= 0)
+				r = drop_device(w, (size_t)(d - w->devs));
+			break;
+		case WATCH_UEVENT_RENAME:
+			d = find_watched(w, NULL, ev.old);
+			r = d ? rename_device(w, d, ev.name) : 0;
+			break;
+		default:
+			r = 0;
+		}
+		if (r < 0)
+			return -1;
+	}
+	if (r < 0 && errno == ENOBUFS)
+		return rescan(w);
+	if (r < 0)
+		error(w, "device uevents: %s", strerror(errno));
+	return r;
+}
+
+static int netdev_line(const struct watch_netdev_ev *ev, void *arg)
+{
+	return emit_device(arg, ev->dev, ev->change, ev->netdev, ev->port);
+}
+
+/*
+ * The netdev changes the RDMA monitor has ready, each a device line,
+ * for any device (the attach of a new one comes before its node).
+ */
+static int follow_netdevs(struct watch *w)
+{
+	int r = watch_rdmamon_read(w->rdmamon_fd, netdev_line, w);
+
+	if (r == -1 && errno == ENOBUFS) {
+		error(w, "netdev changes lost: the RDMA monitor overflowed");
+		return 0;
+	}
+	if (r == -1)
+		error(w, "RDMA monitor: %s", strerror(errno));
+	return r ? -1 : 0;
+}
+
+/*
+ * The descriptors to wait on: each device's node, then its channel (fd
+ * -1 if none or ended), then the uevent socket and the RDMA monitor
+ * (-1 if not following, or the latter cannot be read).
+ * Returns their number, or 0 (said) if out of memory.
+ */
+static size_t fill_pollfds(struct watch *w, struct pollfd **pfd)
+{
+	size_t nfds = 2 * w->ndevs + 2;
+	struct pollfd *p = realloc(*pfd, nfds * sizeof(*p));
+
+	if (!p) {
+		error(w, "out of memory");
+		return 0;
+	}
+	*pfd = p;
+	for (size_t i = 0; i < w->ndevs; i++) {
+		const struct watched *d = &w->devs[i];
+
+		p[2 * i] = (struct pollfd){
+			.fd = d->node_done ? -1 : d->ctx->async_fd,
+			.events = POLLIN };
+		p[2 * i + 1] = (struct pollfd){
+			.fd = d->chan && !d->chan_done ?
+			      ibasync_channel_fd(d->chan) : -1,
+			.events = POLLIN,
+		};
+	}
+	p[nfds - 2] = (struct pollfd){ .fd = w->uevent_fd, .events = POLLIN };
+	p[nfds - 1] = (struct pollfd){ .fd = w->rdmamon_fd, .events = POLLIN };
+	return nfds;
+}
+
+/*
+ * Service the devices poll() found ready. Returns 0, or -1 on error.
+ * Without --follow, the last device gone is an error; with it, a gone
+ * device is said and dropped, after every descriptor was serviced.
+ */
+static int service_ready(struct watch *w, const struct pollfd *pfd,
+			 size_t nfds)
+{
+	for (size_t i = 0; i + 2 < nfds; i++) {
+		struct watched *d = &w->devs[i / 2];
+		bool chan = i % 2, was = gone(d);
+		int r;
+
+		if (!pfd[i].revents || count_reached(w))
+			continue;
+		r = service(w, d, chan);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			*(chan ? &d->chan_done : &d->node_done) = true;
+			if (!w->opts.follow && !was && gone(d) &&
+			    !--w->live) {
+				error(w, "no devices left");
+				return -1;
+			}
+		}
+	}
+	for (size_t i = w->ndevs; w->opts.follow && i-- > 0;)
+		if (gone(&w->devs[i]) && drop_device(w, i))
+			return -1;
+	if (pfd[nfds - 2].revents && follow(w))
+		return -1;
+	if (pfd[nfds - 1].revents && follow_netdevs(w))
+		return -1;
+	return 0;
+}
+
 /* The event wait: a status for exit(). */
 static int run(struct watch *w)
 {
 	long long deadline = w->opts.timeout_ms < 0 ? -1 :
 			     now_ms() + w->opts.timeout_ms;
-	/* each device's node, then its channel (fd -1 if none) */
-	size_t live = w->ndevs, nfds = 2 * w->ndevs;
-	struct pollfd *pfd;
+	struct pollfd *pfd = NULL;
 	int ret = WATCH_EXIT_OK;
 
-	pfd = calloc(nfds, sizeof(*pfd));
-	if (!pfd)
-		return error(w, "out of memory"), WATCH_EXIT_ERROR;
-	for (size_t i = 0; i < w->ndevs; i++) {
-		const struct watched *d = &w->devs[i];
-
-		pfd[2 * i] = (struct pollfd){ .fd = d->ctx->async_fd,
-					      .events = POLLIN };
-		pfd[2 * i + 1] = (struct pollfd){
-			.fd = d->chan ? ibasync_channel_fd(d->chan) : -1,
-			.events = POLLIN,
-		};
-	}
+	w->live = w->ndevs;
+	/* followed, every device watched is said, those of the start too */
+	for (size_t i = 0; w->opts.follow && i < w->ndevs; i++)
+		if (emit_device(w, w->devs[i].name, WATCH_DEV_ADDED,
+				w->devs[i].node, 0))
+			return WATCH_EXIT_ERROR;
 	while (!stop && !count_reached(w)) {
 		int timeout = poll_timeout(deadline), n;
+		size_t nfds = fill_pollfds(w, &pfd);
 
+		if (!nfds) {
+			ret = WATCH_EXIT_ERROR;
+			break;
+		}
 		if (deadline >= 0 && timeout == 0) {
 			/* satisfied: -n not given and something was seen */
 			if (w->opts.count || !w->seen)
@@ -613,30 +920,11 @@ static int run(struct watch *w)
 			break;
 		}
 		metrics_flush(w, false);
-		for (size_t i = 0; n > 0 && i < nfds; i++) {
-			struct watched *d = &w->devs[i / 2];
-			bool chan = i % 2;
-			int r;
-
-			if (!pfd[i].revents)
-				continue;
-			r = service(w, d, chan);
-			if (r < 0) {
-				ret = WATCH_EXIT_ERROR;
-				goto out;
-			}
-			if (r > 0) {
-				pfd[i].fd = -1;	/* poll() skips it */
-				/* the stream read ended: the device is gone */
-				if (chan == !!d->chan && !--live) {
-					error(w, "no devices left");
-					ret = WATCH_EXIT_ERROR;
-					goto out;
-				}
-			}
+		if (n > 0 && service_ready(w, pfd, nfds)) {
+			ret = WATCH_EXIT_ERROR;
+			break;
 		}
 	}
-out:
 	free(pfd);
 	metrics_flush(w, true);	/* the last events, however recent */
 	return ret;
@@ -654,7 +942,8 @@ static void install_signals(void)
 
 int main(int argc, char **argv)
 {
-	struct watch w = { .prog = "ib_async_watch" };
+	struct watch w = { .prog = "ib_async_watch", .uevent_fd = -1,
+			   .rdmamon_fd = -1 };
 	int ret;
 
 	/*

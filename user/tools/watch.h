@@ -35,6 +35,7 @@ struct watch_opts {
 	bool json;
 	bool journal;			/* --journal: to systemd's journal */
 	const char *metrics;		/* --metrics FILE; argv storage */
+	bool follow;			/* --follow: devices come and go */
 	bool help;
 };
 

@@ -7,6 +7,7 @@
 #define IB_ASYNC_WATCH_EXPORT_H
 
 #include "watch.h"
+#include "watch_follow.h"
 
 /* Whether a journal listens: 0, or a negative errno. */
 int watch_journal_check(void);
@@ -20,6 +21,15 @@ int watch_journal_send(const char *dev, const struct ib_async_event *rec,
 		       const struct ib_async_chan_event *x,
 		       const struct watch_clock *now);
 
+/*
+ * Send a device line of --follow: device dev added (arg: its node),
+ * removed, renamed (arg: its former name), or a netdev (arg) attached to
+ * or detached from its port. As watch_journal_send().
+ */
+int watch_journal_device(const char *dev, enum watch_dev_change c,
+			 const char *arg, unsigned int port,
+			 const struct watch_clock *now);
+
 struct watch_metrics;
 
 /* Counters to be kept in path (path.tmp renamed over it); NULL: ENOMEM. */
@@ -29,6 +39,15 @@ void watch_metrics_free(struct watch_metrics *m);
 /* A device with nports ports: its index, or -1 (ENOMEM). */
 int watch_metrics_add_device(struct watch_metrics *m, const char *name,
 			     unsigned int nports);
+
+/*
+ * A removed device's series leave the file (a device that comes back
+ * starts again from zero, a counter reset to Prometheus); a renamed
+ * one's carry the new name from then on.
+ */
+void watch_metrics_remove_device(struct watch_metrics *m, int dev);
+int watch_metrics_rename_device(struct watch_metrics *m, int dev,
+				const char *name);
 
 /* A port's enum ibv_port_state; -1: unknown (the gauge left out). */
 void watch_metrics_port_state(struct watch_metrics *m, int dev,

@@ -30,6 +30,8 @@
  */
 #define MSGID_EVENT "1fbe00cfb36c48cabbe8b3e25a01a798"
 #define MSGID_LOST  "dc737a5fcff44675b8216145830ab8ad"
+/* --follow's device lines: a device added, removed or renamed */
+#define MSGID_DEVICE "9ce62032b7684f95b32b9b387f72f273"
 
 struct fields {
 	char buf[MAX_FIELDS][FIELD_LEN];
@@ -158,6 +160,47 @@ int watch_journal_send(const char *dev, const struct ib_async_event *r,
 		      (unsigned long long)x->last_timestamp_ns);
 	}
 	/* names come from sysfs: one that long is not a device of ours */
+	if (f.truncated)
+		return -ENAMETOOLONG;
+	return sd_journal_sendv(f.iov, f.n);
+}
+
+int watch_journal_device(const char *dev, enum watch_dev_change c,
+			 const char *arg, unsigned int port,
+			 const struct watch_clock *now)
+{
+	struct fields f = { .n = 0 };
+	char line[FIELD_LEN];
+	char *p;
+	int len;
+
+	/* the text line, again without its two times */
+	len = watch_format_device(line, sizeof(line), dev, c, arg, port, now,
+				  false);
+	if (len <= 0)
+		return -ENAMETOOLONG;
+	line[len - 1] = '\0';
+	p = strchr(line, ' ');
+	p = p ? strchr(p + 1, ' ') : NULL;
+	field(&f, "MESSAGE=%s", p ? p + 1 : line);
+	field(&f, "MESSAGE_ID=%s", MSGID_DEVICE);
+	/* a device leaving is worth a look, as a port going down is */
+	field(&f, "PRIORITY=%d", c == WATCH_DEV_REMOVED ? LOG_WARNING : LOG_INFO);
+	field(&f, "SYSLOG_IDENTIFIER=ib_async_watch");
+	field(&f, "IB_ASYNC_DEVICE=%s", dev);
+	field(&f, "IB_ASYNC_EVENT=%s", watch_dev_change_name(c));
+	if (c == WATCH_DEV_ADDED && arg)
+		field(&f, "IB_ASYNC_NODE=%s", arg);
+	if (c == WATCH_DEV_RENAMED && arg)
+		field(&f, "IB_ASYNC_DEVICE_OLD=%s", arg);
+	if ((c == WATCH_DEV_NETDEV_ATTACHED || c == WATCH_DEV_NETDEV_DETACHED) &&
+	    arg) {
+		field(&f, "IB_ASYNC_NETDEV=%s", arg);
+		field(&f, "IB_ASYNC_PORT=%u", port);
+	}
+	field(&f, "IB_ASYNC_TIMESTAMP_NS=%llu",
+	      (unsigned long long)now->mono.tv_sec * 1000000000ULL +
+	      (unsigned long long)now->mono.tv_nsec);
 	if (f.truncated)
 		return -ENAMETOOLONG;
 	return sd_journal_sendv(f.iov, f.n);

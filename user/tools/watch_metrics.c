@@ -26,7 +26,7 @@ struct count {
 };
 
 struct dev_metrics {
-	char *name;
+	char *name;		/* NULL: removed, left out of the file */
 	unsigned int nports;
 	int *state;		/* [1..nports]; -1: unknown */
 	struct count *counts;	/* in the order first seen */
@@ -106,6 +106,30 @@ int watch_metrics_add_device(struct watch_metrics *m, const char *name,
 		d->state[p] = -1;
 	m->dirty = true;
 	return (int)m->ndevs++;
+}
+
+void watch_metrics_remove_device(struct watch_metrics *m, int dev)
+{
+	struct dev_metrics *d = &m->devs[dev];
+
+	free(d->name);
+	free(d->counts);
+	/* the slot stays: other devices keep their indexes */
+	*d = (struct dev_metrics){ .state = d->state };
+	m->dirty = true;
+}
+
+int watch_metrics_rename_device(struct watch_metrics *m, int dev,
+				const char *name)
+{
+	char *s = strdup(name);
+
+	if (!s)
+		return -1;
+	free(m->devs[dev].name);
+	m->devs[dev].name = s;
+	m->dirty = true;
+	return 0;
 }
 
 void watch_metrics_port_state(struct watch_metrics *m, int dev,
@@ -206,7 +230,7 @@ static void put_events(FILE *f, const struct watch_metrics *m)
 	for (size_t i = 0; i < m->ndevs; i++) {
 		const struct dev_metrics *d = &m->devs[i];
 
-		for (size_t j = 0; j < d->ncounts; j++) {
+		for (size_t j = 0; d->name && j < d->ncounts; j++) {
 			const char *name = watch_type_name(d->counts[j].type);
 
 			fputs("ib_async_events_total{device=", f);
@@ -226,6 +250,8 @@ static void put_device_values(FILE *f, const struct watch_metrics *m)
 	family(f, "ib_async_events_lost_total", "counter",
 	       "Events the device's queue could not hold for this watcher (overflow records).");
 	for (size_t i = 0; i < m->ndevs; i++) {
+		if (!m->devs[i].name)
+			continue;
 		fputs("ib_async_events_lost_total{device=", f);
 		put_label(f, m->devs[i].name);
 		fprintf(f, "} %llu\n", m->devs[i].lost);
@@ -233,7 +259,7 @@ static void put_device_values(FILE *f, const struct watch_metrics *m)
 	family(f, "ib_async_last_event_timestamp_seconds", "gauge",
 	       "UTC time of the last event or loss read from the device.");
 	for (size_t i = 0; i < m->ndevs; i++) {
-		if (!m->devs[i].last_event)
+		if (!m->devs[i].name || !m->devs[i].last_event)
 			continue;
 		fputs("ib_async_last_event_timestamp_seconds{device=", f);
 		put_label(f, m->devs[i].name);
@@ -244,7 +270,7 @@ static void put_device_values(FILE *f, const struct watch_metrics *m)
 	for (size_t i = 0; i < m->ndevs; i++) {
 		const struct dev_metrics *d = &m->devs[i];
 
-		for (unsigned int p = 1; p <= d->nports; p++) {
+		for (unsigned int p = 1; d->name && p <= d->nports; p++) {
 			if (d->state[p] < 0)
 				continue;
 			fputs("ib_async_port_state{device=", f);

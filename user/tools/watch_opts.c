@@ -129,6 +129,8 @@ void watch_usage(FILE *f, const char *argv0)
 "                        structured fields, instead of standard output\n"
 "      --metrics FILE    keep Prometheus counters and port states in FILE\n"
 "                        (replaced at most once a second)\n"
+"      --follow          watch every device, also those added later, and\n"
+"                        print their additions, removals and renames\n"
 "  -h, --help            show this help\n", argv0);
 }
 
@@ -224,6 +226,9 @@ static int parse_one(struct watch_opts *o, int c, const char *arg, FILE *err)
 			return fprintf(err, "%s: empty --metrics file name\n", PROG), -1;
 		o->metrics = arg;
 		return 0;
+	case 'F':
+		o->follow = true;
+		return 0;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -245,6 +250,7 @@ int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err)
 		{ "json",	no_argument,	   NULL, 'j' },
 		{ "journal",	no_argument,	   NULL, 'J' },
 		{ "metrics",	required_argument, NULL, 'M' },
+		{ "follow",	no_argument,	   NULL, 'F' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -260,6 +266,12 @@ int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err)
 	if (optind < argc) {
 		fprintf(err, "%s: unexpected argument: %s\n", PROG,
 			argv[optind]);
+		return -1;
+	}
+	/* a name can leave and another device take it: follow all or -d */
+	if (o->follow && o->ndevices) {
+		fprintf(err, "%s: --follow watches every device: no --device\n",
+			PROG);
 		return -1;
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 
 #include "watch.h"
+#include "watch_follow.h"
 
 #define NSEC_PER_SEC 1000000000LL
 
@@ -209,4 +210,73 @@ int watch_format_chan(char *buf, size_t len, const char *dev,
 		      const struct watch_clock *now, bool json)
 {
 	return format(buf, len, dev, &rec->event, rec, now, json);
+}
+
+const char *watch_dev_change_name(enum watch_dev_change c)
+{
+	switch (c) {
+	case WATCH_DEV_ADDED:	return "DEVICE_ADDED";
+	case WATCH_DEV_REMOVED:	return "DEVICE_REMOVED";
+	case WATCH_DEV_NETDEV_ATTACHED:	return "NETDEV_ATTACHED";
+	case WATCH_DEV_NETDEV_DETACHED:	return "NETDEV_DETACHED";
+	default:		return "DEVICE_RENAMED";
+	}
+}
+
+/* The word before a device line's argument, and its JSON key. */
+static const char *dev_change_arg(enum watch_dev_change c)
+{
+	switch (c) {
+	case WATCH_DEV_ADDED:	return "node";
+	case WATCH_DEV_RENAMED:	return "from";
+	case WATCH_DEV_NETDEV_ATTACHED:
+	case WATCH_DEV_NETDEV_DETACHED:
+		return "netdev";
+	default:		return NULL;
+	}
+}
+
+/*
+ * A device line has no record: its time is when the watcher learnt of
+ * the change, on the clocks an event line shows.
+ */
+int watch_format_device(char *buf, size_t len, const char *dev,
+			enum watch_dev_change c, const char *arg,
+			unsigned int port, const struct watch_clock *now,
+			bool json)
+{
+	bool netdev = c == WATCH_DEV_NETDEV_ATTACHED ||
+		      c == WATCH_DEV_NETDEV_DETACHED;
+	uint64_t stamp = (uint64_t)ts_ns(&now->mono);
+	const char *key = dev_change_arg(c);
+	struct out o = { .buf = buf, .len = len };
+
+	if (!len)
+		return -1;
+	if (json) {
+		put(&o, "{\"timestamp_ns\":%llu,\"time\":\"", ULL(stamp));
+		put_wall(&o, stamp, now);
+		put(&o, "\",\"kind\":\"device\",\"device\":");
+		put_json_str(&o, dev);
+		put(&o, ",\"type\":\"%s\"", watch_dev_change_name(c));
+		if (key && arg) {
+			put(&o, ",\"%s\":", key);
+			put_json_str(&o, arg);
+		}
+		if (netdev)
+			put(&o, ",\"port\":%u", port);
+		put(&o, "}\n");
+	} else {
+		put(&o, "%llu.%09llu ", ULL(stamp / NSEC_PER_SEC),
+		    ULL(stamp % NSEC_PER_SEC));
+		put_wall(&o, stamp, now);
+		put(&o, " %s %s", dev, watch_dev_change_name(c));
+		/* "rxe0 NETDEV_ATTACHED veth0 port 1", as rdma monitor */
+		if (netdev && arg)
+			put(&o, " %s port %u", arg, port);
+		else if (key && arg)
+			put(&o, " %s %s", key, arg);
+		put(&o, "\n");
+	}
+	return o.overflow ? -1 : (int)o.pos;
 }
