@@ -24,9 +24,10 @@
 # Runs in /payload: ibbench-uverbs, ibbench-ibasync, table.awk, host.txt.
 
 set -u
-# load_module, the test bed's (in the guest's base image)
-# shellcheck source=../scripts/guest/ib_async_modules.sh
-. /usr/lib/ib_async/guest/ib_async_modules.sh
+# load_module and perftest_pair, the shared test library's shell part
+# (make stage puts the selftests there; it sources the test bed's loader)
+# shellcheck source=../selftests/ib_async/ib_async_lib.sh
+. /usr/lib/ib_async/selftests/ib_async/ib_async_lib.sh
 REPS=${BENCH_REPS:-5}
 LAT_K=${BENCH_LAT_K:-1000}
 SIZES=${BENCH_SIZES:-"10000 100000 1000000"}
@@ -45,6 +46,7 @@ FFAN_CTX=${BENCH_FFAN_CTX:-100}
 FFAN_CTXQ=${BENCH_FFAN_CTXQ:-64}
 COAL_SIZES=${BENCH_COAL_SIZES:-$SIZES}
 DEV=${IBASYNC_RXE:-rxe0}
+IB_ASYNC_IBDEV=$DEV
 MAXQ=/sys/module/ib_async/parameters/max_queue_len
 RES=/tmp/bench.results
 UV="./ibbench-uverbs -d $DEV"
