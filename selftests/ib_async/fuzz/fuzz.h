@@ -380,6 +380,7 @@ const struct fz_cmd *fz_cmd_by_nr(unsigned int nr);
 /* gen.c: argument builders and what the workers know of objects */
 void fz_lock(struct fz_shared *sh);
 void fz_unlock(struct fz_shared *sh);
+bool fz_same_file(struct fz_ctx *ctx, uint32_t slot);
 bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
 		 struct fz_obj *out);
 bool fz_pick_qp(struct fz_ctx *ctx, uint32_t slot, int qp_type, int state,

@@ -91,6 +91,17 @@ static bool current_gen(struct fz_ctx *ctx, uint32_t slot)
 	return ctx->gen && ctx->gen == ctx->sh->file[slot].gen;
 }
 
+/* current_gen() for a caller without the lock. */
+bool fz_same_file(struct fz_ctx *ctx, uint32_t slot)
+{
+	bool same;
+
+	fz_lock(ctx->sh);
+	same = current_gen(ctx, slot);
+	fz_unlock(ctx->sh);
+	return same;
+}
+
 bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
 		 struct fz_obj *out)
 {
@@ -1791,16 +1802,12 @@ bool fz_build_map_ring(struct fz_ctx *ctx, struct fz_call *c)
  */
 static bool ring_still_there(struct fz_ctx *ctx, const struct fz_call *c)
 {
-	bool same;
 	uint32_t i;
 
 	for (i = 0; i < ctx->nchan; i++)
 		if (ctx->chan_fd[i] == c->fd)
 			return true;
-	fz_lock(ctx->sh);
-	same = ctx->gen && ctx->gen == ctx->sh->file[c->slot].gen;
-	fz_unlock(ctx->sh);
-	return same;
+	return fz_same_file(ctx, c->slot);
 }
 
 /*

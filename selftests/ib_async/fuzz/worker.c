@@ -647,10 +647,14 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		snprintf(key, sizeof(key), "positive-%s", cmd->name);
 		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
 	}
-	/* the verdict is of the list as built: any mutation voids it */
+	/*
+	 * The verdict is of the list as built, for the QP the slot's table
+	 * named: any mutation voids it, and so does a reopen of the slot
+	 * since, after which the same handle names another file's object.
+	 */
 	if (!ret && c->rules_refuse && !c->mdesc[0] &&
 	    c->a.post_list.handle == c->rules_handle &&
-	    c->a.post_list.count == c->rules_count)
+	    c->a.post_list.count == c->rules_count && fz_same_file(ctx, c->slot))
 		fz_report(ctx, "accepted-POST_SEND_LIST-send-rules",
 			  "POST_SEND_LIST took a request the send rules refuse");
 	if (!ret && broken) {
