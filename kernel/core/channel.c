@@ -86,6 +86,7 @@ static int ib_async_channel_release(struct inode *inode, struct file *filp)
 	struct ib_async_channel *chan = ib_async_channel_of(filp);
 
 	ib_async_channel_unlink(chan);
+	ib_async_evchan_stop_resync(chan);
 	ib_async_channel_put(chan);
 	return 0;
 }
@@ -119,6 +120,9 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 		seq_printf(m, "ib_async-coalescing:\t%s\n",
 			   chan->evq.flags & IB_ASYNC_EVQ_COALESCE ?
 			   "yes" : "no");
+		seq_printf(m, "ib_async-state:\t%s\n",
+			   chan->evq.flags & IB_ASYNC_EVQ_RESYNC ? "resync" :
+			   chan->evq.flags & IB_ASYNC_EVQ_STATE ? "yes" : "no");
 		ib_async_evchan_show_subs(m, chan);
 	} else {
 		seq_printf(m, "ib_async-cqs:\t%d\n", atomic_read(&chan->cqs));
@@ -147,15 +151,23 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 	struct ib_async_file *file = u->file;
 	struct ib_async_channel *chan;
 	unsigned int qflags = 0;
+	u32 state_slots = 0;
 	struct file *filp;
 	int fd, ret;
 
 	if (arg->flags & ~(IB_ASYNC_CHANNEL_NONBLOCK |
-			   IB_ASYNC_CHANNEL_COALESCE) || arg->fd)
+			   IB_ASYNC_CHANNEL_COALESCE |
+			   IB_ASYNC_CHANNEL_STATE |
+			   IB_ASYNC_CHANNEL_RESYNC) || arg->fd)
+		return -EINVAL;
+	/* a snapshot after an overflow needs records that carry state */
+	if (arg->flags & IB_ASYNC_CHANNEL_RESYNC &&
+	    !(arg->flags & IB_ASYNC_CHANNEL_STATE))
 		return -EINVAL;
 	switch (arg->type) {
 	case IB_ASYNC_CHANNEL_COMP:
-		if (arg->flags & IB_ASYNC_CHANNEL_COALESCE)
+		if (arg->flags & (IB_ASYNC_CHANNEL_COALESCE |
+				  IB_ASYNC_CHANNEL_STATE))
 			return -EINVAL;
 		if (!u->ib_dev->kverbs_provider)
 			return -EOPNOTSUPP;
@@ -165,6 +177,15 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 		qflags = IB_ASYNC_EVQ_CHAN;
 		if (arg->flags & IB_ASYNC_CHANNEL_COALESCE)
 			qflags |= IB_ASYNC_EVQ_COALESCE;
+		if (arg->flags & IB_ASYNC_CHANNEL_STATE) {
+			qflags |= IB_ASYNC_EVQ_STATE;
+			/* a snapshot: the device and each of its ports */
+			state_slots = rdma_end_port(u->ib_dev) + 1;
+			if (state_slots > IB_ASYNC_STATE_PORTS_MAX)
+				return -EOPNOTSUPP;
+		}
+		if (arg->flags & IB_ASYNC_CHANNEL_RESYNC)
+			qflags |= IB_ASYNC_EVQ_RESYNC;
 		break;
 	default:
 		return -EINVAL;
@@ -174,10 +195,19 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 	if (!chan)
 		return -ENOMEM;
 	ret = ib_async_evq_init(&chan->evq, ib_async_default_queue_len(),
-				file->adev->stats, qflags, file->user);
+				file->adev->stats, qflags, state_slots,
+				file->user);
 	if (ret) {
 		kfree(chan);
 		return ret;
+	}
+	if (qflags & IB_ASYNC_EVQ_STATE) {
+		ret = ib_async_evchan_init_state(chan, u->ib_dev);
+		if (ret) {
+			ib_async_evq_destroy(&chan->evq);
+			kfree(chan);
+			return ret;
+		}
 	}
 	kref_init(&chan->ref);
 	chan->type = arg->type;

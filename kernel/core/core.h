@@ -53,6 +53,7 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -62,6 +63,9 @@
 
 #define IB_ASYNC_REC_SIZE	sizeof(struct ib_async_event)
 #define IB_ASYNC_CHAN_REC_SIZE	sizeof(struct ib_async_chan_event)
+#define IB_ASYNC_STATE_REC_SIZE	sizeof(struct ib_async_chan_state_event)
+/* Ports a state channel covers, its device's record (port 0) included. */
+#define IB_ASYNC_STATE_PORTS_MAX	256
 /* Hard limit for max_queue_len: keeps a resize copy with irqs off short. */
 #define IB_ASYNC_QUEUE_LEN_LIMIT	BIT(20)
 
@@ -108,6 +112,8 @@ struct ib_async_slot {
  * @key: what coalescing compares: type, object type, handle or port
  * @next: 1 + the next index on its hash chain or on the free list; 0 ends
  * @hashed: on a hash chain: a later event of @key merges into it
+ * @state: a state record's: 1 + the index of its port state in the
+ *	queue's states; 0 for other records
  */
 struct ib_async_evx {
 	u64 cookie;
@@ -116,6 +122,17 @@ struct ib_async_evx {
 	u64 key;
 	u32 next;
 	bool hashed;
+	u16 state;
+};
+
+/**
+ * struct ib_async_evstate - a state record's port state, in a state queue
+ * @st: what the reader gets
+ * @used: a queued record has it
+ */
+struct ib_async_evstate {
+	struct ib_async_port_state st;
+	bool used;
 };
 
 /* How a queue is made (ib_async_evq_init()) */
@@ -126,6 +143,10 @@ enum {
 	IB_ASYNC_EVQ_COALESCE	= BIT(1),
 	/* a completion channel's: a CQ's events merge while one is unread */
 	IB_ASYNC_EVQ_COMP	= BIT(2),
+	/* an event channel's whose records carry state (state records) */
+	IB_ASYNC_EVQ_STATE	= BIT(3),
+	/* and which asks for a snapshot after each overflow record */
+	IB_ASYNC_EVQ_RESYNC	= BIT(4),
 };
 
 /**
@@ -201,6 +222,16 @@ struct ib_async_evq {
 	u32 x_free;			/* 1 + first free, 0: none */
 	u32 *buckets;			/* 1 + first on each chain, 0: empty */
 	u32 bucket_bits;
+	/*
+	 * State queues: room for state_slots state records beyond cap (one
+	 * snapshot of every port and the device), their port states, how
+	 * many are queued, and whether an overflow record awaits a
+	 * snapshot (IB_ASYNC_EVQ_RESYNC) once that room is free again.
+	 */
+	u32 state_slots;
+	u32 nstate;
+	struct ib_async_evstate *states;
+	bool resync_wanted;
 	/* a DEVICE_FATAL record was queued: the stream takes nothing more */
 	bool ended;
 	/* the stream is over: after the last record, read() gives dead_err */
@@ -341,6 +372,11 @@ struct ib_async_subset {
  * @sub_next: event channels: the last subscription id given
  * @forget: event channels: on a forgetting object's walk (forget_mutex)
  * @rcu: freed after a grace period, as delivery may be walking past it
+ * @gid_gen: state channels: per port (index 0 unused), the GID_CHANGE
+ *	events offered to the channel, under the queue's lock
+ * @nports: state channels: the device's last port number
+ * @resync_work: resync channels: takes the snapshot an overflow asks for
+ * @resync_queued: bit 0: @resync_work is queued, with a reference
  * @evq: its records
  */
 struct ib_async_channel {
@@ -354,6 +390,10 @@ struct ib_async_channel {
 	u32 sub_next;
 	struct list_head forget;
 	struct rcu_head rcu;
+	u32 *gid_gen;
+	u32 nports;
+	struct work_struct resync_work;
+	unsigned long resync_queued;
 	struct ib_async_evq evq;
 };
 
@@ -364,7 +404,7 @@ u32 ib_async_max_queue_len(void);
 /* evq.c */
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 		      struct ib_async_stats __percpu *stats, unsigned int flags,
-		      struct user_struct *user);
+		      u32 state_slots, struct user_struct *user);
 void ib_async_evq_uncharge(struct ib_async_evq *q);
 void ib_async_evq_destroy(struct ib_async_evq *q);
 void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
@@ -372,8 +412,19 @@ void ib_async_evq_push(struct ib_async_evq *q, const struct ib_async_event *ev,
 void ib_async_evq_push_once(struct ib_async_evq *q,
 			    const struct ib_async_event *ev,
 			    struct ib_async_evcount *owner);
-void ib_async_evq_push_chan(struct ib_async_evq *q,
-			    const struct ib_async_event *ev, u64 cookie);
+unsigned long ib_async_evq_lock(struct ib_async_evq *q);
+void ib_async_evq_unlock(struct ib_async_evq *q, unsigned long flags,
+			 bool wake);
+bool ib_async_evq_push_chan_locked(struct ib_async_evq *q,
+				   const struct ib_async_event *ev,
+				   u64 cookie);
+void ib_async_evq_state_begin(struct ib_async_evq *q);
+int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
+			       const u64 *cookies, u32 n, u32 flags,
+			       u64 *first_seq);
+void ib_async_evq_state_fill(struct ib_async_evq *q, u64 first_seq,
+			     const struct ib_async_port_state *st, u32 n);
+void ib_async_evq_state_end(struct ib_async_evq *q);
 u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner);
 void ib_async_evq_purge_obj(struct ib_async_evq *q, u32 obj_type, u32 handle);
 void ib_async_evq_orphan(struct ib_async_evq *q,
@@ -546,6 +597,14 @@ void ib_async_evchans_forget(struct ib_async_file *file, u32 obj_type,
 void ib_async_evchan_show_subs(struct seq_file *m,
 			       struct ib_async_channel *chan);
 void ib_async_evchan_free_subs(struct ib_async_channel *chan);
+int ib_async_evchan_init_state(struct ib_async_channel *chan,
+			       struct ib_device *ib_dev);
+void ib_async_evchan_stop_resync(struct ib_async_channel *chan);
+void ib_async_evchan_resync_kick(struct ib_async_evq *q);
+
+/* state.c: what a state record says */
+void ib_async_port_state_query(struct ib_device *ib_dev, u32 port,
+			       struct ib_async_port_state *st);
 int ib_async_cmd_subscribe(struct ib_async_ucmd *u);
 int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u);
 

@@ -13,6 +13,20 @@
  * destroying the object drops the subscriptions and the unread records
  * that name it (ib_async_evchans_forget()), and handles are never reused
  * within a context's life, so nothing stale can match a new object.
+ *
+ * A state channel's snapshot (IB_ASYNC_SUB_STATE, IB_ASYNC_CHANNEL_RESYNC)
+ * has a point in the stream: under the channel queue's lock its records
+ * take the next sequence numbers, and a subscription asking for it is
+ * published. Events are matched under that same lock, so each one is
+ * matched either before the point, by the old subscriptions, or after
+ * it, by the new ones, and then queued behind the records: no event is
+ * both in the snapshot's past and delivered after it, none is missed.
+ * The ports are queried after the point, with the queue's move_mutex
+ * held so that no reader sees the records before their state is in
+ * (evq.c); a state read then shows every event before the point, and
+ * may show one just after it, which follows it in the stream. Handlers
+ * never wait for the query: ib_query_port() may take the RTNL, which the
+ * GID cache holds while it raises GID_CHANGE.
  */
 #include <linux/file.h>
 #include <linux/overflow.h>
@@ -26,7 +40,7 @@
 #define IB_ASYNC_SUB_TYPE_BITS	GENMASK_ULL(IB_ASYNC_EV_DEVICE_SPEED_CHANGE, 0)
 
 #define IB_ASYNC_SUB_FLAGS	(IB_ASYNC_SUB_TYPES | IB_ASYNC_SUB_PORT | \
-				 IB_ASYNC_SUB_OBJECT)
+				 IB_ASYNC_SUB_OBJECT | IB_ASYNC_SUB_STATE)
 
 static bool ib_async_sub_match(const struct ib_async_sub *sub,
 			       const struct ib_async_event *ev)
@@ -50,7 +64,9 @@ static bool ib_async_sub_match(const struct ib_async_sub *sub,
  *
  * Each channel queues it once, with the cookie of its earliest matching
  * subscription; a DEVICE_FATAL ends every channel's stream, matched or
- * not (cookie 0 then). Any context; the caller holds rcu_read_lock().
+ * not (cookie 0 then). Matched under the channel queue's lock, where a
+ * snapshot has its point (see the top). Any context; the caller holds
+ * rcu_read_lock().
  */
 void ib_async_evchans_deliver(struct ib_async_file *file,
 			      const struct ib_async_event *ev)
@@ -58,18 +74,28 @@ void ib_async_evchans_deliver(struct ib_async_file *file,
 	const struct ib_async_subset *set;
 	struct ib_async_channel *chan;
 	const struct ib_async_sub *sub;
+	unsigned long flags;
+	bool wake;
 	u32 i;
 
 	list_for_each_entry_rcu(chan, &file->channels, list) {
 		if (chan->type != IB_ASYNC_CHANNEL_EVENT)
 			continue;
+		flags = ib_async_evq_lock(&chan->evq);
 		set = rcu_dereference(chan->subs);
 		for (i = 0, sub = NULL; set && i < set->n && !sub; i++)
 			if (ib_async_sub_match(&set->subs[i], ev))
 				sub = &set->subs[i];
+		if (chan->gid_gen &&
+		    ev->event_type == IB_ASYNC_EV_GID_CHANGE &&
+		    ev->port_num <= chan->nports)
+			chan->gid_gen[ev->port_num]++;
+		wake = false;
 		if (sub || ev->event_type == IB_ASYNC_EV_DEVICE_FATAL)
-			ib_async_evq_push_chan(&chan->evq, ev,
-					       sub ? sub->cookie : 0);
+			wake = ib_async_evq_push_chan_locked(&chan->evq, ev,
+							     sub ? sub->cookie :
+								   0);
+		ib_async_evq_unlock(&chan->evq, flags, wake);
 	}
 }
 
@@ -80,14 +106,15 @@ static struct ib_async_subset *ib_async_subs(struct ib_async_channel *chan)
 }
 
 /*
- * Publish a copy of @chan's set without the subscriptions @drop says,
- * plus @add if not NULL. Return: 0, or -ENOMEM with nothing changed.
+ * A copy of @chan's set without the subscriptions @drop says, plus @add
+ * if not NULL, in *@out (NULL for an empty set). Return: 0, or -ENOMEM.
  */
-static int ib_async_subs_replace(struct ib_async_channel *chan,
-				 bool (*drop)(const struct ib_async_sub *,
-					      const void *),
-				 const void *arg,
-				 const struct ib_async_sub *add)
+static int ib_async_subs_build(struct ib_async_channel *chan,
+			       bool (*drop)(const struct ib_async_sub *,
+					    const void *),
+			       const void *arg,
+			       const struct ib_async_sub *add,
+			       struct ib_async_subset **out)
 {
 	struct ib_async_subset *old = ib_async_subs(chan), *set = NULL;
 	u32 i, n = 0, max = (old ? old->n : 0) + !!add;
@@ -107,10 +134,38 @@ static int ib_async_subs_replace(struct ib_async_channel *chan,
 			set = NULL;
 		}
 	}
+	*out = set;
+	return 0;
+}
+
+/* Make @set @chan's; the one it replaces goes after its readers. */
+static void ib_async_subs_publish(struct ib_async_channel *chan,
+				  struct ib_async_subset *set)
+{
+	struct ib_async_subset *old = ib_async_subs(chan);
+
 	rcu_assign_pointer(chan->subs, set);
 	if (old)
 		kfree_rcu(old, rcu);
-	return 0;
+}
+
+/*
+ * Publish a copy of @chan's set without the subscriptions @drop says,
+ * plus @add if not NULL. Return: 0, or -ENOMEM with nothing changed.
+ */
+static int ib_async_subs_replace(struct ib_async_channel *chan,
+				 bool (*drop)(const struct ib_async_sub *,
+					      const void *),
+				 const void *arg,
+				 const struct ib_async_sub *add)
+{
+	struct ib_async_subset *set;
+	int ret;
+
+	ret = ib_async_subs_build(chan, drop, arg, add, &set);
+	if (!ret)
+		ib_async_subs_publish(chan, set);
+	return ret;
 }
 
 static bool ib_async_sub_is(const struct ib_async_sub *sub, const void *id)
@@ -152,6 +207,9 @@ static int ib_async_sub_parse(struct ib_async_ucmd *u,
 		return -EINVAL;
 	}
 	if (arg->flags & IB_ASYNC_SUB_OBJECT) {
+		/* an object has no port state to report */
+		if (arg->flags & IB_ASYNC_SUB_STATE)
+			return -EINVAL;
 		ret = ib_async_verbs->event_source(u->file, arg->obj_handle,
 						   &sub->obj_type);
 		if (ret)
@@ -208,11 +266,195 @@ static int ib_async_sub_answered(struct ib_async_ucmd *u, int ret)
 	return ret;
 }
 
+/* Whether @chan can take another subscription; chan_lock held. */
+static int ib_async_sub_admit(struct ib_async_channel *chan)
+{
+	struct ib_async_subset *set = ib_async_subs(chan);
+
+	if (set && set->n >= IB_ASYNC_MAX_SUBSCRIPTIONS)
+		return -ENOSPC;
+	if (chan->sub_next == U32_MAX)	/* ids are never reused */
+		return -ENOSPC;
+	if (READ_ONCE(chan->evq.ended))
+		return -EIO;
+	return 0;
+}
+
+/* Add @sub, which gets its id, to @chan. */
+static int ib_async_sub_add(struct ib_async_channel *chan,
+			    struct ib_async_sub *sub)
+{
+	int ret;
+
+	mutex_lock(&chan->adev->chan_lock);
+	ret = ib_async_sub_admit(chan);
+	if (!ret) {
+		sub->id = chan->sub_next + 1;
+		ret = ib_async_subs_replace(chan, NULL, NULL, sub);
+		if (!ret)
+			chan->sub_next = sub->id;
+	}
+	mutex_unlock(&chan->adev->chan_lock);
+	return ret;
+}
+
+/**
+ * struct ib_async_snap - a snapshot being taken
+ * @n: its records
+ * @ports: each record's port, 0 for the device
+ * @cookies: each record's cookie
+ * @st: each record's state
+ * @first_seq: the first record's sequence number
+ */
+struct ib_async_snap {
+	u32 n;
+	u32 *ports;
+	u64 *cookies;
+	struct ib_async_port_state *st;
+	u64 first_seq;
+};
+
+static int ib_async_snap_alloc(struct ib_async_snap *snap, u32 max)
+{
+	snap->n = 0;
+	snap->ports = kcalloc(max, sizeof(*snap->ports), GFP_KERNEL);
+	snap->cookies = kcalloc(max, sizeof(*snap->cookies), GFP_KERNEL);
+	snap->st = kcalloc(max, sizeof(*snap->st), GFP_KERNEL);
+	if (snap->ports && snap->cookies && snap->st)
+		return 0;
+	kfree(snap->ports);
+	kfree(snap->cookies);
+	kfree(snap->st);
+	return -ENOMEM;
+}
+
+static void ib_async_snap_free(struct ib_async_snap *snap)
+{
+	kfree(snap->ports);
+	kfree(snap->cookies);
+	kfree(snap->st);
+}
+
+/* Add @sub's ports to @snap, those it has not yet, with @sub's cookie. */
+static void ib_async_snap_scope(struct ib_async_snap *snap, u32 nports,
+				const struct ib_async_sub *sub)
+{
+	u32 p, i, from = 0, to = nports;
+
+	if (sub->flags & IB_ASYNC_SUB_OBJECT)
+		return;
+	if (sub->flags & IB_ASYNC_SUB_PORT) {
+		from = sub->port;
+		to = sub->port;
+	}
+	for (p = from; p <= to; p++) {
+		for (i = 0; i < snap->n && snap->ports[i] != p; i++)
+			;
+		if (i < snap->n)
+			continue;
+		snap->ports[snap->n] = p;
+		snap->cookies[snap->n++] = sub->cookie;
+	}
+}
+
+/* Port order, the device first, whatever the subscriptions' order. */
+static void ib_async_snap_sort(struct ib_async_snap *snap)
+{
+	u32 i, j;
+
+	for (i = 1; i < snap->n; i++)
+		for (j = i; j && snap->ports[j - 1] > snap->ports[j]; j--) {
+			swap(snap->ports[j - 1], snap->ports[j]);
+			swap(snap->cookies[j - 1], snap->cookies[j]);
+		}
+}
+
+/*
+ * The snapshot's point: its records reserved and, for a subscription that
+ * asked for it, @set published, under the queue's lock (see the top).
+ * The GID generations are those of that instant. chan_lock and the
+ * queue's move_mutex held.
+ */
+static int ib_async_snap_point(struct ib_async_channel *chan,
+			       struct ib_async_snap *snap, u32 flags,
+			       struct ib_async_subset *set)
+{
+	struct ib_async_evq *q = &chan->evq;
+	unsigned long irq;
+	int ret;
+	u32 i;
+
+	lockdep_assert_held(&chan->adev->chan_lock);
+	irq = ib_async_evq_lock(q);
+	ret = ib_async_evq_state_reserve(q, snap->ports, snap->cookies,
+					 snap->n, flags, &snap->first_seq);
+	if (!ret) {
+		if (set)
+			ib_async_subs_publish(chan, set);
+		for (i = 0; i < snap->n; i++)
+			snap->st[i].gid_gen = chan->gid_gen[snap->ports[i]];
+	}
+	ib_async_evq_unlock(q, irq, false);
+	return ret;
+}
+
+/* After the point: query the ports, and let readers have the records. */
+static void ib_async_snap_fill(struct ib_async_channel *chan,
+			       struct ib_device *ib_dev,
+			       struct ib_async_snap *snap)
+{
+	u32 i;
+
+	for (i = 0; i < snap->n; i++)
+		ib_async_port_state_query(ib_dev, snap->ports[i],
+					  &snap->st[i]);
+	ib_async_evq_state_fill(&chan->evq, snap->first_seq, snap->st,
+				snap->n);
+}
+
+/* Add @sub to @chan behind a snapshot of its ports. */
+static int ib_async_sub_add_state(struct ib_async_ucmd *u,
+				  struct ib_async_channel *chan,
+				  struct ib_async_sub *sub)
+{
+	struct ib_async_subset *set;
+	struct ib_async_snap snap;
+	int ret;
+
+	if (!(chan->evq.flags & IB_ASYNC_EVQ_STATE))
+		return -EINVAL;
+	ret = ib_async_snap_alloc(&snap, chan->nports + 1);
+	if (ret)
+		return ret;
+	ib_async_snap_scope(&snap, chan->nports, sub);
+
+	ib_async_evq_state_begin(&chan->evq);
+	mutex_lock(&chan->adev->chan_lock);
+	ret = ib_async_sub_admit(chan);
+	if (!ret) {
+		sub->id = chan->sub_next + 1;
+		ret = ib_async_subs_build(chan, NULL, NULL, sub, &set);
+	}
+	if (!ret) {
+		ret = ib_async_snap_point(chan, &snap, 0, set);
+		if (ret)
+			kfree(set);
+		else
+			chan->sub_next = sub->id;
+	}
+	mutex_unlock(&chan->adev->chan_lock);
+	if (!ret)
+		ib_async_snap_fill(chan, u->ib_dev, &snap);
+	ib_async_evq_state_end(&chan->evq);
+
+	ib_async_snap_free(&snap);
+	return ret;
+}
+
 int ib_async_cmd_subscribe(struct ib_async_ucmd *u)
 {
 	struct ib_async_subscribe *arg = u->cmd;
 	struct ib_async_channel *chan;
-	struct ib_async_subset *set;
 	struct ib_async_sub sub;
 	int ret;
 
@@ -223,21 +465,10 @@ int ib_async_cmd_subscribe(struct ib_async_ucmd *u)
 	if (IS_ERR(chan))
 		return PTR_ERR(chan);
 
-	mutex_lock(&u->adev->chan_lock);
-	set = ib_async_subs(chan);
-	if (set && set->n >= IB_ASYNC_MAX_SUBSCRIPTIONS)
-		ret = -ENOSPC;
-	else if (chan->sub_next == U32_MAX)	/* ids are never reused */
-		ret = -ENOSPC;
-	else if (READ_ONCE(chan->evq.ended))
-		ret = -EIO;
-	if (!ret) {
-		sub.id = chan->sub_next + 1;
-		ret = ib_async_subs_replace(chan, NULL, NULL, &sub);
-		if (!ret)
-			chan->sub_next = sub.id;
-	}
-	mutex_unlock(&u->adev->chan_lock);
+	if (sub.flags & IB_ASYNC_SUB_STATE)
+		ret = ib_async_sub_add_state(u, chan, &sub);
+	else
+		ret = ib_async_sub_add(chan, &sub);
 	if (ret) {
 		ib_async_channel_put(chan);
 		return ret;
@@ -248,6 +479,104 @@ int ib_async_cmd_subscribe(struct ib_async_ucmd *u)
 	u->pending = chan;
 	arg->sub_id = sub.id;
 	ib_async_ucmd_respond(u);
+	return 0;
+}
+
+/*
+ * The snapshot an overflow asked for (IB_ASYNC_CHANNEL_RESYNC): of every
+ * port a subscription covers, each record with the cookie of the earliest
+ * one that does. None while an earlier snapshot is unread: the last of
+ * its records to leave the queue asks again.
+ */
+static void ib_async_evchan_resync(struct work_struct *work)
+{
+	struct ib_async_channel *chan =
+		container_of(work, struct ib_async_channel, resync_work);
+	struct ib_async_device *adev = chan->adev;
+	const struct ib_async_subset *set;
+	struct ib_async_snap snap;
+	u32 i;
+	int ret;
+
+	clear_bit(0, &chan->resync_queued);
+	if (ib_async_snap_alloc(&snap, chan->nports + 1))
+		goto out;
+	down_read(&adev->disassoc_rwsem);
+	if (!adev->ib_dev)
+		goto unlock;
+	ib_async_evq_state_begin(&chan->evq);
+	mutex_lock(&adev->chan_lock);
+	set = ib_async_subs(chan);
+	for (i = 0; set && i < set->n; i++)
+		ib_async_snap_scope(&snap, chan->nports, &set->subs[i]);
+	ib_async_snap_sort(&snap);
+	ret = ib_async_snap_point(chan, &snap, IB_ASYNC_STATE_RESYNC, NULL);
+	mutex_unlock(&adev->chan_lock);
+	if (!ret)
+		ib_async_snap_fill(chan, adev->ib_dev, &snap);
+	ib_async_evq_state_end(&chan->evq);
+unlock:
+	up_read(&adev->disassoc_rwsem);
+	ib_async_snap_free(&snap);
+out:
+	ib_async_channel_put(chan);
+}
+
+/**
+ * ib_async_evchan_resync_kick - an overflow asks for a snapshot
+ * @q: a resync channel's queue, locked, its stream not ended
+ *
+ * Queued under the queue's lock, with a reference: closing the channel
+ * ends the stream under that lock first, so it finds any work queued
+ * (ib_async_evchan_stop_resync()). Any context.
+ */
+void ib_async_evchan_resync_kick(struct ib_async_evq *q)
+{
+	struct ib_async_channel *chan =
+		container_of(q, struct ib_async_channel, evq);
+
+	lockdep_assert_held(&q->lock);
+	if (test_and_set_bit(0, &chan->resync_queued))
+		return;
+	kref_get(&chan->ref);
+	queue_work(system_wq, &chan->resync_work);
+}
+
+/**
+ * ib_async_evchan_stop_resync - the channel's file is closed
+ * @chan: the channel
+ *
+ * Ends its stream, so that no overflow asks for another snapshot, and
+ * cancels or waits for the one asked for.
+ */
+void ib_async_evchan_stop_resync(struct ib_async_channel *chan)
+{
+	if (!(chan->evq.flags & IB_ASYNC_EVQ_RESYNC))
+		return;
+	ib_async_evq_close(&chan->evq, -EIO);
+	if (cancel_work_sync(&chan->resync_work))
+		ib_async_channel_put(chan);
+}
+
+/**
+ * ib_async_evchan_init_state - what a state channel has beyond its queue
+ * @chan: the channel, not yet listed
+ * @ib_dev: its device
+ *
+ * Return: 0, -ENOMEM, or -EOPNOTSUPP for a device with more ports than a
+ * snapshot holds.
+ */
+int ib_async_evchan_init_state(struct ib_async_channel *chan,
+			       struct ib_device *ib_dev)
+{
+	chan->nports = rdma_end_port(ib_dev);
+	if (chan->nports + 1 > IB_ASYNC_STATE_PORTS_MAX)
+		return -EOPNOTSUPP;
+	chan->gid_gen = kcalloc(chan->nports + 1, sizeof(*chan->gid_gen),
+				GFP_KERNEL_ACCOUNT);
+	if (!chan->gid_gen)
+		return -ENOMEM;
+	INIT_WORK(&chan->resync_work, ib_async_evchan_resync);
 	return 0;
 }
 
@@ -352,4 +681,5 @@ void ib_async_evchan_show_subs(struct seq_file *m,
 void ib_async_evchan_free_subs(struct ib_async_channel *chan)
 {
 	kfree(rcu_dereference_protected(chan->subs, 1));
+	kfree(chan->gid_gen);
 }

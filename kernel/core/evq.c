@@ -89,14 +89,18 @@ static_assert(sizeof(struct ib_async_slot) ==
 /* Queue ids for tracing and fdinfo: never reused while the module lives. */
 static atomic64_t ib_async_evq_ids = ATOMIC64_INIT(0);
 
-static u32 evq_slots(u32 cap)
+/*
+ * cap events, the overflow record that may follow a full queue, the end
+ * of the stream, and in a state queue one snapshot's state records.
+ */
+static u32 evq_slots(u32 cap, u32 state_slots)
 {
-	return cap + 2;
+	return cap + 2 + state_slots;
 }
 
 static struct ib_async_slot *evq_slot(struct ib_async_evq *q, u32 i)
 {
-	return &q->ring[(q->head + i) % evq_slots(q->cap)];
+	return &q->ring[(q->head + i) % evq_slots(q->cap, q->state_slots)];
 }
 
 static struct ib_async_event *evq_at(struct ib_async_evq *q, u32 i)
@@ -104,22 +108,25 @@ static struct ib_async_event *evq_at(struct ib_async_evq *q, u32 i)
 	return &evq_slot(q, i)->rec;
 }
 
-static struct ib_async_slot *evq_alloc_ring(u32 cap)
+static struct ib_async_slot *evq_alloc_ring(u32 cap, u32 state_slots)
 {
-	return kvcalloc(evq_slots(cap), sizeof(struct ib_async_slot),
-			GFP_KERNEL_ACCOUNT);
+	return kvcalloc(evq_slots(cap, state_slots),
+			sizeof(struct ib_async_slot), GFP_KERNEL_ACCOUNT);
 }
 
-/* Extras for every record but an overflow one: cap events and the end. */
-static u32 evq_nx(u32 cap)
+/*
+ * Extras for every record but an overflow one: cap events, the end and
+ * the state records.
+ */
+static u32 evq_nx(u32 cap, u32 state_slots)
 {
-	return cap + 1;
+	return cap + 1 + state_slots;
 }
 
 /* Hash chains of a coalescing queue: about one record per chain if full. */
 static u32 evq_bucket_bits(u32 cap)
 {
-	return max(1, ilog2(roundup_pow_of_two(evq_nx(cap))));
+	return max(1, ilog2(roundup_pow_of_two(evq_nx(cap, 0))));
 }
 
 /* An event channel's extras, and for coalescing their hash chains. */
@@ -129,12 +136,14 @@ struct evq_xtab {
 	u32 bits;
 };
 
-static int evq_alloc_x(u32 cap, unsigned int flags, struct evq_xtab *t)
+static int evq_alloc_x(u32 cap, u32 state_slots, unsigned int flags,
+		       struct evq_xtab *t)
 {
 	memset(t, 0, sizeof(*t));
 	if (!(flags & IB_ASYNC_EVQ_CHAN))
 		return 0;
-	t->xs = kvcalloc(evq_nx(cap), sizeof(*t->xs), GFP_KERNEL_ACCOUNT);
+	t->xs = kvcalloc(evq_nx(cap, state_slots), sizeof(*t->xs),
+			 GFP_KERNEL_ACCOUNT);
 	if (!t->xs)
 		return -ENOMEM;
 	if (flags & IB_ASYNC_EVQ_COALESCE) {
@@ -154,14 +163,17 @@ static int evq_alloc_x(u32 cap, unsigned int flags, struct evq_xtab *t)
  * Pages a queue of @cap events charges its user: ring, extras, hash and
  * bounce buffer, as one running total (see account.c).
  */
-static long evq_pages(u32 cap, unsigned int flags, u32 rec_size)
+static long evq_pages(u32 cap, u32 state_slots, unsigned int flags,
+		      u32 rec_size)
 {
-	size_t b = size_mul(evq_slots(cap), sizeof(struct ib_async_slot));
+	size_t b = size_mul(evq_slots(cap, state_slots),
+			    sizeof(struct ib_async_slot));
 
 	b = size_add(b, size_mul(IB_ASYNC_BOUNCE_RECS, rec_size));
 	if (flags & IB_ASYNC_EVQ_CHAN)
-		b = size_add(b, size_mul(evq_nx(cap),
+		b = size_add(b, size_mul(evq_nx(cap, state_slots),
 					 sizeof(struct ib_async_evx)));
+	b = size_add(b, size_mul(state_slots, sizeof(struct ib_async_evstate)));
 	if (flags & IB_ASYNC_EVQ_COALESCE)
 		b = size_add(b, size_mul(1U << evq_bucket_bits(cap),
 					 sizeof(u32)));
@@ -180,16 +192,10 @@ static void evq_uncharge(struct ib_async_evq *q, long pages)
 		ib_async_unaccount_pages(q->user, pages);
 }
 
-static unsigned int evq_flags(const struct ib_async_evq *q)
-{
-	return (q->xs ? IB_ASYNC_EVQ_CHAN : 0) |
-	       (q->buckets ? IB_ASYNC_EVQ_COALESCE : 0);
-}
-
 /* Put extras [from, nx) on the free list. */
 static void evq_x_free_from(struct ib_async_evq *q, u32 from)
 {
-	u32 nx = evq_nx(q->cap), i;
+	u32 nx = evq_nx(q->cap, q->state_slots), i;
 
 	q->x_free = from < nx ? from + 1 : 0;
 	for (i = from; i < nx; i++)
@@ -276,13 +282,27 @@ static u32 evq_x_get(struct ib_async_evq *q, const struct ib_async_event *ev,
 	e->key = evq_key(ev);
 	e->next = 0;
 	e->hashed = false;
-	/* A stream's end merges with nothing. */
-	if (q->buckets && ev->event_type != IB_ASYNC_EV_DEVICE_FATAL)
+	e->state = 0;
+	/* A stream's end, and a snapshot's record, merge with nothing. */
+	if (q->buckets && ev->event_type != IB_ASYNC_EV_DEVICE_FATAL &&
+	    ev->event_type != IB_ASYNC_EV_STATE)
 		evq_x_hash(q->buckets, q->bucket_bits, e, x);
 	return x;
 }
 
-/* A record left the queue: its extras are free again. */
+/*
+ * A resync queue whose overflow asks for a snapshot, with room for one:
+ * have the channel take it (in process context: the ports are queried).
+ */
+static void evq_resync_check(struct ib_async_evq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->flags & IB_ASYNC_EVQ_RESYNC && q->resync_wanted &&
+	    !q->nstate && !q->ended)
+		ib_async_evchan_resync_kick(q);
+}
+
+/* A record left the queue: its extras, and port state, are free again. */
 static void evq_x_put(struct ib_async_evq *q, u32 x)
 {
 	struct ib_async_evx *e = evq_x(q, x);
@@ -292,6 +312,12 @@ static void evq_x_put(struct ib_async_evq *q, u32 x)
 		evq_x_unhash(q, x);
 	e->next = q->x_free;
 	q->x_free = x;
+	if (e->state) {
+		q->states[e->state - 1].used = false;
+		e->state = 0;
+		q->nstate--;
+		evq_resync_check(q);
+	}
 }
 
 /* Bytes of one record, as the reader gets it, in the bounce buffer. */
@@ -305,7 +331,9 @@ static struct ib_async_event *evq_bounce(struct ib_async_evq *q, u32 i)
  * @q: the queue
  * @cap: its capacity in events
  * @stats: its device's counters
- * @flags: IB_ASYNC_EVQ_CHAN, IB_ASYNC_EVQ_COALESCE
+ * @flags: IB_ASYNC_EVQ_CHAN, IB_ASYNC_EVQ_COALESCE, IB_ASYNC_EVQ_STATE...
+ * @state_slots: with IB_ASYNC_EVQ_STATE, the state records a snapshot
+ *	may have (the ports and the device), kept beside the cap events
  * @user: whose RLIMIT_MEMLOCK budget its memory is charged to, from
  *	ib_async_account_user(); NULL charges none
  *
@@ -317,7 +345,7 @@ static struct ib_async_event *evq_bounce(struct ib_async_evq *q, u32 i)
  */
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 		      struct ib_async_stats __percpu *stats, unsigned int flags,
-		      struct user_struct *user)
+		      u32 state_slots, struct user_struct *user)
 {
 	struct evq_xtab t;
 	long pages;
@@ -341,24 +369,35 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 	q->ended = false;
 	q->dead = false;
 	q->dead_err = 0;
-	q->rec_size = flags & IB_ASYNC_EVQ_CHAN ? IB_ASYNC_CHAN_REC_SIZE :
-						  IB_ASYNC_REC_SIZE;
+	if (flags & IB_ASYNC_EVQ_STATE)
+		q->rec_size = IB_ASYNC_STATE_REC_SIZE;
+	else if (flags & IB_ASYNC_EVQ_CHAN)
+		q->rec_size = IB_ASYNC_CHAN_REC_SIZE;
+	else
+		q->rec_size = IB_ASYNC_REC_SIZE;
 	q->flags = flags;
+	q->state_slots = flags & IB_ASYNC_EVQ_STATE ? state_slots : 0;
+	q->nstate = 0;
+	q->resync_wanted = false;
+	q->states = NULL;
 	q->uring = NULL;
 	q->user = user ? get_uid(user) : NULL;
 	q->charged = 0;
 
-	pages = evq_pages(cap, flags, q->rec_size);
+	pages = evq_pages(cap, q->state_slots, flags, q->rec_size);
 	q->bounce = kcalloc(IB_ASYNC_BOUNCE_RECS, q->rec_size,
 			    GFP_KERNEL_ACCOUNT);
-	q->ring = evq_alloc_ring(cap);
-	if (evq_alloc_x(cap, flags, &t))
+	q->ring = evq_alloc_ring(cap, q->state_slots);
+	if (q->state_slots)
+		q->states = kvcalloc(q->state_slots, sizeof(*q->states),
+				     GFP_KERNEL_ACCOUNT);
+	if (evq_alloc_x(cap, q->state_slots, flags, &t))
 		memset(&t, 0, sizeof(t));
 	q->xs = t.xs;
 	q->buckets = t.buckets;
 	q->bucket_bits = t.bits;
 	if (!q->bounce || !q->ring || (flags & IB_ASYNC_EVQ_CHAN && !q->xs) ||
-	    evq_charge(q, pages)) {
+	    (q->state_slots && !q->states) || evq_charge(q, pages)) {
 		ib_async_evq_destroy(q);
 		return -ENOMEM;
 	}
@@ -396,6 +435,8 @@ void ib_async_evq_destroy(struct ib_async_evq *q)
 	q->xs = NULL;
 	kvfree(q->buckets);
 	q->buckets = NULL;
+	kvfree(q->states);
+	q->states = NULL;
 	kfree(q->bounce);
 	q->bounce = NULL;
 	if (q->uring)
@@ -447,7 +488,8 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 	}
 	/*
 	 * A full queue whose tail is not an overflow record holds exactly
-	 * cap records, so the first spare slot is free.
+	 * cap records besides its state records, so the first spare slot is
+	 * free.
 	 */
 	/* no owner, and in an event channel no extras (x is 0 too) */
 	evq_slot(q, q->len)->owner = NULL;
@@ -458,6 +500,11 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 	rec->count = 1;
 	rec->event_type = IB_ASYNC_EV_OVERFLOW;
 	rec->obj_type = IB_ASYNC_OBJ_NONE;
+	/* a reader that meets it learns the present from a fresh snapshot */
+	if (q->flags & IB_ASYNC_EVQ_RESYNC) {
+		q->resync_wanted = true;
+		evq_resync_check(q);
+	}
 out:
 	trace_ib_async_overflow(q->id, seq, event_type, rec->count, q->lost);
 }
@@ -506,22 +553,26 @@ static bool evq_ring_put(struct ib_async_evq *q, const struct ib_async_event *ev
 			 u64 seq, struct ib_async_evcount *owner, u64 cookie)
 {
 	struct ib_async_uring *r = q->uring;
-	struct ib_async_chan_event ce;
+	struct ib_async_chan_state_event se;
+	struct ib_async_chan_event *ce = &se.rec;
 
 	lockdep_assert_held(&q->lock);
 	if (!r || q->len || !evq_ring_room(r))
 		return false;
-	ce.event = *ev;
-	ce.event.seq = seq;
-	ce.event.count = 1;
-	ce.cookie = cookie;
-	ce.occurrences = 1;
-	ce.last_timestamp_ns = ev->timestamp_ns;
-	memcpy(evq_ring_next(r), &ce, r->rec_size);
+	ce->event = *ev;
+	ce->event.seq = seq;
+	ce->event.count = 1;
+	ce->cookie = cookie;
+	ce->occurrences = 1;
+	ce->last_timestamp_ns = ev->timestamp_ns;
+	/* state records never come this way: they wait for their state */
+	if (r->rec_size > sizeof(*ce))
+		memset(&se.state, 0, sizeof(se.state));
+	memcpy(evq_ring_next(r), &se, r->rec_size);
 	if (owner)
 		owner->reported++;
-	evq_queued(q, &ce.event);
-	evq_dequeued(q, &ce.event);
+	evq_queued(q, &ce->event);
+	evq_dequeued(q, &ce->event);
 	evq_ring_publish(r);
 	return true;
 }
@@ -571,7 +622,8 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 	seq = q->next_seq++;
 	if (evq_ring_put(q, ev, seq, owner, cookie))
 		return true;
-	if (q->len < q->cap) {
+	/* state records have room of their own */
+	if (q->len - q->nstate < q->cap) {
 		slot = evq_slot(q, q->len++);
 		slot->rec = *ev;
 		slot->rec.seq = seq;
@@ -657,39 +709,66 @@ void ib_async_evq_push_once(struct ib_async_evq *q,
 }
 
 /**
- * ib_async_evq_push_chan - queue an event in an event channel
- * @q: the channel's queue
+ * ib_async_evq_lock - hold a queue's lock, for a producer that decides
+ *	under it what to queue (an event channel matching its subscriptions)
+ * @q: the queue
+ *
+ * Return: the interrupt state, for ib_async_evq_unlock().
+ */
+unsigned long ib_async_evq_lock(struct ib_async_evq *q)
+	__acquires(&q->lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	return flags;
+}
+
+/**
+ * ib_async_evq_unlock - drop ib_async_evq_lock()'s lock
+ * @q: the queue
+ * @flags: what ib_async_evq_lock() returned
+ * @wake: wake the readers (something was queued)
+ */
+void ib_async_evq_unlock(struct ib_async_evq *q, unsigned long flags,
+			 bool wake)
+	__releases(&q->lock)
+{
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (wake)
+		evq_wake(q);
+}
+
+/**
+ * ib_async_evq_push_chan_locked - queue an event in an event channel
+ * @q: the channel's queue, locked with ib_async_evq_lock()
  * @ev: the record; seq and count are filled in here
  * @cookie: the matching subscription's
  *
  * In a coalescing channel an event with the key and cookie of a record no
  * reader has copied yet adds to that record's occurrences and last
  * timestamp instead. Safe from any context, including hard irq.
+ *
+ * Return: whether readers need waking.
  */
-void ib_async_evq_push_chan(struct ib_async_evq *q,
-			    const struct ib_async_event *ev, u64 cookie)
+bool ib_async_evq_push_chan_locked(struct ib_async_evq *q,
+				   const struct ib_async_event *ev,
+				   u64 cookie)
 {
 	struct ib_async_evx *e;
-	unsigned long flags;
-	bool wake = false;
 	u32 x = 0;
 
-	spin_lock_irqsave(&q->lock, flags);
+	lockdep_assert_held(&q->lock);
 	if (q->buckets && !q->ended &&
 	    ev->event_type != IB_ASYNC_EV_DEVICE_FATAL)
 		x = evq_x_find(q, evq_key(ev), cookie);
-	if (x) {
-		e = evq_x(q, x);
-		e->occurrences++;
-		e->last_ns = ev->timestamp_ns;
-		evq_coalesced(q, ev);
-	} else {
-		wake = evq_add(q, ev, NULL, cookie);
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-
-	if (wake)
-		evq_wake(q);
+	if (!x)
+		return evq_add(q, ev, NULL, cookie);
+	e = evq_x(q, x);
+	e->occurrences++;
+	e->last_ns = ev->timestamp_ns;
+	evq_coalesced(q, ev);
+	return false;
 }
 
 /**
@@ -748,10 +827,13 @@ void ib_async_evq_close(struct ib_async_evq *q, int err)
 
 static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
 {
-	if (q->len <= cap)
+	/* state records keep their own room */
+	u32 len = q->len - q->nstate;
+
+	if (len <= cap)
 		return true;
 	/* A trailing overflow record may use the new queue's spare slot. */
-	return q->len == cap + 1 &&
+	return len == cap + 1 &&
 	       evq_at(q, q->len - 1)->event_type == IB_ASYNC_EV_OVERFLOW;
 }
 
@@ -770,7 +852,7 @@ static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 {
 	/* the queue's kind and record size never change */
-	long pages = evq_pages(cap, evq_flags(q), q->rec_size);
+	long pages = evq_pages(cap, q->state_slots, q->flags, q->rec_size);
 	struct ib_async_slot *ring, *old;
 	struct ib_async_evx *e;
 	struct evq_xtab t;
@@ -780,12 +862,12 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 
 	if (evq_charge(q, pages))
 		return -ENOMEM;
-	ring = evq_alloc_ring(cap);
+	ring = evq_alloc_ring(cap, q->state_slots);
 	if (!ring) {
 		evq_uncharge(q, pages);
 		return -ENOMEM;
 	}
-	if (evq_alloc_x(cap, evq_flags(q), &t)) {
+	if (evq_alloc_x(cap, q->state_slots, q->flags, &t)) {
 		kvfree(ring);
 		evq_uncharge(q, pages);
 		return -ENOMEM;
@@ -841,8 +923,9 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 static void evq_copy_out(struct ib_async_evq *q, void *to,
 			 struct ib_async_slot *slot)
 {
+	struct ib_async_chan_state_event *se = to;
 	struct ib_async_chan_event *ce = to;
-	struct ib_async_evx *e;
+	struct ib_async_evx *e = NULL;
 
 	lockdep_assert_held(&q->lock);
 	if (!q->xs) {
@@ -855,14 +938,20 @@ static void evq_copy_out(struct ib_async_evq *q, void *to,
 		ce->cookie = 0;
 		ce->occurrences = 0;
 		ce->last_timestamp_ns = slot->rec.timestamp_ns;
-		return;
+	} else {
+		e = evq_x(q, slot->x);
+		if (e->hashed)
+			evq_x_unhash(q, slot->x);
+		ce->cookie = e->cookie;
+		ce->occurrences = e->occurrences;
+		ce->last_timestamp_ns = e->last_ns;
 	}
-	e = evq_x(q, slot->x);
-	if (e->hashed)
-		evq_x_unhash(q, slot->x);
-	ce->cookie = e->cookie;
-	ce->occurrences = e->occurrences;
-	ce->last_timestamp_ns = e->last_ns;
+	if (!q->states)
+		return;
+	if (e && e->state)
+		se->state = q->states[e->state - 1].st;
+	else
+		memset(&se->state, 0, sizeof(se->state));
 }
 
 /*
@@ -918,7 +1007,7 @@ static void evq_pop(struct ib_async_evq *q)
 		slot->owner->reported++;
 		slot->owner->queued--;
 	}
-	q->head = (q->head + 1) % evq_slots(q->cap);
+	q->head = (q->head + 1) % evq_slots(q->cap, q->state_slots);
 	q->len--;
 }
 
@@ -1451,4 +1540,121 @@ int ib_async_evq_ring_wait(struct ib_async_evq *q, bool nonblock, u32 *avail)
 		if (wait_event_interruptible(q->wait, evq_ring_ready(q)))
 			return -ERESTARTSYS;
 	}
+}
+
+/**
+ * ib_async_evq_state_begin - start a snapshot of a state queue
+ * @q: the queue
+ *
+ * Holds move_mutex until ib_async_evq_state_end(): no reader, ring fill,
+ * purge or resize moves records meanwhile, so the records reserved stay
+ * where they are, unseen, until their state is filled in. The time is
+ * bounded (the ports are queried), and no copy to user memory waits for
+ * it.
+ */
+void ib_async_evq_state_begin(struct ib_async_evq *q)
+{
+	mutex_lock(&q->move_mutex);
+}
+
+/**
+ * ib_async_evq_state_reserve - a snapshot's records, at this point
+ * @q: a state queue, between ib_async_evq_state_begin() and _end(), locked
+ *	with ib_async_evq_lock()
+ * @ports: the ports the records are of, 0 for the device
+ * @cookies: each record's cookie
+ * @n: how many
+ * @flags: IB_ASYNC_STATE_RESYNC or 0
+ * @first_seq: out: the first record's sequence number; the others follow
+ *
+ * The records take the next sequence numbers and the room state records
+ * have beside the events, so they are never lost to a full queue; their
+ * state comes from ib_async_evq_state_fill().
+ *
+ * Return: 0, -EIO once the stream ended, -EBUSY if the room holds the
+ * records of an earlier snapshot that are still unread.
+ */
+int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
+			       const u64 *cookies, u32 n, u32 flags,
+			       u64 *first_seq)
+{
+	struct ib_async_event rec = {
+		.timestamp_ns = ktime_get_ns(),
+		.count = 1,
+		.event_type = IB_ASYNC_EV_STATE,
+		.obj_type = IB_ASYNC_OBJ_PORT,
+	};
+	struct ib_async_slot *slot;
+	struct ib_async_evx *e;
+	u32 i, k = 0;
+
+	lockdep_assert_held(&q->move_mutex);
+	lockdep_assert_held(&q->lock);
+	if (q->ended)
+		return -EIO;
+	if (!n || q->nstate + n > q->state_slots)
+		return -EBUSY;
+	*first_seq = q->next_seq;
+	for (i = 0; i < n; i++) {
+		rec.element = ports[i];
+		rec.port_num = ports[i];
+		rec.seq = q->next_seq++;
+		slot = evq_slot(q, q->len++);
+		slot->rec = rec;
+		slot->x = evq_x_get(q, &rec, cookies[i]);
+		e = evq_x(q, slot->x);
+		while (q->states[k].used)
+			k++;
+		q->states[k].used = true;
+		memset(&q->states[k].st, 0, sizeof(q->states[k].st));
+		q->states[k].st.flags = flags |
+					(i == n - 1 ? IB_ASYNC_STATE_LAST : 0);
+		e->state = k + 1;
+		q->nstate++;
+		evq_queued(q, &slot->rec);
+	}
+	return 0;
+}
+
+/**
+ * ib_async_evq_state_fill - the state of the records reserved
+ * @q: the queue, between ib_async_evq_state_begin() and _end()
+ * @first_seq: what ib_async_evq_state_reserve() gave
+ * @st: the records' states, in their order; flags are added to the
+ *	record's own
+ * @n: how many
+ */
+void ib_async_evq_state_fill(struct ib_async_evq *q, u64 first_seq,
+			     const struct ib_async_port_state *st, u32 n)
+{
+	struct ib_async_port_state *to;
+	struct ib_async_slot *slot;
+	unsigned long flags;
+	u32 i, at, f;
+
+	lockdep_assert_held(&q->move_mutex);
+	spin_lock_irqsave(&q->lock, flags);
+	at = evq_index_after(q, first_seq - 1);
+	for (i = 0; i < n && at + i < q->len; i++) {
+		slot = evq_slot(q, at + i);
+		/* nothing moves them: under move_mutex they are still here */
+		if (WARN_ON_ONCE(slot->rec.seq != first_seq + i ||
+				 slot->rec.event_type != IB_ASYNC_EV_STATE))
+			break;
+		to = &q->states[evq_x(q, slot->x)->state - 1].st;
+		f = to->flags;
+		*to = st[i];
+		to->flags |= f;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/**
+ * ib_async_evq_state_end - the snapshot's records are complete
+ * @q: the queue
+ */
+void ib_async_evq_state_end(struct ib_async_evq *q)
+{
+	mutex_unlock(&q->move_mutex);
+	evq_wake(q);
 }

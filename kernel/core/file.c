@@ -31,7 +31,7 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 
 	ib_async_account_init(file);
 	ret = ib_async_evq_init(&file->evq, ib_async_default_queue_len(),
-				adev->stats, 0, file->user);
+				adev->stats, 0, 0, file->user);
 	if (ret)
 		goto err_account;
 	mutex_init(&file->obj_mutex);
@@ -114,7 +114,8 @@ static void ib_async_fill_dev_info(struct ib_device *ib_dev,
 	info->ibdev_index = ib_dev->index;
 	info->features = IB_ASYNC_FEATURE_READ_BATCH |
 			 IB_ASYNC_FEATURE_EVENT_CHANNEL |
-			 IB_ASYNC_FEATURE_EVENT_RING;
+			 IB_ASYNC_FEATURE_EVENT_RING |
+			 IB_ASYNC_FEATURE_STATE;
 	ib_async_verbs->info(ib_dev, info);
 	strscpy(info->ibdev_name, dev_name(&ib_dev->dev),
 		sizeof(info->ibdev_name));

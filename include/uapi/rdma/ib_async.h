@@ -157,6 +157,10 @@ enum ib_async_cmd {
  *	(never from the device's node): the CQ, armed with
  *	IB_ASYNC_IOC_REQ_NOTIFY_CQ, has a new completion. element is the
  *	CQ's user_handle, obj_handle its handle.
+ * @IB_ASYNC_EV_STATE: a state record, only on an event channel made with
+ *	IB_ASYNC_CHANNEL_STATE (&struct ib_async_chan_state_event): the
+ *	state of port port_num (0: the device itself) at this point of the
+ *	stream. element is port_num, obj_type IB_ASYNC_OBJ_PORT.
  *
  * Values 0..20 are those of the kernel's enum ib_event_type and rdma-core's
  * enum ibv_event_type, so ibv_event_type_str() names them (rdma-core
@@ -188,6 +192,7 @@ enum ib_async_event_type {
 	IB_ASYNC_EV_DEVICE_SPEED_CHANGE	= 20,
 	IB_ASYNC_EV_OVERFLOW		= 0x10000,
 	IB_ASYNC_EV_COMP		= 0x10001,
+	IB_ASYNC_EV_STATE		= 0x10002,
 };
 
 /**
@@ -270,6 +275,8 @@ struct ib_async_event {
  * @IB_ASYNC_FEATURE_EVENT_RING: IB_ASYNC_IOC_MAP_RING and
  *	IB_ASYNC_IOC_RING_WAIT: records delivered into memory the program
  *	maps, on the node and on event channels.
+ * @IB_ASYNC_FEATURE_STATE: state records: IB_ASYNC_CHANNEL_STATE,
+ *	IB_ASYNC_CHANNEL_RESYNC and IB_ASYNC_SUB_STATE.
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -282,6 +289,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_USER_MR	= 1 << 4,
 	IB_ASYNC_FEATURE_EVENT_CHANNEL	= 1 << 5,
 	IB_ASYNC_FEATURE_EVENT_RING	= 1 << 6,
+	IB_ASYNC_FEATURE_STATE		= 1 << 7,
 };
 
 /**
@@ -412,10 +420,19 @@ enum ib_async_channel_type {
  *	object (or, unaffiliated, port) match a record still unread, of the
  *	same subscription's cookie, adds to that record's occurrences instead
  *	of taking a slot.
+ * @IB_ASYNC_CHANNEL_STATE: event channels only: records are &struct
+ *	ib_async_chan_state_event, which can carry a port's state, and
+ *	subscriptions may ask for a snapshot (IB_ASYNC_SUB_STATE).
+ * @IB_ASYNC_CHANNEL_RESYNC: with IB_ASYNC_CHANNEL_STATE only: after each
+ *	overflow record, the channel queues a fresh snapshot of the ports
+ *	its subscriptions cover (IB_ASYNC_STATE_RESYNC), so that a reader
+ *	that fell behind learns the present without the lost history.
  */
 enum ib_async_create_channel_flags {
 	IB_ASYNC_CHANNEL_NONBLOCK	= 1 << 0,
 	IB_ASYNC_CHANNEL_COALESCE	= 1 << 1,
+	IB_ASYNC_CHANNEL_STATE		= 1 << 2,
+	IB_ASYNC_CHANNEL_RESYNC		= 1 << 3,
 };
 
 /**
@@ -483,18 +500,118 @@ struct ib_async_chan_event {
 #define IB_ASYNC_CHAN_EVENT_SIZE_V1	72
 
 /**
+ * enum ib_async_state_flags - what a state record says of itself
+ * @IB_ASYNC_STATE_RESYNC: queued after an overflow record
+ *	(IB_ASYNC_CHANNEL_RESYNC), not at a subscription's request.
+ * @IB_ASYNC_STATE_LAST: the last record of its snapshot.
+ * @IB_ASYNC_STATE_QUERY_FAILED: the port could not be queried (the
+ *	driver's error is in &struct ib_async_port_state.error); the other
+ *	fields are 0.
+ */
+enum ib_async_state_flags {
+	IB_ASYNC_STATE_RESYNC		= 1 << 0,
+	IB_ASYNC_STATE_LAST		= 1 << 1,
+	IB_ASYNC_STATE_QUERY_FAILED	= 1 << 2,
+};
+
+/**
+ * struct ib_async_port_state - a port's state in a state record
+ * @flags: enum ib_async_state_flags.
+ * @error: with IB_ASYNC_STATE_QUERY_FAILED, a positive errno; else 0.
+ * @lid: the port's LID (ibv_port_attr.lid).
+ * @sm_lid: its subnet manager's LID.
+ * @gid_valid: the valid entries of the port's GID table.
+ * @gid_gen: the generation of the GID table: how many GID_CHANGE events
+ *	of the port the channel's context received, from the channel's
+ *	creation up to this record's point of the stream. Two records of
+ *	a channel with the same value saw the same table.
+ * @gid_tbl_len: the GID table's length.
+ * @port_cap_flags: ibv_port_attr.port_cap_flags.
+ * @active_speed: the kernel's speed (IB_SPEED_*), as ibv_port_attr's
+ *	active_speed_ex reports it (rdma-core 50 on).
+ * @pkey_tbl_len: the P_Key table's length.
+ * @state: enum ibv_port_state.
+ * @phys_state: ibv_port_attr.phys_state.
+ * @active_width: ibv_port_attr.active_width.
+ * @sm_sl: the service level of the subnet manager.
+ * @active_mtu: enum ibv_mtu.
+ * @max_mtu: enum ibv_mtu.
+ * @link_layer: IBV_LINK_LAYER_*.
+ * @lmc: the LID mask control.
+ * @phys_port_cnt: in the device's record (port_num 0), the number of
+ *	ports; 0 in a port's.
+ * @reserved: 0.
+ *
+ * The device's record (port_num 0) says the device is there and has not
+ * failed (a DEVICE_FATAL ends the stream, after which no snapshot is
+ * made): only @flags and @phys_port_cnt are set.
+ *
+ * The fields are read after the record's point of the stream: every event
+ * before that point shows in them, and an event just after it may too (a
+ * port's state changes before its event is raised). No event before the
+ * point follows the record and every event after it does, each once: the
+ * sequence numbers are contiguous across the seam.
+ */
+struct ib_async_port_state {
+	__u32 flags;
+	__u32 error;
+	__u32 lid;
+	__u32 sm_lid;
+	__u32 gid_valid;
+	__u32 gid_gen;
+	__u32 gid_tbl_len;
+	__u32 port_cap_flags;
+	__u16 active_speed;
+	__u16 pkey_tbl_len;
+	__u8 state;
+	__u8 phys_state;
+	__u8 active_width;
+	__u8 sm_sl;
+	__u8 active_mtu;
+	__u8 max_mtu;
+	__u8 link_layer;
+	__u8 lmc;
+	__u32 phys_port_cnt;
+	__u32 reserved[2];
+};
+
+#define IB_ASYNC_PORT_STATE_SIZE_V1	56
+
+/**
+ * struct ib_async_chan_state_event - a record of an IB_ASYNC_CHANNEL_STATE
+ *	event channel
+ * @rec: the record, as &struct ib_async_chan_event has it; for a state
+ *	record (IB_ASYNC_EV_STATE) the cookie of the subscription that asked
+ *	for it, or for a resynchronisation of the earliest subscription that
+ *	covers the port, and occurrences 1.
+ * @state: a state record's port state; all 0 in other records.
+ */
+struct ib_async_chan_state_event {
+	struct ib_async_chan_event rec;
+	struct ib_async_port_state state;
+};
+
+#define IB_ASYNC_CHAN_STATE_EVENT_SIZE_V1	128
+
+/**
  * enum ib_async_subscribe_flags - what a subscription matches on
  * @IB_ASYNC_SUB_TYPES: only events whose type has its bit in type_mask.
  * @IB_ASYNC_SUB_PORT: only events whose port_num is port (0: events of
  *	the whole device).
  * @IB_ASYNC_SUB_OBJECT: only events of the object obj_handle.
+ * @IB_ASYNC_SUB_STATE: on an IB_ASYNC_CHANNEL_STATE channel, not with
+ *	IB_ASYNC_SUB_OBJECT: before the first event the subscription
+ *	matches, queue one state record (IB_ASYNC_EV_STATE) for the device
+ *	and for each port in its scope (with IB_ASYNC_SUB_PORT, that port
+ *	only; else the device and every port), whatever its types.
  *
- * A subscription without any of them matches every event.
+ * A subscription without any of the first three matches every event.
  */
 enum ib_async_subscribe_flags {
 	IB_ASYNC_SUB_TYPES	= 1 << 0,
 	IB_ASYNC_SUB_PORT	= 1 << 1,
 	IB_ASYNC_SUB_OBJECT	= 1 << 2,
+	IB_ASYNC_SUB_STATE	= 1 << 3,
 };
 
 /* Most subscriptions one event channel holds at a time. */
@@ -519,8 +636,18 @@ enum ib_async_subscribe_flags {
  * an object ends when the object is destroyed; the channel holds no
  * reference on it. Errors: EBADF (no such descriptor), EINVAL (not an
  * event channel of this file, a bit or field out of range, an object
- * that raises no events), ENOENT (no such object), ENOSPC (the channel
- * has IB_ASYNC_MAX_SUBSCRIPTIONS), EIO (the channel's stream ended).
+ * that raises no events, IB_ASYNC_SUB_STATE on a channel without
+ * IB_ASYNC_CHANNEL_STATE or with IB_ASYNC_SUB_OBJECT), ENOENT (no such
+ * object), ENOSPC (the channel has IB_ASYNC_MAX_SUBSCRIPTIONS), EIO (the
+ * channel's stream ended), EBUSY (IB_ASYNC_SUB_STATE while the channel
+ * holds too many unread state records: it keeps room for one record per
+ * port and the device's, and a snapshot's records wait for readers in
+ * that room, so read them first).
+ *
+ * With IB_ASYNC_SUB_STATE the snapshot's records take the next sequence
+ * numbers at the subscription's start: an event its handler offered the
+ * channel before then is not matched, one offered after is, and follows
+ * them. The ports are queried after that point, so the call sleeps.
  */
 struct ib_async_subscribe {
 	__u32 argsz;
