@@ -1572,7 +1572,9 @@ void ib_async_evq_state_begin(struct ib_async_evq *q)
  * state comes from ib_async_evq_state_fill().
  *
  * Return: 0, -EIO once the stream ended, -EBUSY if the room holds the
- * records of an earlier snapshot that are still unread.
+ * records of an earlier snapshot that are still unread; for a resync
+ * (@flags), -EALREADY if no overflow awaits one, -ENOENT if @n is 0 (no
+ * subscription covers a port: the overflow needs none).
  */
 int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
 			       const u64 *cookies, u32 n, u32 flags,
@@ -1592,8 +1594,19 @@ int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
 	lockdep_assert_held(&q->lock);
 	if (q->ended)
 		return -EIO;
+	if (flags & IB_ASYNC_STATE_RESYNC) {
+		/* one snapshot answers every overflow before it */
+		if (!q->resync_wanted)
+			return -EALREADY;
+		if (!n) {
+			q->resync_wanted = false;
+			return -ENOENT;
+		}
+	}
 	if (!n || q->nstate + n > q->state_slots)
 		return -EBUSY;
+	if (flags & IB_ASYNC_STATE_RESYNC)
+		q->resync_wanted = false;
 	*first_seq = q->next_seq;
 	for (i = 0; i < n; i++) {
 		rec.element = ports[i];

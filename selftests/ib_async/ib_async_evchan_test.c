@@ -22,30 +22,6 @@
 #define CH_REC		((int)sizeof(struct ib_async_chan_event))
 #define MAX_RECS	256
 
-static int make_channel(int fd, uint32_t flags)
-{
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .type = IB_ASYNC_CHANNEL_EVENT,
-		.flags = flags | IB_ASYNC_CHANNEL_NONBLOCK,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
-
-	return ret ? ret : a.fd;
-}
-
-/* Subscribe; returns the id (> 0) or -errno. */
-static int subscribe(int fd, int ch, uint32_t flags, uint64_t types,
-		     uint32_t port, uint32_t obj, uint64_t cookie)
-{
-	struct ib_async_subscribe a = {
-		.argsz = sizeof(a), .flags = flags, .fd = ch, .port = port,
-		.type_mask = types, .cookie = cookie, .obj_handle = obj,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_SUBSCRIBE, &a);
-
-	return ret ? ret : (int)a.sub_id;
-}
-
 static int sub_port(int fd, int ch, uint32_t port, uint64_t cookie)
 {
 	return subscribe(fd, ch, IB_ASYNC_SUB_PORT, 0, port, 0, cookie);
@@ -141,8 +117,8 @@ TEST_F(evc, two_readers_get_only_their_ports_events_in_order)
 	IBA_SKIPPED_IN_SETUP();
 	fd2 = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd2);
-	ch[0] = make_channel(self->fd, 0);
-	ch[1] = make_channel(fd2, 0);
+	ch[0] = event_channel(self->fd, 0);
+	ch[1] = event_channel(fd2, 0);
 	ASSERT_LE(0, ch[0]);
 	ASSERT_LE(0, ch[1]);
 	ASSERT_LT(0, sub_port(self->fd, ch[0], 1, 0xa1));
@@ -189,7 +165,7 @@ TEST_F(evc, type_and_port_filters_with_cookies)
 	FILE *f;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(1, subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES,
 			       1ULL << IB_ASYNC_EV_SM_CHANGE, 0, 0, 0xc1));
@@ -237,7 +213,7 @@ TEST_F(evc, earliest_subscription_names_the_record_until_it_ends)
 	int ch, all, p1;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	all = sub_all(self->fd, ch, 1);
 	p1 = sub_port(self->fd, ch, 1, 2);
@@ -274,7 +250,7 @@ TEST_F(evc, object_subscription_ends_with_the_object)
 	int ch, id;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	id = subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0, self->qp,
 		       0x0b1);
@@ -323,7 +299,7 @@ TEST_F(evc, coalescing_counts_a_hard_irq_storm_exactly)
 	int ch, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_fdinfo(ch, "subscriptions"));
 	ASSERT_LT(0, sub_all(self->fd, ch, 7));
@@ -363,7 +339,7 @@ TEST_F(evc, coalescing_keeps_each_subscriptions_cookie)
 	int ch, a, b;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	a = sub_port(self->fd, ch, 1, 0xa);
 	ASSERT_LT(0, a);
@@ -405,7 +381,7 @@ TEST_F_TIMEOUT(evc, unsubscribe_waits_for_a_delivery_that_matched_it, 60)
 	IBA_SKIPPED_IN_SETUP();
 	if (access(EVSRC_DBG "/delay_chan_push_ms", W_OK))
 		SKIP(return, "no kprobes in this kernel");
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	id = sub_port(self->fd, ch, 1, 0xd);
 	ASSERT_LT(0, id);
@@ -474,7 +450,7 @@ TEST_F(evc, coalesced_counts_stay_exact_under_a_concurrent_reader)
 	pthread_t t;
 
 	IBA_SKIPPED_IN_SETUP();
-	r.ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	r.ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, r.ch);
 	ASSERT_LT(0, subscribe(self->fd, r.ch, IB_ASYNC_SUB_OBJECT, 0, 0,
 			       self->qp, 1));
@@ -507,8 +483,8 @@ TEST_F(evc, subscription_changes_race_a_storm)
 	pid_t pid;
 
 	IBA_SKIPPED_IN_SETUP();
-	r.ch = make_channel(self->fd, 0);
-	ch = make_channel(self->fd, 0);
+	r.ch = event_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, r.ch);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_set_queue_len(r.ch, 65536));
@@ -581,7 +557,7 @@ TEST_F(evc, destroy_races_delivery)
 	pid_t pid;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_set_queue_len(ch, 65536));
 	for (int round = 0; round < 5; round++) {
@@ -641,7 +617,7 @@ TEST_F_TIMEOUT(evc, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
 	int ch, err, i, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 0x5e));
 	ASSERT_EQ(0, evsrc_raise("%u cq:%d process", IB_ASYNC_EV_CQ_ERR,
@@ -709,7 +685,7 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	int ch, id, err;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 0xc0c));
 	err = iba_stall_answer(&c, &st, &cq, sizeof(cq), &th);
@@ -757,7 +733,7 @@ TEST_F_TIMEOUT(evc, a_subscription_whose_id_is_lost_is_ended, 60)
 	int ch, err;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	sub.fd = ch;
 	err = iba_stall_answer(&c, &st, &sub, sizeof(sub), &th);
@@ -788,7 +764,7 @@ TEST_F(evc, a_full_channel_counts_its_losses)
 	int ch, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, ioctl(ch, IB_ASYNC_IOC_GET_INFO, &info));
 	EXPECT_EQ((uint32_t)CH_REC, info.record_size);
@@ -823,7 +799,7 @@ TEST_F(evc, peek_and_resize_keep_coalesced_counts_exact)
 	int ch;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 4));
 	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 3"));
@@ -862,7 +838,7 @@ TEST_F(evc, bad_requests_are_refused)
 	cc.type = 3;
 	cc.flags = 0;
 	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &cc));
-	ch = make_channel(self->fd, 0);
+	ch = event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, 1 << 3, 0, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES, 0, 0,
@@ -892,7 +868,7 @@ TEST_F(evc, bad_requests_are_refused)
 	/* nor another context's channel, nor a channel's own fd */
 	other = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, other);
-	och = make_channel(other, 0);
+	och = event_channel(other, 0);
 	ASSERT_LE(0, och);
 	EXPECT_EQ(-EINVAL, sub_all(self->fd, och, 0));
 	EXPECT_EQ(-ENOTTY, sub_all(ch, ch, 0));
@@ -917,7 +893,7 @@ TEST_F(evc, closing_the_context_ends_the_channel)
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
-	ch = make_channel(fd, 0);
+	ch = event_channel(fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_port(fd, ch, 2, 1));
 	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));

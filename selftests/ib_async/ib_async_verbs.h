@@ -12,6 +12,16 @@
 
 int ioc(int fd, unsigned long cmd, void *arg);
 
+/* A new event channel of @fd, O_NONBLOCK: its descriptor or -errno. */
+int event_channel(int fd, uint32_t flags);
+
+/* Subscribe channel @ch of @fd: the subscription's id (> 0) or -errno. */
+int subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
+	      uint32_t obj, uint64_t cookie);
+
+/* The port's attributes as the node's QUERY_PORT gives them: 0 or -errno. */
+int query_port(int fd, uint32_t port, struct ib_async_port_attr *out);
+
 int create_pd(int fd, uint32_t *handle);
 
 int create_cq(int fd, uint64_t user_handle, uint32_t cqe, uint32_t *handle);

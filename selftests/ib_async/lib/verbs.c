@@ -11,6 +11,37 @@ int ioc(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 }
 
+int event_channel(int fd, uint32_t flags)
+{
+	struct ib_async_create_channel a = {
+		.argsz = sizeof(a), .type = IB_ASYNC_CHANNEL_EVENT,
+		.flags = flags | IB_ASYNC_CHANNEL_NONBLOCK,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
+
+	return ret ? ret : a.fd;
+}
+
+int subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
+	      uint32_t obj, uint64_t cookie)
+{
+	struct ib_async_subscribe a = {
+		.argsz = sizeof(a), .flags = flags, .fd = ch, .port = port,
+		.type_mask = types, .cookie = cookie, .obj_handle = obj,
+	};
+	int ret = ioc(fd, IB_ASYNC_IOC_SUBSCRIBE, &a);
+
+	return ret ? ret : (int)a.sub_id;
+}
+
+int query_port(int fd, uint32_t port, struct ib_async_port_attr *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->argsz = sizeof(*out);
+	out->port_num = port;
+	return ioc(fd, IB_ASYNC_IOC_QUERY_PORT, out);
+}
+
 int create_pd(int fd, uint32_t *handle)
 {
 	struct ib_async_create_pd a = { .argsz = sizeof(a) };
