@@ -2,9 +2,10 @@
 /*
  * ib_async_evsrc: a pause inside ib_async's delivery to an event channel,
  * for tests of what a command running meanwhile may see. Writing N to
- * delay_chan_push_ms makes the next ib_async_evq_push_chan() spin N ms on
- * entry, once: inside the event handler's RCU read-side section, after the
- * channel's subscriptions were matched, before the record is queued.
+ * delay_chan_push_ms makes the next ib_async_evq_push_chan_locked() spin
+ * N ms on entry, once: inside the event handler's RCU read-side section,
+ * with the channel queue's lock held, after the channel's subscriptions
+ * were matched, before the record is queued.
  *
  * A kprobe, so that ib_async itself carries no test hook. Without kprobes
  * the file is not made, and the tests that want it skip.
@@ -36,7 +37,7 @@ static int evsrc_push_pre(struct kprobe *p, struct pt_regs *regs)
 }
 
 static struct kprobe evsrc_push_probe = {
-	.symbol_name = "ib_async_evq_push_chan",
+	.symbol_name = "ib_async_evq_push_chan_locked",
 	.pre_handler = evsrc_push_pre,
 };
 
