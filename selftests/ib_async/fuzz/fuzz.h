@@ -190,6 +190,7 @@ struct fz_ctx {
 	int chan_fd[FZ_CHANNELS];
 	uint32_t chan_slot[FZ_CHANNELS];
 	uint32_t chan_type[FZ_CHANNELS];
+	uint32_t chan_rec[FZ_CHANNELS];	/* bytes per record it holds */
 	uint32_t chan_sub[FZ_CHANNELS];	/* last subscription id it gave */
 	uint32_t nchan;
 };

@@ -1568,17 +1568,35 @@ bool fz_build_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 	a->flags = fz_chance(&ctx->rng, 50) ? IB_ASYNC_CHANNEL_NONBLOCK : 0;
 	if (a->type == IB_ASYNC_CHANNEL_EVENT && fz_chance(&ctx->rng, 50))
 		a->flags |= IB_ASYNC_CHANNEL_COALESCE;
+	/* records with a port's state, and a snapshot after each loss */
+	if (a->type == IB_ASYNC_CHANNEL_EVENT && fz_chance(&ctx->rng, 40)) {
+		a->flags |= IB_ASYNC_CHANNEL_STATE;
+		if (fz_chance(&ctx->rng, 50))
+			a->flags |= IB_ASYNC_CHANNEL_RESYNC;
+	}
 	return true;
 }
 
+/* Bytes per record of a channel made with @a. */
+static uint32_t channel_record_size(const struct ib_async_create_channel *a)
+{
+	if (a->type == IB_ASYNC_CHANNEL_COMP)
+		return sizeof(struct ib_async_event);
+	if (a->flags & IB_ASYNC_CHANNEL_STATE)
+		return sizeof(struct ib_async_chan_state_event);
+	return sizeof(struct ib_async_chan_event);
+}
+
 /* Whether a channel's record is one it may hold. */
-static bool channel_record_ok(uint32_t chan_type,
+static bool channel_record_ok(uint32_t chan_type, uint32_t rec_size,
 			      const struct ib_async_event *ev)
 {
 	if (ev->event_type == IB_ASYNC_EV_OVERFLOW)
 		return true;
 	if (chan_type == IB_ASYNC_CHANNEL_COMP)
 		return ev->event_type == IB_ASYNC_EV_COMP;
+	if (ev->event_type == IB_ASYNC_EV_STATE)
+		return rec_size == sizeof(struct ib_async_chan_state_event);
 	return ev->event_type <= IB_ASYNC_EV_DEVICE_SPEED_CHANGE;
 }
 
@@ -1589,7 +1607,7 @@ static bool channel_record_ok(uint32_t chan_type,
  */
 void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 {
-	struct ib_async_chan_event ev[8];
+	struct ib_async_chan_state_event ev[8];
 	int fd = c->a.create_channel.fd;
 	uint32_t i, size;
 
@@ -1602,12 +1620,14 @@ void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 			ctx->chan_fd[i - 1] = ctx->chan_fd[i];
 			ctx->chan_slot[i - 1] = ctx->chan_slot[i];
 			ctx->chan_type[i - 1] = ctx->chan_type[i];
+			ctx->chan_rec[i - 1] = ctx->chan_rec[i];
 			ctx->chan_sub[i - 1] = ctx->chan_sub[i];
 		}
 		ctx->nchan--;
 	}
 	ctx->chan_fd[ctx->nchan] = fd;
 	ctx->chan_type[ctx->nchan] = c->a.create_channel.type;
+	ctx->chan_rec[ctx->nchan] = channel_record_size(&c->a.create_channel);
 	ctx->chan_sub[ctx->nchan] = 0;
 	ctx->chan_slot[ctx->nchan++] = c->slot;
 	for (i = 0; i < ctx->nchan; i++) {
@@ -1620,11 +1640,10 @@ void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 			continue;
 		check(ctx, b.count <= 8, "channel-read",
 		      "a channel returned more records than asked");
-		/* an event channel's records are longer: step by its size */
-		size = ctx->chan_type[i] == IB_ASYNC_CHANNEL_EVENT ?
-		       sizeof(ev[0]) : sizeof(ev[0].event);
+		/* records are as long as the channel's kind: step by it */
+		size = ctx->chan_rec[i];
 		check(ctx, !b.count ||
-		      channel_record_ok(ctx->chan_type[i],
+		      channel_record_ok(ctx->chan_type[i], size,
 					(void *)((char *)ev +
 						 (b.count - 1) * size)),
 		      "channel-record", "a channel returned a foreign record");
@@ -1681,6 +1700,9 @@ bool fz_build_subscribe(struct fz_ctx *ctx, struct fz_call *c)
 		a->flags |= IB_ASYNC_SUB_OBJECT;
 		a->obj_handle = o.handle;
 	}
+	/* a snapshot first: refused on an object, or a plain channel */
+	if (fz_chance(r, 20))
+		a->flags |= IB_ASYNC_SUB_STATE;
 	return true;
 }
 
@@ -1842,7 +1864,8 @@ void fz_done_map_ring(struct fz_ctx *ctx, struct fz_call *c)
 	h = p;
 	check(ctx, h->entries == a->entries && h->records_offset ==
 	      sizeof(*h) && (h->record_size == sizeof(struct ib_async_event) ||
-	      h->record_size == sizeof(struct ib_async_chan_event)),
+	      h->record_size == sizeof(struct ib_async_chan_event) ||
+	      h->record_size == sizeof(struct ib_async_chan_state_event)),
 	      "ring-header", "a mapped ring's header is wrong");
 	__atomic_store_n(&h->consumer, fz_chance(&ctx->rng, 60) ?
 			 __atomic_load_n(&h->producer, __ATOMIC_ACQUIRE) :

@@ -268,7 +268,8 @@ static const struct fz_field f_poll_cq[] = {
 
 static const struct fz_field f_create_channel[] = {
 	HDR(ib_async_create_channel,
-	    IB_ASYNC_CHANNEL_NONBLOCK | IB_ASYNC_CHANNEL_COALESCE),
+	    IB_ASYNC_CHANNEL_NONBLOCK | IB_ASYNC_CHANNEL_COALESCE |
+	    IB_ASYNC_CHANNEL_STATE | IB_ASYNC_CHANNEL_RESYNC),
 	F(ib_async_create_channel, type, FK_VAL, 0),
 	F(ib_async_create_channel, fd, FK_OUT0, 0),
 };
@@ -308,7 +309,7 @@ static const struct fz_field f_post_list[] = {
 
 static const struct fz_field f_subscribe[] = {
 	HDR(ib_async_subscribe, IB_ASYNC_SUB_TYPES | IB_ASYNC_SUB_PORT |
-				IB_ASYNC_SUB_OBJECT),
+				IB_ASYNC_SUB_OBJECT | IB_ASYNC_SUB_STATE),
 	F(ib_async_subscribe, fd, FK_VAL, 0),
 	F(ib_async_subscribe, port, FK_PORT, 0),
 	F(ib_async_subscribe, type_mask, FK_VAL, 0),
