@@ -257,9 +257,11 @@ TEST_F(ioc, get_info_reports_features)
 						    IB_ASYNC_FEATURE_COMP_CHANNEL |
 						    IB_ASYNC_FEATURE_USER_MR |
 						    IB_ASYNC_FEATURE_EVENT_CHANNEL |
-						    IB_ASYNC_FEATURE_EVENT_RING));
-	/* rings and event channels need no kernel verbs: every device */
+						    IB_ASYNC_FEATURE_EVENT_RING |
+						    IB_ASYNC_FEATURE_STATE));
+	/* rings, event channels and states need no kernel verbs: every device */
 	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_EVENT_RING);
+	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_STATE);
 	ret = ioctl(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd) ? errno : 0;
 	EXPECT_EQ(info.features & IB_ASYNC_FEATURE_VERBS ? 0 : EOPNOTSUPP, ret);
 	/*
