@@ -44,27 +44,13 @@ static int unsubscribe(int fd, int ch, uint32_t id)
 /* Read what the (nonblocking) channel holds: records read. */
 static int drain(int ch, struct ib_async_chan_event *ev, int max)
 {
-	int total = 0;
-	ssize_t n;
-
-	while (total < max) {
-		n = read(ch, ev + total, (size_t)(max - total) * CH_REC);
-		if (n <= 0)
-			break;
-		total += (int)(n / CH_REC);
-	}
-	return total;
+	return iba_read_recs(ch, ev, sizeof(*ev), max);
 }
 
 /* Sequence numbers run on from 1 with no gap: nothing lost or reordered. */
 static int seq_ok(const struct ib_async_chan_event *ev, int n, uint64_t first)
 {
-	for (int i = 0; i < n; i++) {
-		if (ev[i].event.seq != first)
-			return 0;
-		first += ev[i].event.count;
-	}
-	return 1;
+	return iba_seq_from(ev, sizeof(*ev), n, first);
 }
 
 FIXTURE(evc) {

@@ -31,27 +31,13 @@ typedef struct ib_async_chan_state_event srec_t;
 /* Read what the (nonblocking) channel holds: records read. */
 static int drain(int ch, srec_t *rec, int max)
 {
-	int total = 0;
-	ssize_t n;
-
-	while (total < max) {
-		n = read(ch, rec + total, (size_t)(max - total) * ST_REC);
-		if (n <= 0)
-			break;
-		total += (int)(n / ST_REC);
-	}
-	return total;
+	return iba_read_recs(ch, rec, sizeof(*rec), max);
 }
 
 /* Sequence numbers run on from @first with no gap. */
 static int seq_ok(const srec_t *rec, int n, uint64_t first)
 {
-	for (int i = 0; i < n; i++) {
-		if (rec[i].rec.event.seq != first)
-			return 0;
-		first += rec[i].rec.event.count;
-	}
-	return 1;
+	return iba_seq_from(rec, sizeof(*rec), n, first);
 }
 
 static int all_zero(const void *p, size_t len)

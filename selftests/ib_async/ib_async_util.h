@@ -207,6 +207,18 @@ int iba_drop_ipc_lock(void);
 int iba_seq_continuous(const struct ib_async_event *ev, int n);
 
 /*
+ * Read the records of @rec_size bytes a nonblocking file holds into @buf,
+ * up to @max: how many.
+ */
+int iba_read_recs(int fd, void *buf, size_t rec_size, int max);
+
+/*
+ * Whether @n records of @rec_size bytes, each starting with a struct
+ * ib_async_event, number the stream from @first with no gap.
+ */
+int iba_seq_from(const void *recs, size_t rec_size, int n, uint64_t first);
+
+/*
  * One blocking read() of a record, as a thread body: what ended it (the
  * result and errno) is left in the struct, to see what wakes a reader.
  */

@@ -453,6 +453,34 @@ int iba_seq_continuous(const struct ib_async_event *ev, int n)
 	return -1;
 }
 
+int iba_read_recs(int fd, void *buf, size_t rec_size, int max)
+{
+	int total = 0;
+	ssize_t n;
+
+	while (total < max) {
+		n = read(fd, (char *)buf + (size_t)total * rec_size,
+			 (size_t)(max - total) * rec_size);
+		if (n <= 0)
+			break;
+		total += (int)((size_t)n / rec_size);
+	}
+	return total;
+}
+
+int iba_seq_from(const void *recs, size_t rec_size, int n, uint64_t first)
+{
+	const struct ib_async_event *ev;
+
+	for (int i = 0; i < n; i++) {
+		ev = (const void *)((const char *)recs + (size_t)i * rec_size);
+		if (ev->seq != first)
+			return 0;
+		first += ev->count;
+	}
+	return 1;
+}
+
 void *iba_reader_run(void *arg)
 {
 	struct iba_reader *r = arg;
