@@ -232,6 +232,11 @@ struct ib_async_evq {
 	u32 nstate;
 	struct ib_async_evstate *states;
 	bool resync_wanted;
+	/*
+	 * Resync queues: asks the queue's owner for the snapshot, under the
+	 * lock, from any context; the queue knows nothing of channels.
+	 */
+	void (*resync)(struct ib_async_evq *q);
 	/* a DEVICE_FATAL record was queued: the stream takes nothing more */
 	bool ended;
 	/* the stream is over: after the last record, read() gives dead_err */
@@ -600,7 +605,6 @@ void ib_async_evchan_free_subs(struct ib_async_channel *chan);
 int ib_async_evchan_init_state(struct ib_async_channel *chan,
 			       struct ib_device *ib_dev);
 void ib_async_evchan_stop_resync(struct ib_async_channel *chan);
-void ib_async_evchan_resync_kick(struct ib_async_evq *q);
 
 /* state.c: what a state record says */
 void ib_async_port_state_query(struct ib_device *ib_dev, u32 port,

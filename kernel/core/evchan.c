@@ -524,13 +524,13 @@ out:
 
 /**
  * ib_async_evchan_resync_kick - an overflow asks for a snapshot
- * @q: a resync channel's queue, locked, its stream not ended
+ * @q: a resync channel's queue, locked, its stream not ended (its resync)
  *
  * Queued under the queue's lock, with a reference: closing the channel
  * ends the stream under that lock first, so it finds any work queued
  * (ib_async_evchan_stop_resync()). Any context.
  */
-void ib_async_evchan_resync_kick(struct ib_async_evq *q)
+static void ib_async_evchan_resync_kick(struct ib_async_evq *q)
 {
 	struct ib_async_channel *chan =
 		container_of(q, struct ib_async_channel, evq);
@@ -577,6 +577,7 @@ int ib_async_evchan_init_state(struct ib_async_channel *chan,
 	if (!chan->gid_gen)
 		return -ENOMEM;
 	INIT_WORK(&chan->resync_work, ib_async_evchan_resync);
+	chan->evq.resync = ib_async_evchan_resync_kick;
 	return 0;
 }
 

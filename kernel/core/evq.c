@@ -298,8 +298,8 @@ static void evq_resync_check(struct ib_async_evq *q)
 {
 	lockdep_assert_held(&q->lock);
 	if (q->flags & IB_ASYNC_EVQ_RESYNC && q->resync_wanted &&
-	    !q->nstate && !q->ended)
-		ib_async_evchan_resync_kick(q);
+	    !q->nstate && !q->ended && q->resync)
+		q->resync(q);
 }
 
 /* A record left the queue: its extras, and port state, are free again. */
@@ -379,6 +379,7 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 	q->state_slots = flags & IB_ASYNC_EVQ_STATE ? state_slots : 0;
 	q->nstate = 0;
 	q->resync_wanted = false;
+	q->resync = NULL;
 	q->states = NULL;
 	q->uring = NULL;
 	q->user = user ? get_uid(user) : NULL;
