@@ -107,9 +107,10 @@ fi
 # 6. --state: before any event, a line for the device and one per port,
 # each port's state, physical state and MTUs as ibv_devinfo reports them
 # (ibv_devinfo's PORT_ACTIVE is ibv_port_state_str()'s "active")
-# devinfo_field PORT FIELD: the word after "FIELD:" for port PORT
+# devinfo_field PORT FIELD: the word after "FIELD:" for port PORT (-v:
+# phys_state is verbose output's)
 devinfo_field() {
-	ibv_devinfo -d "$IB_ASYNC_IBDEV" -i "$1" 2>/dev/null |
+	ibv_devinfo -v -d "$IB_ASYNC_IBDEV" -i "$1" 2>/dev/null |
 		awk -v f="$2:" '$1 == f { print $2; exit }'
 }
 if command -v ibv_devinfo >/dev/null; then
