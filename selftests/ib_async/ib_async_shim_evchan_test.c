@@ -793,7 +793,18 @@ TEST_F(ech, after_an_overflow_a_resync_says_the_present)
 		  st.flags);
 	EXPECT_EQ((uint32_t)IBV_PORT_DOWN, (uint32_t)st.state);
 	EXPECT_EQ(NULL, state_differs(self->ctx, 1, &st));
-	EXPECT_TRUE(empty(ch));
+	/*
+	 * One snapshot per overflow: none follows once it is read (a
+	 * resync comes from a work item, so give one time to show).
+	 */
+	poll(&(struct pollfd){ .fd = ibasync_channel_fd(ch),
+			       .events = POLLIN }, 1, 500);
+	n = ibasync_get_events(ch, ev, ARRAY_SIZE(ev), IBASYNC_GET_NONBLOCK);
+	EXPECT_EQ(-1, n)
+		TH_LOG("%d more records after the resync, the first of kind %d, "
+		       "seq %llu, port %u, flags %#x", n, (int)ev[0].kind,
+		       (unsigned long long)ev[0].seq, ev[0].port_num,
+		       ibasync_get_state(ch, &ev[0], &st) ? 0U : st.flags);
 	ASSERT_EQ(0, evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ACTIVE));
 }
 
