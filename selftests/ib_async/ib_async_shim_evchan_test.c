@@ -15,7 +15,11 @@
  *  - a coalescing channel counts every occurrence of a hard-irq burst in
  *    one record, beside a plain channel read in batches of 64;
  *  - a full channel reports what it lost in an overflow record;
- *  - blocking and non-blocking reads, fdinfo, and requests refused.
+ *  - blocking and non-blocking reads, fdinfo, and requests refused;
+ *  - a state channel's snapshot (IBASYNC_SUB_STATE): the device's record
+ *    and each port's, as ibv_query_port() on the same context reports
+ *    the port, then the events with the next sequence numbers; after an
+ *    overflow, a resynchronisation (IBASYNC_CHANNEL_RESYNC).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -574,6 +578,234 @@ TEST_F(ech, bad_requests_are_refused)
 	EXPECT_EQ(ENOSPC, ibasync_subscribe(self->ch[0], &s, &id));
 	EXPECT_EQ(0, ibasync_unsubscribe(self->ch[0], id));
 	EXPECT_EQ(0, ibasync_subscribe(self->ch[0], &s, NULL));
+}
+
+/* ---- state channels -------------------------------------------------- */
+
+/*
+ * A state channel of the context, or NULL with errno; the caller skips on
+ * EOPNOTSUPP (a module without state records).
+ */
+static struct ibasync_channel *state_channel(struct ibv_context *ctx)
+{
+	return ibasync_create_channel(ctx, IBASYNC_CHANNEL_STATE |
+					   IBASYNC_CHANNEL_RESYNC);
+}
+
+/* @st says what ibv_query_port() says of @port now: 0, or which differs. */
+static const char *state_differs(struct ibv_context *ctx, unsigned int port,
+				 const struct ibasync_port_state *st)
+{
+	struct ibv_port_attr a;
+
+	memset(&a, 0, sizeof(a));
+	if (ibv_query_port(ctx, (uint8_t)port, &a))
+		return "ibv_query_port failed";
+	if (st->state != a.state)
+		return "state";
+	if (st->phys_state != a.phys_state)
+		return "phys_state";
+	if (st->lid != a.lid)
+		return "lid";
+	if (st->sm_lid != a.sm_lid)
+		return "sm_lid";
+	if (st->sm_sl != a.sm_sl)
+		return "sm_sl";
+	if (st->lmc != a.lmc)
+		return "lmc";
+	if (st->active_width != a.active_width)
+		return "active_width";
+	/* ibv_port_attr's 8 bits hold every speed up to NDR */
+	if (st->active_speed <= UINT8_MAX && st->active_speed != a.active_speed)
+		return "active_speed";
+	if (st->active_mtu != a.active_mtu)
+		return "active_mtu";
+	if (st->max_mtu != a.max_mtu)
+		return "max_mtu";
+	if (st->gid_tbl_len != (uint32_t)a.gid_tbl_len)
+		return "gid_tbl_len";
+	if (st->pkey_tbl_len != a.pkey_tbl_len)
+		return "pkey_tbl_len";
+	if (st->link_layer != a.link_layer)
+		return "link_layer";
+	if (st->port_cap_flags != a.port_cap_flags)
+		return "port_cap_flags";
+	return NULL;
+}
+
+TEST_F(ech, a_snapshot_of_the_ports_then_the_events_that_follow)
+{
+	struct ibasync_subscription s = {
+		.flags = IBASYNC_SUB_STATE | IBASYNC_SUB_TYPES,
+		.types = BIT(IBV_EVENT_PORT_ERR) | BIT(IBV_EVENT_PORT_ACTIVE),
+		.cookie = 0x57a7e,
+	};
+	struct ibasync_event ev[8], snap[3];
+	struct ibv_device_attr dattr;
+	struct ibasync_port_state st;
+	struct ibasync_channel *ch;
+	const char *differs;
+	uint32_t id;
+	int i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	ch = self->ch[1] = state_channel(self->ctx);
+	if (!ch && errno == EOPNOTSUPP)
+		SKIP(return, "this ib_async has no state records");
+	ASSERT_NE(NULL, ch) TH_LOG("state channel: %m");
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &dattr));
+	ASSERT_EQ(2, dattr.phys_port_cnt);
+	/* no snapshot on a channel without STATE */
+	EXPECT_EQ(EINVAL, ibasync_subscribe(self->ch[0], &s, NULL));
+	ASSERT_EQ(0, ibasync_subscribe(ch, &s, &id)) TH_LOG("%m");
+
+	/* the device, then each port, in order, the last flagged LAST */
+	n = get_n(ch, snap, 3, ARRAY_SIZE(snap));
+	ASSERT_EQ(3, n);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(IBASYNC_EVENT_STATE, (int)snap[i].kind);
+		EXPECT_EQ((uint32_t)i, snap[i].port_num);
+		EXPECT_EQ(i, snap[i].element.port_num);
+		EXPECT_EQ(i + 1ULL, snap[i].seq);
+		EXPECT_EQ(0x57a7eULL, snap[i].cookie);
+		EXPECT_EQ(1ULL, snap[i].occurrences);
+		ASSERT_EQ(0, ibasync_get_state(ch, &snap[i], &st))
+			TH_LOG("record %d: %m", i);
+		EXPECT_EQ(i == 2 ? (uint32_t)IBASYNC_STATE_LAST : 0U, st.flags);
+		EXPECT_EQ(0, st.error);
+		if (!i) {
+			EXPECT_EQ(2U, st.phys_port_cnt);
+			continue;
+		}
+		EXPECT_EQ(0U, st.phys_port_cnt);
+		differs = state_differs(self->ctx, (unsigned int)i, &st);
+		EXPECT_EQ(NULL, differs)
+			TH_LOG("port %d: %s differs from ibv_query_port()", i,
+			       differs);
+	}
+	EXPECT_TRUE(empty(ch));
+
+	/* the events after the snapshot: the next sequence numbers */
+	ASSERT_EQ(0, evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ERR));
+	ASSERT_EQ(1, get_n(ch, ev, 1, ARRAY_SIZE(ev)));
+	EXPECT_EQ(IBASYNC_EVENT_ASYNC, (int)ev[0].kind);
+	EXPECT_EQ((uint32_t)IBV_EVENT_PORT_ERR, (uint32_t)ev[0].event_type);
+	EXPECT_EQ(1U, ev[0].port_num);
+	EXPECT_EQ(4ULL, ev[0].seq);
+	EXPECT_EQ(0x57a7eULL, ev[0].cookie);
+	EXPECT_EQ(ENOENT, ibasync_get_state(ch, &ev[0], &st));
+	ASSERT_EQ(0, evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ACTIVE));
+	ASSERT_EQ(1, get_n(ch, ev, 1, ARRAY_SIZE(ev)));
+	EXPECT_EQ((uint32_t)IBV_EVENT_PORT_ACTIVE, (uint32_t)ev[0].event_type);
+	EXPECT_EQ(5ULL, ev[0].seq);
+
+	/* another subscription's snapshot of port 1 alone: ACTIVE again */
+	s = (struct ibasync_subscription){
+		.flags = IBASYNC_SUB_STATE | IBASYNC_SUB_PORT, .port_num = 1,
+		.cookie = 0x1,
+	};
+	ASSERT_EQ(0, ibasync_subscribe(ch, &s, NULL)) TH_LOG("%m");
+	ASSERT_EQ(1, get_n(ch, ev, 1, ARRAY_SIZE(ev)));
+	EXPECT_EQ(IBASYNC_EVENT_STATE, (int)ev[0].kind);
+	EXPECT_EQ(1U, ev[0].port_num);
+	EXPECT_EQ(6ULL, ev[0].seq);
+	EXPECT_EQ(0x1ULL, ev[0].cookie);
+	ASSERT_EQ(0, ibasync_get_state(ch, &ev[0], &st));
+	EXPECT_EQ((uint32_t)IBASYNC_STATE_LAST, st.flags);
+	EXPECT_EQ((uint32_t)IBV_PORT_ACTIVE, (uint32_t)st.state);
+	EXPECT_EQ(NULL, state_differs(self->ctx, 1, &st));
+	/* the first snapshot's states are still kept */
+	ASSERT_EQ(0, ibasync_get_state(ch, &snap[0], &st));
+	EXPECT_EQ(2U, st.phys_port_cnt);
+	EXPECT_TRUE(empty(ch));
+}
+
+/*
+ * Records of @ch up to the first state record, at most @max: how many
+ * (the last one the state record if it came in time), or -1 (errno).
+ */
+static int get_to_state(struct ibasync_channel *ch, struct ibasync_event *ev,
+			int max)
+{
+	int got = 0, n, i;
+
+	while (got < max) {
+		n = get_n(ch, ev + got, 1, max - got);
+		if (n <= 0)
+			return n < 0 ? n : got;
+		for (i = got; i < got + n; i++)
+			if (ev[i].kind == IBASYNC_EVENT_STATE)
+				return i + 1;
+		got += n;
+	}
+	return got;
+}
+
+TEST_F(ech, after_an_overflow_a_resync_says_the_present)
+{
+	struct ibasync_subscription s = {
+		.flags = IBASYNC_SUB_STATE | IBASYNC_SUB_PORT |
+			 IBASYNC_SUB_TYPES,
+		.port_num = 1, .types = BIT(IBV_EVENT_PORT_ERR), .cookie = 0xc,
+	};
+	struct ibasync_event ev[MAX_RECS], *ovf, *rs;
+	struct ibasync_port_state st;
+	struct ibasync_channel *ch;
+	int i, n, events;
+
+	IBA_SKIPPED_IN_SETUP();
+	ch = self->ch[1] = state_channel(self->ctx);
+	if (!ch && errno == EOPNOTSUPP)
+		SKIP(return, "this ib_async has no state records");
+	ASSERT_NE(NULL, ch) TH_LOG("state channel: %m");
+	ASSERT_EQ(0, set_queue_len(ch, 8));
+	ASSERT_EQ(0, ibasync_subscribe(ch, &s, NULL)) TH_LOG("%m");
+	ASSERT_EQ(1, get_n(ch, ev, 1, ARRAY_SIZE(ev)));
+	EXPECT_EQ(IBASYNC_EVENT_STATE, (int)ev[0].kind);
+	EXPECT_EQ(1ULL, ev[0].seq);
+
+	/*
+	 * 20 for a queue of 8 (and, where the library mapped the channel's
+	 * ring at the read above, a ring of 8 before it): the events that
+	 * fit, an overflow record for the rest, then the resync's record.
+	 */
+	ASSERT_EQ(0, evsrc_raise("%u port:1 process 20",
+				 IB_ASYNC_EV_PORT_ERR));
+	n = get_to_state(ch, ev, ARRAY_SIZE(ev));
+	ASSERT_LE(3, n);
+	events = n - 2;
+	ovf = &ev[n - 2];
+	rs = &ev[n - 1];
+	for (i = 0; i < events; i++) {
+		EXPECT_EQ(IBASYNC_EVENT_ASYNC, (int)ev[i].kind);
+		EXPECT_EQ(i + 2ULL, ev[i].seq);
+	}
+	ASSERT_EQ(IBASYNC_EVENT_OVERFLOW, (int)ovf->kind)
+		TH_LOG("%d records", n);
+	EXPECT_EQ(events + 2ULL, ovf->seq);
+	EXPECT_EQ(20ULL - (uint64_t)events, ovf->lost);
+	ASSERT_EQ(IBASYNC_EVENT_STATE, (int)rs->kind);
+	EXPECT_EQ(1U, rs->port_num);
+	EXPECT_EQ(ovf->seq + ovf->lost, rs->seq);
+	EXPECT_EQ(0xcULL, rs->cookie);
+	ASSERT_EQ(0, ibasync_get_state(ch, rs, &st));
+	EXPECT_EQ((uint32_t)(IBASYNC_STATE_RESYNC | IBASYNC_STATE_LAST),
+		  st.flags);
+	EXPECT_EQ((uint32_t)IBV_PORT_DOWN, (uint32_t)st.state);
+	EXPECT_EQ(NULL, state_differs(self->ctx, 1, &st));
+	/*
+	 * One snapshot per overflow: none follows once it is read (a
+	 * resync comes from a work item, so give one time to show).
+	 */
+	poll(&(struct pollfd){ .fd = ibasync_channel_fd(ch),
+			       .events = POLLIN }, 1, 500);
+	n = ibasync_get_events(ch, ev, ARRAY_SIZE(ev), IBASYNC_GET_NONBLOCK);
+	EXPECT_EQ(-1, n)
+		TH_LOG("%d more records after the resync, the first of kind %d, "
+		       "seq %llu, port %u, flags %#x", n, (int)ev[0].kind,
+		       (unsigned long long)ev[0].seq, ev[0].port_num,
+		       ibasync_get_state(ch, &ev[0], &st) ? 0U : st.flags);
+	ASSERT_EQ(0, evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ACTIVE));
 }
 
 TEST_HARNESS_MAIN

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ib_async_watch (user/): events from a link flap, --json output, a missing
-# device, --timeout, --port through a kernel subscription.
+# device, --timeout, --port through a kernel subscription, --state's line
+# per port against ibv_devinfo.
 # Functions here also run by name through check, wait_for and trap, calls
 # that shellcheck cannot see: it would call their bodies unreachable.
 # shellcheck disable=SC2317
@@ -101,6 +102,52 @@ if load_module ib_async_evsrc &&
 	check "watch_port_cookie" grep -q '"cookie":1' "$tmp/port2"
 else
 	ok "watch_port # SKIP no evsrc0 test device"
+fi
+
+# 6. --state: before any event, a line for the device and one per port,
+# each port's state, physical state and MTUs as ibv_devinfo reports them
+# (ibv_devinfo's PORT_ACTIVE is ibv_port_state_str()'s "active")
+# devinfo_field PORT FIELD: the word after "FIELD:" for port PORT (-v:
+# phys_state is verbose output's)
+devinfo_field() {
+	ibv_devinfo -v -d "$IB_ASYNC_IBDEV" -i "$1" 2>/dev/null |
+		awk -v f="$2:" '$1 == f { print $2; exit }'
+}
+if command -v ibv_devinfo >/dev/null; then
+	ib_async_watch -d "$IB_ASYNC_IBDEV" --state --timeout 3 \
+		> "$tmp/state" 2> "$tmp/state.err"
+	st=$?
+	log "state: exit $st:"; sed 's/^/#   /' "$tmp/state" "$tmp/state.err"
+	nports=$(ibv_devinfo -d "$IB_ASYNC_IBDEV" | grep -c '^[[:space:]]*port:')
+	# state lines are not events: --timeout with none seen is status 3
+	want_st=3
+	grep -qv ' STATE ' "$tmp/state" && want_st=0
+	check "watch_state_timeout_status" [ "$st" -eq "$want_st" ]
+	check "watch_state_device_line" \
+		grep -q " $IB_ASYNC_IBDEV device STATE ports $nports seq 1 cookie 1\$" \
+		"$tmp/state"
+	check "watch_state_one_line_per_port" \
+		[ "$(grep -c " $IB_ASYNC_IBDEV port [0-9]* STATE " "$tmp/state")" -eq "$nports" ]
+	state_ok=1
+	p=1
+	while [ "$p" -le "$nports" ]; do
+		want=$(devinfo_field "$p" state | sed 's/^PORT_//' | tr '[:upper:]' '[:lower:]')
+		phys=$(devinfo_field "$p" phys_state)
+		amtu=$(devinfo_field "$p" active_mtu)
+		mmtu=$(devinfo_field "$p" max_mtu)
+		line=$(grep " $IB_ASYNC_IBDEV port $p STATE " "$tmp/state")
+		case $line in
+		*" STATE $want phys $phys "*" mtu $amtu/$mmtu "*) ;;
+		*) log "port $p: ibv_devinfo says $want $phys $amtu/$mmtu: $line"
+		   state_ok=0 ;;
+		esac
+		p=$((p + 1))
+	done
+	check "watch_state_matches_ibv_devinfo" [ "$state_ok" -eq 1 ]
+	check "watch_state_last_line_last" \
+		sh -c "grep ' STATE ' '$tmp/state' | tail -n 1 | grep -q ' last\$'"
+else
+	ok "watch_state # SKIP ibv_devinfo not installed"
 fi
 
 finish

@@ -13,7 +13,8 @@
  * program had the chance to size the queue, which the ring takes as its
  * size) and records are taken from it without system calls; otherwise
  * each call is one READ_BATCH. A coalescing channel gets no ring: its
- * records change while queued, and the kernel refuses.
+ * records change while queued, and the kernel refuses. A state channel's
+ * records are larger (evchan_state.c).
  */
 #include <errno.h>
 #include <poll.h>
@@ -26,9 +27,11 @@
 #include "cmd.h"
 #include "ibasync.h"
 
-#define CHANNEL_FLAGS	(IBASYNC_CHANNEL_NONBLOCK | IBASYNC_CHANNEL_COALESCE)
+#define CHANNEL_FLAGS	(IBASYNC_CHANNEL_NONBLOCK | IBASYNC_CHANNEL_COALESCE | \
+			 IBASYNC_CHANNEL_STATE | IBASYNC_CHANNEL_RESYNC)
+#define STATE_FLAGS	(IBASYNC_CHANNEL_STATE | IBASYNC_CHANNEL_RESYNC)
 #define SUB_FLAGS	(IBASYNC_SUB_TYPES | IBASYNC_SUB_PORT | \
-			 IBASYNC_SUB_OBJECT)
+			 IBASYNC_SUB_OBJECT | IBASYNC_SUB_STATE)
 #define SUB_TYPE_BITS	(IBASYNC_EVENT_TYPE_BIT(IBASYNC_EVENT_TYPE_MAX + 1) - 1)
 
 /* The public names are the uAPI's, so that they can be passed on as is. */
@@ -129,11 +132,13 @@ ibasync_create_channel(struct ibv_context *context, unsigned int flags)
 	struct ibasync_channel *ch;
 	int err;
 
-	if (!context || flags & ~CHANNEL_FLAGS) {
+	if (!context || flags & ~CHANNEL_FLAGS ||
+	    (flags & STATE_FLAGS) == IBASYNC_CHANNEL_RESYNC) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!to_ibasync_ctx(context)->evchan) {
+	if (!to_ibasync_ctx(context)->evchan ||
+	    (flags & STATE_FLAGS && !to_ibasync_ctx(context)->state)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -141,12 +146,24 @@ ibasync_create_channel(struct ibv_context *context, unsigned int flags)
 		kflags |= IB_ASYNC_CHANNEL_NONBLOCK;
 	if (flags & IBASYNC_CHANNEL_COALESCE)
 		kflags |= IB_ASYNC_CHANNEL_COALESCE;
+	if (flags & IBASYNC_CHANNEL_STATE)
+		kflags |= IB_ASYNC_CHANNEL_STATE;
+	if (flags & IBASYNC_CHANNEL_RESYNC)
+		kflags |= IB_ASYNC_CHANNEL_RESYNC;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return NULL;
+	if (flags & IBASYNC_CHANNEL_STATE) {
+		ch->keep = ibasync_state_keep_new();
+		if (!ch->keep) {
+			free(ch);
+			return NULL;
+		}
+	}
 	err = ibasync_cmd_create_channel(context->cmd_fd, IB_ASYNC_CHANNEL_EVENT,
 					 kflags, &ch->fd);
 	if (err) {
+		ibasync_state_keep_free(ch->keep);
 		free(ch);
 		errno = err;
 		return NULL;
@@ -172,6 +189,7 @@ IBASYNC_EXPORT int ibasync_destroy_channel(struct ibasync_channel *channel)
 	ibasync_ring_unmap(&channel->ring);
 	close(channel->fd);
 	pthread_mutex_destroy(&channel->lock);
+	ibasync_state_keep_free(channel->keep);
 	free(channel);
 	return 0;
 }
@@ -246,6 +264,10 @@ static int sub_check(const struct ibasync_channel *ch,
 		return EINVAL;
 	if (!(f & IBASYNC_SUB_OBJECT) &&
 	    (sub->object_type != IBASYNC_OBJECT_NONE || sub->object.cq))
+		return EINVAL;
+	/* a snapshot is of ports, on a channel whose records carry one */
+	if (f & IBASYNC_SUB_STATE &&
+	    (!ch->keep || f & IBASYNC_SUB_OBJECT))
 		return EINVAL;
 	*obj_handle = 0;
 	return f & IBASYNC_SUB_OBJECT ? sub_object(ch, sub, obj_handle) : 0;
@@ -342,13 +364,23 @@ _Static_assert(sizeof(((struct ibasync_event *)0)->element) ==
 	       sizeof(((struct ibv_async_event *)0)->element),
 	       "ibasync_set_element() fills both element unions");
 
+/*
+ * One test for the common case, an event: ib_async's own records are
+ * from IB_ASYNC_EV_OVERFLOW on. A state record's state is not kept here.
+ */
 static void to_public(const struct ib_async_chan_event *k,
 		      struct ibasync_event *e)
 {
 	uint64_t type_port = rec_type_port(k);
+	uint32_t type = (uint32_t)type_port;
 
-	if ((uint32_t)type_port != IB_ASYNC_EV_OVERFLOW) {
+	if (__builtin_expect(type < IB_ASYNC_EV_OVERFLOW, 1) ||
+	    (type != IB_ASYNC_EV_OVERFLOW && type != IB_ASYNC_EV_STATE)) {
 		to_public_async(k, type_port, e);
+		return;
+	}
+	if (type == IB_ASYNC_EV_STATE) {
+		ibasync_state_to_public(k, e);
 		return;
 	}
 	*e = (struct ibasync_event){
@@ -357,6 +389,12 @@ static void to_public(const struct ib_async_chan_event *k,
 		.seq = k->event.seq,
 		.timestamp_ns = k->event.timestamp_ns,
 	};
+}
+
+void ibasync_chan_to_public(const struct ib_async_chan_event *k,
+			    struct ibasync_event *e)
+{
+	to_public(k, e);
 }
 
 /*
@@ -379,6 +417,8 @@ static int chan_map_ring(struct ibasync_channel *ch)
 		ch->ring_requested = true;
 	}
 	return ibasync_ring_mmap(ch->fd, &ch->map,
+				 ch->keep ?
+				 sizeof(struct ib_async_chan_state_event) :
 				 sizeof(struct ib_async_chan_event),
 				 &ch->ring) ? -1 : 1;
 }
@@ -395,11 +435,13 @@ static int chan_map_ring(struct ibasync_channel *ch)
  * block, and that shows at this rate. The types are ORed meanwhile: no
  * event type reaches IB_ASYNC_EV_OVERFLOW, while an overflow record and a
  * skipped one (IBASYNC_RING_SKIP) both do, so one test afterwards tells
- * whether the run, rarely, has to be converted again one by one.
+ * whether the run, rarely, has to be converted again one by one; that
+ * is also where a state record's state is kept (@keep: a state channel's,
+ * whose records are struct ib_async_chan_state_event; else NULL).
  */
 static struct ibasync_event *
 ring_convert(const unsigned char *k, size_t stride, uint32_t count,
-	     struct ibasync_event *e)
+	     struct ibasync_event *e, struct ibasync_state_keep *keep)
 {
 	const unsigned char *end = k + (size_t)count * stride, *p;
 	struct ibasync_event *out = e;
@@ -418,8 +460,11 @@ ring_convert(const unsigned char *k, size_t stride, uint32_t count,
 	for (p = k; p != end; p += stride) {
 		const struct ib_async_chan_event *rec = (const void *)p;
 
-		if (rec->event.event_type != IBASYNC_RING_SKIP)
-			to_public(rec, e++);
+		if (rec->event.event_type == IBASYNC_RING_SKIP)
+			continue;
+		if (keep && rec->event.event_type == IB_ASYNC_EV_STATE)
+			ibasync_state_keep_add(keep, (const void *)rec);
+		to_public(rec, e++);
 	}
 	return e;
 }
@@ -431,6 +476,7 @@ ring_convert(const unsigned char *k, size_t stride, uint32_t count,
  * queue behind it.
  */
 static int ring_take_events(struct ibasync_ring *r,
+			    struct ibasync_state_keep *keep,
 			    struct ibasync_event *events, int n, bool *full)
 {
 	/* copies: the stores into @events could alias them */
@@ -465,7 +511,7 @@ static int ring_take_events(struct ibasync_ring *r,
 				run = (uint32_t)(events + n - e);
 			e = ring_convert(ring.records +
 					 (size_t)idx * ring.record_size,
-					 ring.record_size, run, e);
+					 ring.record_size, run, e, keep);
 		}
 	} while (!ibasync_ring_claim(r, from, cons));
 	return (int)(e - events);
@@ -492,8 +538,8 @@ static int ring_get_events(struct ibasync_channel *ch,
 	if (ibasync_ring_check(&ch->ring))
 		return ibasync_mt_unlock_fail(&ch->lock, locked);
 	for (;;) {
-		got += ring_take_events(&ch->ring, events + got, n - got,
-					&full);
+		got += ring_take_events(&ch->ring, ch->keep, events + got,
+					n - got, &full);
 		if (got == n || (got && !full))
 			break;
 		err = ibasync_cmd_ring_wait(ch->fd, IB_ASYNC_READ_NONBLOCK,
@@ -543,6 +589,8 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	ibasync_mt_unlock(&channel->lock, locked);
 	if (flags & IBASYNC_GET_NONBLOCK)
 		bflags |= IB_ASYNC_READ_NONBLOCK;
+	if (channel->keep)
+		return ibasync_state_read(channel, bflags, events, n);
 	count = (uint32_t)n;
 	if (ibasync_cmd_read_batch(channel->fd, bflags, 0, events, &count))
 		return -1;

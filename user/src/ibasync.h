@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <infiniband/ib_async.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_async.h>
 
@@ -149,6 +150,8 @@ struct ibasync_context {
 	bool user_mr;
 	/* IB_ASYNC_FEATURE_EVENT_CHANNEL: ibasync_create_channel() works */
 	bool evchan;
+	/* IB_ASYNC_FEATURE_STATE: state channels too */
+	bool state;
 
 	/* memory regions by lkey, without user_mr; see mr.c */
 	pthread_rwlock_t mr_lock;
@@ -478,7 +481,41 @@ struct ibasync_channel {
 	bool ring_requested;
 	struct ib_async_map_ring map;
 	struct ibasync_ring ring;
+	/* IBASYNC_CHANNEL_STATE: records are struct ib_async_chan_state_event */
+	struct ibasync_state_keep *keep;
 };
+
+/*
+ * The payloads of a state channel's latest IBASYNC_STATE_KEPT state
+ * records, for ibasync_get_state(): a ring of them, oldest overwritten.
+ * Its own lock, always taken: state records are rare, and the channel's
+ * lock is not taken in a process of one thread (ibasync_mt_lock()).
+ */
+struct ibasync_state_kept {
+	uint64_t seq;			/* 0: empty slot */
+	uint32_t port_num;
+	struct ib_async_port_state st;
+};
+
+struct ibasync_state_keep {
+	pthread_mutex_t lock;
+	unsigned int next;		/* slot the next record takes */
+	struct ibasync_state_kept slot[IBASYNC_STATE_KEPT];
+};
+
+/* evchan.c: one record of an event channel, a state record's not kept */
+void ibasync_chan_to_public(const struct ib_async_chan_event *k,
+			    struct ibasync_event *e);
+
+/* evchan_state.c */
+struct ibasync_state_keep *ibasync_state_keep_new(void);
+void ibasync_state_keep_free(struct ibasync_state_keep *k);
+void ibasync_state_keep_add(struct ibasync_state_keep *k,
+			    const struct ib_async_chan_state_event *rec);
+int ibasync_state_read(struct ibasync_channel *ch, uint32_t bflags,
+		       struct ibasync_event *events, int n);
+void ibasync_state_to_public(const struct ib_async_chan_event *k,
+			     struct ibasync_event *e);
 
 /* ring.c */
 void ibasync_watch_forks(void);

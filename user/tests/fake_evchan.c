@@ -4,7 +4,8 @@
  * channels would answer it, over the fake tree (whose nodes are FIFOs,
  * which have no ioctls of their own).
  *
- *   GET_INFO        features READ_BATCH | EVENT_CHANNEL, and
+ *   GET_INFO        features READ_BATCH | EVENT_CHANNEL (and STATE if
+ *                   $IBASYNC_FAKE_STATE is set), and
  *                   $IBASYNC_FAKE_PORTS ports (default 2)
  *   CREATE_CHANNEL  opens the FIFO $IBASYNC_FAKE_CHAN, into which the
  *                   test writes the channel's records
@@ -65,7 +66,9 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	switch (req) {
 	case IB_ASYNC_IOC_GET_INFO:
 		info = fake_info(arg, IB_ASYNC_FEATURE_READ_BATCH |
-				      IB_ASYNC_FEATURE_EVENT_CHANNEL);
+				      IB_ASYNC_FEATURE_EVENT_CHANNEL |
+				      (getenv("IBASYNC_FAKE_STATE") ?
+				       IB_ASYNC_FEATURE_STATE : 0));
 		info->phys_port_cnt = ports ? (unsigned int)atoi(ports) : 2;
 		return 0;
 	case IB_ASYNC_IOC_CREATE_CHANNEL:

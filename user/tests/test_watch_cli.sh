@@ -86,17 +86,27 @@ ok $? "--json line: $(cat "$TMP/out")"
 
 # --journal: libsystemd writes to /run/systemd/journal/socket, whatever
 # runs there; in a mount namespace of its own, journal_sink is journald.
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+# journal_run N FILE ARGS...: the watcher with ARGS there, journal_sink
+# taking N entries into FILE.
+journal_run() {
+	n=$1 into=$2
+	shift 2
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare -m sh -c '
 		mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal || exit 9
-		"$1" /run/systemd/journal/socket 3 >"$2" & sink=$!
+		"$1" /run/systemd/journal/socket "$2" >"$3" & sink=$!
 		i=0
 		while [ ! -S /run/systemd/journal/socket ] && [ $i -lt 100 ]; do
 			sleep 0.1; i=$((i + 1))
 		done
-		"$3" -d fake0 --journal -n 2 || exit
-		wait $sink' sh "$SINK" "$TMP/journal" "$WATCH" \
+		shift 3
+		"$@" || exit
+		wait $sink' sh "$SINK" "$n" "$into" "$WATCH" "$@"
+}
+JOURNAL_OK=
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	JOURNAL_OK=1
+	journal_run 3 "$TMP/journal" -d fake0 --journal -n 2 \
 		>"$TMP/out" 2>"$TMP/err" &
 	pid=$!
 	"$MKREC" 10:1:9:1:1:0 0x10000:0:10:3:0:0xffff 1:0x1234:13:1:0:4 > "$FIFO"
@@ -267,6 +277,71 @@ LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --port 3 --timeout 1 \
 	>/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "no watched device has port 3" "$TMP/err"
 ok $? "--port beyond the device's 2: exit 1, says so (rc $rc: $(cat "$TMP/err"))"
+
+# --state: a state channel, each subscription asking for a snapshot, its
+# 128-byte records read at their size; state lines do not count for -n
+LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --state --timeout 1 \
+	>/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "fake0: cannot create an event channel: the ib_async module has no state records" "$TMP/err"
+ok $? "--state without kernel state records: exit 1, says so (rc $rc: $(cat "$TMP/err"))"
+: > "$TMP/log"
+"$MKREC" S:0:1:2:0:1 S:1:2:4:0:1 S:2:3:1:2:1 +10:2:4:1:2:0:1:1:1000000004 \
+	>&3
+IBASYNC_FAKE_STATE=1 LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --state \
+	-n 1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+grep -qx "create type=2 flags=13" "$TMP/log" &&
+	grep -qx "subscribe fd=chan flags=8 port=0 types=0 cookie=1" "$TMP/log"
+ok $? "--state: a NONBLOCK|STATE|RESYNC channel, SUB_STATE: $(tr '\n' '|' < "$TMP/log")"
+sed -n 1p "$TMP/out" | grep -q " fake0 device STATE ports 2 seq 1 cookie 1$" &&
+	sed -n 2p "$TMP/out" | grep -q " fake0 port 1 STATE active phys LINK_UP speed EDR width 4X lid 0 sm_lid 0 gid_valid 2 gid_gen 0 mtu 1024/4096 link Ethernet seq 2 cookie 1$" &&
+	sed -n 3p "$TMP/out" | grep -q " fake0 port 2 STATE down .* seq 3 cookie 1 last$" &&
+	sed -n 4p "$TMP/out" | grep -q " fake0 port 2 IBV_EVENT_PORT_ERR (port error) seq 4 cookie 1$" &&
+	[ "$(wc -l < "$TMP/out")" = 4 ] && [ $rc = 0 ]
+ok $? "--state -n 1: the device's and each port's state, then the event (rc $rc: $(tr '\n' '|' < "$TMP/out") $(cat "$TMP/err"))"
+"$MKREC" S:1:5:4:1:1 >&3
+"$MKREC" +9:1:6:1:1:0:1:1:1000000006 >&3
+IBASYNC_FAKE_STATE=1 LD_PRELOAD="$FAKE_EVCHAN" "$WATCH" -d fake0 --state \
+	-p 1 --json -n 1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+sed -n 1p "$TMP/out" | grep -q '"kind":"state","device":"fake0","seq":5,"type":"STATE","port":1,"cookie":1,"resync":true,"last":false,"state":"active","state_num":4,' &&
+	sed -n 2p "$TMP/out" | grep -q '"seq":6,"type":"IBV_EVENT_PORT_ACTIVE"' &&
+	grep -qx "subscribe fd=chan flags=10 port=1 types=0 cookie=1" "$TMP/log" &&
+	[ $rc = 0 ]
+ok $? "--state --port 1 --json: SUB_STATE|SUB_PORT, a resync's state line: (rc $rc: $(tr '\n' '|' < "$TMP/out") $(cat "$TMP/err"))"
+# --journal: a state record's entry, with the port's fields
+if [ -n "$JOURNAL_OK" ]; then
+	"$MKREC" S:1:9:4:2:1 +10:1:10:1:1:0:1:1:1000000010 >&3
+	IBASYNC_FAKE_STATE=1 LD_PRELOAD="$FAKE_EVCHAN" journal_run 2 \
+		"$TMP/sj" -d fake0 --state --journal -n 1 >/dev/null \
+		2>"$TMP/err"; rc=$?
+	awk -v RS= 'NR == 1' "$TMP/sj" > "$TMP/j1"
+	grep -qx "MESSAGE=fake0 port 1 STATE active phys LINK_UP speed EDR width 4X lid 0 sm_lid 0 gid_valid 2 gid_gen 0 mtu 1024/4096 link Ethernet seq 9 cookie 1 last" "$TMP/j1" &&
+		grep -qx "MESSAGE_ID=c034a33948d542e8b720279401ed1f5b" "$TMP/j1" &&
+		grep -qx "PRIORITY=6" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_EVENT=STATE" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_PORT=1" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_PORT_STATE=active" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_PORT_STATE_NUM=4" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_PHYS_STATE=LINK_UP" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_ACTIVE_MTU=3" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_STATE_LAST=1" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_STATE_RESYNC=0" "$TMP/j1" &&
+		grep -qx "IB_ASYNC_SEQ=9" "$TMP/j1" && [ $rc = 0 ]
+	ok $? "--state --journal: a state entry with the port's fields (rc $rc: $(tr '\n' '|' < "$TMP/j1") $(cat "$TMP/err"))"
+else
+	skip "--state --journal: needs root and unshare -m for a private /run"
+fi
+
+# --metrics: a state record sets its port's gauge (the fake's QUERY_PORT
+# says DOWN, 1, for every port: port 1's ACTIVE comes from the record)
+"$MKREC" S:1:7:4:0:1 +10:2:8:1:2:0:1:1:1000000008 >&3
+IBASYNC_FAKE_STATE=1 IBASYNC_FAKE_PORT_STATE=1 LD_PRELOAD="$FAKE_EVCHAN" \
+	"$WATCH" -d fake0 --state --metrics "$M" -n 1 >/dev/null \
+	2>"$TMP/err"; rc=$?
+grep -qx 'ib_async_port_state{device="fake0",port="1"} 4' "$M" &&
+	grep -qx 'ib_async_port_state{device="fake0",port="2"} 1' "$M" &&
+	grep -qx 'ib_async_events_total{device="fake0",port="2",event="IBV_EVENT_PORT_ERR"} 1' "$M" &&
+	! grep -q 'event="STATE"' "$M" && [ $rc = 0 ]
+ok $? "--state --metrics: the record's state in the port's gauge, not counted as an event (rc $rc $(cat "$TMP/err"))"
 exec 3>&-
 unset IBASYNC_FAKE_CHAN IBASYNC_FAKE_LOG
 

@@ -10,6 +10,12 @@
  * subscription per port, each of the -t types, instead of the node. Its
  * records are read straight from the channel, as the node's are.
  *
+ * With --state the channel is a state channel (IBASYNC_CHANNEL_STATE |
+ * IBASYNC_CHANNEL_RESYNC) and each subscription asks for a snapshot:
+ * a line with the state of the device and of each port it covers comes
+ * first, and again after each overflow; its 128-byte records are read
+ * at their own size.
+ *
  * Each record goes to stdout, or with --journal to systemd's journal
  * (watch_journal.c); --metrics counts it too (watch_metrics.c), and this
  * file reads the port states those counters show through the library.
@@ -51,6 +57,7 @@ struct watched {
 	int metrics_dev;	/* index in w->metrics */
 	unsigned int nports;
 	bool node_done, chan_done;	/* its stream ended (ENODEV) */
+	bool state;	/* chan is a state channel: 128-byte records */
 };
 
 struct watch {
@@ -120,8 +127,9 @@ static int add_subscription(struct watch *w, struct watched *d,
 static int subscribe_all(struct watch *w, struct watched *d, uint64_t mask)
 {
 	struct ibasync_subscription s = {
-		.flags = mask ? IBASYNC_SUB_TYPES : 0, .types = mask,
-		.cookie = 1,
+		.flags = (mask ? IBASYNC_SUB_TYPES : 0) |
+			 (d->state ? IBASYNC_SUB_STATE : 0),
+		.types = mask, .cookie = 1,
 	};
 	struct ib_async_info info;
 
@@ -176,15 +184,19 @@ static int open_channel(struct watch *w, struct watched *d)
 		return 0;
 	if (w->opts.coalesce)
 		flags |= IBASYNC_CHANNEL_COALESCE;
+	if (w->opts.state)
+		flags |= IBASYNC_CHANNEL_STATE | IBASYNC_CHANNEL_RESYNC;
 	d->chan = ibasync_create_channel(d->ctx, flags);
 	if (!d->chan) {
 		if (errno == EOPNOTSUPP && !needed)
 			return 0;
 		error(w, "%s: cannot create an event channel: %s", d->name,
-		      errno == EOPNOTSUPP ?
-		      "the ib_async module has none" : strerror(errno));
+		      errno != EOPNOTSUPP ? strerror(errno) :
+		      w->opts.state ? "the ib_async module has no state records" :
+		      "the ib_async module has none");
 		return -1;
 	}
+	d->state = w->opts.state;
 	if (w->opts.queue_len &&
 	    ioctl(ibasync_channel_fd(d->chan), IB_ASYNC_IOC_SET_QUEUE_LEN, &q)) {
 		error(w, "%s: cannot set the channel's queue length %u: %s",
@@ -488,6 +500,38 @@ static int emit_record(struct watch *w, struct watched *d,
 	return 0;
 }
 
+/*
+ * A state record to the journal or stdout; with --metrics the port's
+ * state gauge takes its value. Not an event: not counted.
+ */
+static int emit_state(struct watch *w, struct watched *d,
+		      const struct ib_async_chan_state_event *s)
+{
+	uint32_t port = s->rec.event.port_num;
+	struct watch_clock now;
+	char line[1024];
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &now.mono);
+	clock_gettime(CLOCK_REALTIME, &now.real);
+	if (w->metrics && port >= 1 && port <= d->nports)
+		watch_metrics_port_state(w->metrics, d->metrics_dev, port,
+					 s->state.flags &
+					 IB_ASYNC_STATE_QUERY_FAILED ? -1 :
+					 (int)s->state.state);
+	if (!w->opts.journal)
+		return write_line(w, line,
+				  watch_format_state(line, sizeof(line),
+						     d->name, s, &now,
+						     w->opts.json));
+	r = watch_journal_state(d->name, s, &now);
+	if (r < 0) {
+		error(w, "cannot send to the journal: %s", strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
 static bool count_reached(const struct watch *w)
 {
 	return w->opts.count && w->seen >= w->opts.count;
@@ -559,16 +603,20 @@ static ssize_t read_recs(struct watch *w, const struct watched *d, int fd,
 /*
  * Drain what a device's event channel has ready, as drain() the node.
  * Records no subscription matched (cookie 0: overflow, and the
- * DEVICE_FATAL that ends every stream) are printed, not counted.
+ * DEVICE_FATAL that ends every stream) are printed, not counted; nor
+ * are state records. A state channel's records are larger, each
+ * beginning with the record an ordinary channel has.
  */
 static int drain_chan(struct watch *w, struct watched *d)
 {
-	struct ib_async_chan_event recs[BATCH];
+	struct ib_async_chan_state_event recs[BATCH];
+	size_t size = d->state ? sizeof(recs[0]) :
+		      sizeof(struct ib_async_chan_event);
 	ssize_t n;
 
 	while (!count_reached(w)) {
 		n = read_recs(w, d, ibasync_channel_fd(d->chan), recs,
-			      sizeof(recs), sizeof(recs[0]));
+			      BATCH * size, size);
 		if (n == 0)
 			return 0;
 		if (n == -1) {
@@ -579,10 +627,18 @@ static int drain_chan(struct watch *w, struct watched *d)
 		if (n < 0)
 			return -1;
 		for (ssize_t i = 0; i < n; i++) {
-			if (emit_record(w, d, &recs[i].event, &recs[i]))
+			const struct ib_async_chan_event *x = (const void *)
+				((const unsigned char *)recs + (size_t)i * size);
+
+			if (d->state && x->event.event_type == IB_ASYNC_EV_STATE) {
+				if (emit_state(w, d, (const void *)x))
+					return -1;
+				continue;
+			}
+			if (emit_record(w, d, &x->event, x))
 				return -1;
-			if (recs[i].cookie &&
-			    recs[i].event.event_type != IB_ASYNC_EV_OVERFLOW)
+			if (x->cookie &&
+			    x->event.event_type != IB_ASYNC_EV_OVERFLOW)
 				w->seen++;
 			if (count_reached(w))
 				return 0;

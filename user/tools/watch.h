@@ -36,6 +36,7 @@ struct watch_opts {
 	bool journal;			/* --journal: to systemd's journal */
 	const char *metrics;		/* --metrics FILE; argv storage */
 	bool follow;			/* --follow: devices come and go */
+	bool state;			/* --state: ports' state records */
 	bool help;
 };
 
@@ -67,8 +68,9 @@ const char *watch_obj_name(uint32_t obj_type);
 bool watch_type_selected(const struct watch_opts *o, uint32_t type);
 
 /*
- * Whether the options can only be met by an event channel: --port or
- * --coalesce. (-t alone is met by one where the kernel has them.)
+ * Whether the options can only be met by an event channel: --port,
+ * --coalesce or --state. (-t alone is met by one where the kernel has
+ * them.)
  */
 bool watch_needs_channel(const struct watch_opts *o);
 
@@ -98,5 +100,19 @@ int watch_format(char *buf, size_t len, const char *dev,
 int watch_format_chan(char *buf, size_t len, const char *dev,
 		      const struct ib_async_chan_event *rec,
 		      const struct watch_clock *now, bool json);
+
+/*
+ * The same for a state record (IB_ASYNC_EV_STATE) of a state channel:
+ * the port's state (or the device's, port 0) where events have their
+ * type. Other records of such a channel go to watch_format_chan().
+ */
+int watch_format_state(char *buf, size_t len, const char *dev,
+		       const struct ib_async_chan_state_event *rec,
+		       const struct watch_clock *now, bool json);
+
+/* Names as ibv_devinfo prints them; NULL for a value it does not know. */
+const char *watch_phys_state_name(unsigned int phys_state);
+const char *watch_speed_name(unsigned int active_speed);
+const char *watch_width_name(unsigned int active_width);
 
 #endif /* IB_ASYNC_WATCH_H */

@@ -21,6 +21,11 @@ int watch_journal_send(const char *dev, const struct ib_async_event *rec,
 		       const struct ib_async_chan_event *x,
 		       const struct watch_clock *now);
 
+/* Send a state record of --state, with its fields. As watch_journal_send(). */
+int watch_journal_state(const char *dev,
+			const struct ib_async_chan_state_event *s,
+			const struct watch_clock *now);
+
 /*
  * Send a device line of --follow: device dev added (arg: its node),
  * removed, renamed (arg: its former name), or a netdev (arg) attached to

@@ -17,11 +17,13 @@
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
+#include <infiniband/verbs.h>
+
 #include "watch_export.h"
 
 /* where sd_journal_sendv() writes: journald's native protocol socket */
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
-#define MAX_FIELDS 20
+#define MAX_FIELDS 40
 #define FIELD_LEN 256
 
 /*
@@ -32,6 +34,8 @@
 #define MSGID_LOST  "dc737a5fcff44675b8216145830ab8ad"
 /* --follow's device lines: a device added, removed or renamed */
 #define MSGID_DEVICE "9ce62032b7684f95b32b9b387f72f273"
+/* --state's state records: what a port is, not what happened to it */
+#define MSGID_STATE "c034a33948d542e8b720279401ed1f5b"
 
 struct fields {
 	char buf[MAX_FIELDS][FIELD_LEN];
@@ -88,6 +92,21 @@ static int priority(uint32_t type)
 	}
 }
 
+/* A text line as MESSAGE=, without its two times and newline. */
+static void message_line(struct fields *f, char *line, int len)
+{
+	char *p;
+
+	if (len <= 0) {
+		f->truncated = true;
+		return;
+	}
+	line[len - 1] = '\0';
+	p = strchr(line, ' ');
+	p = p ? strchr(p + 1, ' ') : NULL;
+	field(f, "MESSAGE=%s", p ? p + 1 : line);
+}
+
 /*
  * The text line without its two times and newline: the journal stamps
  * the entry itself, and IB_ASYNC_TIMESTAMP_NS keeps the kernel's time.
@@ -98,19 +117,11 @@ static void message(struct fields *f, const char *dev,
 		    const struct watch_clock *now)
 {
 	char line[FIELD_LEN];
-	char *p;
-	int len;
 
-	len = x ? watch_format_chan(line, sizeof(line), dev, x, now, false) :
-		  watch_format(line, sizeof(line), dev, r, now, false);
-	if (len <= 0) {
-		f->truncated = true;
-		return;
-	}
-	line[len - 1] = '\0';
-	p = strchr(line, ' ');
-	p = p ? strchr(p + 1, ' ') : NULL;
-	field(f, "MESSAGE=%s", p ? p + 1 : line);
+	message_line(f, line,
+		     x ? watch_format_chan(line, sizeof(line), dev, x, now,
+					   false) :
+			 watch_format(line, sizeof(line), dev, r, now, false));
 }
 
 /*
@@ -165,24 +176,76 @@ int watch_journal_send(const char *dev, const struct ib_async_event *r,
 	return sd_journal_sendv(f.iov, f.n);
 }
 
+/*
+ * A state record: the text line, and each of the port's fields as one of
+ * the journal's, so that journalctl IB_ASYNC_PORT_STATE=PORT_DOWN finds
+ * the ports found down. A port that could not be queried is a warning.
+ */
+int watch_journal_state(const char *dev,
+			const struct ib_async_chan_state_event *s,
+			const struct watch_clock *now)
+{
+	const struct ib_async_port_state *st = &s->state;
+	bool failed = st->flags & IB_ASYNC_STATE_QUERY_FAILED;
+	const char *name;
+	struct fields f = { .n = 0 };
+	char line[FIELD_LEN];
+
+	message_line(&f, line, watch_format_state(line, sizeof(line), dev, s,
+						  now, false));
+	field(&f, "MESSAGE_ID=%s", MSGID_STATE);
+	field(&f, "PRIORITY=%d", failed ? LOG_WARNING : LOG_INFO);
+	field(&f, "SYSLOG_IDENTIFIER=ib_async_watch");
+	field(&f, "IB_ASYNC_DEVICE=%s", dev);
+	field(&f, "IB_ASYNC_PORT=%u", s->rec.event.port_num);
+	field(&f, "IB_ASYNC_EVENT=STATE");
+	field(&f, "IB_ASYNC_EVENT_NUM=%u", s->rec.event.event_type);
+	field(&f, "IB_ASYNC_SEQ=%llu", (unsigned long long)s->rec.event.seq);
+	field(&f, "IB_ASYNC_TIMESTAMP_NS=%llu",
+	      (unsigned long long)s->rec.event.timestamp_ns);
+	field(&f, "IB_ASYNC_COOKIE=%llu", (unsigned long long)s->rec.cookie);
+	field(&f, "IB_ASYNC_STATE_RESYNC=%d",
+	      !!(st->flags & IB_ASYNC_STATE_RESYNC));
+	field(&f, "IB_ASYNC_STATE_LAST=%d", !!(st->flags & IB_ASYNC_STATE_LAST));
+	if (!s->rec.event.port_num) {
+		field(&f, "IB_ASYNC_PHYS_PORT_CNT=%u", st->phys_port_cnt);
+	} else if (failed) {
+		field(&f, "IB_ASYNC_STATE_ERRNO=%u", st->error);
+	} else {
+		field(&f, "IB_ASYNC_PORT_STATE=%s",
+		      ibv_port_state_str((enum ibv_port_state)st->state));
+		field(&f, "IB_ASYNC_PORT_STATE_NUM=%u", st->state);
+		name = watch_phys_state_name(st->phys_state);
+		if (name)
+			field(&f, "IB_ASYNC_PHYS_STATE=%s", name);
+		field(&f, "IB_ASYNC_PHYS_STATE_NUM=%u", st->phys_state);
+		field(&f, "IB_ASYNC_ACTIVE_SPEED=%u", st->active_speed);
+		field(&f, "IB_ASYNC_ACTIVE_WIDTH=%u", st->active_width);
+		field(&f, "IB_ASYNC_LID=%u", st->lid);
+		field(&f, "IB_ASYNC_SM_LID=%u", st->sm_lid);
+		field(&f, "IB_ASYNC_GID_VALID=%u", st->gid_valid);
+		field(&f, "IB_ASYNC_GID_GEN=%u", st->gid_gen);
+		field(&f, "IB_ASYNC_ACTIVE_MTU=%u", st->active_mtu);
+		field(&f, "IB_ASYNC_MAX_MTU=%u", st->max_mtu);
+		field(&f, "IB_ASYNC_LINK_LAYER=%u", st->link_layer);
+	}
+	if (f.truncated)
+		return -ENAMETOOLONG;
+	return sd_journal_sendv(f.iov, f.n);
+}
+
 int watch_journal_device(const char *dev, enum watch_dev_change c,
 			 const char *arg, unsigned int port,
 			 const struct watch_clock *now)
 {
 	struct fields f = { .n = 0 };
 	char line[FIELD_LEN];
-	char *p;
-	int len;
 
 	/* the text line, again without its two times */
-	len = watch_format_device(line, sizeof(line), dev, c, arg, port, now,
-				  false);
-	if (len <= 0)
+	message_line(&f, line, watch_format_device(line, sizeof(line), dev, c,
+						   arg, port, now, false));
+	if (f.truncated)
 		return -ENAMETOOLONG;
-	line[len - 1] = '\0';
-	p = strchr(line, ' ');
-	p = p ? strchr(p + 1, ' ') : NULL;
-	field(&f, "MESSAGE=%s", p ? p + 1 : line);
 	field(&f, "MESSAGE_ID=%s", MSGID_DEVICE);
 	/* a device leaving is worth a look, as a port going down is */
 	field(&f, "PRIORITY=%d", c == WATCH_DEV_REMOVED ? LOG_WARNING : LOG_INFO);

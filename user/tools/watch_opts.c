@@ -84,7 +84,7 @@ bool watch_type_selected(const struct watch_opts *o, uint32_t type)
 
 bool watch_needs_channel(const struct watch_opts *o)
 {
-	return o->nports || o->coalesce;
+	return o->nports || o->coalesce || o->state;
 }
 
 int watch_type_mask(const struct watch_opts *o, uint64_t *mask, uint32_t *bad)
@@ -120,6 +120,8 @@ void watch_usage(FILE *f, const char *argv0)
 "                        (repeatable; default: all)\n"
 "      --coalesce        one line for repeats of an event not read yet\n"
 "                        (with its number of occurrences)\n"
+"      --state           first one line per port with its state (and one\n"
+"                        for the device), again after lost events\n"
 "  -n, --count N         exit after N events\n"
 "      --timeout SECONDS exit after SECONDS (status 3 if the events wanted\n"
 "                        were not all seen)\n"
@@ -229,6 +231,9 @@ static int parse_one(struct watch_opts *o, int c, const char *arg, FILE *err)
 	case 'F':
 		o->follow = true;
 		return 0;
+	case 'S':
+		o->state = true;
+		return 0;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -251,6 +256,7 @@ int watch_parse_args(int argc, char **argv, struct watch_opts *o, FILE *err)
 		{ "journal",	no_argument,	   NULL, 'J' },
 		{ "metrics",	required_argument, NULL, 'M' },
 		{ "follow",	no_argument,	   NULL, 'F' },
+		{ "state",	no_argument,	   NULL, 'S' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -212,6 +212,176 @@ int watch_format_chan(char *buf, size_t len, const char *dev,
 	return format(buf, len, dev, &rec->event, rec, now, json);
 }
 
+/* ---- state records ------------------------------------------------------ */
+
+const char *watch_phys_state_name(unsigned int phys_state)
+{
+	static const char *const names[] = {
+		[1] = "SLEEP", [2] = "POLLING", [3] = "DISABLED",
+		[4] = "PORT_CONFIGURATION_TRAINING", [5] = "LINK_UP",
+		[6] = "LINK_ERROR_RECOVERY", [7] = "PHY_TEST",
+	};
+
+	return phys_state < sizeof(names) / sizeof(names[0]) ?
+	       names[phys_state] : NULL;
+}
+
+/* The kernel's IB_SPEED_* bits, which active_speed_ex reports. */
+const char *watch_speed_name(unsigned int active_speed)
+{
+	switch (active_speed) {
+	case 1:		return "SDR";
+	case 2:		return "DDR";
+	case 4:		return "QDR";
+	case 8:		return "FDR10";
+	case 16:	return "FDR";
+	case 32:	return "EDR";
+	case 64:	return "HDR";
+	case 128:	return "NDR";
+	case 256:	return "XDR";
+	default:	return NULL;
+	}
+}
+
+const char *watch_width_name(unsigned int active_width)
+{
+	switch (active_width) {
+	case 1:		return "1X";
+	case 2:		return "4X";
+	case 4:		return "8X";
+	case 8:		return "12X";
+	case 16:	return "2X";
+	default:	return NULL;
+	}
+}
+
+static unsigned int mtu_bytes(unsigned int mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128U << mtu : 0;
+}
+
+static const char *link_layer_name(unsigned int ll)
+{
+	switch (ll) {
+	case IBV_LINK_LAYER_INFINIBAND:	return "InfiniBand";
+	case IBV_LINK_LAYER_ETHERNET:	return "Ethernet";
+	default:			return "Unspecified";
+	}
+}
+
+/* A name, or the number where there is none. */
+static void put_name(struct out *o, const char *name, unsigned int v)
+{
+	if (name)
+		put(o, "%s", name);
+	else
+		put(o, "%u", v);
+}
+
+static void put_json_name(struct out *o, const char *name)
+{
+	if (name)
+		put(o, "\"%s\"", name);
+	else
+		put(o, "null");
+}
+
+static void state_text(struct out *o, const char *dev,
+		       const struct ib_async_chan_state_event *s,
+		       const struct watch_clock *now)
+{
+	const struct ib_async_event *r = &s->rec.event;
+	const struct ib_async_port_state *st = &s->state;
+
+	put(o, "%llu.%09llu ", ULL(r->timestamp_ns / NSEC_PER_SEC),
+	    ULL(r->timestamp_ns % NSEC_PER_SEC));
+	put_wall(o, r->timestamp_ns, now);
+	put(o, " %s ", dev);
+	if (!r->port_num)
+		put(o, "device STATE ports %u", st->phys_port_cnt);
+	else if (st->flags & IB_ASYNC_STATE_QUERY_FAILED)
+		put(o, "port %u STATE query failed: %s", r->port_num,
+		    strerror((int)st->error));
+	else {
+		put(o, "port %u STATE %s phys ", r->port_num,
+		    ibv_port_state_str((enum ibv_port_state)st->state));
+		put_name(o, watch_phys_state_name(st->phys_state),
+			 st->phys_state);
+		put(o, " speed ");
+		put_name(o, watch_speed_name(st->active_speed),
+			 st->active_speed);
+		put(o, " width ");
+		put_name(o, watch_width_name(st->active_width),
+			 st->active_width);
+		put(o, " lid %u sm_lid %u gid_valid %u gid_gen %u mtu %u/%u"
+		    " link %s", st->lid, st->sm_lid, st->gid_valid,
+		    st->gid_gen, mtu_bytes(st->active_mtu),
+		    mtu_bytes(st->max_mtu), link_layer_name(st->link_layer));
+	}
+	put(o, " seq %llu cookie %llu%s%s\n", ULL(r->seq),
+	    ULL(s->rec.cookie),
+	    st->flags & IB_ASYNC_STATE_RESYNC ? " resync" : "",
+	    st->flags & IB_ASYNC_STATE_LAST ? " last" : "");
+}
+
+static void state_json(struct out *o, const char *dev,
+		       const struct ib_async_chan_state_event *s,
+		       const struct watch_clock *now)
+{
+	const struct ib_async_event *r = &s->rec.event;
+	const struct ib_async_port_state *st = &s->state;
+
+	put(o, "{\"timestamp_ns\":%llu,\"time\":\"", ULL(r->timestamp_ns));
+	put_wall(o, r->timestamp_ns, now);
+	put(o, "\",\"kind\":\"state\",\"device\":");
+	put_json_str(o, dev);
+	put(o, ",\"seq\":%llu,\"type\":\"STATE\",\"port\":%u,\"cookie\":%llu"
+	    ",\"resync\":%s,\"last\":%s", ULL(r->seq), r->port_num,
+	    ULL(s->rec.cookie),
+	    st->flags & IB_ASYNC_STATE_RESYNC ? "true" : "false",
+	    st->flags & IB_ASYNC_STATE_LAST ? "true" : "false");
+	if (!r->port_num) {
+		put(o, ",\"phys_port_cnt\":%u}\n", st->phys_port_cnt);
+		return;
+	}
+	if (st->flags & IB_ASYNC_STATE_QUERY_FAILED) {
+		put(o, ",\"error\":");
+		put_json_str(o, strerror((int)st->error));
+		put(o, ",\"errno\":%u}\n", st->error);
+		return;
+	}
+	put(o, ",\"state\":\"%s\",\"state_num\":%u,\"phys_state\":",
+	    ibv_port_state_str((enum ibv_port_state)st->state), st->state);
+	put_json_name(o, watch_phys_state_name(st->phys_state));
+	put(o, ",\"phys_state_num\":%u,\"speed\":", st->phys_state);
+	put_json_name(o, watch_speed_name(st->active_speed));
+	put(o, ",\"active_speed\":%u,\"width\":", st->active_speed);
+	put_json_name(o, watch_width_name(st->active_width));
+	put(o, ",\"active_width\":%u,\"lid\":%u,\"sm_lid\":%u,\"sm_sl\":%u"
+	    ",\"lmc\":%u,\"gid_valid\":%u,\"gid_gen\":%u,\"gid_tbl_len\":%u"
+	    ",\"pkey_tbl_len\":%u,\"port_cap_flags\":%u,\"active_mtu\":%u"
+	    ",\"max_mtu\":%u,\"link_layer\":\"%s\"}\n", st->active_width,
+	    st->lid, st->sm_lid, st->sm_sl, st->lmc, st->gid_valid,
+	    st->gid_gen, st->gid_tbl_len, st->pkey_tbl_len,
+	    st->port_cap_flags, mtu_bytes(st->active_mtu),
+	    mtu_bytes(st->max_mtu), link_layer_name(st->link_layer));
+}
+
+int watch_format_state(char *buf, size_t len, const char *dev,
+		       const struct ib_async_chan_state_event *rec,
+		       const struct watch_clock *now, bool json)
+{
+	struct out o = { .buf = buf, .len = len };
+
+	if (!len)
+		return -1;
+	if (json)
+		state_json(&o, dev, rec, now);
+	else
+		state_text(&o, dev, rec, now);
+	return o.overflow ? -1 : (int)o.pos;
+}
+
 const char *watch_dev_change_name(enum watch_dev_change c)
 {
 	switch (c) {

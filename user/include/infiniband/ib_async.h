@@ -33,11 +33,24 @@ enum ibasync_channel_flags {
 	 * a place in the queue.
 	 */
 	IBASYNC_CHANNEL_COALESCE	= 1 << 1,
+	/*
+	 * State records (IBASYNC_1.2): subscriptions may ask for a snapshot
+	 * of their ports (IBASYNC_SUB_STATE).
+	 */
+	IBASYNC_CHANNEL_STATE		= 1 << 2,
+	/*
+	 * With STATE only: after each overflow record the channel queues a
+	 * fresh snapshot of the ports its subscriptions cover, its records
+	 * flagged IBASYNC_STATE_RESYNC, so that a reader that fell behind
+	 * learns the present without the lost history.
+	 */
+	IBASYNC_CHANNEL_RESYNC		= 1 << 3,
 };
 
 /*
  * A new event channel of @context, with no subscription. Returns NULL with
- * errno set on failure: EOPNOTSUPP if the kernel has no event channels.
+ * errno set on failure: EOPNOTSUPP if the kernel has no event channels, or
+ * (IBASYNC_CHANNEL_STATE, IBASYNC_CHANNEL_RESYNC) no state records.
  */
 struct ibasync_channel *ibasync_create_channel(struct ibv_context *context,
 					       unsigned int flags);
@@ -61,6 +74,16 @@ enum ibasync_sub_flags {
 	IBASYNC_SUB_TYPES	= 1 << 0,	/* a type in types */
 	IBASYNC_SUB_PORT	= 1 << 1,	/* port_num (0: the device) */
 	IBASYNC_SUB_OBJECT	= 1 << 2,	/* the object */
+	/*
+	 * IBASYNC_CHANNEL_STATE channels, not with IBASYNC_SUB_OBJECT: first
+	 * a snapshot, one IBASYNC_EVENT_STATE record for the device (port 0)
+	 * and each port in the subscription's scope (IBASYNC_SUB_PORT: that
+	 * port only; else the device and every port), in port order, the
+	 * last flagged IBASYNC_STATE_LAST, whatever its types; then the
+	 * events it matches, their sequence numbers following on. EBUSY
+	 * while the channel holds too many unread state records.
+	 */
+	IBASYNC_SUB_STATE	= 1 << 3,
 };
 
 /* The kind of object a subscription names. */
@@ -105,6 +128,14 @@ int ibasync_unsubscribe(struct ibasync_channel *channel, uint32_t sub_id);
 enum ibasync_event_kind {
 	IBASYNC_EVENT_ASYNC,		/* an asynchronous event */
 	IBASYNC_EVENT_OVERFLOW,		/* lost events: seq, lost, timestamp_ns */
+	/*
+	 * A port's state (port_num; 0: the device) at this point of the
+	 * stream, on IBASYNC_CHANNEL_STATE channels only: element.port_num,
+	 * port_num, seq, timestamp_ns (also in last_timestamp_ns), cookie and
+	 * occurrences (1) are set, event_type is 0. The state itself:
+	 * ibasync_get_state().
+	 */
+	IBASYNC_EVENT_STATE,
 };
 
 /* Flags of ibasync_get_events(). */
@@ -145,6 +176,72 @@ struct ibasync_event {
 int ibasync_get_events(struct ibasync_channel *channel,
 		       struct ibasync_event *events, int n,
 		       unsigned int flags);
+
+/* What a state record says of itself (ibasync_port_state.flags). */
+enum ibasync_state_flags {
+	/* queued after an overflow record (IBASYNC_CHANNEL_RESYNC) */
+	IBASYNC_STATE_RESYNC		= 1 << 0,
+	/* the last record of its snapshot */
+	IBASYNC_STATE_LAST		= 1 << 1,
+	/* the port could not be queried: see error; other fields are 0 */
+	IBASYNC_STATE_QUERY_FAILED	= 1 << 2,
+};
+
+/*
+ * The state of a port, as a state record carries it: the fields of
+ * struct ibv_port_attr of the same names, in its types where they are
+ * rdma-core's enums, read by the kernel just after the record's point of
+ * the stream (an event soon after it may already show). The device's
+ * record (port_num 0) sets only flags and phys_port_cnt. Its size is part
+ * of the IBASYNC_1.2 ABI; later fields take the reserved room, which is 0.
+ */
+struct ibasync_port_state {
+	uint32_t flags;			/* enum ibasync_state_flags */
+	int error;			/* QUERY_FAILED: a positive errno */
+	enum ibv_port_state state;
+	enum ibv_mtu max_mtu;
+	enum ibv_mtu active_mtu;
+	uint32_t lid;			/* as the kernel has it (32 bits) */
+	uint32_t sm_lid;
+	uint32_t port_cap_flags;
+	uint32_t gid_valid;		/* valid entries of the GID table */
+	/*
+	 * GID_CHANGE events of the port the channel's context received
+	 * since the channel was made, up to this record: two records of a
+	 * channel with the same value saw the same GID table.
+	 */
+	uint32_t gid_gen;
+	uint32_t gid_tbl_len;
+	uint32_t active_speed;		/* as ibv_port_attr.active_speed_ex */
+	uint16_t pkey_tbl_len;
+	uint8_t phys_state;
+	uint8_t active_width;
+	uint8_t sm_sl;
+	uint8_t lmc;
+	uint8_t link_layer;		/* IBV_LINK_LAYER_* */
+	uint8_t reserved0;
+	uint32_t phys_port_cnt;		/* device's record: its ports */
+	uint32_t reserved[8];
+};
+
+/*
+ * How many of a channel's latest state records ibasync_get_state() still
+ * answers for: at least this many.
+ */
+#define IBASYNC_STATE_KEPT		64
+
+/*
+ * The state a state record @event of @channel carries, into *@out. The
+ * record stays readable through here after later ibasync_get_events()
+ * calls, until IBASYNC_STATE_KEPT newer state records of the channel have
+ * been returned. (State lives beside struct ibasync_event, whose size is
+ * the IBASYNC_1.1 ABI, rather than in it.) Returns 0, or an errno value
+ * (errno set too): ENOENT if @event is not a state record of @channel or
+ * is no longer kept, EINVAL for a NULL argument. Thread-safe.
+ */
+int ibasync_get_state(struct ibasync_channel *channel,
+		      const struct ibasync_event *event,
+		      struct ibasync_port_state *out);
 
 #ifdef __cplusplus
 }
