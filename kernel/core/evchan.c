@@ -316,7 +316,6 @@ struct ib_async_snap {
 
 static int ib_async_snap_alloc(struct ib_async_snap *snap, u32 max)
 {
-	snap->n = 0;
 	snap->ports = kcalloc(max, sizeof(*snap->ports), GFP_KERNEL);
 	snap->cookies = kcalloc(max, sizeof(*snap->cookies), GFP_KERNEL);
 	snap->st = kcalloc(max, sizeof(*snap->st), GFP_KERNEL);
@@ -335,38 +334,32 @@ static void ib_async_snap_free(struct ib_async_snap *snap)
 	kfree(snap->st);
 }
 
-/* Add @sub's ports to @snap, those it has not yet, with @sub's cookie. */
-static void ib_async_snap_scope(struct ib_async_snap *snap, u32 nports,
-				const struct ib_async_sub *sub)
+/* Whether a snapshot for @sub has a record of @port (0: the device). */
+static bool ib_async_sub_covers(const struct ib_async_sub *sub, u32 port)
 {
-	u32 p, i, from = 0, to = nports;
-
 	if (sub->flags & IB_ASYNC_SUB_OBJECT)
-		return;
-	if (sub->flags & IB_ASYNC_SUB_PORT) {
-		from = sub->port;
-		to = sub->port;
-	}
-	for (p = from; p <= to; p++) {
-		for (i = 0; i < snap->n && snap->ports[i] != p; i++)
-			;
-		if (i < snap->n)
-			continue;
-		snap->ports[snap->n] = p;
-		snap->cookies[snap->n++] = sub->cookie;
-	}
+		return false;
+	return !(sub->flags & IB_ASYNC_SUB_PORT) || sub->port == port;
 }
 
-/* Port order, the device first, whatever the subscriptions' order. */
-static void ib_async_snap_sort(struct ib_async_snap *snap)
+/*
+ * @snap's records: each port (0 for the device) one of the @n @subs
+ * covers, in port order, with the cookie of the earliest that does.
+ */
+static void ib_async_snap_scope(struct ib_async_snap *snap, u32 nports,
+				const struct ib_async_sub *subs, u32 n)
 {
-	u32 i, j;
+	u32 p, i;
 
-	for (i = 1; i < snap->n; i++)
-		for (j = i; j && snap->ports[j - 1] > snap->ports[j]; j--) {
-			swap(snap->ports[j - 1], snap->ports[j]);
-			swap(snap->cookies[j - 1], snap->cookies[j]);
+	snap->n = 0;
+	for (p = 0; p <= nports; p++) {
+		for (i = 0; i < n && !ib_async_sub_covers(&subs[i], p); i++)
+			;
+		if (i < n) {
+			snap->ports[snap->n] = p;
+			snap->cookies[snap->n++] = subs[i].cookie;
 		}
+	}
 }
 
 /*
@@ -426,7 +419,7 @@ static int ib_async_sub_add_state(struct ib_async_ucmd *u,
 	ret = ib_async_snap_alloc(&snap, chan->nports + 1);
 	if (ret)
 		return ret;
-	ib_async_snap_scope(&snap, chan->nports, sub);
+	ib_async_snap_scope(&snap, chan->nports, sub, 1);
 
 	ib_async_evq_state_begin(&chan->evq);
 	mutex_lock(&chan->adev->chan_lock);
@@ -495,7 +488,6 @@ static void ib_async_evchan_resync(struct work_struct *work)
 	struct ib_async_device *adev = chan->adev;
 	const struct ib_async_subset *set;
 	struct ib_async_snap snap;
-	u32 i;
 	int ret;
 
 	clear_bit(0, &chan->resync_queued);
@@ -507,9 +499,8 @@ static void ib_async_evchan_resync(struct work_struct *work)
 	ib_async_evq_state_begin(&chan->evq);
 	mutex_lock(&adev->chan_lock);
 	set = ib_async_subs(chan);
-	for (i = 0; set && i < set->n; i++)
-		ib_async_snap_scope(&snap, chan->nports, &set->subs[i]);
-	ib_async_snap_sort(&snap);
+	ib_async_snap_scope(&snap, chan->nports, set ? set->subs : NULL,
+			    set ? set->n : 0);
 	ret = ib_async_snap_point(chan, &snap, IB_ASYNC_STATE_RESYNC, NULL);
 	mutex_unlock(&adev->chan_lock);
 	if (!ret)
