@@ -134,12 +134,9 @@ int ibasync_state_read(struct ibasync_channel *ch, uint32_t bflags,
 		return -1;
 	}
 	for (i = 0; i < count; i++) {
-		if (buf[i].rec.event.event_type == IB_ASYNC_EV_STATE) {
+		if (buf[i].rec.event.event_type == IB_ASYNC_EV_STATE)
 			ibasync_state_keep_add(ch->keep, &buf[i]);
-			ibasync_state_to_public(&buf[i].rec, &events[i]);
-		} else {
-			ibasync_chan_to_public(&buf[i].rec, &events[i]);
-		}
+		ibasync_chan_to_public(&buf[i].rec, &events[i]);
 	}
 	return (int)count;
 }
