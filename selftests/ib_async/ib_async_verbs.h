@@ -22,6 +22,13 @@ int subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
 /* The port's attributes as the node's QUERY_PORT gives them: 0 or -errno. */
 int query_port(int fd, uint32_t port, struct ib_async_port_attr *out);
 
+/*
+ * Whether a state record's port state says what QUERY_PORT's @a says:
+ * NULL, or the name of the first field that differs.
+ */
+const char *port_state_differs(const struct ib_async_port_state *st,
+			       const struct ib_async_port_attr *a);
+
 int create_pd(int fd, uint32_t *handle);
 
 int create_cq(int fd, uint64_t user_handle, uint32_t cqe, uint32_t *handle);

@@ -42,6 +42,29 @@ int query_port(int fd, uint32_t port, struct ib_async_port_attr *out)
 	return ioc(fd, IB_ASYNC_IOC_QUERY_PORT, out);
 }
 
+#define DIFFERS(st, a, field) \
+	do { if ((st)->field != (a)->field) return #field; } while (0)
+
+const char *port_state_differs(const struct ib_async_port_state *st,
+			       const struct ib_async_port_attr *a)
+{
+	DIFFERS(st, a, state);
+	DIFFERS(st, a, phys_state);
+	DIFFERS(st, a, lid);
+	DIFFERS(st, a, sm_lid);
+	DIFFERS(st, a, sm_sl);
+	DIFFERS(st, a, lmc);
+	DIFFERS(st, a, active_width);
+	DIFFERS(st, a, active_speed);
+	DIFFERS(st, a, active_mtu);
+	DIFFERS(st, a, max_mtu);
+	DIFFERS(st, a, gid_tbl_len);
+	DIFFERS(st, a, pkey_tbl_len);
+	DIFFERS(st, a, port_cap_flags);
+	DIFFERS(st, a, link_layer);
+	return NULL;
+}
+
 int create_pd(int fd, uint32_t *handle)
 {
 	struct ib_async_create_pd a = { .argsz = sizeof(a) };
