@@ -642,7 +642,8 @@ enum ib_async_subscribe_flags {
  * channel's stream ended), EBUSY (IB_ASYNC_SUB_STATE while the channel
  * holds too many unread state records: it keeps room for one record per
  * port and the device's, and a snapshot's records wait for readers in
- * that room, so read them first).
+ * that room, so read them first; or while its queue is full and a loss
+ * waits for room to be recorded after the last snapshot: read first).
  *
  * With IB_ASYNC_SUB_STATE the snapshot's records take the next sequence
  * numbers at the subscription's start: an event its handler offered the
