@@ -157,5 +157,14 @@ done < <(tree_files | grep '\.rst$')
 /usr/bin/python3 scripts/rst-check.py "${rst[@]}" > "$log/rst.log" 2>&1
 tap $? "docutils: ${#rst[@]} reStructuredText files" "$log/rst.log"
 
+# Header indexes: a function declared under "/* X.c */" is defined in X.c.
+headers=()
+while IFS= read -r f; do
+	[ -f "$f" ] && headers+=("$f")
+done < <(tree_files | grep -E '^(kernel/[a-z]+|user/src)/[a-z_]+\.h$')
+scripts/check-header-index.sh "${headers[@]}" > "$log/header-index.log" 2>&1
+tap $? "header indexes: ${#headers[@]} headers name the file of each function" \
+	"$log/header-index.log"
+
 echo "1..$n"
 [ $fails -eq 0 ]

@@ -334,11 +334,12 @@ int ib_async_evchan_init_state(struct ib_async_channel *chan,
 			       struct ib_device *ib_dev);
 void ib_async_evchan_stop_resync(struct ib_async_channel *chan);
 
+int ib_async_cmd_subscribe(struct ib_async_ucmd *u);
+int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u);
+
 /* state.c: what a state record says */
 void ib_async_port_state_query(struct ib_device *ib_dev, u32 port,
 			       struct ib_async_port_state *st);
-int ib_async_cmd_subscribe(struct ib_async_ucmd *u);
-int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u);
 
 /* ring.c */
 int ib_async_cmd_map_ring(struct ib_async_ucmd *u);

@@ -308,9 +308,11 @@ struct ib_async_evq_stat {
 
 void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
 
-/* What the queue uses of account.c and ring.c */
+/* account.c: what the queue is charged with */
 int ib_async_account_pages(struct user_struct *user, long pages);
 void ib_async_unaccount_pages(struct user_struct *user, long pages);
+
+/* ring.c: what the queue frees of its ring */
 void ib_async_uring_free(struct ib_async_uring *r);
 void ib_async_uring_uncharge(struct ib_async_uring *r);
 

@@ -334,6 +334,8 @@ int ib_async_av_to_attr(struct ib_device *ib_dev, const struct ib_async_av *av,
 void ib_async_attr_to_av(const struct rdma_ah_attr *ah, struct ib_async_av *av);
 int ib_async_resolve_dmac(struct ib_pd *pd, struct rdma_ah_attr *ah);
 
+/* pin.c: a user's pages, pinned first, mapped under the locks */
+
 /**
  * struct ib_async_pinned - a user's pages, pinned, then mapped (pin.c)
  * @pages: the pinned pages

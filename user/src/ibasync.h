@@ -392,8 +392,7 @@ static inline struct ibasync_device *to_ibasync_dev(struct ibv_device *dev)
 	return (struct ibasync_device *)dev;
 }
 
-/* util.c */
-/* An RDMA device and its ib_async node, as rdma netlink reports them */
+/* netlink.c: an RDMA device and its ib_async node, as rdma netlink says */
 struct ibasync_nl_dev {
 	uint32_t index;
 	char ibdev[IBV_SYSFS_NAME_MAX];
@@ -402,6 +401,8 @@ struct ibasync_nl_dev {
 };
 
 int ibasync_nl_devices(struct ibasync_nl_dev **devs, size_t *num);
+
+/* util.c */
 bool ibasync_test_root(void);
 int ibasync_path(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
