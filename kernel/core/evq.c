@@ -1,80 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The per-file event queue: a ring of records sized when the file is
- * opened or resized, never when an event arrives.
- *
- * Producers (event handlers, any context) append under an irq-safe
- * spinlock. When the queue is full the event is counted and represented
- * by one IB_ASYNC_EV_OVERFLOW record at the point of loss; consecutive
- * losses merge into that record, so loss is reported exactly and costs
- * one slot whatever its size.
- *
- * Readers are serialised by read_mutex, which only readers take: it is
- * held across the copy to user memory, and that copy may stall for as
- * long as the reader's own program likes (userfaultfd, FUSE). Whatever
- * moves or drops queued records (a destroy's or close's purge, a resize,
- * filling a ring) takes move_mutex instead, and so does a reader for its
- * two short steps around the copy; move_mutex is never held across a
- * copy to user memory, so DESTROY, close, SET_QUEUE_LEN and MAP_RING never
- * wait for a reader's fault, only for bounded work in the kernel.
- *
- * A reader snapshots records into its bounce buffer (under move_mutex and
- * the spinlock), copies them out holding neither, and then consumes those
- * of them still queued (under both again): an event is consumed, and
- * counts towards its object's events_reported, only once it has reached
- * the user, and a faulting copy loses nothing. While the copy runs the
- * queue may change under it: producers append or grow a trailing overflow
- * record (the part of it the user did not see stays queued), a resize
- * moves the records, a purge drops those of a destroyed object, a ring
- * takes them. The reader finds its records again by sequence number: no
- * two records of a queue share one, and they grow along the queue. It
- * returns the records it copied up to the first one no longer queued and
- * copies again from there.
- *
- * So a record copied out while a destroy purges it goes to exactly one
- * side, decided under the spinlock: if the reader consumed it first, it
- * counts in the events_reported the destroy returns and read() returns
- * it; if the purge dropped it first, it was never delivered (read() does
- * not return it, whatever bytes of it the copy left in the buffer past
- * what read() returns) and never counted. Either way each record leaves
- * its object's queued count once, so the count a destroy returns is
- * exactly the object's records that read() returned, and no record of the
- * object is returned by a read() that consumed after the destroy's purge.
- *
- * A record of an affiliated event remembers its object's counters (the
- * slot's owner: a CQ has one set for its async events and one for its
- * completion events) so that consuming it counts towards the object's
- * events_reported and destroying the object can purge what was not read.
- * Destroy runs after the verbs object is gone, so no new record can name
- * it by then.
- *
- * An event channel's queue gives each record extras (cookie, occurrences,
- * last timestamp) from a pool sized with the ring. In a coalescing one
- * the extras of unread records are also hashed by key (type, object or
- * port), so an event finds the record to merge into in constant time
- * from any context. A record leaves the hash once a reader has copied it,
- * so no occurrence can be added to a record the reader already has: a
- * later event then takes a new record, and the counts stay exact.
- *
- * A queue with a ring mapped to user space (ring.c) delivers without
- * read(): an event goes straight into the ring while it has room and no
- * older record waits here; otherwise it waits here as for a reader, and
- * ib_async_evq_ring_wait() moves it on. The ring always holds a prefix of
- * the stream, so order is kept, and loss is accounted here as before. The
- * program's consumer index is read, never trusted: a value that makes no
- * sense only makes the ring look full.
+ * opened or resized, never when an event arrives. This file keeps its
+ * storage: the producers, which append from any context under an
+ * irq-safe spinlock and account for every loss, resize, purge and the
+ * memory, the mapped ring's included. The reader's protocol is in
+ * evq_read.c, an event channel's extras in evq_x.c, state records in
+ * evq_state.c, and how a mapped ring is filled and waited on in ring.c.
+ * Documentation/ib_async.rst ("The queue's design") has the whole story.
  */
 #include <linux/fs.h>
-#include <linux/hash.h>
-#include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
-#include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
-#include "evq.h"
+#include "evq_priv.h"
 
 #define CREATE_TRACE_POINTS
 #include "ib_async_trace.h"
@@ -83,97 +25,13 @@
 static_assert(sizeof(struct ib_async_slot) ==
 	      sizeof(struct ib_async_event) + sizeof(void *));
 
-/* Records one read() snapshots at a time. */
-#define IB_ASYNC_BOUNCE_RECS	32
-
 /* Queue ids for tracing and fdinfo: never reused while the module lives. */
 static atomic64_t ib_async_evq_ids = ATOMIC64_INIT(0);
-
-/*
- * The ring's slots, and why no record ever needs more (the rst's "The
- * queue's bound" says the same):
- *
- *  - the room, cap + 1 slots, holds events and overflow records (nroom):
- *    an event is queued only while nroom < cap, so one slot is always
- *    left for the overflow record at the point where a full queue first
- *    loses one, and an overflow record opens only while nroom <= cap;
- *  - state records have state_slots of their own (nstate), a snapshot
- *    being reserved only if all its records fit;
- *  - a loss that finds the room full and the tail no overflow record
- *    (a snapshot's record is the tail) opens none: it is kept aside and
- *    becomes an overflow record at the tail once the room has a slot.
- *    While it waits nothing else is appended (events are lost into it,
- *    snapshots are refused), so the tail is still its point;
- *  - at the end of the stream, that loss (if still kept aside) and the
- *    end record have one slot each.
- *
- * Every append checks the bound all the same (evq_append()).
- */
-static u32 evq_slots(u32 cap, u32 state_slots)
-{
-	return cap + 1 + state_slots + 2;
-}
-
-static struct ib_async_slot *evq_slot(struct ib_async_evq *q, u32 i)
-{
-	return &q->ring[(q->head + i) % evq_slots(q->cap, q->state_slots)];
-}
-
-static struct ib_async_event *evq_at(struct ib_async_evq *q, u32 i)
-{
-	return &evq_slot(q, i)->rec;
-}
 
 static struct ib_async_slot *evq_alloc_ring(u32 cap, u32 state_slots)
 {
 	return kvcalloc(evq_slots(cap, state_slots),
 			sizeof(struct ib_async_slot), GFP_KERNEL_ACCOUNT);
-}
-
-/*
- * Extras for every record but an overflow one: at most cap events (the
- * room's spare slot takes only an overflow record), the end and the
- * state records.
- */
-static u32 evq_nx(u32 cap, u32 state_slots)
-{
-	return cap + 1 + state_slots;
-}
-
-/* Hash chains of a coalescing queue: about one record per chain if full. */
-static u32 evq_bucket_bits(u32 cap)
-{
-	return max(1, ilog2(roundup_pow_of_two(evq_nx(cap, 0))));
-}
-
-/* An event channel's extras, and for coalescing their hash chains. */
-struct evq_xtab {
-	struct ib_async_evx *xs;
-	u32 *buckets;
-	u32 bits;
-};
-
-static int evq_alloc_x(u32 cap, u32 state_slots, unsigned int flags,
-		       struct evq_xtab *t)
-{
-	memset(t, 0, sizeof(*t));
-	if (!(flags & IB_ASYNC_EVQ_CHAN))
-		return 0;
-	t->xs = kvcalloc(evq_nx(cap, state_slots), sizeof(*t->xs),
-			 GFP_KERNEL_ACCOUNT);
-	if (!t->xs)
-		return -ENOMEM;
-	if (flags & IB_ASYNC_EVQ_COALESCE) {
-		t->bits = evq_bucket_bits(cap);
-		t->buckets = kvcalloc(1U << t->bits, sizeof(*t->buckets),
-				      GFP_KERNEL_ACCOUNT);
-		if (!t->buckets) {
-			kvfree(t->xs);
-			t->xs = NULL;
-			return -ENOMEM;
-		}
-	}
-	return 0;
 }
 
 /*
@@ -207,147 +65,6 @@ static void evq_uncharge(struct ib_async_evq *q, long pages)
 {
 	if (q->user)
 		ib_async_unaccount_pages(q->user, pages);
-}
-
-/* Put extras [from, nx) on the free list. */
-static void evq_x_free_from(struct ib_async_evq *q, u32 from)
-{
-	u32 nx = evq_nx(q->cap, q->state_slots), i;
-
-	q->x_free = from < nx ? from + 1 : 0;
-	q->x_used = from;
-	for (i = from; i < nx; i++)
-		q->xs[i].next = i + 1 < nx ? i + 2 : 0;
-}
-
-/* @x: 1 + an index; only records that have extras (x != 0) come here. */
-static struct ib_async_evx *evq_x(struct ib_async_evq *q, u32 x)
-{
-	return &q->xs[x - 1];
-}
-
-/* What coalescing compares: the event's type and object, or port. */
-static u64 evq_key(const struct ib_async_event *ev)
-{
-	u32 id = ev->obj_type == IB_ASYNC_OBJ_PORT ? ev->port_num :
-						    ev->obj_handle;
-
-	return (u64)(u16)ev->event_type << 48 | (u64)(u16)ev->obj_type << 32 |
-	       id;
-}
-
-static u32 *evq_chain(u32 *buckets, u32 bits, u64 key)
-{
-	return &buckets[hash_64(key, bits)];
-}
-
-/*
- * The unread, uncopied record of @key in a coalescing queue that carries
- * @cookie: 1 + index. Only a record of the same subscription takes the
- * event, as each record says which subscription it matched: after a
- * subscription ends, another's events of the same key take a record of
- * their own.
- */
-static u32 evq_x_find(struct ib_async_evq *q, u64 key, u64 cookie)
-{
-	struct ib_async_evx *e;
-	u32 x;
-
-	lockdep_assert_held(&q->lock);
-	for (x = *evq_chain(q->buckets, q->bucket_bits, key); x; x = e->next) {
-		e = evq_x(q, x);
-		if (e->key == key && e->cookie == cookie)
-			return x;
-	}
-	return 0;
-}
-
-static void evq_x_hash(u32 *buckets, u32 bits, struct ib_async_evx *e, u32 x)
-{
-	u32 *chain = evq_chain(buckets, bits, e->key);
-
-	e->next = *chain;
-	e->hashed = true;
-	*chain = x;
-}
-
-static void evq_x_unhash(struct ib_async_evq *q, u32 x)
-{
-	struct ib_async_evx *e = evq_x(q, x);
-	u32 *p = evq_chain(q->buckets, q->bucket_bits, e->key);
-
-	while (*p != x)
-		p = &evq_x(q, *p)->next;
-	*p = e->next;
-	e->hashed = false;
-}
-
-/*
- * Extras for a record of @ev entering an event channel: 1 + index, or 0
- * (with a WARN) if the pool is empty, which the bound of evq_slots()
- * rules out: the caller then does not queue the record.
- */
-static u32 evq_x_get(struct ib_async_evq *q, const struct ib_async_event *ev,
-		     u64 cookie)
-{
-	struct ib_async_evx *e;
-	u32 x = q->x_free;
-
-	lockdep_assert_held(&q->lock);
-	if (WARN_ON_ONCE(!x))
-		return 0;
-	e = evq_x(q, x);
-	q->x_free = e->next;
-	q->x_used++;
-	e->cookie = cookie;
-	e->occurrences = 1;
-	e->last_ns = ev->timestamp_ns;
-	e->key = evq_key(ev);
-	e->next = 0;
-	e->hashed = false;
-	e->state = 0;
-	/* A stream's end, and a snapshot's record, merge with nothing. */
-	if (q->buckets && ev->event_type != IB_ASYNC_EV_DEVICE_FATAL &&
-	    ev->event_type != IB_ASYNC_EV_STATE)
-		evq_x_hash(q->buckets, q->bucket_bits, e, x);
-	return x;
-}
-
-/*
- * A resync queue whose overflow asks for a snapshot, with room for one:
- * have the channel take it (in process context: the ports are queried).
- */
-static void evq_resync_check(struct ib_async_evq *q)
-{
-	lockdep_assert_held(&q->lock);
-	if (q->flags & IB_ASYNC_EVQ_RESYNC && q->resync_wanted &&
-	    !q->nstate && !q->pend_count && !q->ended && q->resync)
-		q->resync(q);
-}
-
-/* A record left the queue: its extras, and port state, are free again. */
-static void evq_x_put(struct ib_async_evq *q, u32 x)
-{
-	struct ib_async_evx *e = evq_x(q, x);
-
-	lockdep_assert_held(&q->lock);
-	if (e->hashed)
-		evq_x_unhash(q, x);
-	e->next = q->x_free;
-	q->x_free = x;
-	q->x_used--;
-	if (e->state) {
-		q->states[e->state - 1].used = false;
-		e->state = 0;
-		q->nstate--;
-		evq_resync_check(q);
-	}
-}
-
-/* Bytes of one record, as the reader gets it, in the bounce buffer. */
-static struct ib_async_event *evq_bounce(struct ib_async_evq *q, u32 i)
-{
-	return q->bounce + (size_t)i * q->rec_size;
 }
 
 /**
@@ -478,14 +195,14 @@ void ib_async_evq_destroy(struct ib_async_evq *q)
 	mutex_destroy(&q->read_mutex);
 }
 
-static void evq_wake(struct ib_async_evq *q)
+void evq_wake(struct ib_async_evq *q)
 {
 	wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
 	kill_fasync(&q->fasync, SIGIO, POLL_IN);
 }
 
 /* A record entered the queue: the device's count and the trace see it. */
-static void evq_queued(struct ib_async_evq *q, const struct ib_async_event *rec)
+void evq_queued(struct ib_async_evq *q, const struct ib_async_event *rec)
 {
 	lockdep_assert_held(&q->lock);
 	ib_async_stat_add(q->stats, IB_ASYNC_STAT_QUEUED, 1);
@@ -493,8 +210,8 @@ static void evq_queued(struct ib_async_evq *q, const struct ib_async_event *rec)
 }
 
 /* A record, as the reader got it, left the queue for user space. */
-static void evq_dequeued(struct ib_async_evq *q,
-			 const struct ib_async_event *rec)
+void evq_dequeued(struct ib_async_evq *q,
+		  const struct ib_async_event *rec)
 {
 	lockdep_assert_held(&q->lock);
 	q->delivered++;
@@ -503,33 +220,16 @@ static void evq_dequeued(struct ib_async_evq *q,
 }
 
 /*
- * Which part of the ring a record counts against (see evq_slots()). Only
- * the queue makes overflow and state records, and a DEVICE_FATAL always
- * ends the stream (evq_add()), so the type tells.
- */
-static bool evq_in_room(const struct ib_async_event *rec)
-{
-	return rec->event_type != IB_ASYNC_EV_STATE &&
-	       rec->event_type != IB_ASYNC_EV_DEVICE_FATAL;
-}
-
-/*
  * The slot for one more record at the tail, or NULL, with a WARN, if the
  * ring has none: the bound of evq_slots() rules that out, and a broken
  * bound must cost a record, never a live record written over.
  */
-static struct ib_async_slot *evq_append(struct ib_async_evq *q)
+struct ib_async_slot *evq_append(struct ib_async_evq *q)
 {
 	lockdep_assert_held(&q->lock);
 	if (WARN_ON_ONCE(q->len >= evq_slots(q->cap, q->state_slots)))
 		return NULL;
 	return evq_slot(q, q->len++);
-}
-
-static bool evq_tail_is_overflow(struct ib_async_evq *q)
-{
-	return q->len &&
-	       evq_at(q, q->len - 1)->event_type == IB_ASYNC_EV_OVERFLOW;
 }
 
 /*
@@ -608,39 +308,6 @@ static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 		evq_flush_loss(q, false);
 	}
 	trace_ib_async_overflow(q->id, seq, event_type, count, q->lost);
-}
-
-/*
- * Records in the ring the program has not consumed, as far as the kernel
- * can tell: a consumer index ahead of the producer or more than the ring
- * behind it makes no sense, and counts as a full ring. The acquire orders
- * the program's reads of the records it consumed before any overwrite.
- */
-static u32 evq_ring_used(const struct ib_async_uring *r)
-{
-	/* pairs with the program's release store of the consumer index */
-	u32 used = r->prod - smp_load_acquire(&r->hdr->consumer);
-
-	return min(used, r->mask + 1);
-}
-
-static u32 evq_ring_room(const struct ib_async_uring *r)
-{
-	return r->mask + 1 - evq_ring_used(r);
-}
-
-/* Where the next record goes. */
-static void *evq_ring_next(const struct ib_async_uring *r)
-{
-	return r->recs + (size_t)(r->prod & r->mask) * r->rec_size;
-}
-
-/* The record at evq_ring_next() is complete: let the program see it. */
-static void evq_ring_publish(struct ib_async_uring *r)
-{
-	r->prod++;
-	/* pairs with the program's acquire load: the record comes first */
-	smp_store_release(&r->hdr->producer, r->prod);
 }
 
 /*
@@ -1051,90 +718,8 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 	return ret;
 }
 
-/*
- * The record of @slot as a reader gets it, at @to. An event channel's
- * record leaves the coalescing hash here: once the reader may have it,
- * its occurrences must not change.
- */
-static void evq_copy_out(struct ib_async_evq *q, void *to,
-			 struct ib_async_slot *slot)
-{
-	struct ib_async_chan_state_event *se = to;
-	struct ib_async_chan_event *ce = to;
-	struct ib_async_evx *e = NULL;
-
-	lockdep_assert_held(&q->lock);
-	/* a copied overflow record takes no more losses */
-	if (slot->rec.event_type == IB_ASYNC_EV_OVERFLOW)
-		q->sealed_seq = max(q->sealed_seq, slot->rec.seq);
-	if (!q->xs) {
-		*(struct ib_async_event *)to = slot->rec;
-		return;
-	}
-	ce->event = slot->rec;
-	if (!slot->x) {
-		/* an overflow record: its count is the events lost */
-		ce->cookie = 0;
-		ce->occurrences = 0;
-		ce->last_timestamp_ns = slot->rec.timestamp_ns;
-	} else {
-		e = evq_x(q, slot->x);
-		if (e->hashed)
-			evq_x_unhash(q, slot->x);
-		ce->cookie = e->cookie;
-		ce->occurrences = e->occurrences;
-		ce->last_timestamp_ns = e->last_ns;
-	}
-	if (!q->states)
-		return;
-	if (e && e->state)
-		se->state = q->states[e->state - 1].st;
-	else
-		memset(&se->state, 0, sizeof(se->state));
-}
-
-/*
- * The index of the first record whose sequence number is above @seq, or
- * q->len. Sequence numbers grow along the queue (an overflow record's
- * range included), and under move_mutex no purge has left holes in it.
- */
-static u32 evq_index_after(struct ib_async_evq *q, u64 seq)
-{
-	u32 lo = 0, hi = q->len, mid;
-
-	lockdep_assert_held(&q->move_mutex);
-	lockdep_assert_held(&q->lock);
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (evq_at(q, mid)->seq > seq)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-/*
- * Copy up to @max records, from the first one after sequence number
- * @after on, into the bounce buffer.
- */
-static u32 evq_snapshot(struct ib_async_evq *q, u64 after, u32 max)
-{
-	unsigned long flags;
-	u32 i, n, off;
-
-	lockdep_assert_held(&q->move_mutex);
-	spin_lock_irqsave(&q->lock, flags);
-	off = evq_index_after(q, after);
-	n = min(q->len - off, max);
-	for (i = 0; i < n; i++)
-		evq_copy_out(q, evq_bounce(q, i), evq_slot(q, off + i));
-	spin_unlock_irqrestore(&q->lock, flags);
-	return n;
-}
-
 /* The head record was consumed: release what it held. */
-static void evq_pop(struct ib_async_evq *q)
+void evq_pop(struct ib_async_evq *q)
 {
 	struct ib_async_slot *slot = evq_slot(q, 0);
 
@@ -1154,232 +739,6 @@ static void evq_pop(struct ib_async_evq *q)
 	q->head = (q->head + 1) % evq_slots(q->cap, q->state_slots);
 	q->len--;
 	evq_flush_loss(q, false);
-}
-
-/*
- * Remove the leading records whose sequence numbers end at or before @seq:
- * what a peeking reader has finished with.
- */
-static void evq_consume_through(struct ib_async_evq *q, u64 seq)
-{
-	struct ib_async_slot *slot;
-	unsigned long flags;
-
-	lockdep_assert_held(&q->move_mutex);
-	spin_lock_irqsave(&q->lock, flags);
-	while (q->len) {
-		slot = evq_slot(q, 0);
-		if (slot->rec.seq + slot->rec.count - 1 > seq) {
-			/* An overflow record the reader saw only in part. */
-			if (slot->rec.seq <= seq) {
-				struct ib_async_event seen = slot->rec;
-
-				seen.count = seq - slot->rec.seq + 1;
-				evq_dequeued(q, &seen);
-				slot->rec.count -= seen.count;
-				slot->rec.seq = seq + 1;
-			}
-			break;
-		}
-		evq_dequeued(q, &slot->rec);
-		evq_pop(q);
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-}
-
-/*
- * The @n records of the bounce buffer reached the user: of those, the
- * leading ones still queued are the reader's to return; unless it only
- * peeks (!@consume) it removes them, which counts them towards their
- * objects' events_reported. A record a purge dropped or a ring took
- * during the copy ends them: the reader never returns it, and copies the
- * records after it again. The last one returned may be an overflow record
- * that grew during the copy: what the user did not see stays queued as a
- * smaller overflow record that continues the sequence (a peeking reader's
- * next call trims it so, consuming through the end of what it saw).
- *
- * Return: how many of the @n records the reader returns.
- */
-static u32 evq_settle(struct ib_async_evq *q, u32 n, bool consume)
-{
-	const struct ib_async_event *seen;
-	struct ib_async_event *rec;
-	unsigned long flags;
-	u32 i, at;
-
-	lockdep_assert_held(&q->move_mutex);
-	spin_lock_irqsave(&q->lock, flags);
-	/* A consuming reader's records start at the head, if still there. */
-	at = consume ? 0 : evq_index_after(q, evq_bounce(q, 0)->seq - 1);
-	for (i = 0; i < n && at < q->len; i++) {
-		seen = evq_bounce(q, i);
-		rec = evq_at(q, at);
-		if (rec->seq != seen->seq)
-			break;
-		/*
-		 * An overflow record that grew during the copy ends what the
-		 * reader returns, peeking too: the records after it are
-		 * younger than the part it did not see, and a peeking reader
-		 * consumes through the last sequence number it returns.
-		 */
-		if (rec->count != seen->count) {
-			if (consume) {
-				evq_dequeued(q, seen);
-				rec->count -= seen->count;
-				rec->seq += seen->count;
-			}
-			i++;
-			break;
-		}
-		if (!consume) {
-			at++;
-			continue;
-		}
-		evq_dequeued(q, seen);
-		evq_pop(q);
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-	return i;
-}
-
-/*
- * Before a copy: none if a ring takes the records (-EBUSY), else remove
- * what a peeking reader finished with (@consume_seq, 0 for nothing) and
- * snapshot up to @max records after sequence number @after (*@n).
- */
-static int evq_begin_copy(struct ib_async_evq *q, u64 consume_seq, u64 after,
-			  u32 max, u32 *n)
-{
-	int ret = 0;
-
-	mutex_lock(&q->move_mutex);
-	/*
-	 * The ring holds the older records: read() would reorder them. A
-	 * ring is attached under move_mutex, so one mapped since the last
-	 * snapshot is seen here, and takes every record from then on.
-	 */
-	if (q->uring) {
-		ret = -EBUSY;
-	} else {
-		if (consume_seq)
-			evq_consume_through(q, consume_seq);
-		*n = evq_snapshot(q, after, max);
-	}
-	mutex_unlock(&q->move_mutex);
-	return ret;
-}
-
-/* After a copy of @n records: those the reader returns (evq_settle()). */
-static u32 evq_end_copy(struct ib_async_evq *q, u32 n, bool consume)
-{
-	u32 k;
-
-	mutex_lock(&q->move_mutex);
-	k = evq_settle(q, n, consume);
-	mutex_unlock(&q->move_mutex);
-	return k;
-}
-
-static bool evq_readable(struct ib_async_evq *q)
-{
-	return READ_ONCE(q->len) || READ_ONCE(q->dead);
-}
-
-/**
- * ib_async_evq_read_batch - consume what was seen, then copy records out
- * @q: the queue
- * @consume_seq: first remove the records ending at or before it (0: none)
- * @buf: user buffer
- * @want: records it has room for; 0 only consumes
- * @nonblock: O_NONBLOCK
- * @peek: leave the copied records queued
- *
- * Only readers wait for each other here; a destroy, close, resize or
- * MAP_RING goes on while a reader's copy stalls, and the reader returns
- * only the records still queued once its copy ended (see the comment at
- * the top): @buf may hold more bytes than it returns.
- *
- * Return: records copied, or -EAGAIN, -ERESTARTSYS, -EFAULT (nothing
- * consumed by the copy), -EBUSY (the queue delivers into a ring),
- * -ENODEV (the device is gone and every record, the final DEVICE_FATAL
- * included, was consumed), -EIO (a channel whose file was closed,
- * emptied).
- */
-ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
-				char __user *buf, size_t want, bool nonblock,
-				bool peek)
-{
-	size_t done = 0;
-	ssize_t ret = 0;
-	u64 after = 0;
-	u32 n, k;
-
-	/* Readers only: held across the copy, which may stall. */
-	if (mutex_lock_interruptible(&q->read_mutex))
-		return -ERESTARTSYS;
-	/* Once at least: @want 0 only consumes. */
-	do {
-		ret = evq_begin_copy(q, consume_seq, after,
-				     min_t(size_t, want - done,
-					   IB_ASYNC_BOUNCE_RECS), &n);
-		consume_seq = 0;
-		if (ret || !want)
-			break;
-		if (!n) {
-			if (done)
-				break;
-			if (READ_ONCE(q->dead)) {
-				ret = READ_ONCE(q->dead_err);
-				break;
-			}
-			if (nonblock) {
-				ret = -EAGAIN;
-				break;
-			}
-			mutex_unlock(&q->read_mutex);
-			if (wait_event_interruptible(q->wait, evq_readable(q) ||
-						     READ_ONCE(q->uring)))
-				return -ERESTARTSYS;
-			if (mutex_lock_interruptible(&q->read_mutex))
-				return -ERESTARTSYS;
-			continue;
-		}
-		if (copy_to_user(buf + done * q->rec_size, q->bounce,
-				 n * q->rec_size)) {
-			ret = -EFAULT;
-			break;
-		}
-		k = evq_end_copy(q, n, !peek);
-		if (k)
-			after = evq_bounce(q, k - 1)->seq;
-		done += k;
-		cond_resched();
-	} while (done < want);
-	mutex_unlock(&q->read_mutex);
-
-	return done ? done : ret;
-}
-
-/**
- * ib_async_evq_read - copy whole records to userspace
- * @q: the queue
- * @buf: user buffer
- * @count: its size; at least one record
- * @nonblock: O_NONBLOCK
- *
- * Return: bytes copied, or -EINVAL (buffer smaller than a record) and the
- * errors of ib_async_evq_read_batch().
- */
-ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
-			  size_t count, bool nonblock)
-{
-	size_t want = count / q->rec_size;
-	ssize_t n;
-
-	if (!want)
-		return -EINVAL;
-	n = ib_async_evq_read_batch(q, 0, buf, want, nonblock, false);
-	return n > 0 ? n * q->rec_size : n;
 }
 
 /*
@@ -1595,251 +954,24 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 }
 
 /**
- * ib_async_evq_attach_ring - deliver the queue's records into a ring
- * @q: the queue
- * @r: the ring, empty; the queue owns it from now on
+ * ib_async_uring_free - free a ring and give back its charge
+ * @r: the ring, mapped nowhere any more
  *
- * The caller has refused queues whose records change while queued
- * (completion and coalescing channels), before allocating @r.
- *
- * Return: 0, or -EBUSY if the queue has a ring already (@r is not taken).
+ * Safe from an RCU callback: vfree() defers itself there.
  */
-int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r)
+void ib_async_uring_free(struct ib_async_uring *r)
 {
-	unsigned long flags;
-	int ret = 0;
-
-	if (WARN_ON_ONCE(r->rec_size != q->rec_size))
-		return -EINVAL;
-	/*
-	 * No purge, resize or ring fill is moving records meanwhile, and a
-	 * reader sees the ring before its next snapshot. A reader copying
-	 * records out now keeps those it consumes before a ring fill takes
-	 * them: all older than what the ring gets, so order holds.
-	 */
-	mutex_lock(&q->move_mutex);
-	spin_lock_irqsave(&q->lock, flags);
-	if (q->uring)
-		ret = -EBUSY;
-	else
-		WRITE_ONCE(q->uring, r);
-	spin_unlock_irqrestore(&q->lock, flags);
-	mutex_unlock(&q->move_mutex);
-	/* A reader asleep in read() returns: the ring has the events now. */
-	if (!ret)
-		wake_up_interruptible(&q->wait);
-	return ret;
+	vfree(r->mem);
+	ib_async_uring_uncharge(r);
+	kfree(r);
 }
 
-/* Records one lock hold moves into the ring: irq-off time stays bounded. */
-#define IB_ASYNC_RING_FILL_CHUNK	256
-
-/* Move what waits here into the ring, as much as it has room for. */
-static void evq_ring_fill(struct ib_async_evq *q)
+/* Give back the ring's charge ahead of its memory (see the queue's). */
+void ib_async_uring_uncharge(struct ib_async_uring *r)
 {
-	struct ib_async_uring *r = q->uring;
-	struct ib_async_slot *slot;
-	unsigned long flags;
-	u32 i, n;
-
-	/* A purge's holes never sit among the records moved. */
-	lockdep_assert_held(&q->move_mutex);
-	do {
-		spin_lock_irqsave(&q->lock, flags);
-		n = min3(q->len, evq_ring_room(r),
-			 (u32)IB_ASYNC_RING_FILL_CHUNK);
-		for (i = 0; i < n; i++) {
-			slot = evq_slot(q, 0);
-			evq_copy_out(q, evq_ring_next(r), slot);
-			/* traced from the queue's copy, not the shared one */
-			evq_dequeued(q, &slot->rec);
-			evq_pop(q);
-			evq_ring_publish(r);
-		}
-		spin_unlock_irqrestore(&q->lock, flags);
-		cond_resched();
-	} while (n == IB_ASYNC_RING_FILL_CHUNK);
-}
-
-static bool evq_ring_ready(struct ib_async_evq *q)
-{
-	return evq_ring_used(q->uring) || evq_readable(q);
-}
-
-/**
- * ib_async_evq_ring_wait - fill the ring, wait for a record in it
- * @q: a queue with a ring
- * @nonblock: fail with -EAGAIN rather than wait
- * @avail: records in the ring the program has not consumed
- *
- * Return: 0 with @avail non-zero, or -EINVAL (no ring), -EAGAIN,
- * -ERESTARTSYS, or the stream's end as read() reports it (-ENODEV,
- * -EIO) once nothing is left here or in the ring.
- */
-int ib_async_evq_ring_wait(struct ib_async_evq *q, bool nonblock, u32 *avail)
-{
-	bool over;
-	u32 n;
-
-	if (!READ_ONCE(q->uring))
-		return -EINVAL;
-	for (;;) {
-		/* Not read_mutex: a reader stuck in its copy holds that. */
-		if (mutex_lock_interruptible(&q->move_mutex))
-			return -ERESTARTSYS;
-		evq_ring_fill(q);
-		n = evq_ring_used(q->uring);
-		over = READ_ONCE(q->dead) && !READ_ONCE(q->len);
-		mutex_unlock(&q->move_mutex);
-		if (n) {
-			*avail = n;
-			return 0;
-		}
-		if (over)
-			return READ_ONCE(q->dead_err);
-		if (nonblock)
-			return -EAGAIN;
-		if (wait_event_interruptible(q->wait, evq_ring_ready(q)))
-			return -ERESTARTSYS;
+	if (r->user) {
+		ib_async_unaccount_pages(r->user, r->size >> PAGE_SHIFT);
+		free_uid(r->user);
 	}
-}
-
-/**
- * ib_async_evq_state_begin - start a snapshot of a state queue
- * @q: the queue
- *
- * Holds move_mutex until ib_async_evq_state_end(): no reader, ring fill,
- * purge or resize moves records meanwhile, so the records reserved stay
- * where they are, unseen, until their state is filled in. The time is
- * bounded (the ports are queried), and no copy to user memory waits for
- * it.
- */
-void ib_async_evq_state_begin(struct ib_async_evq *q)
-{
-	mutex_lock(&q->move_mutex);
-}
-
-/**
- * ib_async_evq_state_reserve - a snapshot's records, at this point
- * @q: a state queue, between ib_async_evq_state_begin() and _end(), locked
- *	with ib_async_evq_lock()
- * @ports: the ports the records are of, 0 for the device
- * @cookies: each record's cookie
- * @n: how many
- * @flags: IB_ASYNC_STATE_RESYNC or 0
- * @first_seq: out: the first record's sequence number; the others follow
- *
- * The records take the next sequence numbers and the room state records
- * have beside the events, so they are never lost to a full queue; their
- * state comes from ib_async_evq_state_fill().
- *
- * Return: 0, -EIO once the stream ended, -EBUSY if the room holds the
- * records of an earlier snapshot that are still unread, or a loss waits
- * for room in a full queue (a reader makes it); for a resync
- * (@flags), -EALREADY if no overflow awaits one, -ENOENT if @n is 0 (no
- * subscription covers a port: the overflow needs none).
- */
-int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
-			       const u64 *cookies, u32 n, u32 flags,
-			       u64 *first_seq)
-{
-	struct ib_async_event rec = {
-		.timestamp_ns = ktime_get_ns(),
-		.count = 1,
-		.event_type = IB_ASYNC_EV_STATE,
-		.obj_type = IB_ASYNC_OBJ_PORT,
-	};
-	struct ib_async_slot *slot;
-	struct ib_async_evx *e;
-	u32 i, k = 0;
-
-	lockdep_assert_held(&q->move_mutex);
-	lockdep_assert_held(&q->lock);
-	if (q->ended)
-		return -EIO;
-	if (flags & IB_ASYNC_STATE_RESYNC) {
-		/* one snapshot answers every overflow before it */
-		if (!q->resync_wanted)
-			return -EALREADY;
-		if (!n) {
-			q->resync_wanted = false;
-			return -ENOENT;
-		}
-	}
-	/*
-	 * A loss kept aside must take its place in the stream first: the
-	 * snapshot waits until a reader has made room for it (a resync is
-	 * asked for again then).
-	 */
-	if (!n || q->nstate + n > q->state_slots || q->pend_count)
-		return -EBUSY;
-	/* the bound of evq_slots() and the extras pool have room for them */
-	if (WARN_ON_ONCE(q->len + n > evq_slots(q->cap, q->state_slots) ||
-			 q->x_used + n > evq_nx(q->cap, q->state_slots)))
-		return -EBUSY;
-	if (flags & IB_ASYNC_STATE_RESYNC)
-		q->resync_wanted = false;
-	*first_seq = q->next_seq;
-	for (i = 0; i < n; i++) {
-		rec.element = ports[i];
-		rec.port_num = ports[i];
-		rec.seq = q->next_seq++;
-		slot = evq_append(q);
-		slot->rec = rec;
-		slot->x = evq_x_get(q, &rec, cookies[i]);
-		e = evq_x(q, slot->x);
-		while (q->states[k].used)
-			k++;
-		q->states[k].used = true;
-		memset(&q->states[k].st, 0, sizeof(q->states[k].st));
-		q->states[k].st.flags = flags |
-					(i == n - 1 ? IB_ASYNC_STATE_LAST : 0);
-		e->state = k + 1;
-		q->nstate++;
-		evq_queued(q, &slot->rec);
-	}
-	return 0;
-}
-
-/**
- * ib_async_evq_state_fill - the state of the records reserved
- * @q: the queue, between ib_async_evq_state_begin() and _end()
- * @first_seq: what ib_async_evq_state_reserve() gave
- * @st: the records' states, in their order; flags are added to the
- *	record's own
- * @n: how many
- */
-void ib_async_evq_state_fill(struct ib_async_evq *q, u64 first_seq,
-			     const struct ib_async_port_state *st, u32 n)
-{
-	struct ib_async_port_state *to;
-	struct ib_async_slot *slot;
-	unsigned long flags;
-	u32 i, at, f;
-
-	lockdep_assert_held(&q->move_mutex);
-	spin_lock_irqsave(&q->lock, flags);
-	at = evq_index_after(q, first_seq - 1);
-	for (i = 0; i < n && at + i < q->len; i++) {
-		slot = evq_slot(q, at + i);
-		/* nothing moves them: under move_mutex they are still here */
-		if (WARN_ON_ONCE(slot->rec.seq != first_seq + i ||
-				 slot->rec.event_type != IB_ASYNC_EV_STATE))
-			break;
-		to = &q->states[evq_x(q, slot->x)->state - 1].st;
-		f = to->flags;
-		*to = st[i];
-		to->flags |= f;
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-}
-
-/**
- * ib_async_evq_state_end - the snapshot's records are complete
- * @q: the queue
- */
-void ib_async_evq_state_end(struct ib_async_evq *q)
-{
-	mutex_unlock(&q->move_mutex);
-	evq_wake(q);
+	r->user = NULL;
 }

@@ -251,7 +251,21 @@ static inline void ib_async_stat_add(struct ib_async_stats __percpu *stats,
 	this_cpu_add(stats->c[stat], n);
 }
 
-/* evq.c */
+struct ib_async_evq_stat {
+	u64 id;
+	u32 cap;
+	u32 queued;
+	u64 lost;
+	u64 coalesced;
+	u64 delivered;
+	u64 next_seq;
+	u32 rec_size;
+	u32 ring_entries;		/* 0: no ring */
+	u32 ring_produced;
+	long memlock_pages;		/* queue and ring, on RLIMIT_MEMLOCK */
+};
+
+/* evq.c: the queue's storage, producers, resize and purge */
 int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 		      struct ib_async_stats __percpu *stats, unsigned int flags,
 		      u32 state_slots, struct user_struct *user);
@@ -268,13 +282,6 @@ void ib_async_evq_unlock(struct ib_async_evq *q, unsigned long flags,
 bool ib_async_evq_push_chan_locked(struct ib_async_evq *q,
 				   const struct ib_async_event *ev,
 				   u64 cookie);
-void ib_async_evq_state_begin(struct ib_async_evq *q);
-int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
-			       const u64 *cookies, u32 n, u32 flags,
-			       u64 *first_seq);
-void ib_async_evq_state_fill(struct ib_async_evq *q, u64 first_seq,
-			     const struct ib_async_port_state *st, u32 n);
-void ib_async_evq_state_end(struct ib_async_evq *q);
 u64 ib_async_evq_purge(struct ib_async_evq *q, struct ib_async_evcount *owner);
 void ib_async_evq_purge_obj(struct ib_async_evq *q, u32 obj_type, u32 handle);
 void ib_async_evq_orphan(struct ib_async_evq *q,
@@ -282,38 +289,34 @@ void ib_async_evq_orphan(struct ib_async_evq *q,
 void ib_async_evq_shutdown(struct ib_async_evq *q, u64 timestamp_ns);
 void ib_async_evq_close(struct ib_async_evq *q, int err);
 int ib_async_evq_resize(struct ib_async_evq *q, u32 cap);
+__poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
+			   poll_table *wait);
+void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
+void ib_async_uring_free(struct ib_async_uring *r);
+void ib_async_uring_uncharge(struct ib_async_uring *r);
+
+/* evq_read.c: the reader */
 ssize_t ib_async_evq_read(struct ib_async_evq *q, char __user *buf,
 			  size_t count, bool nonblock);
 ssize_t ib_async_evq_read_batch(struct ib_async_evq *q, u64 consume_seq,
 				char __user *buf, size_t want, bool nonblock,
 				bool peek);
-__poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
-			   poll_table *wait);
+
+/* evq_state.c: a state queue's snapshots */
+void ib_async_evq_state_begin(struct ib_async_evq *q);
+int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
+			       const u64 *cookies, u32 n, u32 flags,
+			       u64 *first_seq);
+void ib_async_evq_state_fill(struct ib_async_evq *q, u64 first_seq,
+			     const struct ib_async_port_state *st, u32 n);
+void ib_async_evq_state_end(struct ib_async_evq *q);
+
+/* ring.c: a mapped ring, filled from the queue */
 int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r);
 int ib_async_evq_ring_wait(struct ib_async_evq *q, bool nonblock, u32 *avail);
-
-struct ib_async_evq_stat {
-	u64 id;
-	u32 cap;
-	u32 queued;
-	u64 lost;
-	u64 coalesced;
-	u64 delivered;
-	u64 next_seq;
-	u32 rec_size;
-	u32 ring_entries;		/* 0: no ring */
-	u32 ring_produced;
-	long memlock_pages;		/* queue and ring, on RLIMIT_MEMLOCK */
-};
-
-void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st);
 
 /* account.c: what the queue is charged with */
 int ib_async_account_pages(struct user_struct *user, long pages);
 void ib_async_unaccount_pages(struct user_struct *user, long pages);
-
-/* ring.c: what the queue frees of its ring */
-void ib_async_uring_free(struct ib_async_uring *r);
-void ib_async_uring_uncharge(struct ib_async_uring *r);
 
 #endif /* IB_ASYNC_EVQ_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Event rings mapped to user space (IB_ASYNC_IOC_MAP_RING): the memory,
- * its mapping and the two commands. How records flow into a ring is the
- * queue's business (evq.c).
+ * its mapping, the two commands, and how records waiting in the queue
+ * move into the ring (a producer puts an event straight in when it can:
+ * evq.c).
  *
  * The memory is one vmalloc() area, charged to the memory cgroup
  * (__GFP_ACCOUNT) and to the caller's RLIMIT_MEMLOCK, as io_uring charges
@@ -20,6 +21,7 @@
 #include <linux/vmalloc.h>
 
 #include "core.h"
+#include "evq_priv.h"
 
 static struct ib_async_uring *ib_async_uring_alloc(u32 entries, u32 rec_size)
 {
@@ -54,29 +56,6 @@ static struct ib_async_uring *ib_async_uring_alloc(u32 entries, u32 rec_size)
 	r->hdr->record_size = rec_size;
 	r->hdr->records_offset = sizeof(struct ib_async_ring_header);
 	return r;
-}
-
-/**
- * ib_async_uring_free - free a ring and give back its charge
- * @r: the ring, mapped nowhere any more
- *
- * Safe from an RCU callback: vfree() defers itself there.
- */
-void ib_async_uring_free(struct ib_async_uring *r)
-{
-	vfree(r->mem);
-	ib_async_uring_uncharge(r);
-	kfree(r);
-}
-
-/* Give back the ring's charge ahead of its memory (see the queue's). */
-void ib_async_uring_uncharge(struct ib_async_uring *r)
-{
-	if (r->user) {
-		ib_async_unaccount_pages(r->user, r->size >> PAGE_SHIFT);
-		free_uid(r->user);
-	}
-	r->user = NULL;
 }
 
 /**
@@ -181,4 +160,114 @@ int ib_async_cmd_ring_wait(struct ib_async_ucmd *u)
 		return ret;
 	ib_async_ucmd_respond(u);
 	return 0;
+}
+
+/**
+ * ib_async_evq_attach_ring - deliver the queue's records into a ring
+ * @q: the queue
+ * @r: the ring, empty; the queue owns it from now on
+ *
+ * The caller has refused queues whose records change while queued
+ * (completion and coalescing channels), before allocating @r.
+ *
+ * Return: 0, or -EBUSY if the queue has a ring already (@r is not taken).
+ */
+int ib_async_evq_attach_ring(struct ib_async_evq *q, struct ib_async_uring *r)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (WARN_ON_ONCE(r->rec_size != q->rec_size))
+		return -EINVAL;
+	/*
+	 * No purge, resize or ring fill is moving records meanwhile, and a
+	 * reader sees the ring before its next snapshot. A reader copying
+	 * records out now keeps those it consumes before a ring fill takes
+	 * them: all older than what the ring gets, so order holds.
+	 */
+	mutex_lock(&q->move_mutex);
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->uring)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(q->uring, r);
+	spin_unlock_irqrestore(&q->lock, flags);
+	mutex_unlock(&q->move_mutex);
+	/* A reader asleep in read() returns: the ring has the events now. */
+	if (!ret)
+		wake_up_interruptible(&q->wait);
+	return ret;
+}
+
+/* Records one lock hold moves into the ring: irq-off time stays bounded. */
+#define IB_ASYNC_RING_FILL_CHUNK	256
+
+/* Move what waits here into the ring, as much as it has room for. */
+static void evq_ring_fill(struct ib_async_evq *q)
+{
+	struct ib_async_uring *r = q->uring;
+	struct ib_async_slot *slot;
+	unsigned long flags;
+	u32 i, n;
+
+	/* A purge's holes never sit among the records moved. */
+	lockdep_assert_held(&q->move_mutex);
+	do {
+		spin_lock_irqsave(&q->lock, flags);
+		n = min3(q->len, evq_ring_room(r),
+			 (u32)IB_ASYNC_RING_FILL_CHUNK);
+		for (i = 0; i < n; i++) {
+			slot = evq_slot(q, 0);
+			evq_copy_out(q, evq_ring_next(r), slot);
+			/* traced from the queue's copy, not the shared one */
+			evq_dequeued(q, &slot->rec);
+			evq_pop(q);
+			evq_ring_publish(r);
+		}
+		spin_unlock_irqrestore(&q->lock, flags);
+		cond_resched();
+	} while (n == IB_ASYNC_RING_FILL_CHUNK);
+}
+
+static bool evq_ring_ready(struct ib_async_evq *q)
+{
+	return evq_ring_used(q->uring) || evq_readable(q);
+}
+
+/**
+ * ib_async_evq_ring_wait - fill the ring, wait for a record in it
+ * @q: a queue with a ring
+ * @nonblock: fail with -EAGAIN rather than wait
+ * @avail: records in the ring the program has not consumed
+ *
+ * Return: 0 with @avail non-zero, or -EINVAL (no ring), -EAGAIN,
+ * -ERESTARTSYS, or the stream's end as read() reports it (-ENODEV,
+ * -EIO) once nothing is left here or in the ring.
+ */
+int ib_async_evq_ring_wait(struct ib_async_evq *q, bool nonblock, u32 *avail)
+{
+	bool over;
+	u32 n;
+
+	if (!READ_ONCE(q->uring))
+		return -EINVAL;
+	for (;;) {
+		/* Not read_mutex: a reader stuck in its copy holds that. */
+		if (mutex_lock_interruptible(&q->move_mutex))
+			return -ERESTARTSYS;
+		evq_ring_fill(q);
+		n = evq_ring_used(q->uring);
+		over = READ_ONCE(q->dead) && !READ_ONCE(q->len);
+		mutex_unlock(&q->move_mutex);
+		if (n) {
+			*avail = n;
+			return 0;
+		}
+		if (over)
+			return READ_ONCE(q->dead_err);
+		if (nonblock)
+			return -EAGAIN;
+		if (wait_event_interruptible(q->wait, evq_ring_ready(q)))
+			return -ERESTARTSYS;
+	}
 }

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "kshim.h"
-#include "../../../kernel/core/evq.h"
+#include "../../../kernel/core/evq_priv.h"
 
 /* ---- the test's side of kshim ---------------------------------------- */
 
@@ -158,7 +158,7 @@ void kshim_resched(void)
 	hook_resched();
 }
 
-/* Stand-ins for account.c and ring.c: no user is charged, no ring made. */
+/* Stand-ins for account.c: no user is charged. */
 int ib_async_account_pages(struct user_struct *user, long pages)
 {
 	(void)user;
@@ -170,16 +170,6 @@ void ib_async_unaccount_pages(struct user_struct *user, long pages)
 {
 	(void)user;
 	(void)pages;
-}
-
-void ib_async_uring_free(struct ib_async_uring *r)
-{
-	(void)r;
-}
-
-void ib_async_uring_uncharge(struct ib_async_uring *r)
-{
-	(void)r;
 }
 
 /* ---- the configuration of a run -------------------------------------- */

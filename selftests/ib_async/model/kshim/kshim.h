@@ -103,6 +103,7 @@ u64 kshim_now(void);
 #define kcalloc(n, size, gfp)	kshim_alloc(n, size)
 #define kvfree(p)		kshim_free(p)
 #define kfree(p)		kshim_free(p)
+#define vfree(p)		kshim_free(p)
 
 /* Locks: a flag each; taking one twice or asserting a free one fails. */
 typedef struct { int held; } spinlock_t;
