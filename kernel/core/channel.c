@@ -32,7 +32,8 @@ static void ib_async_channel_free_rcu(struct rcu_head *rcu)
 	struct ib_async_channel *chan =
 		container_of(rcu, struct ib_async_channel, rcu);
 
-	ib_async_evchan_free_subs(chan);
+	if (chan->ops->free)
+		chan->ops->free(chan);
 	ib_async_evq_destroy(&chan->evq);
 	kfree(chan);
 }
@@ -86,7 +87,8 @@ static int ib_async_channel_release(struct inode *inode, struct file *filp)
 	struct ib_async_channel *chan = ib_async_channel_of(filp);
 
 	ib_async_channel_unlink(chan);
-	ib_async_evchan_stop_resync(chan);
+	if (chan->ops->release)
+		chan->ops->release(chan);
 	ib_async_channel_put(chan);
 	return 0;
 }
@@ -105,28 +107,58 @@ static void ib_async_channel_show_fdinfo(struct seq_file *m,
 	struct ib_async_channel *chan = ib_async_channel_of(filp);
 	struct ib_async_evq_stat st;
 
-	bool event = chan->type == IB_ASYNC_CHANNEL_EVENT;
-
 	ib_async_evq_stat(&chan->evq, &st);
 	seq_printf(m, "ib_async-device:\t%s\n", dev_name(&chan->adev->dev));
-	seq_printf(m, "ib_async-channel:\t%s\n",
-		   event ? "event" : "completion");
+	seq_printf(m, "ib_async-channel:\t%s\n", chan->ops->kind);
 	ib_async_qfile_show_queue(m, &st);
 	seq_printf(m, "ib_async-delivered:\t%llu\n", st.delivered);
 	seq_printf(m, "ib_async-lost:\t%llu\n", st.lost);
 	seq_printf(m, "ib_async-coalesced:\t%llu\n", st.coalesced);
 	ib_async_qfile_show_memory(m, &st);
-	if (event) {
-		seq_printf(m, "ib_async-coalescing:\t%s\n",
-			   chan->evq.flags & IB_ASYNC_EVQ_COALESCE ?
-			   "yes" : "no");
-		seq_printf(m, "ib_async-state:\t%s\n",
-			   chan->evq.flags & IB_ASYNC_EVQ_RESYNC ? "resync" :
-			   chan->evq.flags & IB_ASYNC_EVQ_STATE ? "yes" : "no");
-		ib_async_evchan_show_subs(m, chan);
-	} else {
-		seq_printf(m, "ib_async-cqs:\t%d\n", atomic_read(&chan->cqs));
-	}
+	if (chan->ops->show_fdinfo)
+		chan->ops->show_fdinfo(m, chan);
+}
+
+/* A completion channel's queue: its CQs' events merge while one is unread. */
+static int ib_async_compchan_queue(struct ib_device *ib_dev, u32 flags,
+				   unsigned int *qflags, u32 *state_slots)
+{
+	if (!ib_dev->kverbs_provider)
+		return -EOPNOTSUPP;
+	*qflags = IB_ASYNC_EVQ_COMP;
+	return 0;
+}
+
+static void ib_async_compchan_show_fdinfo(struct seq_file *m,
+					  struct ib_async_channel *chan)
+{
+	seq_printf(m, "ib_async-cqs:\t%d\n", atomic_read(&chan->cqs));
+}
+
+static const struct ib_async_chan_ops ib_async_compchan_ops = {
+	.name		= "[ib_async_comp]",
+	.kind		= "completion",
+	.queue		= ib_async_compchan_queue,
+	.show_fdinfo	= ib_async_compchan_show_fdinfo,
+};
+
+/* The kinds of channel, by enum ib_async_channel_type. */
+static const struct ib_async_chan_ops *ib_async_chan_kinds[] __ro_after_init = {
+	[IB_ASYNC_CHANNEL_COMP]		= &ib_async_compchan_ops,
+	[IB_ASYNC_CHANNEL_EVENT]	= NULL,	/* evchan.c's, registered */
+};
+
+/**
+ * ib_async_channel_register - offer a kind of channel
+ * @type: its enum ib_async_channel_type
+ * @ops: what it has beyond its queue
+ *
+ * At module init, before any file is opened.
+ */
+void ib_async_channel_register(u32 type, const struct ib_async_chan_ops *ops)
+{
+	if (!WARN_ON_ONCE(type >= ARRAY_SIZE(ib_async_chan_kinds)))
+		ib_async_chan_kinds[type] = ops;
 }
 
 static const struct file_operations ib_async_channel_fops = {
@@ -149,6 +181,7 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 {
 	struct ib_async_create_channel *arg = u->cmd;
 	struct ib_async_file *file = u->file;
+	const struct ib_async_chan_ops *ops;
 	struct ib_async_channel *chan;
 	unsigned int qflags = 0;
 	u32 state_slots = 0;
@@ -160,36 +193,13 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 			   IB_ASYNC_CHANNEL_STATE |
 			   IB_ASYNC_CHANNEL_RESYNC) || arg->fd)
 		return -EINVAL;
-	/* a snapshot after an overflow needs records that carry state */
-	if (arg->flags & IB_ASYNC_CHANNEL_RESYNC &&
-	    !(arg->flags & IB_ASYNC_CHANNEL_STATE))
+	ops = arg->type < ARRAY_SIZE(ib_async_chan_kinds) ?
+	      ib_async_chan_kinds[arg->type] : NULL;
+	if (!ops || arg->flags & ~(IB_ASYNC_CHANNEL_NONBLOCK | ops->flags))
 		return -EINVAL;
-	switch (arg->type) {
-	case IB_ASYNC_CHANNEL_COMP:
-		if (arg->flags & (IB_ASYNC_CHANNEL_COALESCE |
-				  IB_ASYNC_CHANNEL_STATE))
-			return -EINVAL;
-		if (!u->ib_dev->kverbs_provider)
-			return -EOPNOTSUPP;
-		qflags = IB_ASYNC_EVQ_COMP;
-		break;
-	case IB_ASYNC_CHANNEL_EVENT:
-		qflags = IB_ASYNC_EVQ_CHAN;
-		if (arg->flags & IB_ASYNC_CHANNEL_COALESCE)
-			qflags |= IB_ASYNC_EVQ_COALESCE;
-		if (arg->flags & IB_ASYNC_CHANNEL_STATE) {
-			qflags |= IB_ASYNC_EVQ_STATE;
-			/* a snapshot: the device and each of its ports */
-			state_slots = rdma_end_port(u->ib_dev) + 1;
-			if (state_slots > IB_ASYNC_STATE_PORTS_MAX)
-				return -EOPNOTSUPP;
-		}
-		if (arg->flags & IB_ASYNC_CHANNEL_RESYNC)
-			qflags |= IB_ASYNC_EVQ_RESYNC;
-		break;
-	default:
-		return -EINVAL;
-	}
+	ret = ops->queue(u->ib_dev, arg->flags, &qflags, &state_slots);
+	if (ret)
+		return ret;
 
 	chan = kzalloc(sizeof(*chan), GFP_KERNEL_ACCOUNT);
 	if (!chan)
@@ -201,8 +211,9 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 		kfree(chan);
 		return ret;
 	}
-	if (qflags & IB_ASYNC_EVQ_STATE) {
-		ret = ib_async_evchan_init_state(chan, u->ib_dev);
+	chan->ops = ops;
+	if (ops->init) {
+		ret = ops->init(chan, u->ib_dev);
 		if (ret) {
 			ib_async_evq_destroy(&chan->evq);
 			kfree(chan);
@@ -223,9 +234,7 @@ int ib_async_cmd_create_channel(struct ib_async_ucmd *u)
 		return fd;
 	}
 	/* Read-write: a ring mapped shared needs it for its consumer index. */
-	filp = anon_inode_getfile(arg->type == IB_ASYNC_CHANNEL_EVENT ?
-				  "[ib_async_event]" : "[ib_async_comp]",
-				  &ib_async_channel_fops,
+	filp = anon_inode_getfile(ops->name, &ib_async_channel_fops,
 				  &chan->evq, O_RDWR |
 				  (arg->flags & IB_ASYNC_CHANNEL_NONBLOCK ?
 				   O_NONBLOCK : 0));
@@ -301,7 +310,7 @@ void ib_async_channels_close(struct ib_async_file *file, int err)
 
 	mutex_lock(&file->adev->chan_lock);
 	list_for_each_entry_safe(chan, next, &file->channels, list) {
-		if (chan->type == IB_ASYNC_CHANNEL_EVENT && err == -ENODEV)
+		if (chan->ops->end_record && err == -ENODEV)
 			ib_async_evq_shutdown(&chan->evq, now);
 		else
 			ib_async_evq_close(&chan->evq, err);

@@ -151,12 +151,44 @@ struct ib_async_subset {
 };
 
 /**
+ * struct ib_async_chan_ops - what a kind of channel has beyond its queue
+ * @name: its file's name, as /proc/PID/fd shows it
+ * @kind: what fdinfo's ib_async-channel line says
+ * @flags: the IB_ASYNC_CHANNEL_* flags it takes beside NONBLOCK
+ * @queue: the queue @flags ask for on @ib_dev: its IB_ASYNC_EVQ_* flags
+ *	and state slots; 0 or -errno
+ * @init: what the channel needs beyond its queue, once that exists
+ * @release: its file is closed
+ * @show_fdinfo: its own fdinfo lines
+ * @free: frees what @init made, a grace period after the last reference
+ * @end_record: at device removal its stream ends with a DEVICE_FATAL
+ *	record, as the node's does, rather than with an error alone
+ *
+ * Every hook but @queue may be NULL. The core's own kind is the
+ * completion channel; the event channel's (evchan.c) is registered by
+ * ib_async_core_init(), so the channel code never calls it by name.
+ */
+struct ib_async_chan_ops {
+	const char *name;
+	const char *kind;
+	u32 flags;
+	int (*queue)(struct ib_device *ib_dev, u32 flags, unsigned int *qflags,
+		     u32 *state_slots);
+	int (*init)(struct ib_async_channel *chan, struct ib_device *ib_dev);
+	void (*release)(struct ib_async_channel *chan);
+	void (*show_fdinfo)(struct seq_file *m, struct ib_async_channel *chan);
+	void (*free)(struct ib_async_channel *chan);
+	bool end_record;
+};
+
+/**
  * struct ib_async_channel - a channel (channel.c, evchan.c)
  * @ref: its file, each CQ using it, and a forgetting object's walk
  * @adev: the device, whose chan_lock guards @file, @list, @subs, @sub_next
  * @file: the context it was made on; NULL once that is closed
  * @list: on @file's channels (RCU)
  * @type: enum ib_async_channel_type
+ * @ops: its kind's
  * @cqs: completion channels: CQs using it; a new one needs a free slot
  * @subs: event channels: the subscriptions (RCU), NULL for none
  * @sub_next: event channels: the last subscription id given
@@ -175,6 +207,7 @@ struct ib_async_channel {
 	struct ib_async_file *file;
 	struct list_head list;
 	u32 type;
+	const struct ib_async_chan_ops *ops;
 	atomic_t cqs;
 	struct ib_async_subset __rcu *subs;
 	u32 sub_next;
@@ -231,11 +264,6 @@ enum {
  * @user_size: the caller's size of it (argsz)
  * @size: the kernel's size of it
  * @respond: copy @cmd back to the caller once every lock is dropped
- * @created: handle of an object made by the command, which @uncreate
- *           destroys again if the command fails after all (the budget
- *           refused what the driver granted) or the copy back fails (the
- *           caller never learnt the handle)
- * @uncreate: set with @created
  * @unlocked: called once every device lock is dropped, before the answer
  *            is copied back, to finish with what @unlocked_arg holds (an
  *            object the command destroyed, whose queued records are
@@ -243,9 +271,12 @@ enum {
  * @unlocked_arg: what @unlocked works on
  * @answered: set by a command that can only finish once its answer
  *            reached the caller: called after the copy back with 0 or
- *            its error, finishes or undoes what @pending holds and
- *            returns the command's result
+ *            its error, finishes or undoes what @pending or
+ *            @pending_handle holds and returns the command's result (an
+ *            object made by the command is destroyed again if the
+ *            command fails after all or the caller never learnt it)
  * @pending: what @answered finishes or undoes
+ * @pending_handle: or the handle of the object it is about
  * @new_file: a file made by the command, installed at @new_fd once the
  *            caller has its number (else released)
  * @new_fd: its reserved descriptor
@@ -261,12 +292,13 @@ struct ib_async_ucmd {
 	u32 user_size;
 	u32 size;
 	bool respond;
-	u32 created;
-	void (*uncreate)(struct ib_async_ucmd *u);
 	void (*unlocked)(struct ib_async_ucmd *u);
 	void *unlocked_arg;
 	int (*answered)(struct ib_async_ucmd *u, int ret);
-	void *pending;
+	union {
+		void *pending;
+		u32 pending_handle;
+	};
 	struct file *new_file;
 	int new_fd;
 };
@@ -316,6 +348,7 @@ struct ib_async_ioctl_op {
 void ib_async_uapi_init(const struct ib_async_ioctl_op *cmds, unsigned int n);
 
 /* channel.c */
+void ib_async_channel_register(u32 type, const struct ib_async_chan_ops *ops);
 int ib_async_cmd_create_channel(struct ib_async_ucmd *u);
 void ib_async_channels_close(struct ib_async_file *file, int err);
 struct ib_async_channel *ib_async_channel_get(struct ib_async_file *file,
@@ -327,12 +360,7 @@ void ib_async_evchans_deliver(struct ib_async_file *file,
 			      const struct ib_async_event *ev);
 void ib_async_evchans_forget(struct ib_async_file *file, u32 obj_type,
 			     u32 handle);
-void ib_async_evchan_show_subs(struct seq_file *m,
-			       struct ib_async_channel *chan);
-void ib_async_evchan_free_subs(struct ib_async_channel *chan);
-int ib_async_evchan_init_state(struct ib_async_channel *chan,
-			       struct ib_device *ib_dev);
-void ib_async_evchan_stop_resync(struct ib_async_channel *chan);
+extern const struct ib_async_chan_ops ib_async_evchan_ops;
 
 int ib_async_cmd_subscribe(struct ib_async_ucmd *u);
 int ib_async_cmd_unsubscribe(struct ib_async_ucmd *u);

@@ -540,7 +540,7 @@ static void ib_async_evchan_resync_kick(struct ib_async_evq *q)
  * Ends its stream, so that no overflow asks for another snapshot, and
  * cancels or waits for the one asked for.
  */
-void ib_async_evchan_stop_resync(struct ib_async_channel *chan)
+static void ib_async_evchan_stop_resync(struct ib_async_channel *chan)
 {
 	if (!(chan->evq.flags & IB_ASYNC_EVQ_RESYNC))
 		return;
@@ -557,8 +557,8 @@ void ib_async_evchan_stop_resync(struct ib_async_channel *chan)
  * Return: 0, -ENOMEM, or -EOPNOTSUPP for a device with more ports than a
  * snapshot holds.
  */
-int ib_async_evchan_init_state(struct ib_async_channel *chan,
-			       struct ib_device *ib_dev)
+static int ib_async_evchan_init_state(struct ib_async_channel *chan,
+				      struct ib_device *ib_dev)
 {
 	chan->nports = rdma_end_port(ib_dev);
 	if (chan->nports + 1 > IB_ASYNC_STATE_PORTS_MAX)
@@ -638,14 +638,19 @@ void ib_async_evchans_forget(struct ib_async_file *file, u32 obj_type,
 	mutex_unlock(&file->forget_mutex);
 }
 
-/* fdinfo: one line per subscription, in the order they were made. */
-void ib_async_evchan_show_subs(struct seq_file *m,
-			       struct ib_async_channel *chan)
+/* fdinfo: how it queues, then one line per subscription, in order. */
+static void ib_async_evchan_show_fdinfo(struct seq_file *m,
+					struct ib_async_channel *chan)
 {
 	const struct ib_async_subset *set;
 	const struct ib_async_sub *sub;
 	u32 i;
 
+	seq_printf(m, "ib_async-coalescing:\t%s\n",
+		   chan->evq.flags & IB_ASYNC_EVQ_COALESCE ? "yes" : "no");
+	seq_printf(m, "ib_async-state:\t%s\n",
+		   chan->evq.flags & IB_ASYNC_EVQ_RESYNC ? "resync" :
+		   chan->evq.flags & IB_ASYNC_EVQ_STATE ? "yes" : "no");
 	rcu_read_lock();
 	set = rcu_dereference(chan->subs);
 	seq_printf(m, "ib_async-subscriptions:\t%u\n", set ? set->n : 0);
@@ -670,8 +675,55 @@ void ib_async_evchan_show_subs(struct seq_file *m,
 }
 
 /* The channel is being freed: nobody reads its set any more. */
-void ib_async_evchan_free_subs(struct ib_async_channel *chan)
+static void ib_async_evchan_free(struct ib_async_channel *chan)
 {
 	kfree(rcu_dereference_protected(chan->subs, 1));
 	kfree(chan->gid_gen);
 }
+
+/*
+ * The queue an event channel's flags ask for: coalescing, and records
+ * that carry state, with room for a snapshot of the device and each port.
+ */
+static int ib_async_evchan_queue(struct ib_device *ib_dev, u32 flags,
+				 unsigned int *qflags, u32 *state_slots)
+{
+	/* a snapshot after an overflow needs records that carry state */
+	if (flags & IB_ASYNC_CHANNEL_RESYNC &&
+	    !(flags & IB_ASYNC_CHANNEL_STATE))
+		return -EINVAL;
+	*qflags = IB_ASYNC_EVQ_CHAN;
+	if (flags & IB_ASYNC_CHANNEL_COALESCE)
+		*qflags |= IB_ASYNC_EVQ_COALESCE;
+	if (flags & IB_ASYNC_CHANNEL_STATE) {
+		*qflags |= IB_ASYNC_EVQ_STATE;
+		*state_slots = rdma_end_port(ib_dev) + 1;
+		if (*state_slots > IB_ASYNC_STATE_PORTS_MAX)
+			return -EOPNOTSUPP;
+	}
+	if (flags & IB_ASYNC_CHANNEL_RESYNC)
+		*qflags |= IB_ASYNC_EVQ_RESYNC;
+	return 0;
+}
+
+static int ib_async_evchan_init(struct ib_async_channel *chan,
+				struct ib_device *ib_dev)
+{
+	if (!(chan->evq.flags & IB_ASYNC_EVQ_STATE))
+		return 0;
+	return ib_async_evchan_init_state(chan, ib_dev);
+}
+
+/* The event channel, a kind of channel (channel.c), registered at init. */
+const struct ib_async_chan_ops ib_async_evchan_ops = {
+	.name		= "[ib_async_event]",
+	.kind		= "event",
+	.flags		= IB_ASYNC_CHANNEL_COALESCE | IB_ASYNC_CHANNEL_STATE |
+			  IB_ASYNC_CHANNEL_RESYNC,
+	.queue		= ib_async_evchan_queue,
+	.init		= ib_async_evchan_init,
+	.release	= ib_async_evchan_stop_resync,
+	.show_fdinfo	= ib_async_evchan_show_fdinfo,
+	.free		= ib_async_evchan_free,
+	.end_record	= true,
+};

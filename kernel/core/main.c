@@ -11,6 +11,7 @@
 #include <linux/rcupdate.h>
 
 #include "core.h"
+#include "ib_async_event_types.h"
 
 static struct ib_client ib_async_client;
 
@@ -70,33 +71,19 @@ int ib_async_core_init(const struct ib_async_verbs_ops *verbs)
 {
 	int ret;
 
-	/* The uAPI promises the RDMA core's numbering for every type. */
-#define IB_ASYNC_SAME_EVENT(x) \
-	BUILD_BUG_ON((int)IB_ASYNC_EV_##x != (int)IB_EVENT_##x)
-	IB_ASYNC_SAME_EVENT(CQ_ERR);
-	IB_ASYNC_SAME_EVENT(QP_FATAL);
-	IB_ASYNC_SAME_EVENT(QP_REQ_ERR);
-	IB_ASYNC_SAME_EVENT(QP_ACCESS_ERR);
-	IB_ASYNC_SAME_EVENT(COMM_EST);
-	IB_ASYNC_SAME_EVENT(SQ_DRAINED);
-	IB_ASYNC_SAME_EVENT(PATH_MIG);
-	IB_ASYNC_SAME_EVENT(PATH_MIG_ERR);
-	IB_ASYNC_SAME_EVENT(DEVICE_FATAL);
-	IB_ASYNC_SAME_EVENT(PORT_ACTIVE);
-	IB_ASYNC_SAME_EVENT(PORT_ERR);
-	IB_ASYNC_SAME_EVENT(LID_CHANGE);
-	IB_ASYNC_SAME_EVENT(PKEY_CHANGE);
-	IB_ASYNC_SAME_EVENT(SM_CHANGE);
-	IB_ASYNC_SAME_EVENT(SRQ_ERR);
-	IB_ASYNC_SAME_EVENT(SRQ_LIMIT_REACHED);
-	IB_ASYNC_SAME_EVENT(QP_LAST_WQE_REACHED);
-	IB_ASYNC_SAME_EVENT(CLIENT_REREGISTER);
-	IB_ASYNC_SAME_EVENT(GID_CHANGE);
-	IB_ASYNC_SAME_EVENT(WQ_FATAL);
+	/*
+	 * The uAPI promises the RDMA core's numbering for every type: the
+	 * rows of ib_async_event_types.h every kernel has, then the newer.
+	 */
+#define IB_ASYNC_SAME_EVENT(x, element) \
+	IB_ASYNC_ROWS((int)IB_ASYNC_EV_##x == (int)IB_EVENT_##x &&)
+	BUILD_BUG_ON(!(IB_ASYNC_IBV_EVENT_TYPES(IB_ASYNC_SAME_EVENT) true));
 #undef IB_ASYNC_SAME_EVENT
+	ib_async_check_speed_change();
 
 	ib_async_verbs = verbs;
 	ib_async_uapi_init(ib_async_core_cmds, ib_async_n_core_cmds);
+	ib_async_channel_register(IB_ASYNC_CHANNEL_EVENT, &ib_async_evchan_ops);
 	ret = ib_async_device_init();
 	if (ret)
 		return ret;
