@@ -170,9 +170,6 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
 	if (!ret && u->respond &&
 	    copy_to_user(uarg, &buf, min(u->user_size, u->size)))
 		ret = -EFAULT;
-	/* The caller never learnt the object, or it was refused once made. */
-	if (ret && u->created)
-		u->uncreate(u);
 	if (u->answered)
 		ret = u->answered(u, ret);
 	ib_async_ucmd_install(u, !ret);

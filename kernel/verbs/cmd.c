@@ -31,8 +31,8 @@ int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
 {
 	ib_async_uobj_set_name(uobj, uobj->file->verbs->owner_name);
 	*handle = uobj->handle;
-	u->created = uobj->handle;
-	u->uncreate = ib_async_cmd_uncreate;
+	u->answered = ib_async_cmd_created;
+	u->pending_handle = uobj->handle;
 	ib_async_ucmd_respond(u);
 	return 0;
 }
@@ -74,8 +74,8 @@ int ib_async_put_charged(struct ib_async_ucmd *c, struct ib_async_uobj *uobj,
 	ret = ib_async_verbs_charge_to(uobj, ib_async_queue_bytes(uobj,
 								  granted));
 	if (ret) {
-		c->created = uobj->handle;
-		c->uncreate = ib_async_cmd_uncreate;
+		c->answered = ib_async_cmd_created;
+		c->pending_handle = uobj->handle;
 		return ret;
 	}
 	return ib_async_put_created(c, uobj, handle);
@@ -114,22 +114,30 @@ int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 	return 0;
 }
 
-/* The caller cannot learn, or may not keep, the new object: destroy it. */
-void ib_async_cmd_uncreate(struct ib_async_ucmd *u)
+/*
+ * A command that made an object, once answered: if the caller cannot
+ * learn it (the copy back failed) or may not keep it (the budget refused
+ * what the driver granted), destroy it again.
+ */
+int ib_async_cmd_created(struct ib_async_ucmd *u, int result)
 {
 	struct ib_async_file *file = u->file;
 	struct ib_async_uobj *uobj;
 	int ret = -ENOENT;
 	u64 comp;
 
+	if (!result)
+		return 0;
+
 	down_read(&file->adev->disassoc_rwsem);
 	mutex_lock(&file->obj_mutex);
 	/* Handles are never reused: if it is still there, it is ours. */
-	uobj = xa_load(&file->verbs->objs, u->created);
+	uobj = xa_load(&file->verbs->objs, u->pending_handle);
 	if (uobj)
 		ret = ib_async_uobj_remove(uobj, IB_ASYNC_REMOVE_DESTROY);
 	mutex_unlock(&file->obj_mutex);
 	up_read(&file->adev->disassoc_rwsem);
 	if (!ret)
 		ib_async_uobj_forget_end(uobj, &comp);
+	return result;
 }

@@ -319,7 +319,7 @@ int ib_async_cmd_create_ah(struct ib_async_ucmd *u);
 
 /* cmd.c: what the object commands share */
 int ib_async_cmd_destroy(struct ib_async_ucmd *u);
-void ib_async_cmd_uncreate(struct ib_async_ucmd *u);
+int ib_async_cmd_created(struct ib_async_ucmd *u, int result);
 int ib_async_put_created(struct ib_async_ucmd *u, struct ib_async_uobj *uobj,
 			 u32 *handle);
 int ib_async_charge_asked(struct ib_async_uobj *uobj,
