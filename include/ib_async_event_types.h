@@ -55,4 +55,35 @@
 	IB_ASYNC_ROWS(IB_ASYNC_IBV_EVENT_TYPES(type)			\
 		      type(DEVICE_SPEED_CHANGE, port_num))
 
+/*
+ * The types whose element names one kind of thing (cq, qp, srq, wq, or
+ * port_num: the unaffiliated types), as a constant mask of their values
+ * (IB_ASYNC_EV_*, all below 64) made from the rows above:
+ * IB_ASYNC_ELEMENT_MASK(qp) has the bit of each type about a QP.
+ */
+#define IB_ASYNC_ELEMENT_ID_cq		1
+#define IB_ASYNC_ELEMENT_ID_qp		2
+#define IB_ASYNC_ELEMENT_ID_srq		3
+#define IB_ASYNC_ELEMENT_ID_wq		4
+#define IB_ASYNC_ELEMENT_ID_port_num	5
+
+/* One row's bit if its element is @kind's, then an "or" for the next. */
+#define IB_ASYNC_ELEMENT_BIT(kind, name, element)			\
+	IB_ASYNC_ROWS((IB_ASYNC_ELEMENT_ID_##element ==			\
+		       IB_ASYNC_ELEMENT_ID_##kind ?			\
+		       1ULL << IB_ASYNC_EV_##name : 0ULL) |)
+#define IB_ASYNC_ELEMENT_BIT_cq(name, element)				\
+	IB_ASYNC_ELEMENT_BIT(cq, name, element)
+#define IB_ASYNC_ELEMENT_BIT_qp(name, element)				\
+	IB_ASYNC_ELEMENT_BIT(qp, name, element)
+#define IB_ASYNC_ELEMENT_BIT_srq(name, element)				\
+	IB_ASYNC_ELEMENT_BIT(srq, name, element)
+#define IB_ASYNC_ELEMENT_BIT_wq(name, element)				\
+	IB_ASYNC_ELEMENT_BIT(wq, name, element)
+#define IB_ASYNC_ELEMENT_BIT_port_num(name, element)			\
+	IB_ASYNC_ELEMENT_BIT(port_num, name, element)
+
+#define IB_ASYNC_ELEMENT_MASK(kind)					\
+	(IB_ASYNC_EVENT_TYPES(IB_ASYNC_ELEMENT_BIT_##kind) 0ULL)
+
 #endif /* IB_ASYNC_EVENT_TYPES_H */

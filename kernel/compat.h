@@ -79,17 +79,14 @@ static inline int ib_resize_cq(struct ib_cq *cq, int cqe)
 #endif
 
 /*
- * IB_EVENT_DEVICE_SPEED_CHANGE (7.x) is unaffiliated, about a port, as
- * PORT_ACTIVE is; before it existed no driver could raise it.
+ * IB_EVENT_DEVICE_SPEED_CHANGE (7.x) has the uAPI's number; before it
+ * existed no driver could raise it.
  */
-static inline bool ib_async_is_speed_change(enum ib_event_type type)
+static inline void ib_async_check_speed_change(void)
 {
 #ifdef HAVE_IB_EVENT_DEVICE_SPEED_CHANGE
 	BUILD_BUG_ON((int)IB_EVENT_DEVICE_SPEED_CHANGE !=
 		     (int)IB_ASYNC_EV_DEVICE_SPEED_CHANGE);
-	return type == IB_EVENT_DEVICE_SPEED_CHANGE;
-#else
-	return false;
 #endif
 }
 

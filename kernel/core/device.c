@@ -17,6 +17,7 @@
 #include <net/net_namespace.h>
 
 #include "core.h"
+#include "ib_async_event_types.h"
 
 #define IB_ASYNC_MAX_DEVICES	256
 
@@ -84,21 +85,11 @@ static struct class ib_async_class = {
 	.devnode	= ib_async_devnode,
 };
 
+/* The types about a port or the device, from ib_async_event_types.h. */
 static bool ib_async_is_unaffiliated(enum ib_event_type type)
 {
-	switch (type) {
-	case IB_EVENT_DEVICE_FATAL:
-	case IB_EVENT_PORT_ACTIVE:
-	case IB_EVENT_PORT_ERR:
-	case IB_EVENT_LID_CHANGE:
-	case IB_EVENT_PKEY_CHANGE:
-	case IB_EVENT_SM_CHANGE:
-	case IB_EVENT_CLIENT_REREGISTER:
-	case IB_EVENT_GID_CHANGE:
-		return true;
-	default:
-		return ib_async_is_speed_change(type);
-	}
+	return (unsigned int)type < 64 &&
+	       IB_ASYNC_ELEMENT_MASK(port_num) >> type & 1;
 }
 
 /*

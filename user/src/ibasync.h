@@ -20,6 +20,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_async.h>
 
+#include "../../include/ib_async_event_types.h"
+
 #define IBASYNC_EXPORT __attribute__((visibility("default")))
 /*
  * On a declaration of the library's own data read on the hot path: the
@@ -278,24 +280,16 @@ enum ibasync_element_kind {
 
 /*
  * libibverbs' mapping of event types onto ibv_async_event.element, as one
- * bit mask of types per kind of object (every such type is below 32).
- * Masks, not a table or a switch: the test is a shift in a register, with
- * no load and no jump table, and it runs for every record handed out; in
- * an emulated guest each memory access and indirect jump costs a call.
+ * bit mask of types per kind of object (every such type is below 32),
+ * made from the rows of ib_async_event_types.h. Masks, not a table or a
+ * switch: the test is a shift in a register, with no load and no jump
+ * table, and it runs for every record handed out; in an emulated guest
+ * each memory access and indirect jump costs a call.
  */
-#define IBASYNC_EV_BIT(type)	(UINT32_C(1) << (type))
-#define IBASYNC_CQ_EVENTS	IBASYNC_EV_BIT(IBV_EVENT_CQ_ERR)
-#define IBASYNC_QP_EVENTS	(IBASYNC_EV_BIT(IBV_EVENT_QP_FATAL) |	\
-				 IBASYNC_EV_BIT(IBV_EVENT_QP_REQ_ERR) |	\
-				 IBASYNC_EV_BIT(IBV_EVENT_QP_ACCESS_ERR) | \
-				 IBASYNC_EV_BIT(IBV_EVENT_COMM_EST) |	\
-				 IBASYNC_EV_BIT(IBV_EVENT_SQ_DRAINED) |	\
-				 IBASYNC_EV_BIT(IBV_EVENT_PATH_MIG) |	\
-				 IBASYNC_EV_BIT(IBV_EVENT_PATH_MIG_ERR) | \
-				 IBASYNC_EV_BIT(IBV_EVENT_QP_LAST_WQE_REACHED))
-#define IBASYNC_SRQ_EVENTS	(IBASYNC_EV_BIT(IBV_EVENT_SRQ_ERR) |	\
-				 IBASYNC_EV_BIT(IBV_EVENT_SRQ_LIMIT_REACHED))
-#define IBASYNC_WQ_EVENTS	IBASYNC_EV_BIT(IBV_EVENT_WQ_FATAL)
+#define IBASYNC_CQ_EVENTS	((uint32_t)IB_ASYNC_ELEMENT_MASK(cq))
+#define IBASYNC_QP_EVENTS	((uint32_t)IB_ASYNC_ELEMENT_MASK(qp))
+#define IBASYNC_SRQ_EVENTS	((uint32_t)IB_ASYNC_ELEMENT_MASK(srq))
+#define IBASYNC_WQ_EVENTS	((uint32_t)IB_ASYNC_ELEMENT_MASK(wq))
 #define IBASYNC_OBJECT_EVENTS	(IBASYNC_CQ_EVENTS | IBASYNC_QP_EVENTS | \
 				 IBASYNC_SRQ_EVENTS | IBASYNC_WQ_EVENTS)
 
