@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Lint as TAP: checkpatch --strict and kernel-doc over the kernel sources,
 # the uAPI built with -Wpadded as C and C++, a W=1 + sparse (C=1) rebuild
-# of every module that must print no warning, shellcheck over every
-# shell script of the tree and docutils over every reStructuredText file.
+# of every module that must print no warning, the layers (no two files
+# calling each other) and the header indexes, shellcheck over every shell
+# script of the tree and docutils over every reStructuredText file.
 set -uo pipefail
 
 usage() { echo "usage: $0 --kdir KDIR --linux-tools DIR" >&2; exit 2; }
@@ -118,6 +119,15 @@ build_copy() {	# build_copy ib_async|test|core: warning-free W=1 C=1 build
 
 build_copy ib_async
 tap $? "W=1 C=1 build of ib_async without warnings" "$log/ib_async.log"
+# Layers, from nm over the objects just built: no two files of kernel/core
+# call each other but a device and its files, none of kernel/verbs do.
+objs=$log/src/ib_async/kernel
+{
+	scripts/check-circles.sh --allow device.o:file.o "$objs"/core/*.o &&
+		scripts/check-circles.sh "$objs"/verbs/*.o
+} > "$log/circles.log" 2>&1
+tap $? "layers: no two files of kernel/core (but device/file) or kernel/verbs call each other" \
+	"$log/circles.log"
 build_copy test
 tap $? "W=1 C=1 build of the test modules without warnings" "$log/test.log"
 # The event core stands alone: built from a copy without kernel/verbs/, a
