@@ -90,12 +90,24 @@ int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
 		rec.element = ports[i];
 		rec.port_num = ports[i];
 		rec.seq = q->next_seq++;
+		/* checked above: were the bound broken, a shorter snapshot */
 		slot = evq_append(q);
+		if (!slot)
+			break;
 		slot->rec = rec;
 		slot->x = evq_x_get(q, &rec, cookies[i]);
+		if (!slot->x) {
+			q->len--;
+			break;
+		}
 		e = evq_x(q, slot->x);
-		while (q->states[k].used)
+		while (k < q->state_slots && q->states[k].used)
 			k++;
+		if (WARN_ON_ONCE(k == q->state_slots)) {
+			evq_x_put(q, slot->x);
+			q->len--;
+			break;
+		}
 		q->states[k].used = true;
 		memset(&q->states[k].st, 0, sizeof(q->states[k].st));
 		q->states[k].st.flags = flags |
