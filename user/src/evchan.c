@@ -14,7 +14,8 @@
  * size) and records are taken from it without system calls; otherwise
  * each call is one READ_BATCH. A coalescing channel gets no ring: its
  * records change while queued, and the kernel refuses. A state channel's
- * records are larger (evchan_state.c).
+ * records are larger, read here too; what they carry is kept by
+ * evchan_state.c, which calls nothing of this file.
  */
 #include <errno.h>
 #include <poll.h>
@@ -391,10 +392,36 @@ static void to_public(const struct ib_async_chan_event *k,
 	};
 }
 
-void ibasync_chan_to_public(const struct ib_async_chan_event *k,
-			    struct ibasync_event *e)
+/* Kernel records read per READ_BATCH on a state channel: 2 KiB of stack */
+#define STATE_BATCH	16
+
+/*
+ * ibasync_get_events() on a state channel without a ring: its records
+ * (struct ib_async_chan_state_event, 128 bytes) do not fit in place in
+ * the caller's array as an ordinary channel's do, so one READ_BATCH of up
+ * to min(@n, STATE_BATCH) of them goes into the stack (no lock: each call
+ * has its own), each converted into @events, state records kept first
+ * (evchan_state.c).
+ */
+static int state_read(struct ibasync_channel *ch, uint32_t bflags,
+		      struct ibasync_event *events, int n)
 {
-	to_public(k, e);
+	struct ib_async_chan_state_event buf[STATE_BATCH];
+	uint32_t count = n < STATE_BATCH ? (uint32_t)n : STATE_BATCH;
+	uint32_t i;
+
+	if (ibasync_cmd_read_batch(ch->fd, bflags, 0, buf, &count))
+		return -1;
+	if (count > STATE_BATCH || count > (uint32_t)n) { /* never */
+		errno = EIO;
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
+		if (buf[i].rec.event.event_type == IB_ASYNC_EV_STATE)
+			ibasync_state_keep_add(ch->keep, &buf[i]);
+		to_public(&buf[i].rec, &events[i]);
+	}
+	return (int)count;
 }
 
 /*
@@ -590,7 +617,7 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	if (flags & IBASYNC_GET_NONBLOCK)
 		bflags |= IB_ASYNC_READ_NONBLOCK;
 	if (channel->keep)
-		return ibasync_state_read(channel, bflags, events, n);
+		return state_read(channel, bflags, events, n);
 	count = (uint32_t)n;
 	if (ibasync_cmd_read_batch(channel->fd, bflags, 0, events, &count))
 		return -1;

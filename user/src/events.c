@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /* Reading, acknowledging and naming asynchronous events. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -44,21 +42,6 @@ static int fetch_batch(struct ibasync_context *c, int fd)
 	c->ev_next = 0;
 	c->ev_count = count;
 	return 0;
-}
-
-/* Wait for the fd to become readable, unless it is non-blocking. */
-int ibasync_wait_readable(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0)
-		return -1;
-	if (fl & O_NONBLOCK) {
-		errno = EAGAIN;
-		return -1;
-	}
-	return poll(&p, 1, -1) < 0 ? -1 : 0;
 }
 
 /*

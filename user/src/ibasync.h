@@ -410,6 +410,7 @@ int ibasync_read_attr(const char *path, char *buf, size_t len);
 int ibasync_parse_uint(const char *s, unsigned long long max,
 		       unsigned long long *out);
 int ibasync_module_loaded(void);
+int ibasync_wait_readable(int fd);
 
 /* device.c */
 void ibasync_device_get(struct ibasync_device *dev);
@@ -420,7 +421,6 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
 			   uint64_t *comp_reported);
 int ibasync_disassociated(struct ibasync_context *c);
-int ibasync_wait_readable(int fd);
 
 /* objects.c */
 void ibasync_free_dead(struct ibasync_context *c);
@@ -504,17 +504,11 @@ struct ibasync_state_keep {
 	struct ibasync_state_kept slot[IBASYNC_STATE_KEPT];
 };
 
-/* evchan.c: one record of an event channel, a state record's not kept */
-void ibasync_chan_to_public(const struct ib_async_chan_event *k,
-			    struct ibasync_event *e);
-
-/* evchan_state.c */
+/* evchan_state.c: called by evchan.c, and calls nothing of it */
 struct ibasync_state_keep *ibasync_state_keep_new(void);
 void ibasync_state_keep_free(struct ibasync_state_keep *k);
 void ibasync_state_keep_add(struct ibasync_state_keep *k,
 			    const struct ib_async_chan_state_event *rec);
-int ibasync_state_read(struct ibasync_channel *ch, uint32_t bflags,
-		       struct ibasync_event *events, int n);
 void ibasync_state_to_public(const struct ib_async_chan_event *k,
 			     struct ibasync_event *e);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/* Path and sysfs helpers shared by the library and ib_async_watch. */
+/* Path, sysfs and descriptor helpers shared by the library and ib_async_watch. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,4 +121,23 @@ int ibasync_module_loaded(void)
 	if (ibasync_path(path, sizeof(path), "%s", IBASYNC_CLASS_DIR))
 		return 0;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * Wait for the fd to become readable, unless it is non-blocking (-1,
+ * EAGAIN). Here rather than in events.c: event channels (evchan.c) wait
+ * too, and events.c calls evchan.c, which must not call it back.
+ */
+int ibasync_wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	if (fl & O_NONBLOCK) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return poll(&p, 1, -1) < 0 ? -1 : 0;
 }

@@ -3,8 +3,15 @@
 # The library's layering (src/cmd.h): only the command layer, src/cmd_*.c,
 # speaks the kernel ABI. No other source file calls ioctl(), mmap() or
 # munmap(), or names an IB_ASYNC_IOC_* command, outside its comments.
+#
+# Calls between the library's files go one way: no two files of src/
+# call each other (each object's undefined symbols against the others'
+# defined ones, with nm over build/plain/src/*.o, which make check builds
+# first; OBJ= names another directory).
 set -u
 SRC=$(dirname "$0")/../src
+OBJ=${OBJ:-$(dirname "$0")/../build/plain/src}
+NM=${NM:-nm}
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 
@@ -33,4 +40,33 @@ done
 uses=$(code_uses 'IB_ASYNC_IOC_')
 [ -z "$uses" ]
 ok $? "no IB_ASYNC_IOC_* command outside src/cmd_*.c${uses:+: $uses}"
+
+# calls DIR: "caller callee" for each call from one object of DIR to a
+# function or variable another defines (names the file, .o dropped); every
+# definition is read (D sorts first) before the first use is looked up
+calls() {
+	for o in "$1"/*.o; do
+		"$NM" --defined-only -g "$o" |
+			awk -v f="${o##*/}" 'NF == 3 { print "D", f, $3 }'
+		"$NM" -u "$o" | awk -v f="${o##*/}" '{ print "U", f, $2 }'
+	done | sort -s -k1,1 | awk '$1 == "D" { def[$3] = $2; next }
+		($3 in def) && def[$3] != $2 { print $2, def[$3] }' |
+		sed 's/\.o / /; s/\.o$//' | sort -u
+}
+
+nobj=0
+for o in "$OBJ"/*.o; do
+	[ -f "$o" ] && nobj=$((nobj + 1))
+done
+[ "$nobj" -gt 1 ]
+ok $? "the library's objects: $nobj in $OBJ"
+edges=$(calls "$OBJ")
+# a pair once, as "a.c <-> b.c"
+pairs=$(printf '%s\n' "$edges" | awk 'NF == 2 { e[$1 " " $2] = 1 }
+	END { for (k in e) { split(k, a, " ");
+		if ((a[2] " " a[1]) in e && a[1] < a[2])
+			printf "%s.c <-> %s.c; ", a[1], a[2] } }' | sed 's/; $//')
+[ -z "$pairs" ]
+ok $? "no two files of src/ call each other ($(printf '%s\n' "$edges" |
+	grep -c .) calls between files)${pairs:+: $pairs}"
 tap_done
