@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <infiniband/ib_async.h>
+#include <infiniband/ib_async_shim.h>
 
 #include "cmd.h"
 #include "ibasync.h"
@@ -202,6 +203,14 @@ IBASYNC_EXPORT int ibasync_channel_fd(const struct ibasync_channel *channel)
 		return -1;
 	}
 	return channel->fd;
+}
+
+IBASYNC_EXPORT int ibasync_channel_set_queue_len(struct ibasync_channel *channel,
+						 unsigned int len)
+{
+	if (!channel || !len)
+		return ibasync_err(EINVAL);
+	return ibasync_cmd_set_queue_len(channel->fd, len);
 }
 
 /*
@@ -635,4 +644,79 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 		to_public(&k, &events[i]);
 	}
 	return (int)count;
+}
+
+/*
+ * Up to @n records of a mapped ring, as they are, the channel's lock held
+ * if @locked and dropped here; as ring_get_events() waits.
+ */
+static int ring_read_records(struct ibasync_channel *ch, unsigned char *out,
+			     size_t size, int n, bool nonblock, bool locked)
+{
+	uint32_t available;
+	int got, err;
+
+	for (;;) {
+		if (ibasync_ring_check(&ch->ring))
+			return ibasync_mt_unlock_fail(&ch->lock, locked);
+		for (got = 0; got < n &&
+		     ibasync_ring_take(&ch->ring, out + (size_t)got * size,
+				       size);
+		     got++)
+			;
+		if (got)
+			break;
+		err = ibasync_cmd_ring_wait(ch->fd, IB_ASYNC_READ_NONBLOCK,
+					    &available);
+		if (!err && available)
+			continue;
+		ibasync_mt_unlock(&ch->lock, locked);
+		if (err && err != EAGAIN) {
+			errno = err;
+			return -1;
+		}
+		if (nonblock) {
+			errno = EAGAIN;
+			return -1;
+		}
+		if (ibasync_wait_readable(ch->fd))
+			return -1;
+		locked = ibasync_mt_lock(&ch->lock);
+	}
+	ibasync_mt_unlock(&ch->lock, locked);
+	return got;
+}
+
+/*
+ * The channel's records as the kernel writes them: from its ring where
+ * ibasync_get_events() mapped one, else one read() of whole records
+ * (which maps none, so a program reading only here never has a ring).
+ */
+IBASYNC_EXPORT int ibasync_channel_read_records(struct ibasync_channel *channel,
+						void *records,
+						size_t record_size, int n,
+						unsigned int flags)
+{
+	bool nonblock = flags & IBASYNC_READ_NONBLOCK;
+	uint32_t count;
+	bool locked;
+
+	if (!channel || !records || n < 1 ||
+	    flags & ~IBASYNC_READ_NONBLOCK ||
+	    record_size != (channel->keep ?
+			    sizeof(struct ib_async_chan_state_event) :
+			    sizeof(struct ib_async_chan_event))) {
+		errno = EINVAL;
+		return -1;
+	}
+	locked = ibasync_mt_lock(&channel->lock);
+	if (channel->ring.hdr)
+		return ring_read_records(channel, records, record_size, n,
+					 nonblock, locked);
+	ibasync_mt_unlock(&channel->lock, locked);
+	if (nonblock && ibasync_readable_now(channel->fd))
+		return -1;
+	count = (uint32_t)n;
+	return ibasync_cmd_read(channel->fd, records, record_size, &count) ?
+	       -1 : (int)count;
 }

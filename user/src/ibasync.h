@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <infiniband/ib_async.h>
+#include <infiniband/ib_async_shim.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_async.h>
 
@@ -27,8 +28,7 @@
  */
 #define IBASYNC_HIDDEN __attribute__((visibility("hidden")))
 
-/* The sysfs class ib_async registers, relative to the root prefix. */
-#define IBASYNC_CLASS_DIR	"/sys/class/ib_async"
+/* IBASYNC_CLASS_DIR, the module's sysfs class: <infiniband/ib_async_shim.h> */
 #define IBASYNC_IBDEV_CLASS_DIR	"/sys/class/infiniband"
 #define IBASYNC_CDEV_DIR	"/dev/infiniband"
 
@@ -411,6 +411,7 @@ int ibasync_parse_uint(const char *s, unsigned long long max,
 		       unsigned long long *out);
 int ibasync_module_loaded(void);
 int ibasync_wait_readable(int fd);
+int ibasync_readable_now(int fd);
 
 /* device.c */
 void ibasync_device_get(struct ibasync_device *dev);

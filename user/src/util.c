@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/* Path, sysfs and descriptor helpers shared by the library and ib_async_watch. */
+/* Path, sysfs and descriptor helpers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +19,11 @@ static const char *test_root(void)
 	const char *root = secure_getenv(IBASYNC_TEST_ROOT_ENV);
 
 	return (root && *root) ? root : "";
+}
+
+IBASYNC_EXPORT const char *ibasync_root_dir(void)
+{
+	return test_root();
 }
 
 /* Paths lead into a fake tree: the kernel's other interfaces do not. */
@@ -140,4 +145,22 @@ int ibasync_wait_readable(int fd)
 		return -1;
 	}
 	return poll(&p, 1, -1) < 0 ? -1 : 0;
+}
+
+/*
+ * For a read that must not block on a descriptor that may: 0 if @fd has
+ * something to say now (records, or an end of stream or error, which the
+ * read then returns), else -1 with EAGAIN.
+ */
+int ibasync_readable_now(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, 0);
+
+	if (n < 0)
+		return -1;
+	if (n > 0)
+		return 0;
+	errno = EAGAIN;
+	return -1;
 }
