@@ -8,9 +8,17 @@
 # call each other (each object's undefined symbols against the others'
 # defined ones, with nm over build/plain/src/*.o, which make check builds
 # first; OBJ= names another directory).
+#
+# The tools (tools/, TOOLS= another directory) are clients of the public
+# API alone: no header of src/ included, whatever the path; no ioctl()
+# or read() (their objects import neither, TOOL_OBJ=: the descriptors
+# they poll are libibasync's, which reads them) and no IB_ASYNC_IOC_*
+# command; no libibasync variable (IBASYNC_*) set in the environment.
 set -u
 SRC=$(dirname "$0")/../src
 OBJ=${OBJ:-$(dirname "$0")/../build/plain/src}
+TOOLS=${TOOLS:-$(dirname "$0")/../tools}
+TOOL_OBJ=${TOOL_OBJ:-$(dirname "$0")/../build/plain/tools}
 NM=${NM:-nm}
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -69,4 +77,45 @@ pairs=$(printf '%s\n' "$edges" | awk 'NF == 2 { e[$1 " " $2] = 1 }
 [ -z "$pairs" ]
 ok $? "no two files of src/ call each other ($(printf '%s\n' "$edges" |
 	grep -c .) calls between files)${pairs:+: $pairs}"
+
+# in_code FILE...: file:line:text of each line matching $PATTERN once
+# comments are left out (lines that open or continue one, and a comment
+# at the end of a line of code)
+in_code() {
+	for f in "$@"; do
+		sed -e 's|/\*.*\*/||g' -e 's|//.*$||' \
+			-e 's|^[[:space:]]*/\{0,1\}\*.*$||' "$f" |
+			grep -nE "$PATTERN" | sed "s|^|$f:|"
+	done
+}
+
+ntools=0
+for f in "$TOOLS"/*.c "$TOOLS"/*.h; do
+	[ -f "$f" ] && ntools=$((ntools + 1))
+done
+[ "$ntools" -gt 0 ]
+ok $? "the tools: $ntools files in $TOOLS"
+private=$(for h in "$SRC"/*.h; do printf '%s|' "${h##*/}"; done)
+PATTERN="^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?(${private%|})[>\"]|^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"][^>\"]*src/"
+uses=$(in_code "$TOOLS"/*.[ch])
+[ -z "$uses" ]
+ok $? "no tool includes a private header of src/${uses:+: $uses}"
+PATTERN='(^|[^[:alnum:]_])(ioctl|read)[[:space:]]*\(|IB_ASYNC_IOC_'
+uses=$(in_code "$TOOLS"/*.[ch])
+[ -z "$uses" ]
+ok $? "no ioctl(), read() or IB_ASYNC_IOC_* in the tools' code${uses:+: $uses}"
+PATTERN='(setenv|putenv)[[:space:]]*\(.*IBASYNC_'
+uses=$(in_code "$TOOLS"/*.[ch])
+[ -z "$uses" ]
+ok $? "no tool sets a libibasync variable${uses:+: $uses}"
+nobj=0 imports=
+for o in "$TOOL_OBJ"/*.o; do
+	[ -f "$o" ] || continue
+	nobj=$((nobj + 1))
+	imports="$imports$("$NM" -u "$o" | awk -v f="${o##*/}" '
+		$2 ~ /^(ioctl|read|__read_chk|readv|pread|pread64|setenv|putenv)$/ {
+			printf "%s: %s; ", f, $2 }')"
+done
+[ "$nobj" -gt 0 ] && [ -z "$imports" ]
+ok $? "the tools' $nobj objects import no ioctl, read or setenv${imports:+: ${imports%; }}"
 tap_done
