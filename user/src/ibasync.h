@@ -409,7 +409,6 @@ int ibasync_path(char *buf, size_t len, const char *fmt, ...)
 int ibasync_read_attr(const char *path, char *buf, size_t len);
 int ibasync_parse_uint(const char *s, unsigned long long max,
 		       unsigned long long *out);
-int ibasync_module_loaded(void);
 int ibasync_wait_readable(int fd);
 int ibasync_readable_now(int fd);
 

@@ -2,13 +2,11 @@
 /* Path, sysfs and descriptor helpers. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ibasync.h"
@@ -115,17 +113,6 @@ int ibasync_parse_uint(const char *s, unsigned long long max,
 	}
 	*out = v;
 	return 0;
-}
-
-/* 1 if the ib_async class exists in sysfs, 0 if not (errno kept). */
-int ibasync_module_loaded(void)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	if (ibasync_path(path, sizeof(path), "%s", IBASYNC_CLASS_DIR))
-		return 0;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /*
