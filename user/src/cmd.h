@@ -31,6 +31,12 @@ int ibasync_cmd_set_queue_len(int fd, uint32_t queue_len);
 /* @count: in, the records @buf holds; out, how many the kernel wrote */
 int ibasync_cmd_read_batch(int fd, uint32_t flags, uint64_t consume_seq,
 			   void *buf, uint32_t *count);
+/*
+ * One read() of whole records of @rec_size bytes. @count: in, the
+ * records @buf holds; out, how many the kernel wrote. A short or empty
+ * read, which the ABI rules out, is EIO.
+ */
+int ibasync_cmd_read(int fd, void *buf, size_t rec_size, uint32_t *count);
 int ibasync_cmd_create_channel(int fd, uint32_t type, uint32_t flags,
 			       int *chan_fd);
 /* @sub, checked, for channel @chan_fd; @obj_handle: its object's, or 0 */

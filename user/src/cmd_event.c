@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -45,6 +46,20 @@ int ibasync_cmd_read_batch(int fd, uint32_t flags, uint64_t consume_seq,
 	if (!err)
 		*count = b.count;
 	return err;
+}
+
+int ibasync_cmd_read(int fd, void *buf, size_t rec_size, uint32_t *count)
+{
+	ssize_t n = read(fd, buf, rec_size * *count);
+
+	if (n < 0)
+		return errno;
+	if (n == 0 || (size_t)n % rec_size) {
+		errno = EIO;
+		return EIO;
+	}
+	*count = (uint32_t)((size_t)n / rec_size);
+	return 0;
 }
 
 int ibasync_cmd_create_channel(int fd, uint32_t type, uint32_t flags,

@@ -95,7 +95,7 @@ static int map_node_ring(const struct ibasync_device *dev, int fd,
 	struct ib_async_map_ring m;
 
 	if (!(info->features & IB_ASYNC_FEATURE_EVENT_RING) ||
-	    ibasync_ring_disabled() || !info->queue_len ||
+	    !info->queue_len ||
 	    ibasync_cmd_map_ring(fd, info->queue_len, &m))
 		return fd;
 	if (!ibasync_ring_mmap(fd, &m, sizeof(struct ib_async_event), r))
@@ -136,8 +136,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->user_mr = features & IB_ASYNC_FEATURE_USER_MR;
 	c->evchan = features & IB_ASYNC_FEATURE_EVENT_CHANNEL;
 	c->state = c->evchan && (features & IB_ASYNC_FEATURE_STATE);
-	c->ring_ok = (features & IB_ASYNC_FEATURE_EVENT_RING) &&
-		     !ibasync_ring_disabled();
+	c->ring_ok = features & IB_ASYNC_FEATURE_EVENT_RING;
 	atomic_init(&c->lost_events, 0);
 	pthread_mutex_init(&c->ev_lock, NULL);
 	pthread_mutex_init(&c->dead_lock, NULL);
@@ -154,7 +153,13 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	ibasync_set_default_ops(&c->vctx);
 }
 
-IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+/*
+ * ibv_open_device() and ibasync_open_device(). Without rings (@flags'
+ * IBASYNC_OPEN_NO_RING, or IBASYNC_NO_RING in the environment) the node
+ * is taken to offer none: neither the context nor its channels map one.
+ */
+static struct ibv_context *open_device(struct ibv_device *device,
+				       unsigned int flags)
 {
 	struct ibasync_device *dev = to_ibasync_dev(device);
 	struct ibasync_chan_list *chans = NULL;
@@ -167,6 +172,8 @@ IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	if (fd < 0)
 		return NULL;
 	node_info(fd, &info);
+	if (flags & IBASYNC_OPEN_NO_RING || ibasync_ring_disabled())
+		info.features &= ~(uint64_t)IB_ASYNC_FEATURE_EVENT_RING;
 	fd = map_node_ring(dev, fd, &info, &ring);
 	if (fd < 0)
 		return NULL;
@@ -198,6 +205,21 @@ err:
 	close(fd);
 	errno = err;
 	return NULL;
+}
+
+IBASYNC_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	return open_device(device, 0);
+}
+
+IBASYNC_EXPORT struct ibv_context *ibasync_open_device(struct ibv_device *device,
+						       unsigned int flags)
+{
+	if (!device || flags & ~(unsigned int)IBASYNC_OPEN_NO_RING) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return open_device(device, flags);
 }
 
 IBASYNC_EXPORT int ibv_close_device(struct ibv_context *context)

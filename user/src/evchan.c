@@ -14,7 +14,8 @@
  * size) and records are taken from it without system calls; otherwise
  * each call is one READ_BATCH. A coalescing channel gets no ring: its
  * records change while queued, and the kernel refuses. A state channel's
- * records are larger (evchan_state.c).
+ * records are larger, read here too; what they carry is kept by
+ * evchan_state.c, which calls nothing of this file.
  */
 #include <errno.h>
 #include <poll.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include <infiniband/ib_async.h>
+#include <infiniband/ib_async_shim.h>
 
 #include "cmd.h"
 #include "ibasync.h"
@@ -201,6 +203,14 @@ IBASYNC_EXPORT int ibasync_channel_fd(const struct ibasync_channel *channel)
 		return -1;
 	}
 	return channel->fd;
+}
+
+IBASYNC_EXPORT int ibasync_channel_set_queue_len(struct ibasync_channel *channel,
+						 unsigned int len)
+{
+	if (!channel || !len)
+		return ibasync_err(EINVAL);
+	return ibasync_cmd_set_queue_len(channel->fd, len);
 }
 
 /*
@@ -391,10 +401,36 @@ static void to_public(const struct ib_async_chan_event *k,
 	};
 }
 
-void ibasync_chan_to_public(const struct ib_async_chan_event *k,
-			    struct ibasync_event *e)
+/* Kernel records read per READ_BATCH on a state channel: 2 KiB of stack */
+#define STATE_BATCH	16
+
+/*
+ * ibasync_get_events() on a state channel without a ring: its records
+ * (struct ib_async_chan_state_event, 128 bytes) do not fit in place in
+ * the caller's array as an ordinary channel's do, so one READ_BATCH of up
+ * to min(@n, STATE_BATCH) of them goes into the stack (no lock: each call
+ * has its own), each converted into @events, state records kept first
+ * (evchan_state.c).
+ */
+static int state_read(struct ibasync_channel *ch, uint32_t bflags,
+		      struct ibasync_event *events, int n)
 {
-	to_public(k, e);
+	struct ib_async_chan_state_event buf[STATE_BATCH];
+	uint32_t count = n < STATE_BATCH ? (uint32_t)n : STATE_BATCH;
+	uint32_t i;
+
+	if (ibasync_cmd_read_batch(ch->fd, bflags, 0, buf, &count))
+		return -1;
+	if (count > STATE_BATCH || count > (uint32_t)n) { /* never */
+		errno = EIO;
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
+		if (buf[i].rec.event.event_type == IB_ASYNC_EV_STATE)
+			ibasync_state_keep_add(ch->keep, &buf[i]);
+		to_public(&buf[i].rec, &events[i]);
+	}
+	return (int)count;
 }
 
 /*
@@ -590,7 +626,7 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 	if (flags & IBASYNC_GET_NONBLOCK)
 		bflags |= IB_ASYNC_READ_NONBLOCK;
 	if (channel->keep)
-		return ibasync_state_read(channel, bflags, events, n);
+		return state_read(channel, bflags, events, n);
 	count = (uint32_t)n;
 	if (ibasync_cmd_read_batch(channel->fd, bflags, 0, events, &count))
 		return -1;
@@ -608,4 +644,79 @@ IBASYNC_EXPORT int ibasync_get_events(struct ibasync_channel *channel,
 		to_public(&k, &events[i]);
 	}
 	return (int)count;
+}
+
+/*
+ * Up to @n records of a mapped ring, as they are, the channel's lock held
+ * if @locked and dropped here; as ring_get_events() waits.
+ */
+static int ring_read_records(struct ibasync_channel *ch, unsigned char *out,
+			     size_t size, int n, bool nonblock, bool locked)
+{
+	uint32_t available;
+	int got, err;
+
+	for (;;) {
+		if (ibasync_ring_check(&ch->ring))
+			return ibasync_mt_unlock_fail(&ch->lock, locked);
+		for (got = 0; got < n &&
+		     ibasync_ring_take(&ch->ring, out + (size_t)got * size,
+				       size);
+		     got++)
+			;
+		if (got)
+			break;
+		err = ibasync_cmd_ring_wait(ch->fd, IB_ASYNC_READ_NONBLOCK,
+					    &available);
+		if (!err && available)
+			continue;
+		ibasync_mt_unlock(&ch->lock, locked);
+		if (err && err != EAGAIN) {
+			errno = err;
+			return -1;
+		}
+		if (nonblock) {
+			errno = EAGAIN;
+			return -1;
+		}
+		if (ibasync_wait_readable(ch->fd))
+			return -1;
+		locked = ibasync_mt_lock(&ch->lock);
+	}
+	ibasync_mt_unlock(&ch->lock, locked);
+	return got;
+}
+
+/*
+ * The channel's records as the kernel writes them: from its ring where
+ * ibasync_get_events() mapped one, else one read() of whole records
+ * (which maps none, so a program reading only here never has a ring).
+ */
+IBASYNC_EXPORT int ibasync_channel_read_records(struct ibasync_channel *channel,
+						void *records,
+						size_t record_size, int n,
+						unsigned int flags)
+{
+	bool nonblock = flags & IBASYNC_READ_NONBLOCK;
+	uint32_t count;
+	bool locked;
+
+	if (!channel || !records || n < 1 ||
+	    flags & ~IBASYNC_READ_NONBLOCK ||
+	    record_size != (channel->keep ?
+			    sizeof(struct ib_async_chan_state_event) :
+			    sizeof(struct ib_async_chan_event))) {
+		errno = EINVAL;
+		return -1;
+	}
+	locked = ibasync_mt_lock(&channel->lock);
+	if (channel->ring.hdr)
+		return ring_read_records(channel, records, record_size, n,
+					 nonblock, locked);
+	ibasync_mt_unlock(&channel->lock, locked);
+	if (nonblock && ibasync_readable_now(channel->fd))
+		return -1;
+	count = (uint32_t)n;
+	return ibasync_cmd_read(channel->fd, records, record_size, &count) ?
+	       -1 : (int)count;
 }

@@ -3,12 +3,11 @@
  * State records of event channels (IBASYNC_CHANNEL_STATE): their records
  * are the kernel's struct ib_async_chan_state_event, 128 bytes, which do
  * not fit in place in the caller's array of 72-byte struct ibasync_event
- * as ordinary channels' do, so they are read through a buffer on the
- * stack (no lock: each call has its own). A state record becomes an
- * IBASYNC_EVENT_STATE record, and its port state is kept by the channel,
- * keyed by the record's sequence number, for ibasync_get_state(): struct
- * ibasync_event is an array element of the IBASYNC_1.1 ABI and cannot
- * grow to carry it.
+ * as ordinary channels' do, so evchan.c reads them through a buffer on
+ * the stack. A state record becomes an IBASYNC_EVENT_STATE record, and
+ * its port state is kept by the channel, keyed by the record's sequence
+ * number, for ibasync_get_state(): struct ibasync_event is an array
+ * element of the IBASYNC_1.1 ABI and cannot grow to carry it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,11 +15,7 @@
 
 #include <infiniband/ib_async.h>
 
-#include "cmd.h"
 #include "ibasync.h"
-
-/* Kernel records read per READ_BATCH on a state channel: 2 KiB of stack */
-#define STATE_BATCH	16
 
 _Static_assert(sizeof(struct ib_async_chan_state_event) ==
 	       IB_ASYNC_CHAN_STATE_EVENT_SIZE_V1, "the uAPI's record");
@@ -113,32 +108,6 @@ static void port_state_to_public(const struct ib_async_port_state *k,
 		.link_layer = k->link_layer,
 		.phys_port_cnt = k->phys_port_cnt,
 	};
-}
-
-/*
- * ibasync_get_events() on a state channel without a ring: one READ_BATCH
- * of up to min(@n, STATE_BATCH) records into the stack, each converted
- * into @events, state records kept first.
- */
-int ibasync_state_read(struct ibasync_channel *ch, uint32_t bflags,
-		       struct ibasync_event *events, int n)
-{
-	struct ib_async_chan_state_event buf[STATE_BATCH];
-	uint32_t count = n < STATE_BATCH ? (uint32_t)n : STATE_BATCH;
-	uint32_t i;
-
-	if (ibasync_cmd_read_batch(ch->fd, bflags, 0, buf, &count))
-		return -1;
-	if (count > STATE_BATCH || count > (uint32_t)n) { /* never */
-		errno = EIO;
-		return -1;
-	}
-	for (i = 0; i < count; i++) {
-		if (buf[i].rec.event.event_type == IB_ASYNC_EV_STATE)
-			ibasync_state_keep_add(ch->keep, &buf[i]);
-		ibasync_chan_to_public(&buf[i].rec, &events[i]);
-	}
-	return (int)count;
 }
 
 IBASYNC_EXPORT int ibasync_get_state(struct ibasync_channel *channel,

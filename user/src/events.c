@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /* Reading, acknowledging and naming asynchronous events. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
+
+#include <infiniband/ib_async_shim.h>
 
 #include "cmd.h"
 #include "ibasync.h"
@@ -46,44 +46,35 @@ static int fetch_batch(struct ibasync_context *c, int fd)
 	return 0;
 }
 
-/* Wait for the fd to become readable, unless it is non-blocking. */
-int ibasync_wait_readable(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0)
-		return -1;
-	if (fl & O_NONBLOCK) {
-		errno = EAGAIN;
-		return -1;
-	}
-	return poll(&p, 1, -1) < 0 ? -1 : 0;
-}
-
 /*
- * The next record from the node's ring: taken under ev_lock, so each goes
- * to one caller and a destroy's marking (ibasync_destroy_handle()) sees a
- * stable consumer; in a process of one thread neither can run meanwhile,
- * and the lock is skipped (ibasync_mt_lock()). An empty ring costs one
- * RING_WAIT, which moves what waits in the kernel queue (records that
- * came while the ring was full) and never blocks there: the wait happens
- * in poll() without the lock.
+ * Up to @n records from the node's ring: taken under ev_lock, so each
+ * goes to one caller and a destroy's marking (ibasync_destroy_handle())
+ * sees a stable consumer; in a process of one thread neither can run
+ * meanwhile, and the lock is skipped (ibasync_mt_lock()). An empty ring
+ * costs one RING_WAIT, which moves what waits in the kernel queue
+ * (records that came while the ring was full) and never blocks there:
+ * the wait happens in poll() without the lock, unless @nonblock. Returns
+ * how many (at least 1), or -1 with errno.
  */
-static int next_ring_record(struct ibasync_context *c, int fd,
-			    struct ib_async_event *rec)
+static int ring_records(struct ibasync_context *c, int fd,
+			struct ib_async_event *rec, int n, bool nonblock)
 {
 	uint32_t available;
 	bool locked;
-	int err;
+	int got, err;
 
 	for (;;) {
 		locked = ibasync_mt_lock(&c->ev_lock);
 		if (ibasync_ring_check(&c->ev_ring))
 			return ibasync_mt_unlock_fail(&c->ev_lock, locked);
-		if (ibasync_ring_take(&c->ev_ring, rec, sizeof(*rec))) {
+		for (got = 0; got < n && ibasync_ring_take(&c->ev_ring,
+							   &rec[got],
+							   sizeof(*rec));
+		     got++)
+			;
+		if (got) {
 			ibasync_mt_unlock(&c->ev_lock, locked);
-			return 0;
+			return got;
 		}
 		err = ibasync_cmd_ring_wait(fd, IB_ASYNC_READ_NONBLOCK,
 					    &available);
@@ -93,6 +84,10 @@ static int next_ring_record(struct ibasync_context *c, int fd,
 		/* ENODEV, EIO: the stream is over, as read() would say */
 		if (err && err != EAGAIN) {
 			errno = err;
+			return -1;
+		}
+		if (nonblock) {
+			errno = EAGAIN;
 			return -1;
 		}
 		if (ibasync_wait_readable(fd))
@@ -143,7 +138,7 @@ static int next_record(struct ibasync_context *c, int fd,
 	int err;
 
 	if (c->ev_ring.hdr)
-		return next_ring_record(c, fd, rec);
+		return ring_records(c, fd, rec, 1, false) < 0 ? -1 : 0;
 	for (;;) {
 		pthread_mutex_lock(&c->ev_lock);
 		if (!c->ev_no_batch &&
@@ -210,7 +205,7 @@ static __attribute__((noinline)) int get_async_event(struct ibasync_context *c,
  * call and the kernel (the reasons of ibasync_mt_lock(); a fork() would
  * have set ibasync_forked, which also covers ibasync_ring_check()), so the
  * record is read where it lies, only the two fields the caller gets, and
- * consumed with one store: the same result as next_ring_record() and
+ * consumed with one store: the same result as ring_records() and
  * ibasync_fill_event() with a fraction of the memory accesses, which are
  * what an emulated guest pays for. Anything else is get_async_event()'s.
  */
@@ -243,6 +238,44 @@ IBASYNC_EXPORT int ibv_get_async_event(struct ibv_context *context,
 	if (__builtin_expect(get_from_ring(c, event), 1))
 		return 0;
 	return get_async_event(c, context->async_fd, event);
+}
+
+/*
+ * The node's records as they are, for ibasync_read_records(): from the
+ * ring if there is one, else one read() of whole records. What a batch
+ * of ibv_get_async_event() handed out is consumed first and the rest of
+ * it forgotten (it is still queued): a program that turns from one call
+ * to the other sees each record once.
+ */
+IBASYNC_EXPORT int ibasync_read_records(struct ibv_context *context,
+					struct ib_async_event *records, int n,
+					unsigned int flags)
+{
+	bool nonblock = flags & IBASYNC_READ_NONBLOCK;
+	struct ibasync_context *c;
+	uint32_t count;
+	int fd;
+
+	if (!context || !records || n < 1 || flags & ~IBASYNC_READ_NONBLOCK) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = to_ibasync_ctx(context);
+	fd = context->async_fd;
+	if (c->ev_ring.hdr)
+		return ring_records(c, fd, records, n, nonblock);
+	pthread_mutex_lock(&c->ev_lock);
+	if (c->ev_handed || c->ev_count) {
+		(void)consume_handed(c, fd);	/* failing, read() says why */
+		c->ev_handed = 0;
+		c->ev_next = c->ev_count = 0;
+	}
+	pthread_mutex_unlock(&c->ev_lock);
+	if (nonblock && ibasync_readable_now(fd))
+		return -1;
+	count = (uint32_t)n;
+	return ibasync_cmd_read(fd, records, sizeof(*records), &count) ?
+	       -1 : (int)count;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <infiniband/ib_async.h>
+#include <infiniband/ib_async_shim.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_async.h>
 
@@ -29,8 +30,7 @@
  */
 #define IBASYNC_HIDDEN __attribute__((visibility("hidden")))
 
-/* The sysfs class ib_async registers, relative to the root prefix. */
-#define IBASYNC_CLASS_DIR	"/sys/class/ib_async"
+/* IBASYNC_CLASS_DIR, the module's sysfs class: <infiniband/ib_async_shim.h> */
 #define IBASYNC_IBDEV_CLASS_DIR	"/sys/class/infiniband"
 #define IBASYNC_CDEV_DIR	"/dev/infiniband"
 
@@ -403,7 +403,8 @@ int ibasync_path(char *buf, size_t len, const char *fmt, ...)
 int ibasync_read_attr(const char *path, char *buf, size_t len);
 int ibasync_parse_uint(const char *s, unsigned long long max,
 		       unsigned long long *out);
-int ibasync_module_loaded(void);
+int ibasync_wait_readable(int fd);
+int ibasync_readable_now(int fd);
 
 /* device.c */
 void ibasync_device_get(struct ibasync_device *dev);
@@ -414,7 +415,6 @@ int ibasync_destroy_handle(struct ibasync_context *c, uint32_t obj_type,
 			   uint32_t handle, uint64_t *reported,
 			   uint64_t *comp_reported);
 int ibasync_disassociated(struct ibasync_context *c);
-int ibasync_wait_readable(int fd);
 
 /* objects.c */
 void ibasync_free_dead(struct ibasync_context *c);
@@ -498,17 +498,11 @@ struct ibasync_state_keep {
 	struct ibasync_state_kept slot[IBASYNC_STATE_KEPT];
 };
 
-/* evchan.c: one record of an event channel, a state record's not kept */
-void ibasync_chan_to_public(const struct ib_async_chan_event *k,
-			    struct ibasync_event *e);
-
-/* evchan_state.c */
+/* evchan_state.c: called by evchan.c, and calls nothing of it */
 struct ibasync_state_keep *ibasync_state_keep_new(void);
 void ibasync_state_keep_free(struct ibasync_state_keep *k);
 void ibasync_state_keep_add(struct ibasync_state_keep *k,
 			    const struct ib_async_chan_state_event *rec);
-int ibasync_state_read(struct ibasync_channel *ch, uint32_t bflags,
-		       struct ibasync_event *events, int n);
 void ibasync_state_to_public(const struct ib_async_chan_event *k,
 			     struct ibasync_event *e);
 

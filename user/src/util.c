@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/* Path and sysfs helpers shared by the library and ib_async_watch. */
+/* Path, sysfs and descriptor helpers. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ibasync.h"
@@ -18,6 +17,11 @@ static const char *test_root(void)
 	const char *root = secure_getenv(IBASYNC_TEST_ROOT_ENV);
 
 	return (root && *root) ? root : "";
+}
+
+IBASYNC_EXPORT const char *ibasync_root_dir(void)
+{
+	return test_root();
 }
 
 /* Paths lead into a fake tree: the kernel's other interfaces do not. */
@@ -111,13 +115,39 @@ int ibasync_parse_uint(const char *s, unsigned long long max,
 	return 0;
 }
 
-/* 1 if the ib_async class exists in sysfs, 0 if not (errno kept). */
-int ibasync_module_loaded(void)
+/*
+ * Wait for the fd to become readable, unless it is non-blocking (-1,
+ * EAGAIN). Here rather than in events.c: event channels (evchan.c) wait
+ * too, and events.c calls evchan.c, which must not call it back.
+ */
+int ibasync_wait_readable(int fd)
 {
-	char path[PATH_MAX];
-	struct stat st;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int fl = fcntl(fd, F_GETFL);
 
-	if (ibasync_path(path, sizeof(path), "%s", IBASYNC_CLASS_DIR))
+	if (fl < 0)
+		return -1;
+	if (fl & O_NONBLOCK) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return poll(&p, 1, -1) < 0 ? -1 : 0;
+}
+
+/*
+ * For a read that must not block on a descriptor that may: 0 if @fd has
+ * something to say now (records, or an end of stream or error, which the
+ * read then returns), else -1 with EAGAIN.
+ */
+int ibasync_readable_now(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, 0);
+
+	if (n < 0)
+		return -1;
+	if (n > 0)
 		return 0;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	errno = EAGAIN;
+	return -1;
 }

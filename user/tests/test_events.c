@@ -225,6 +225,42 @@ static void test_extensions(struct ibv_context *ctx)
 	   "ibasync_query: ioctl error returned and in errno");
 }
 
+/*
+ * IBASYNC_1.3 over the FIFO, which has no ring: ibasync_read_records()
+ * is one read() of whole records, as the kernel wrote them.
+ */
+static void test_read_records(int w)
+{
+	struct ibv_context *ctx = ibasync_open_device(list[0],
+						      IBASYNC_OPEN_NO_RING);
+	struct ib_async_event out[8];
+
+	OK(!strcmp(ibasync_root_dir(), root),
+	   "ibasync_root_dir: IBASYNC_TEST_ROOT's tree");
+	if (!OK(ctx, "ibasync_open_device(IBASYNC_OPEN_NO_RING)"))
+		return;
+	errno = 0;
+	OK(ibasync_read_records(ctx, out, 8, IBASYNC_READ_NONBLOCK) == -1 &&
+	   errno == EAGAIN,
+	   "read_records NONBLOCK, empty and a blocking fd: EAGAIN");
+	ft_write_event(w, IBV_EVENT_PORT_ERR, 1, 60, 1, 1, IB_ASYNC_OBJ_PORT);
+	ft_write_event(w, IB_ASYNC_EV_OVERFLOW, 0, 61, 5, 0, IB_ASYNC_OBJ_NONE);
+	ft_write_event(w, IBV_EVENT_PORT_ACTIVE, 2, 66, 1, 2, IB_ASYNC_OBJ_PORT);
+	OK(ibasync_read_records(ctx, out, 2, 0) == 2 && out[0].seq == 60 &&
+	   out[0].port_num == 1 && out[1].event_type == IB_ASYNC_EV_OVERFLOW &&
+	   out[1].seq == 61 && out[1].count == 5,
+	   "read_records n 2: two records as written, the overflow's count");
+	OK(ibasync_read_records(ctx, out, 8, IBASYNC_READ_NONBLOCK) == 1 &&
+	   out[0].seq == 66 && out[0].event_type == IBV_EVENT_PORT_ACTIVE &&
+	   ibasync_lost_events(ctx) == 0,
+	   "read_records n 8: the one left; nothing counted lost");
+	errno = 0;
+	OK(write(w, "short", 5) == 5 &&
+	   ibasync_read_records(ctx, out, 8, 0) == -1 && errno == EIO,
+	   "read_records: a short record, EIO");
+	ibv_close_device(ctx);
+}
+
 int main(void)
 {
 	struct ibv_context *ctx;
@@ -245,6 +281,7 @@ int main(void)
 	test_poll_recipe(ctx, w);
 	test_extensions(ctx);
 	ibv_close_device(ctx);
+	test_read_records(w);
 	test_queue_len_env();
 	close(w);
 	ibv_free_device_list(list);

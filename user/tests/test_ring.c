@@ -60,6 +60,8 @@ static struct {
 	int wait_err;		/* RING_WAIT fails with it when set */
 	uint64_t reported;	/* DESTROY's events_reported */
 	uint32_t handles;	/* the last CREATE_CQ's */
+	int qlen_fd;		/* the last SET_QUEUE_LEN's file, and length */
+	uint32_t qlen;
 } fake;
 
 static size_t ring_bytes(size_t rec_size)
@@ -174,6 +176,10 @@ static int fake_answer(int fd, unsigned long req, void *arg)
 		((struct ib_async_create_cq *)arg)->handle = ++fake.handles;
 		return 0;
 	case IB_ASYNC_IOC_SUBSCRIBE:
+		return 0;
+	case IB_ASYNC_IOC_SET_QUEUE_LEN:
+		fake.qlen_fd = fd;
+		fake.qlen = ((struct ib_async_queue_len *)arg)->queue_len;
 		return 0;
 	}
 	return FAKE_IOCTL_PASS;
@@ -901,6 +907,120 @@ static void test_no_ring(struct ibv_device *dev)
 	fake_unmap(&fake.node);
 }
 
+/*
+ * IBASYNC_1.3: ibasync_open_device()'s flag, and the records of the
+ * context's and a channel's rings as the kernel wrote them.
+ */
+static void test_open_flags(struct ibv_device *dev)
+{
+	struct ibasync_channel *ch;
+	struct ibv_context *ctx;
+
+	fake.maps = 0;
+	ctx = ibasync_open_device(dev, IBASYNC_OPEN_NO_RING);
+	ch = ctx ? ibasync_create_channel(ctx, IBASYNC_CHANNEL_NONBLOCK) : NULL;
+	OK(ch && !to_ibasync_ctx(ctx)->ev_ring.hdr && !ch->ring_ok &&
+	   !fake.maps,
+	   "IBASYNC_OPEN_NO_RING: no MAP_RING for the context or its channels");
+	if (ch)
+		ibasync_destroy_channel(ch);
+	if (ctx)
+		ibv_close_device(ctx);
+	fake_unmap(&fake.chan);
+	errno = 0;
+	OK(!ibasync_open_device(dev, 1U << 1) && errno == EINVAL,
+	   "ibasync_open_device: an unknown flag, EINVAL");
+	errno = 0;
+	OK(!ibasync_open_device(NULL, 0) && errno == EINVAL,
+	   "ibasync_open_device(NULL): EINVAL");
+}
+
+static void test_raw_chan(struct ibv_context *ctx)
+{
+	struct ibasync_channel *ch = ibasync_create_channel(ctx, 0);
+	struct ib_async_chan_event k, out[4];
+	struct ibasync_event ev;
+	int n;
+
+	if (!OK(ch, "a channel"))
+		return;
+	fake.qlen_fd = -1;
+	OK(!ibasync_channel_set_queue_len(ch, 16) &&
+	   fake.qlen_fd == ibasync_channel_fd(ch) && fake.qlen == 16,
+	   "channel_set_queue_len: SET_QUEUE_LEN on the channel's file");
+	OK(ibasync_channel_set_queue_len(ch, 0) == EINVAL && errno == EINVAL &&
+	   ibasync_channel_set_queue_len(NULL, 8) == EINVAL,
+	   "channel_set_queue_len: 0 or no channel, EINVAL");
+	/* get_events maps the ring; the raw read then takes from it */
+	ibasync_get_events(ch, &ev, 1, IBASYNC_GET_NONBLOCK);
+	k = crec(rec(IBV_EVENT_PORT_ACTIVE, 2, IB_ASYNC_OBJ_PORT, 0, 3));
+	publish(&fake.chan, &k);
+	k = crec(rec(IBV_EVENT_LID_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 4));
+	k.occurrences = 6;
+	publish(&fake.chan, &k);
+	errno = 0;
+	OK(ibasync_channel_read_records(ch, out, sizeof(struct ib_async_event),
+					4, 0) == -1 && errno == EINVAL,
+	   "channel_read_records: a record size not the channel's, EINVAL");
+	fake.waits = 0;
+	n = ibasync_channel_read_records(ch, out, sizeof(out[0]), 4,
+					 IBASYNC_READ_NONBLOCK);
+	OK(n == 2 && out[0].cookie == 103 && out[0].event.seq == 3 &&
+	   out[1].event.seq == 4 && out[1].occurrences == 6 &&
+	   fake.chan.hdr && fake.chan.hdr->consumer == 2 && !fake.waits,
+	   "channel_read_records: the mapped ring's records, as written");
+	errno = 0;
+	OK(ibasync_channel_read_records(ch, out, sizeof(out[0]), 4,
+					IBASYNC_READ_NONBLOCK) == -1 &&
+	   errno == EAGAIN && fake.waits == 1,
+	   "channel_read_records: an empty ring, one RING_WAIT, EAGAIN");
+	ibasync_destroy_channel(ch);
+	fake_unmap(&fake.chan);
+}
+
+static void test_raw_records(struct ibv_device *dev)
+{
+	struct ib_async_event e, out[4];
+	struct ibv_context *ctx;
+	int n;
+
+	fake.maps = 0;
+	ctx = ibasync_open_device(dev, 0);
+	if (!OK(ctx && to_ibasync_ctx(ctx)->ev_ring.hdr && fake.maps == 1,
+		"ibasync_open_device(0): a ring, as ibv_open_device()"))
+		return;
+	e = rec(IBV_EVENT_PORT_ERR, 1, IB_ASYNC_OBJ_PORT, 0, 1);
+	e.timestamp_ns = 777;
+	publish(&fake.node, &e);
+	e = (struct ib_async_event){ .seq = 2, .count = 5,
+				     .event_type = IB_ASYNC_EV_OVERFLOW };
+	publish(&fake.node, &e);
+	e = rec(IBV_EVENT_SM_CHANGE, 1, IB_ASYNC_OBJ_PORT, 0, 7);
+	publish(&fake.node, &e);
+	fake.waits = fake.batches = 0;
+	errno = 0;
+	OK(ibasync_read_records(ctx, out, 0, 0) == -1 && errno == EINVAL &&
+	   ibasync_read_records(ctx, out, 4, 1U << 1) == -1 &&
+	   ibasync_read_records(NULL, out, 4, 0) == -1,
+	   "read_records: n 0, an unknown flag, no context: EINVAL");
+	n = ibasync_read_records(ctx, out, 4, IBASYNC_READ_NONBLOCK);
+	OK(n == 3 && out[0].seq == 1 && out[0].timestamp_ns == 777 &&
+	   out[1].event_type == IB_ASYNC_EV_OVERFLOW && out[1].count == 5 &&
+	   out[2].seq == 7 && fake.node.hdr->consumer == 3 &&
+	   !fake.waits && !fake.batches,
+	   "read_records: the ring's records as written, overflow too, "
+	   "no system call");
+	errno = 0;
+	OK(ibasync_read_records(ctx, out, 4, IBASYNC_READ_NONBLOCK) == -1 &&
+	   errno == EAGAIN && fake.waits == 1,
+	   "read_records: an empty ring, one RING_WAIT, EAGAIN");
+	OK(ibasync_lost_events(ctx) == 0,
+	   "an overflow record read raw is the caller's: not counted lost");
+	test_raw_chan(ctx);
+	ibv_close_device(ctx);
+	fake_unmap(&fake.node);
+}
+
 /* The fake tree's node, a regular file here: mmap()able. */
 static int node_as_file(const char *root)
 {
@@ -950,6 +1070,8 @@ int main(void)
 	test_fork(list[0]);
 	test_fork_shared(list[0]);
 	test_no_ring(list[0]);
+	test_open_flags(list[0]);
+	test_raw_records(list[0]);
 	fake.on = false;
 	close(fake.node.fd);
 	ibv_free_device_list(list);

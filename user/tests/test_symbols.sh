@@ -40,6 +40,13 @@ printf '%s\n' "$DEFS" | grep -qx "IBASYNC_1.2 ibasync_get_state"
 ok $? "ibasync_get_state@@IBASYNC_1.2 defined"
 "$OBJDUMP" -p "$LIB" | grep -A1 'IBASYNC_1\.2$' | grep -q '^[[:space:]]*IBASYNC_1\.1[[:space:]]*$'
 ok $? "IBASYNC_1.2 inherits IBASYNC_1.1"
+for s in ibasync_root_dir ibasync_open_device ibasync_read_records \
+	 ibasync_channel_read_records ibasync_channel_set_queue_len; do
+	printf '%s\n' "$DEFS" | grep -qx "IBASYNC_1.3 $s"
+	ok $? "$s@@IBASYNC_1.3 defined"
+done
+"$OBJDUMP" -p "$LIB" | grep -A1 'IBASYNC_1\.3$' | grep -q '^[[:space:]]*IBASYNC_1\.2[[:space:]]*$'
+ok $? "IBASYNC_1.3 inherits IBASYNC_1.2"
 # rdma-core's enum-to-string calls are libibverbs' own, reached through
 # our dependency on it when a program is linked against us alone
 STRS="ibv_event_type_str ibv_wc_status_str ibv_port_state_str ibv_node_type_str"
@@ -52,7 +59,7 @@ ok $? "NEEDED libibverbs.so.1"
 # rdma-core's tools reference one call of libibverbs' private node
 printf '%s\n' "$DEFS" | grep -qx "IBVERBS_PRIVATE_34 ibv_query_gid_type"
 ok $? "ibv_query_gid_type@@IBVERBS_PRIVATE_34 defined (ibv_devinfo -v, pyverbs)"
-extra=$(printf '%s\n' "$DEFS" | grep -v -e '^IBVERBS_1\.[0-9]* _*ibv_' -e '^IBASYNC_1\.[012] ibasync_' \
+extra=$(printf '%s\n' "$DEFS" | grep -v -e '^IBVERBS_1\.[0-9]* _*ibv_' -e '^IBASYNC_1\.[0-3] ibasync_' \
 	-e '^IBVERBS_PRIVATE_34 ibv_query_gid_type$')
 [ -z "$extra" ]
 ok $? "no other exported functions${extra:+: $extra}"

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * ib_async_watch: print RDMA asynchronous events as ib_async delivers
- * them. Devices are found and opened through libibasync; records are then
- * read straight from the node, since struct ibv_async_event has no room
- * for the sequence number, timestamp or overflow count worth showing.
+ * them. A client of libibasync's public API alone: devices are found and
+ * opened through it, and records read with ibasync_read_records(), which
+ * hands them out as the kernel writes them, since struct ibv_async_event
+ * has no room for the sequence number, timestamp or overflow count worth
+ * showing.
  *
  * With --port, --coalesce or -t, the kernel does the choosing: the tool
  * reads an event channel (libibasync's ibasync_create_channel()) with one
  * subscription per port, each of the -t types, instead of the node. Its
- * records are read straight from the channel, as the node's are.
+ * records come as the kernel writes them too
+ * (ibasync_channel_read_records()).
  *
  * With --state the channel is a state channel (IBASYNC_CHANNEL_STATE |
  * IBASYNC_CHANNEL_RESYNC) and each subscription asks for a snapshot:
@@ -31,18 +34,17 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
 
-#include "ibasync.h"
 #include "watch.h"
 #include "watch_export.h"
 #include "watch_follow.h"
 
-#define BATCH 64		/* records per read() */
+#define BATCH 64		/* records per read */
 
 /* one subscription per --port fits in one channel */
 _Static_assert(WATCH_MAX_FILTERS <= IB_ASYNC_MAX_SUBSCRIPTIONS,
@@ -164,8 +166,6 @@ static int subscribe_all(struct watch *w, struct watched *d, uint64_t mask)
  */
 static int open_channel(struct watch *w, struct watched *d)
 {
-	struct ib_async_queue_len q = { .argsz = sizeof(q),
-					.queue_len = w->opts.queue_len };
 	bool needed = watch_needs_channel(&w->opts);
 	unsigned int flags = IBASYNC_CHANNEL_NONBLOCK;
 	uint64_t mask;
@@ -198,7 +198,7 @@ static int open_channel(struct watch *w, struct watched *d)
 	}
 	d->state = w->opts.state;
 	if (w->opts.queue_len &&
-	    ioctl(ibasync_channel_fd(d->chan), IB_ASYNC_IOC_SET_QUEUE_LEN, &q)) {
+	    ibasync_channel_set_queue_len(d->chan, w->opts.queue_len)) {
 		error(w, "%s: cannot set the channel's queue length %u: %s",
 		      d->name, w->opts.queue_len, strerror(errno));
 		return -1;
@@ -270,7 +270,11 @@ static int open_one(struct watch *w, struct ibv_device *dev)
 	*d = (struct watched){ .metrics_dev = -1 };
 	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(dev));
 	snprintf(d->node, sizeof(d->node), "%s", dev->dev_name);
-	d->ctx = ibv_open_device(dev);
+	/*
+	 * No ring: -q sizes the queue after the open, which a ring mapped
+	 * at open would not follow, and every record is read whole anyway.
+	 */
+	d->ctx = ibasync_open_device(dev, IBASYNC_OPEN_NO_RING);
 	if (!d->ctx) {
 		error(w, "cannot open %s for %s: %s", dev->dev_name, d->name,
 		      strerror(errno));
@@ -336,17 +340,26 @@ static int metrics_start(struct watch *w)
 	return -1;
 }
 
-static int setup(struct watch *w)
+/* The module's sysfs class is there, below the library's root. */
+static bool module_loaded(struct watch *w)
 {
 	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", ibasync_root_dir(),
+		 IBASYNC_CLASS_DIR);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return true;
+	error(w, "ib_async module not loaded: %s missing", path);
+	return false;
+}
+
+static int setup(struct watch *w)
+{
 	int n, err;
 
-	if (!ibasync_module_loaded()) {
-		if (ibasync_path(path, sizeof(path), "%s", IBASYNC_CLASS_DIR))
-			strcpy(path, IBASYNC_CLASS_DIR);
-		error(w, "ib_async module not loaded: %s missing", path);
+	if (!module_loaded(w))
 		return -1;
-	}
 	/* before the list: a device added meanwhile is heard of, not lost */
 	if (w->opts.follow) {
 		w->uevent_fd = watch_uevent_open();
@@ -356,7 +369,7 @@ static int setup(struct watch *w)
 			return -1;
 		}
 		/* where it fails (no CAP_NET_ADMIN), netdevs are not told */
-		w->rdmamon_fd = ibasync_test_root() ? -1 :
+		w->rdmamon_fd = *ibasync_root_dir() ? -1 :
 				watch_rdmamon_open();
 	}
 	w->list = ibv_get_device_list(&n);
@@ -538,30 +551,52 @@ static bool count_reached(const struct watch *w)
 }
 
 /*
+ * What a read of records returned: @n records (n > 0) as they are; 0 when
+ * there is nothing (EAGAIN, EINTR); -1 once the stream ended with ENODEV
+ * (device removed), -2 on another error, said.
+ */
+static int read_result(struct watch *w, const struct watched *d, int n)
+{
+	if (n > 0)
+		return n;
+	if (errno == EAGAIN || errno == EINTR)
+		return 0;
+	if (errno == ENODEV)
+		return -1;
+	error(w, "%s: read: %s", d->name, strerror(errno));
+	return -2;
+}
+
+/* The device's own records, n of them; as read_result(). */
+static int read_node(struct watch *w, const struct watched *d,
+		     struct ib_async_event *recs, int n)
+{
+	return read_result(w, d, ibasync_read_records(d->ctx, recs, n,
+						      IBASYNC_READ_NONBLOCK));
+}
+
+/*
  * Drain what one device has ready. Returns 0 to go on, 1 once the device
  * is gone (end of stream), -1 on error.
  */
 static int drain(struct watch *w, struct watched *d)
 {
 	struct ib_async_event recs[BATCH];
-	ssize_t n;
+	int n;
 
 	while (!count_reached(w)) {
-		n = read(d->ctx->async_fd, recs, sizeof(recs));
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		n = read_node(w, d, recs, BATCH);
+		if (n == 0)
 			return 0;
-		if (n < 0 && errno == ENODEV) {
+		if (n == -1) {
 			/* followed, a device line says it */
 			if (!w->opts.follow)
 				error(w, "%s: device removed", d->name);
 			return 1;
 		}
-		if (n <= 0 || n % (ssize_t)sizeof(recs[0])) {
-			error(w, "%s: read: %s", d->name,
-			      n < 0 ? strerror(errno) : "short record");
+		if (n < 0)
 			return -1;
-		}
-		for (size_t i = 0; i < (size_t)n / sizeof(recs[0]); i++) {
+		for (int i = 0; i < n; i++) {
 			const struct ib_async_event *r = &recs[i];
 
 			if (!watch_type_selected(&w->opts, r->event_type))
@@ -579,28 +614,6 @@ static int drain(struct watch *w, struct watched *d)
 }
 
 /*
- * Read n whole records of size @rec from @fd into @buf: n > 0; 0 when
- * there is nothing (EAGAIN, EINTR); -1 once the stream ended with ENODEV
- * (device removed), -2 on another error, said.
- */
-static ssize_t read_recs(struct watch *w, const struct watched *d, int fd,
-			 void *buf, size_t len, size_t rec)
-{
-	ssize_t n = read(fd, buf, len);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (n < 0 && errno == ENODEV)
-		return -1;
-	if (n <= 0 || n % (ssize_t)rec) {
-		error(w, "%s: read: %s", d->name,
-		      n < 0 ? strerror(errno) : "short record");
-		return -2;
-	}
-	return n / (ssize_t)rec;
-}
-
-/*
  * Drain what a device's event channel has ready, as drain() the node.
  * Records no subscription matched (cookie 0: overflow, and the
  * DEVICE_FATAL that ends every stream) are printed, not counted; nor
@@ -612,11 +625,11 @@ static int drain_chan(struct watch *w, struct watched *d)
 	struct ib_async_chan_state_event recs[BATCH];
 	size_t size = d->state ? sizeof(recs[0]) :
 		      sizeof(struct ib_async_chan_event);
-	ssize_t n;
+	int n;
 
 	while (!count_reached(w)) {
-		n = read_recs(w, d, ibasync_channel_fd(d->chan), recs,
-			      BATCH * size, size);
+		n = read_result(w, d, ibasync_channel_read_records(d->chan,
+				recs, size, BATCH, IBASYNC_READ_NONBLOCK));
 		if (n == 0)
 			return 0;
 		if (n == -1) {
@@ -626,7 +639,7 @@ static int drain_chan(struct watch *w, struct watched *d)
 		}
 		if (n < 0)
 			return -1;
-		for (ssize_t i = 0; i < n; i++) {
+		for (int i = 0; i < n; i++) {
 			const struct ib_async_chan_event *x = (const void *)
 				((const unsigned char *)recs + (size_t)i * size);
 
@@ -655,11 +668,10 @@ static int drain_chan(struct watch *w, struct watched *d)
 static int discard_node(struct watch *w, struct watched *d)
 {
 	struct ib_async_event recs[BATCH];
-	ssize_t n;
+	int n;
 
 	do {
-		n = read_recs(w, d, d->ctx->async_fd, recs, sizeof(recs),
-			      sizeof(recs[0]));
+		n = read_node(w, d, recs, BATCH);
 	} while (n > 0);
 	if (n == -1)
 		return 1;
@@ -794,21 +806,31 @@ static int rename_device(struct watch *w, struct watched *d, const char *name)
  */
 static int rescan(struct watch *w)
 {
-	char path[4096], name[WATCH_NAME_MAX];
+	struct ibv_device **list;
+	int ret = 0;
 
 	error(w, "device uevents lost: looking at the devices again");
-	for (size_t i = 0; i < w->ndevs; i++) {
+	list = ibv_get_device_list(NULL);
+	if (!list) {
+		error(w, "cannot list devices: %s", strerror(errno));
+		return -1;
+	}
+	/* each node's device now, by the name the library lists it under */
+	for (size_t i = 0; !ret && i < w->ndevs; i++) {
 		struct watched *d = &w->devs[i];
 
-		if (ibasync_path(path, sizeof(path), "%s/%s/ibdev",
-				 IBASYNC_CLASS_DIR, d->node) ||
-		    ibasync_read_attr(path, name, sizeof(name)) <= 0 ||
-		    !strcmp(name, d->name))
-			continue;
-		if (rename_device(w, d, name))
-			return -1;
+		for (size_t j = 0; list[j]; j++) {
+			const char *name = ibv_get_device_name(list[j]);
+
+			if (strcmp(list[j]->dev_name, d->node) ||
+			    !strcmp(name, d->name))
+				continue;
+			ret = rename_device(w, d, name);
+			break;
+		}
 	}
-	return add_new(w, NULL);
+	ibv_free_device_list(list);
+	return ret ? -1 : add_new(w, NULL);
 }
 
 /* Act on the uevents ready. Returns 0, or -1 (said). */
@@ -1002,12 +1024,6 @@ int main(int argc, char **argv)
 			   .rdmamon_fd = -1 };
 	int ret;
 
-	/*
-	 * The watcher reads whole batches of records from the context's
-	 * descriptor itself, which a mapped event ring would refuse (EBUSY):
-	 * keep libibasync's contexts on read().
-	 */
-	setenv("IBASYNC_NO_RING", "1", 1);
 	if (watch_parse_args(argc, argv, &w.opts, stderr)) {
 		watch_usage_hint(stderr);
 		watch_opts_free(&w.opts);

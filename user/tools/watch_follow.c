@@ -15,7 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ibasync.h"
+#include <infiniband/ib_async_shim.h>
+
 #include "watch_follow.h"
 
 #define UEVENT_GROUP_KERNEL 1	/* group 2 is udevd's re-broadcast */
@@ -68,14 +69,20 @@ void watch_uevent_parse(const char *msg, size_t len, struct watch_uevent *ev)
 	}
 }
 
-/* Tests: a datagram socket in the fake tree stands in for the kernel's. */
-static int open_test_socket(void)
+/*
+ * Tests: a datagram socket in the fake tree (@root, libibasync's
+ * ibasync_root_dir()) stands in for the kernel's.
+ */
+static int open_test_socket(const char *root)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd;
 
-	if (ibasync_path(a.sun_path, sizeof(a.sun_path), "/uevent"))
+	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/uevent", root) >=
+	    (int)sizeof(a.sun_path)) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
@@ -93,8 +100,8 @@ int watch_uevent_open(void)
 				 .nl_groups = UEVENT_GROUP_KERNEL };
 	int fd, sz = RCVBUF;
 
-	if (ibasync_test_root())
-		return open_test_socket();
+	if (*ibasync_root_dir())
+		return open_test_socket(ibasync_root_dir());
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		    NETLINK_KOBJECT_UEVENT);
 	if (fd < 0)

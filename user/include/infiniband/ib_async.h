@@ -62,6 +62,17 @@ int ibasync_destroy_channel(struct ibasync_channel *channel);
 int ibasync_channel_fd(const struct ibasync_channel *channel);
 
 /*
+ * Resize the channel's queue to @len records (1..max_queue_len), queued
+ * records kept in order (IBASYNC_1.3). The channel's ring, where it gets
+ * one, is as long as the queue at its first ibasync_get_events(): resize
+ * before. Returns 0, or an errno value (errno set too): EINVAL for 0,
+ * above the module's max_queue_len or a NULL channel, EBUSY if more
+ * records are queued than fit.
+ */
+int ibasync_channel_set_queue_len(struct ibasync_channel *channel,
+				  unsigned int len);
+
+/*
  * The highest enum ibv_event_type a subscription can name,
  * IBV_EVENT_DEVICE_SPEED_CHANGE (which older rdma-core headers lack).
  */

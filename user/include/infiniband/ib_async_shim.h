@@ -12,6 +12,7 @@
 #ifndef INFINIBAND_IB_ASYNC_SHIM_H
 #define INFINIBAND_IB_ASYNC_SHIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -39,6 +40,69 @@ int ibasync_set_queue_len(struct ibv_context *context, unsigned int len);
  * kernel queue was full (IB_ASYNC_EV_OVERFLOW records), since open.
  */
 uint64_t ibasync_lost_events(struct ibv_context *context);
+
+/* IBASYNC_1.3: what a program needs to read ib_async's own records. */
+
+/* The sysfs class of the ib_async module, below ibasync_root_dir(). */
+#define IBASYNC_CLASS_DIR	"/sys/class/ib_async"
+
+/*
+ * The directory below which libibasync looks up every sysfs and /dev
+ * path: "" (the root), or the value of IBASYNC_TEST_ROOT where the
+ * process may be steered by it (libibasync(7)). A program that looks at
+ * ib_async's files itself prefixes their paths with it, so that it sees
+ * what the library sees. Never NULL.
+ */
+const char *ibasync_root_dir(void);
+
+/* Flags of ibasync_open_device(). */
+enum ibasync_open_flags {
+	/*
+	 * No mapped event ring for the context or its channels, as
+	 * IBASYNC_NO_RING does for the whole process (libibasync(7)).
+	 */
+	IBASYNC_OPEN_NO_RING	= 1 << 0,
+};
+
+/*
+ * ibv_open_device(), with @flags. Returns NULL with errno set on failure
+ * (EINVAL for an unknown flag).
+ */
+struct ibv_context *ibasync_open_device(struct ibv_device *device,
+					unsigned int flags);
+
+/* Flags of ibasync_read_records() and ibasync_channel_read_records(). */
+enum ibasync_read_flags {
+	IBASYNC_READ_NONBLOCK	= 1 << 0,	/* EAGAIN rather than wait */
+};
+
+/*
+ * Up to @n of the context's records as the kernel writes them (struct
+ * ib_async_event: sequence number, timestamp, object, and the overflow
+ * records, IB_ASYNC_EV_OVERFLOW, with the count lost), consumed, with one
+ * system call at most. Returns how many (at least 1), or -1 with errno
+ * set: EAGAIN when none is ready and the call may not block (the flag,
+ * or async_fd's O_NONBLOCK), EIO once the context is closed, ENODEV once
+ * the device was removed, after the records queued before. Records read
+ * here need no ibv_ack_async_event(), and ibv_get_async_event() does not
+ * see them: a context is read one way.
+ */
+int ibasync_read_records(struct ibv_context *context,
+			 struct ib_async_event *records, int n,
+			 unsigned int flags);
+
+struct ibasync_channel;
+
+/*
+ * The same for an event channel (<infiniband/ib_async.h>): its records
+ * as the kernel writes them, struct ib_async_chan_event, or struct
+ * ib_async_chan_state_event on an IBASYNC_CHANNEL_STATE channel, whose
+ * size @record_size must be (else EINVAL). A state record read here is
+ * not kept for ibasync_get_state(): it carries its state itself.
+ */
+int ibasync_channel_read_records(struct ibasync_channel *channel,
+				 void *records, size_t record_size, int n,
+				 unsigned int flags);
 
 #ifdef __cplusplus
 }
