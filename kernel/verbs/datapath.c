@@ -450,6 +450,9 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 		goto err_discard;
 	owner = ib_async_uobj_get(file, arg->handle, arg->obj_type);
 	ret = PTR_ERR_OR_ZERO(owner);
+	/* its one entry, on a queue granted none (a QP on an SRQ) */
+	if (!ret && !ib_async_max_sge(owner, true))
+		ret = -EINVAL;
 	if (!ret)
 		ret = ib_async_wr_attach(file, w, owner);
 	if (ret) {
@@ -568,6 +571,9 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 		goto err_discard;
 	qp = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_QP);
 	ret = PTR_ERR_OR_ZERO(qp);
+	/* its one entry, on a send queue granted none */
+	if (!ret && !ib_async_max_sge(qp, false))
+		ret = -EINVAL;
 	if (!ret)
 		ret = ib_async_send_rule_qp(ib_async_send_rule(arg->opcode),
 					    qp->qp->qp_type, arg->ah_handle,

@@ -91,6 +91,12 @@ struct ib_async_uobj {
 	u32 port;			/* QP: for event records */
 	bool sq_sig_all;		/* QP: every send completes */
 	u32 max_inline;			/* QP: inline bytes a send may carry */
+	/*
+	 * QP: entries a send, and a receive, may carry, as granted at create
+	 * (a QP on an SRQ has no receive queue: 0); SRQ: a receive's.
+	 */
+	u32 max_send_sge;
+	u32 max_recv_sge;
 	u32 users;			/* objects using this one */
 	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
 	u32 qp_num;			/* QP */
