@@ -184,6 +184,8 @@ void ib_async_wr_cache_exit(void);
 void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
 void ib_async_qp_reset(struct ib_async_uobj *qp);
 void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
+void ib_async_wrs_let_go(struct ib_async_file *file,
+			 struct ib_async_uobj *owner);
 int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
 int ib_async_cmd_post_send(struct ib_async_ucmd *u);
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
