@@ -237,6 +237,48 @@ void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner)
 }
 
 /*
+ * One request of an object removal gave up on leaves the file. A completed
+ * one (on a CQ's backlog: unmapped, the device's no more) is freed; one
+ * the device still owns stays allocated and mapped, where it is, as the
+ * device may still write into it, but it is no longer the file's: no
+ * completion can match it, and it is charged no more.
+ */
+static void ib_async_wr_let_go(struct ib_async_file *file,
+			       struct ib_async_wr *w)
+{
+	if (!w->owner) {
+		ib_async_wr_release(file, w);
+		return;
+	}
+	xa_erase(&file->verbs->wrs, lower_32_bits(w->id));
+	file->verbs->wr_count--;
+	file->verbs->wr_bytes -= w->len;
+	ib_async_account_sub(file, ib_async_wr_cost(w->len));
+}
+
+/**
+ * ib_async_wrs_let_go - the handle of an abandoned object goes
+ * @file: the file
+ * @owner: a QP, SRQ or CQ that device removal gave up on
+ *
+ * Called once, as its handle leaves the file (DESTROY or close): the
+ * charges of its requests go back to the file then, so that the file
+ * ends with nothing charged (ib_async_account_exit()) and the user's
+ * RLIMIT_MEMLOCK budget gets back what they held.
+ */
+void ib_async_wrs_let_go(struct ib_async_file *file,
+			 struct ib_async_uobj *owner)
+{
+	struct ib_async_wr *w, *next;
+
+	lockdep_assert_held(&file->obj_mutex);
+	list_for_each_entry_safe(w, next, &owner->wrs, list)
+		ib_async_wr_let_go(file, w);
+	list_for_each_entry_safe(w, next, &owner->sq_wrs, list)
+		ib_async_wr_let_go(file, w);
+}
+
+/*
  * The request a completion names, or NULL if it is stale. Only the
  * pointers of QPs that may be gone are compared: @dead's, and those of
  * QP requests. Any other QP a completion names is alive, because the
@@ -450,6 +492,9 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 		goto err_discard;
 	owner = ib_async_uobj_get(file, arg->handle, arg->obj_type);
 	ret = PTR_ERR_OR_ZERO(owner);
+	/* its one entry, on a queue granted none (a QP on an SRQ) */
+	if (!ret && !ib_async_max_sge(owner, true))
+		ret = -EINVAL;
 	if (!ret)
 		ret = ib_async_wr_attach(file, w, owner);
 	if (ret) {
@@ -568,6 +613,9 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 		goto err_discard;
 	qp = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_QP);
 	ret = PTR_ERR_OR_ZERO(qp);
+	/* its one entry, on a send queue granted none */
+	if (!ret && !ib_async_max_sge(qp, false))
+		ret = -EINVAL;
 	if (!ret)
 		ret = ib_async_send_rule_qp(ib_async_send_rule(arg->opcode),
 					    qp->qp->qp_type, arg->ah_handle,

@@ -397,16 +397,35 @@ static int ib_async_build_member(struct ib_async_file *file,
 	}
 }
 
-/* Fill in the device's send requests, chained, with the tracked ids. */
+/*
+ * How many of the requests come before the first with more entries than
+ * @owner was granted. That one is refused as a driver refuses it (rxe,
+ * mlx5 and the rdma-core providers check each request in order): those
+ * before it are posted, and the call says where it stopped with EINVAL,
+ * so that ibv_post_*()'s bad_wr names it exactly. No driver sees it.
+ */
+static u32 ib_async_post_within_sge(const struct ib_async_post *p,
+				    const struct ib_async_uobj *owner)
+{
+	u32 max = ib_async_max_sge(owner, !p->send);
+	u32 i;
+
+	for (i = 0; i < p->count; i++)
+		if ((p->send ? p->swrs[i].num_sge : p->rwrs[i].num_sge) > max)
+			break;
+	return i;
+}
+
+/* Fill in the first @n send requests, chained, with the tracked ids. */
 static int ib_async_build_sends(struct ib_async_file *file,
 				struct ib_async_post *p,
-				struct ib_async_uobj *qp)
+				struct ib_async_uobj *qp, u32 n)
 {
 	struct ib_send_wr *wr;
 	u32 i, s = 0;
 	int ret;
 
-	for (i = 0; i < p->count; i++) {
+	for (i = 0; i < n; i++) {
 		const struct ib_async_send_wr *u = &p->swrs[i];
 
 		/*
@@ -436,23 +455,23 @@ static int ib_async_build_sends(struct ib_async_file *file,
 			wr->send_flags |= IB_SEND_INLINE;
 		wr->ex.imm_data = u->imm_data;
 		/* Every member begins with the device's request. */
-		wr->next = i + 1 < p->count ? &p->kswr[i + 1].wr : NULL;
+		wr->next = i + 1 < n ? &p->kswr[i + 1].wr : NULL;
 		s += u->num_sge;
 	}
 	return 0;
 }
 
-static void ib_async_build_recvs(struct ib_async_post *p)
+static void ib_async_build_recvs(struct ib_async_post *p, u32 n)
 {
 	u32 i, s = 0;
 
-	for (i = 0; i < p->count; i++) {
+	for (i = 0; i < n; i++) {
 		struct ib_recv_wr *k = &p->krwr[i];
 
 		k->wr_id = p->tr[i]->id;
 		k->sg_list = p->rwrs[i].num_sge ? &p->sges[s] : NULL;
 		k->num_sge = p->rwrs[i].num_sge;
-		k->next = i + 1 < p->count ? &p->krwr[i + 1] : NULL;
+		k->next = i + 1 < n ? &p->krwr[i + 1] : NULL;
 		s += p->rwrs[i].num_sge;
 	}
 }
@@ -465,21 +484,21 @@ static u32 ib_async_post_run(struct ib_async_file *file,
 			     struct ib_async_post *p,
 			     struct ib_async_uobj *owner, int *err)
 {
+	u32 n = ib_async_post_within_sge(p, owner);
 	const struct ib_send_wr *sbad = NULL;
 	const struct ib_recv_wr *rbad = NULL;
 	u32 attached = 0, posted = 0;
-	int ret = 0;
+	int ret = n ? 0 : -EINVAL;
 
-	while (attached < p->count) {
+	while (!ret && attached < n) {
 		ret = ib_async_wr_attach(file, p->tr[attached], owner);
-		if (ret)
-			break;
-		attached++;
+		if (!ret)
+			attached++;
 	}
 	if (!ret && p->send)
-		ret = ib_async_build_sends(file, p, owner);
+		ret = ib_async_build_sends(file, p, owner, n);
 	else if (!ret)
-		ib_async_build_recvs(p);
+		ib_async_build_recvs(p, n);
 	if (ret)
 		goto settle;
 
@@ -489,7 +508,7 @@ static u32 ib_async_post_run(struct ib_async_file *file,
 		ret = ib_post_srq_recv(owner->srq, p->krwr, &rbad);
 	else
 		ret = ib_post_recv(owner->qp, p->krwr, &rbad);
-	posted = p->count;
+	posted = n;
 	/* The device's request is the first member of each element. */
 	if (ret && sbad)
 		posted = ((const void *)sbad - (const void *)p->kswr) /
@@ -499,6 +518,9 @@ static u32 ib_async_post_run(struct ib_async_file *file,
 	else if (ret)
 		posted = 0;
 	posted = min(posted, attached);
+	/* All it was given taken: refuse the one over the entries. */
+	if (!ret && n < p->count)
+		ret = -EINVAL;
 settle:
 	/* Requests [posted, attached) are the file's and were not posted. */
 	while (attached > posted) {

@@ -94,6 +94,8 @@ int ib_async_cmd_create_qp(struct ib_async_ucmd *c)
 	uobj->qp_num = qp->qp_num;
 	uobj->sq_sig_all = arg->sq_sig_all;
 	uobj->max_inline = init.cap.max_inline_data;
+	uobj->max_send_sge = init.cap.max_send_sge;
+	uobj->max_recv_sge = init.srq ? 0 : init.cap.max_recv_sge;
 	uobj->send_cq = deps[1];
 	uobj->recv_cq = deps[2];
 	uobj->qp_srq = deps[3];

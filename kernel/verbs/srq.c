@@ -44,6 +44,7 @@ int ib_async_cmd_create_srq(struct ib_async_ucmd *c)
 		return PTR_ERR(srq);
 	}
 	uobj->srq = srq;
+	uobj->max_recv_sge = init.attr.max_sge;
 	ib_async_uobj_use(uobj, pd);
 	arg->max_wr = init.attr.max_wr;
 	arg->max_sge = init.attr.max_sge;

@@ -297,6 +297,18 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 	return 0;
 }
 
+/*
+ * The handle goes (DESTROY, or close). Of an object removal gave up on,
+ * it is the last thing that reaches the requests the object held: their
+ * charges go back now, once (ib_async_wrs_let_go()).
+ */
+static void ib_async_uobj_unlink(struct ib_async_uobj *uobj)
+{
+	if (uobj->abandoned)
+		ib_async_wrs_let_go(uobj->file, uobj);
+	xa_erase(&uobj->file->verbs->objs, uobj->handle);
+}
+
 /**
  * ib_async_uobj_remove - destroy an object's verbs object: the one path
  * @uobj: the object, from ib_async_uobj_get() or already dead
@@ -316,7 +328,7 @@ int ib_async_uobj_remove(struct ib_async_uobj *uobj,
 	int ret = ib_async_uobj_destroy_obj(uobj);
 
 	if (!ret && why != IB_ASYNC_REMOVE_DEVICE)
-		xa_erase(&uobj->file->verbs->objs, uobj->handle);
+		ib_async_uobj_unlink(uobj);
 	return ret;
 }
 
@@ -445,7 +457,8 @@ static const char ib_async_abandoned_name[] = "ib_async(abandoned)";
  * at close. What the device may still write into (its requests' buffers,
  * an MR's pinned pages) and the uobj, the context the driver holds for
  * its handlers, are never freed; the handlers drop what such an object
- * raises.
+ * raises. Its requests stay charged to the file while its handle lasts,
+ * and leave the file with it (ib_async_uobj_unlink()).
  */
 static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 {
@@ -528,7 +541,7 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 			if (uobj->obj)
 				continue;
 			ib_async_uobj_orphan(uobj);
-			xa_erase(&file->verbs->objs, handle);
+			ib_async_uobj_unlink(uobj);
 			ib_async_uobj_free(uobj);
 		}
 	}

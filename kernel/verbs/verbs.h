@@ -91,6 +91,12 @@ struct ib_async_uobj {
 	u32 port;			/* QP: for event records */
 	bool sq_sig_all;		/* QP: every send completes */
 	u32 max_inline;			/* QP: inline bytes a send may carry */
+	/*
+	 * QP: entries a send, and a receive, may carry, as granted at create
+	 * (a QP on an SRQ has no receive queue: 0); SRQ: a receive's.
+	 */
+	u32 max_send_sge;
+	u32 max_recv_sge;
 	u32 users;			/* objects using this one */
 	struct ib_async_uobj *uses[IB_ASYNC_UOBJ_MAX_USES];
 	u32 qp_num;			/* QP */
@@ -178,6 +184,8 @@ void ib_async_wr_cache_exit(void);
 void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
 void ib_async_qp_reset(struct ib_async_uobj *qp);
 void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
+void ib_async_wrs_let_go(struct ib_async_file *file,
+			 struct ib_async_uobj *owner);
 int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
 int ib_async_cmd_post_send(struct ib_async_ucmd *u);
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);

@@ -53,6 +53,23 @@ struct ib_async_wr {
 	struct ib_async_wc wc;
 };
 
+/**
+ * ib_async_max_sge - entries a work request to @owner may carry
+ * @owner: a QP or SRQ
+ * @recv: a receive (else a send)
+ *
+ * As granted at create. ib_uverbs leaves the check to each driver; here
+ * it is made before any driver sees the request, so that one that trusts
+ * a kernel caller cannot read or write past the queue entry it sized.
+ *
+ * Return: the limit.
+ */
+static inline u32 ib_async_max_sge(const struct ib_async_uobj *owner,
+				   bool recv)
+{
+	return recv ? owner->max_recv_sge : owner->max_send_sge;
+}
+
 struct ib_async_wr *ib_async_wr_alloc_direct(bool recv, u64 wr_id);
 void ib_async_wr_discard(struct ib_async_wr *w);
 int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,

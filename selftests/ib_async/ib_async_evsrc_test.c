@@ -807,6 +807,131 @@ TEST_F_TIMEOUT(evsrc, object_removal_gives_up_is_dead_to_later_commands, 120)
 }
 
 /*
+ * What is left of the caller's RLIMIT_MEMLOCK budget, as the kernel
+ * grants it: the pages (read back from fdinfo) of the largest queue a
+ * new file on @node can be resized to, beside its own queue of one event.
+ * A page the budget lost anywhere makes it one page smaller.
+ */
+static long memlock_left(const char *node)
+{
+	struct ib_async_info info;
+	uint32_t lo = 1, hi, mid;
+	long pages;
+	int fd = open(node, O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	if (iba_get_info(fd, &info) || iba_set_queue_len(fd, 1)) {
+		close(fd);
+		return -1;
+	}
+	hi = info.max_queue_len;
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (iba_set_queue_len(fd, mid)) {
+			hi = mid - 1;
+			continue;
+		}
+		lo = mid;
+		if (iba_set_queue_len(fd, 1))
+			break;
+	}
+	pages = iba_set_queue_len(fd, lo) ? -1 :
+		iba_fdinfo(fd, "memlock-pages");
+	close(fd);
+	return pages;
+}
+
+#define HELD_RECVS	4
+#define HELD_LEN	(16 << 10)
+
+/*
+ * As a user without CAP_IPC_LOCK on a 1 MiB budget: post receives that a
+ * device holds (hold_posts), have it refuse the QP's destroy
+ * (fail_destroy) and remove it under the open file, so removal abandons
+ * the QP with its requests; then close. Exit code: 0 or the failed step.
+ */
+static int abandoned_requests_charge(const char *node)
+{
+	static char buf[HELD_RECVS][HELD_LEN];
+	struct ib_async_create_qp qp;
+	struct iba_dev dev;
+	long before, after;
+	int fd, i;
+
+	before = memlock_left(node);
+	if (before <= 0)
+		return 10;
+	fd = open(node, O_RDWR);
+	if (fd < 0 || evsrc_make_qp(fd, IB_UVERBS_QPT_UD, &qp))
+		return 11;
+	if (evsrc_put(EVSRC_DIR "/hold_posts", "1"))
+		return 12;
+	for (i = 0; i < HELD_RECVS; i++)
+		if (post_recv(fd, IB_ASYNC_OBJ_QP, qp.handle, i, buf[i],
+			      HELD_LEN))
+			return 13;
+	if (iba_fdinfo(fd, "work-requests") != HELD_RECVS ||
+	    iba_fdinfo(fd, "charged-bytes") < HELD_RECVS * HELD_LEN)
+		return 14;
+	if (memlock_left(node) > before - HELD_RECVS * HELD_LEN / 4096)
+		return 15;
+
+	if (evsrc_put(EVSRC_DIR "/fail_destroy", "1") ||
+	    evsrc_put(EVSRC_DIR "/unregister", "1") ||
+	    evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS))
+		return 16;
+	/* the file still holds them, while the QP's handle lasts */
+	if (iba_fdinfo(fd, "work-requests") != HELD_RECVS)
+		return 17;
+	close(fd);
+
+	if (evsrc_readd() ||
+	    evsrc_wait_node(EVSRC_DEV, &dev, 1, IBA_EVENT_TIMEOUT_MS))
+		return 18;
+	after = memlock_left(dev.node);
+	printf("# memlock budget left: %ld pages before, %ld after\n",
+	       before, after);
+	return after == before ? 0 : 19;
+}
+
+/*
+ * A driver refusing a QP's destroy at removal: ib_async abandons the QP
+ * with the receives the device holds, as it must not free what the
+ * device may still write into. Their charges go back when the file lets
+ * the QP's handle go, once: the user's RLIMIT_MEMLOCK budget, read back
+ * through the queue the kernel grants, is whole again, and the file ends
+ * with nothing charged (ib_async_account_exit() WARNed and the budget
+ * kept the pages before).
+ */
+TEST_F_TIMEOUT(evsrc, abandoned_requests_give_their_charge_back, 120)
+{
+	int st;
+	pid_t pid;
+
+	IBA_SKIPPED_IN_SETUP();
+	iba_sh("dmesg -c >/dev/null");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { 1 << 20, 1 << 20 };
+
+		if (iba_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(1);
+		_exit(abandoned_requests_charge(self->dev.node));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	evsrc_put(EVSRC_DIR "/hold_posts", "0");
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'abandoning them'"));
+	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'reclaimed 1 QPs'"));
+	EXPECT_NE(0, iba_sh("dmesg | grep -q WARNING"));
+	/* The tests after this one want evsrc0 back. */
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 1, IBA_EVENT_TIMEOUT_MS));
+}
+
+/*
  * Destructive from here on: evsrc0 creates nothing after fatal. The
  * driver's DEVICE_FATAL is the last record the file ever gets.
  */

@@ -500,6 +500,128 @@ TEST_F(post, device_takes_what_fits_and_says_where_it_stopped)
 }
 
 /*
+ * A list of @n receives of one 8-byte entry each into B's memory, but
+ * request @bad carries @limit + 1 entries. Return: the call's result,
+ * with the kernel's answer in *@out.
+ */
+static int recvs_one_too_many(FIXTURE_DATA(post) *self, uint32_t type,
+			      uint32_t h, uint32_t n, uint32_t bad,
+			      uint32_t limit, struct ib_async_post_list *out)
+{
+	struct ib_async_recv_wr w[4];
+	struct ib_async_sge s[40];
+	uint32_t i, j, ns = 0;
+
+	for (i = 0; i < n; i++) {
+		w[i] = (struct ib_async_recv_wr){
+			.wr_id = 200 + i, .num_sge = i == bad ? limit + 1 : 1,
+		};
+		for (j = 0; j < w[i].num_sge; j++)
+			s[ns++] = (struct ib_async_sge){
+				(uintptr_t)self->rb + 1024 * i + 8 * j, 8,
+				self->mb.lkey };
+	}
+	return iba_post_list(self->fd, IB_ASYNC_IOC_POST_RECV_LIST, type, h, w,
+			     n, sizeof(w[0]), s, ns, out);
+}
+
+/* How many work requests reached rxe since @before, or -1 unknown. */
+static long reached_rxe(long before)
+{
+	long now = iba_strict_counter("checked");
+
+	return before < 0 || now < 0 ? -1 : now - before;
+}
+
+/*
+ * A request with one entry more than its QP (or SRQ) was granted is
+ * refused by ib_async itself, at its exact index: those before it are
+ * posted, the call says where it stopped with EINVAL (ibv_post_*()'s
+ * bad_wr, as rxe and the providers report it), and the driver never sees
+ * it, nor the ones after it (the strict checker counts what rxe got).
+ * Sends, receives and SRQ receives; one refused first fails the call.
+ */
+TEST_F(post, entries_beyond_the_granted_limit_never_reach_the_driver)
+{
+	struct ib_async_create_srq srq = {
+		.argsz = sizeof(srq), .pd_handle = self->pd, .max_wr = 16,
+		.max_sge = 1,
+	};
+	uint32_t i, nsge = 0, sbad = self->a.max_send_sge + 1;
+	struct ib_async_send_wr w[4];
+	struct ib_async_post_list out;
+	struct ib_async_sge s[40];
+	long before;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (iba_strict_available())
+		TH_LOG("no strict checker: what reaches rxe is not counted");
+	ASSERT_GE(32U, sbad);
+	ASSERT_GE(32U, self->b.max_recv_sge + 1);
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_GE(32U, srq.max_sge + 1);
+	ASSERT_LE(1U, srq.max_sge);
+
+	/* sends: the third of four has one entry too many */
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct ib_async_send_wr){
+			.wr_id = 100 + i, .num_sge = i == 2 ? sbad : 1,
+			.opcode = IB_UVERBS_WR_RDMA_WRITE,
+			.remote_addr = (uintptr_t)self->rb + 64 * i,
+			.rkey = self->mb.rkey,
+		};
+		for (uint32_t j = 0; j < w[i].num_sge; j++)
+			s[nsge++] = (struct ib_async_sge){
+				(uintptr_t)self->la + 1024 * i + 8 * j, 8,
+				self->ma.lkey };
+	}
+	before = iba_strict_counter("checked");
+	ASSERT_EQ(0, iba_post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+				   IB_ASYNC_OBJ_QP, self->a.handle, w, 4,
+				   sizeof(w[0]), s, nsge, &out));
+	EXPECT_EQ(2U, out.posted);
+	EXPECT_EQ((uint32_t)EINVAL, out.error);
+	if (before >= 0)
+		EXPECT_EQ(2, reached_rxe(before));
+	/* the bad one first: nothing posted, the call fails */
+	before = iba_strict_counter("checked");
+	EXPECT_EQ(-EINVAL, iba_post_list(self->fd, IB_ASYNC_IOC_POST_SEND_LIST,
+					 IB_ASYNC_OBJ_QP, self->a.handle, &w[2],
+					 2, sizeof(w[0]), &s[2], sbad + 1,
+					 &out));
+	if (before >= 0)
+		EXPECT_EQ(0, reached_rxe(before));
+
+	/* receives on a QP: the second of three */
+	before = iba_strict_counter("checked");
+	ASSERT_EQ(0, recvs_one_too_many(self, IB_ASYNC_OBJ_QP, self->b.handle,
+					3, 1, self->b.max_recv_sge, &out));
+	EXPECT_EQ(1U, out.posted);
+	EXPECT_EQ((uint32_t)EINVAL, out.error);
+	if (before >= 0)
+		EXPECT_EQ(1, reached_rxe(before));
+	EXPECT_EQ(-EINVAL, recvs_one_too_many(self, IB_ASYNC_OBJ_QP,
+					      self->b.handle, 2, 0,
+					      self->b.max_recv_sge, &out));
+	if (before >= 0)
+		EXPECT_EQ(1, reached_rxe(before));
+
+	/* receives on an SRQ: the third of four */
+	before = iba_strict_counter("checked");
+	ASSERT_EQ(0, recvs_one_too_many(self, IB_ASYNC_OBJ_SRQ, srq.handle, 4,
+					2, srq.max_sge, &out));
+	EXPECT_EQ(2U, out.posted);
+	EXPECT_EQ((uint32_t)EINVAL, out.error);
+	if (before >= 0)
+		EXPECT_EQ(2, reached_rxe(before));
+	EXPECT_EQ(-EINVAL, recvs_one_too_many(self, IB_ASYNC_OBJ_SRQ,
+					      srq.handle, 1, 0, srq.max_sge,
+					      &out));
+	if (before >= 0)
+		EXPECT_EQ(2, reached_rxe(before));
+}
+
+/*
  * Keys: the file's own only. Another file's MR, every key near ours (the
  * PD's internal DMA MR, which reaches all kernel memory on rxe, among
  * them), ranges outside the MR, and writes into memory registered without

@@ -1743,8 +1743,12 @@ struct ib_async_recv_wr {
  * Every work request is checked before any is posted: a bad one fails
  * the call (nothing posted), and so does a device that takes none. When
  * the device takes some and refuses work request @posted, the call
- * returns 0 with @error set. Only the memory of the process that opened
- * the file is used (EPERM for any other).
+ * returns 0 with @error set. A work request with more entries than the QP
+ * (or SRQ) was granted at create (max_send_sge, max_recv_sge, max_sge)
+ * is refused so too, as devices refuse it, but before any device sees
+ * it: those before it are posted, @posted names it and @error is EINVAL
+ * (the call fails with EINVAL if it is the first). Only the memory of the
+ * process that opened the file is used (EPERM for any other).
  */
 struct ib_async_post_list {
 	__u32 argsz;

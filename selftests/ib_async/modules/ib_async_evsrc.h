@@ -59,6 +59,11 @@ struct evsrc_dev {
 	atomic_t fail_destroy;
 	/* the fail_destroy_cq file: the same for CQs (evsrc_reclaim()) */
 	atomic_t fail_destroy_cq;
+	/*
+	 * the hold_posts file: non-zero, posts succeed and the device keeps
+	 * the requests, never completing them
+	 */
+	atomic_t hold_posts;
 	/* the pkey_beyond_table file: queries of a P_Key outside the table */
 	atomic_t pkey_beyond;
 	/*

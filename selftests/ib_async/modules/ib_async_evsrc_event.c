@@ -448,6 +448,8 @@ void evsrc_debugfs_add_dev(struct evsrc_dev *edev, struct dentry *parent)
 				&edev->fail_destroy);
 	debugfs_create_atomic_t("fail_destroy_cq", 0600, edev->dir,
 				&edev->fail_destroy_cq);
+	debugfs_create_atomic_t("hold_posts", 0600, edev->dir,
+				&edev->hold_posts);
 	debugfs_create_atomic_t("pkey_beyond_table", 0400, edev->dir,
 				&edev->pkey_beyond);
 	debugfs_create_atomic_t("cqe_grant", 0600, edev->dir,

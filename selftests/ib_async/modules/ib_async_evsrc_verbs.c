@@ -4,7 +4,9 @@
  * kernel verbs consumer can create them and receive their affiliated
  * events; they move no data. Posting work requests fails with -EOPNOTSUPP
  * (a request that never completes would hang ib_drain_qp() and friends),
- * and poll_cq() never finds a completion.
+ * unless the hold_posts file says otherwise: then posts succeed and the
+ * device holds the requests for ever, as one that stopped working does.
+ * poll_cq() never finds a completion.
  */
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -266,23 +268,47 @@ static int evsrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Destroy a QP a client left, and its PD once nothing else uses it: the
+ * client gave up the PD with the QP (it could not destroy a PD in use).
+ */
+static u32 evsrc_reclaim_qp(struct evsrc_qp *qp)
+{
+	struct ib_pd *pd = qp->ibqp.pd;
+
+	if (ib_destroy_qp_user(&qp->ibqp, NULL))
+		return 0;
+	if (pd && !atomic_read(&pd->usecnt))
+		ib_dealloc_pd_user(pd, NULL);
+	return 1;
+}
+
 /**
- * evsrc_reclaim - destroy the CQs a client left behind
+ * evsrc_reclaim - destroy the QPs and CQs a client left behind
  * @edev: the device, unregistered: every client is gone
  *
- * A client whose destroys the fail_destroy_cq file refused at removal
- * gives the CQs up (ib_async abandons them). Here, before ib_core frees
- * the device, the driver takes them back, so that a test of a refusing
- * driver leaves nothing in the device's resource tracking, which ib_core
- * WARNs about. The client's handler is never called for them again.
+ * A client whose destroys the fail_destroy or fail_destroy_cq file
+ * refused at removal gives the objects up (ib_async abandons them, and
+ * with a QP what it uses: its CQs and PD). Here, before ib_core frees the
+ * device, the driver takes them back, QPs first, so that a test of a
+ * refusing driver leaves nothing in the device's resource tracking,
+ * which ib_core WARNs about. The client's handler is never called for
+ * them again.
  */
 void evsrc_reclaim(struct evsrc_dev *edev)
 {
 	struct evsrc_obj *obj;
 	unsigned long id;
-	u32 n = 0;
+	u32 nqp = 0, n = 0;
 
+	atomic_set(&edev->fail_destroy, 0);
 	atomic_set(&edev->fail_destroy_cq, 0);
+	atomic_set(&edev->hold_posts, 0);
+	xa_for_each(&edev->objs, id, obj)
+		if (obj->kind == EVSRC_QP)
+			nqp += evsrc_reclaim_qp(container_of(obj,
+							     struct evsrc_qp,
+							     obj));
 	xa_for_each(&edev->objs, id, obj) {
 		if (obj->kind != EVSRC_CQ)
 			continue;
@@ -290,6 +316,9 @@ void evsrc_reclaim(struct evsrc_dev *edev)
 						      obj)->ibcq, NULL))
 			n++;
 	}
+	if (nqp)
+		dev_info(&edev->ibdev.dev, "reclaimed %u QPs a client left\n",
+			 nqp);
 	if (n)
 		dev_info(&edev->ibdev.dev, "reclaimed %u CQs a client left\n",
 			 n);
@@ -458,25 +487,32 @@ static int evsrc_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	return 0;
 }
 
+/* A post: taken and held (the hold_posts file), or refused. */
+static int evsrc_post(struct ib_device *ibdev, const void *wr,
+		      const void **bad_wr)
+{
+	if (atomic_read(&to_edev(ibdev)->hold_posts))
+		return 0;
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
 static int evsrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	return evsrc_post(ibqp->device, wr, (const void **)bad_wr);
 }
 
 static int evsrc_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	return evsrc_post(ibqp->device, wr, (const void **)bad_wr);
 }
 
 static int evsrc_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			       const struct ib_recv_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	return evsrc_post(ibsrq->device, wr, (const void **)bad_wr);
 }
 
 static int evsrc_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
