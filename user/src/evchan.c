@@ -585,16 +585,8 @@ static int ring_get_events(struct ibasync_channel *ch,
 		if (got)	/* an error shows at the next call */
 			break;
 		ibasync_mt_unlock(&ch->lock, locked);
-		/* ENODEV, EIO: the stream is over, as READ_BATCH would say */
-		if (err && err != EAGAIN) {
-			errno = err;
-			return -1;
-		}
-		if (flags & IBASYNC_GET_NONBLOCK) {
-			errno = EAGAIN;
-			return -1;
-		}
-		if (ibasync_wait_readable(ch->fd))
+		if (ibasync_ring_wait_more(ch->fd, err,
+					   flags & IBASYNC_GET_NONBLOCK))
 			return -1;
 		locked = ibasync_mt_lock(&ch->lock);
 	}
@@ -671,15 +663,7 @@ static int ring_read_records(struct ibasync_channel *ch, unsigned char *out,
 		if (!err && available)
 			continue;
 		ibasync_mt_unlock(&ch->lock, locked);
-		if (err && err != EAGAIN) {
-			errno = err;
-			return -1;
-		}
-		if (nonblock) {
-			errno = EAGAIN;
-			return -1;
-		}
-		if (ibasync_wait_readable(ch->fd))
+		if (ibasync_ring_wait_more(ch->fd, err, nonblock))
 			return -1;
 		locked = ibasync_mt_lock(&ch->lock);
 	}

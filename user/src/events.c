@@ -81,16 +81,7 @@ static int ring_records(struct ibasync_context *c, int fd,
 		ibasync_mt_unlock(&c->ev_lock, locked);
 		if (!err && available)
 			continue;
-		/* ENODEV, EIO: the stream is over, as read() would say */
-		if (err && err != EAGAIN) {
-			errno = err;
-			return -1;
-		}
-		if (nonblock) {
-			errno = EAGAIN;
-			return -1;
-		}
-		if (ibasync_wait_readable(fd))
+		if (ibasync_ring_wait_more(fd, err, nonblock))
 			return -1;
 	}
 }

@@ -404,6 +404,7 @@ int ibasync_read_attr(const char *path, char *buf, size_t len);
 int ibasync_parse_uint(const char *s, unsigned long long max,
 		       unsigned long long *out);
 int ibasync_wait_readable(int fd);
+int ibasync_ring_wait_more(int fd, int err, bool nonblock);
 int ibasync_readable_now(int fd);
 
 /* device.c */

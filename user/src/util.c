@@ -135,6 +135,25 @@ int ibasync_wait_readable(int fd)
 }
 
 /*
+ * A mapped ring was empty and RING_WAIT answered @err (0 or EAGAIN: no
+ * record here yet): 0 once the caller may look again (after a wait,
+ * unless @nonblock), else -1 with errno: the stream's end as the kernel
+ * says it (ENODEV, EIO), EAGAIN, or the wait's error.
+ */
+int ibasync_ring_wait_more(int fd, int err, bool nonblock)
+{
+	if (err && err != EAGAIN) {
+		errno = err;
+		return -1;
+	}
+	if (nonblock) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return ibasync_wait_readable(fd);
+}
+
+/*
  * For a read that must not block on a descriptor that may: 0 if @fd has
  * something to say now (records, or an end of stream or error, which the
  * read then returns), else -1 with EAGAIN.
