@@ -617,7 +617,8 @@ TEST_F(ev, snapshots_and_reads_in_any_order)
 	/* e: an event; 2: a burst; p/P: a snapshot of port 1 / of all; r: a read */
 	static const char *const plans[] = {
 		"eePeeperee", "PeeeeeppreeP", "e2p2P2r2pr2", "rePpPe2rrpe2",
-		"ee2rr2pp2PP2rrrr2P",
+		"ee2rr2pp2PP2rrrr2P", "eeepepepep", "eeeperpepre2p",
+		"e2pe2pre2prp", "eeeepppePepr",
 	};
 	uint32_t cap = variant->cap;
 
