@@ -240,7 +240,7 @@ static void chan_drain(struct __test_metadata *_metadata, struct chan *c)
 			quiet = 0;
 			continue;
 		}
-		if (!c->resync || ++quiet > 8)
+		if (!c->resync || ++quiet > 15)
 			break;
 		iba_sleep_ms(100);
 	}
@@ -481,7 +481,7 @@ FIXTURE_TEARDOWN(ev)
 }
 
 /* The recipe, then a snapshot of everything fits again once it is read. */
-TEST_F(ev, issue_43_recipe)
+TEST_F_TIMEOUT(ev, issue_43_recipe, 120)
 {
 	struct chan *c;
 
@@ -501,7 +501,7 @@ TEST_F(ev, issue_43_recipe)
  * tail is an event, so the first loss makes an overflow record there and
  * the others merge into it; no second snapshot while the first is unread.
  */
-TEST_F(ev, losses_after_a_whole_snapshot)
+TEST_F_TIMEOUT(ev, losses_after_a_whole_snapshot, 120)
 {
 	uint32_t cap = variant->cap, np = self->src.nports, i;
 	struct chan *c;
@@ -531,7 +531,7 @@ TEST_F(ev, losses_after_a_whole_snapshot)
  * record puts them in the stream after the snapshot, and the next loss,
  * finding no room for an event, merges into that record.
  */
-TEST_F(ev, losses_before_and_after_a_whole_snapshot)
+TEST_F_TIMEOUT(ev, losses_before_and_after_a_whole_snapshot, 120)
 {
 	uint32_t cap = variant->cap, np = self->src.nports, i;
 	struct chan *c;
@@ -571,7 +571,7 @@ TEST_F(ev, losses_before_and_after_a_whole_snapshot)
  * after which a snapshot fits again, and the next loss behind that one
  * waits aside in its turn.
  */
-TEST_F(ev, reads_between_the_losses)
+TEST_F_TIMEOUT(ev, reads_between_the_losses, 120)
 {
 	uint32_t cap = variant->cap, i;
 	uint64_t s1, s2;
@@ -612,7 +612,7 @@ TEST_F(ev, reads_between_the_losses)
  * Snapshots asked for and records read in an order of every kind, the
  * channel losing all along: whatever comes, the stream stays whole.
  */
-TEST_F(ev, snapshots_and_reads_in_any_order)
+TEST_F_TIMEOUT(ev, snapshots_and_reads_in_any_order, 300)
 {
 	/* e: an event; 2: a burst; p/P: a snapshot of port 1 / of all; r: a read */
 	static const char *const plans[] = {
