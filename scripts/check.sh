@@ -83,6 +83,9 @@ run_suite() {	# run_suite NAME COMMAND...: output to the log and the console
 
 run_suite lint "$top/scripts/lint.sh" --kdir "$KDIR" --linux-tools "$TOOLS"
 run_suite user make -s -C "$top/user" check
+# The event queue's model test: kernel/core/evq.c on the host, millions of
+# random operations against a reference model (a fixed and a random seed).
+run_suite model make -s -C "$top/selftests/ib_async/model" check
 run_suite verbs python3 "$top/selftests/ib_async/gen/test_verbs.py" --tap
 # gen/rdma_fuzzing_async.py, the classes for another generator: still what
 # verbs.py gives (a drift fails), and their Python and C sides.

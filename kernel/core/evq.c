@@ -74,7 +74,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "core.h"
+#include "evq.h"
 
 #define CREATE_TRACE_POINTS
 #include "ib_async_trace.h"
@@ -90,12 +90,28 @@ static_assert(sizeof(struct ib_async_slot) ==
 static atomic64_t ib_async_evq_ids = ATOMIC64_INIT(0);
 
 /*
- * cap events, the overflow record that may follow a full queue, the end
- * of the stream, and in a state queue one snapshot's state records.
+ * The ring's slots, and why no record ever needs more (the rst's "The
+ * queue's bound" says the same):
+ *
+ *  - the room, cap + 1 slots, holds events and overflow records (nroom):
+ *    an event is queued only while nroom < cap, so one slot is always
+ *    left for the overflow record at the point where a full queue first
+ *    loses one, and an overflow record opens only while nroom <= cap;
+ *  - state records have state_slots of their own (nstate), a snapshot
+ *    being reserved only if all its records fit;
+ *  - a loss that finds the room full and the tail no overflow record
+ *    (a snapshot's record is the tail) opens none: it is kept aside and
+ *    becomes an overflow record at the tail once the room has a slot.
+ *    While it waits nothing else is appended (events are lost into it,
+ *    snapshots are refused), so the tail is still its point;
+ *  - at the end of the stream, that loss (if still kept aside) and the
+ *    end record have one slot each.
+ *
+ * Every append checks the bound all the same (evq_append()).
  */
 static u32 evq_slots(u32 cap, u32 state_slots)
 {
-	return cap + 2 + state_slots;
+	return cap + 1 + state_slots + 2;
 }
 
 static struct ib_async_slot *evq_slot(struct ib_async_evq *q, u32 i)
@@ -115,8 +131,9 @@ static struct ib_async_slot *evq_alloc_ring(u32 cap, u32 state_slots)
 }
 
 /*
- * Extras for every record but an overflow one: cap events, the end and
- * the state records.
+ * Extras for every record but an overflow one: at most cap events (the
+ * room's spare slot takes only an overflow record), the end and the
+ * state records.
  */
 static u32 evq_nx(u32 cap, u32 state_slots)
 {
@@ -198,10 +215,12 @@ static void evq_x_free_from(struct ib_async_evq *q, u32 from)
 	u32 nx = evq_nx(q->cap, q->state_slots), i;
 
 	q->x_free = from < nx ? from + 1 : 0;
+	q->x_used = from;
 	for (i = from; i < nx; i++)
 		q->xs[i].next = i + 1 < nx ? i + 2 : 0;
 }
 
+/* @x: 1 + an index; only records that have extras (x != 0) come here. */
 static struct ib_async_evx *evq_x(struct ib_async_evq *q, u32 x)
 {
 	return &q->xs[x - 1];
@@ -263,7 +282,11 @@ static void evq_x_unhash(struct ib_async_evq *q, u32 x)
 	e->hashed = false;
 }
 
-/* Extras for a record of @ev entering an event channel: 1 + index. */
+/*
+ * Extras for a record of @ev entering an event channel: 1 + index, or 0
+ * (with a WARN) if the pool is empty, which the bound of evq_slots()
+ * rules out: the caller then does not queue the record.
+ */
 static u32 evq_x_get(struct ib_async_evq *q, const struct ib_async_event *ev,
 		     u64 cookie)
 {
@@ -271,11 +294,11 @@ static u32 evq_x_get(struct ib_async_evq *q, const struct ib_async_event *ev,
 	u32 x = q->x_free;
 
 	lockdep_assert_held(&q->lock);
-	/* The pool holds one per slot an event can take. */
 	if (WARN_ON_ONCE(!x))
 		return 0;
 	e = evq_x(q, x);
 	q->x_free = e->next;
+	q->x_used++;
 	e->cookie = cookie;
 	e->occurrences = 1;
 	e->last_ns = ev->timestamp_ns;
@@ -298,7 +321,7 @@ static void evq_resync_check(struct ib_async_evq *q)
 {
 	lockdep_assert_held(&q->lock);
 	if (q->flags & IB_ASYNC_EVQ_RESYNC && q->resync_wanted &&
-	    !q->nstate && !q->ended && q->resync)
+	    !q->nstate && !q->pend_count && !q->ended && q->resync)
 		q->resync(q);
 }
 
@@ -312,6 +335,7 @@ static void evq_x_put(struct ib_async_evq *q, u32 x)
 		evq_x_unhash(q, x);
 	e->next = q->x_free;
 	q->x_free = x;
+	q->x_used--;
 	if (e->state) {
 		q->states[e->state - 1].used = false;
 		e->state = 0;
@@ -360,6 +384,12 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 	q->cap = cap;
 	q->head = 0;
 	q->len = 0;
+	q->nroom = 0;
+	q->nover = 0;
+	q->pend_seq = 0;
+	q->pend_ns = 0;
+	q->pend_count = 0;
+	q->sealed_seq = 0;
 	q->hole_at = 0;
 	q->holes = 0;
 	q->next_seq = 1;
@@ -395,6 +425,7 @@ int ib_async_evq_init(struct ib_async_evq *q, u32 cap,
 	if (evq_alloc_x(cap, q->state_slots, flags, &t))
 		memset(&t, 0, sizeof(t));
 	q->xs = t.xs;
+	q->x_used = 0;
 	q->buckets = t.buckets;
 	q->bucket_bits = t.bits;
 	if (!q->bounce || !q->ring || (flags & IB_ASYNC_EVQ_CHAN && !q->xs) ||
@@ -471,43 +502,112 @@ static void evq_dequeued(struct ib_async_evq *q,
 	trace_ib_async_dequeue(q->id, rec);
 }
 
-/* The queue is full: count the event lost. */
+/*
+ * Which part of the ring a record counts against (see evq_slots()). Only
+ * the queue makes overflow and state records, and a DEVICE_FATAL always
+ * ends the stream (evq_add()), so the type tells.
+ */
+static bool evq_in_room(const struct ib_async_event *rec)
+{
+	return rec->event_type != IB_ASYNC_EV_STATE &&
+	       rec->event_type != IB_ASYNC_EV_DEVICE_FATAL;
+}
+
+/*
+ * The slot for one more record at the tail, or NULL, with a WARN, if the
+ * ring has none: the bound of evq_slots() rules that out, and a broken
+ * bound must cost a record, never a live record written over.
+ */
+static struct ib_async_slot *evq_append(struct ib_async_evq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (WARN_ON_ONCE(q->len >= evq_slots(q->cap, q->state_slots)))
+		return NULL;
+	return evq_slot(q, q->len++);
+}
+
+static bool evq_tail_is_overflow(struct ib_async_evq *q)
+{
+	return q->len &&
+	       evq_at(q, q->len - 1)->event_type == IB_ASYNC_EV_OVERFLOW;
+}
+
+/*
+ * The overflow record at the tail, if a loss may still join it: not once
+ * a reader copied it (evq_copy_out()), as coalescing never adds to a
+ * record a reader has. A peeking reader consumes through the end of what
+ * it saw, so a loss added after its copy would go unseen.
+ */
+static struct ib_async_event *evq_open_overflow(struct ib_async_evq *q)
+{
+	struct ib_async_event *rec;
+
+	if (!evq_tail_is_overflow(q))
+		return NULL;
+	rec = evq_at(q, q->len - 1);
+	return rec->seq > q->sealed_seq ? rec : NULL;
+}
+
+/*
+ * Turn the loss kept aside into an overflow record at the tail: when the
+ * room has a slot, or at the end of the stream (@end), which has a slot
+ * for it. Nothing was appended since the loss, so the tail is its point.
+ */
+static void evq_flush_loss(struct ib_async_evq *q, bool end)
+{
+	struct ib_async_slot *slot;
+	struct ib_async_event *rec;
+
+	lockdep_assert_held(&q->lock);
+	if (!q->pend_count || (!end && q->nroom > q->cap))
+		return;
+	slot = evq_append(q);
+	if (!slot)
+		return;
+	/* no owner, and in an event channel no extras (x is 0 too) */
+	slot->owner = NULL;
+	rec = &slot->rec;
+	memset(rec, 0, sizeof(*rec));
+	rec->seq = q->pend_seq;
+	rec->timestamp_ns = q->pend_ns;
+	rec->count = q->pend_count;
+	rec->event_type = IB_ASYNC_EV_OVERFLOW;
+	rec->obj_type = IB_ASYNC_OBJ_NONE;
+	q->nroom++;
+	q->nover++;
+	q->pend_count = 0;
+	/* a reader that meets it learns the present from a fresh snapshot */
+	evq_resync_check(q);
+}
+
+/*
+ * The queue is full: count the event lost, in the overflow record at the
+ * tail, or in the loss kept aside, or as a new loss at this point.
+ */
 static void evq_note_loss(struct ib_async_evq *q, u64 seq, u64 timestamp_ns,
 			  u32 event_type)
 {
-	struct ib_async_event *rec;
+	struct ib_async_event *over;
+	u64 count;
 
 	lockdep_assert_held(&q->lock);
 	q->lost++;
 	ib_async_stat_add(q->stats, IB_ASYNC_STAT_LOST, 1);
-	if (q->len) {
-		rec = evq_at(q, q->len - 1);
-		if (rec->event_type == IB_ASYNC_EV_OVERFLOW) {
-			rec->count++;
-			goto out;
-		}
+	over = evq_open_overflow(q);
+	if (q->pend_count) {
+		count = ++q->pend_count;
+	} else if (over) {
+		count = ++over->count;
+	} else {
+		q->pend_seq = seq;
+		q->pend_ns = timestamp_ns;
+		q->pend_count = 1;
+		count = 1;
+		if (q->flags & IB_ASYNC_EVQ_RESYNC)
+			q->resync_wanted = true;
+		evq_flush_loss(q, false);
 	}
-	/*
-	 * A full queue whose tail is not an overflow record holds exactly
-	 * cap records besides its state records, so the first spare slot is
-	 * free.
-	 */
-	/* no owner, and in an event channel no extras (x is 0 too) */
-	evq_slot(q, q->len)->owner = NULL;
-	rec = evq_at(q, q->len++);
-	memset(rec, 0, sizeof(*rec));
-	rec->seq = seq;
-	rec->timestamp_ns = timestamp_ns;
-	rec->count = 1;
-	rec->event_type = IB_ASYNC_EV_OVERFLOW;
-	rec->obj_type = IB_ASYNC_OBJ_NONE;
-	/* a reader that meets it learns the present from a fresh snapshot */
-	if (q->flags & IB_ASYNC_EVQ_RESYNC) {
-		q->resync_wanted = true;
-		evq_resync_check(q);
-	}
-out:
-	trace_ib_async_overflow(q->id, seq, event_type, rec->count, q->lost);
+	trace_ib_async_overflow(q->id, seq, event_type, count, q->lost);
 }
 
 /*
@@ -558,7 +658,7 @@ static bool evq_ring_put(struct ib_async_evq *q, const struct ib_async_event *ev
 	struct ib_async_chan_event *ce = &se.rec;
 
 	lockdep_assert_held(&q->lock);
-	if (!r || q->len || !evq_ring_room(r))
+	if (!r || q->len || q->pend_count || !evq_ring_room(r))
 		return false;
 	ce->event = *ev;
 	ce->event.seq = seq;
@@ -579,8 +679,8 @@ static bool evq_ring_put(struct ib_async_evq *q, const struct ib_async_event *ev
 }
 
 /*
- * Queue the record that ends the stream (not ended yet). It goes in the
- * last reserved slot, so it always fits, even after an overflow record.
+ * Queue the record that ends the stream (not ended yet), behind a loss
+ * kept aside: both have slots of their own, so it always fits.
  */
 static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev,
 		    u64 cookie)
@@ -593,14 +693,56 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev,
 		q->next_seq++;
 		return;
 	}
-	slot = evq_slot(q, q->len++);
+	evq_flush_loss(q, true);
+	slot = evq_append(q);
+	if (!slot)
+		return;
+	slot->owner = NULL;
+	if (q->xs) {
+		slot->x = evq_x_get(q, ev, cookie);
+		if (!slot->x) {
+			q->len--;
+			return;
+		}
+	}
 	slot->rec = *ev;
 	slot->rec.seq = q->next_seq++;
 	slot->rec.count = 1;
-	slot->owner = NULL;
-	if (q->xs)
-		slot->x = evq_x_get(q, ev, cookie);
 	evq_queued(q, &slot->rec);
+}
+
+/*
+ * Queue @ev as sequence number @seq in the room, or return false: the
+ * room is full (or, were the bound broken, the ring or the extras).
+ */
+static bool evq_add_event(struct ib_async_evq *q,
+			  const struct ib_async_event *ev, u64 seq,
+			  struct ib_async_evcount *owner, u64 cookie)
+{
+	struct ib_async_slot *slot;
+
+	lockdep_assert_held(&q->lock);
+	if (q->nroom >= q->cap || q->pend_count)
+		return false;
+	slot = evq_append(q);
+	if (!slot)
+		return false;
+	slot->owner = owner;
+	if (q->xs) {	/* event channels have no owners */
+		slot->x = evq_x_get(q, ev, cookie);
+		if (!slot->x) {
+			q->len--;
+			return false;
+		}
+	} else if (owner) {
+		owner->queued++;
+	}
+	slot->rec = *ev;
+	slot->rec.seq = seq;
+	slot->rec.count = 1;
+	q->nroom++;
+	evq_queued(q, &slot->rec);
+	return true;
 }
 
 /*
@@ -610,11 +752,14 @@ static void evq_end(struct ib_async_evq *q, const struct ib_async_event *ev,
 static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 		    struct ib_async_evcount *owner, u64 cookie)
 {
-	struct ib_async_slot *slot;
 	u64 seq;
 
 	lockdep_assert_held(&q->lock);
 	if (q->ended)
+		return false;
+	/* the queue's own record types never come from a producer */
+	if (WARN_ON_ONCE(ev->event_type == IB_ASYNC_EV_OVERFLOW ||
+			 ev->event_type == IB_ASYNC_EV_STATE))
 		return false;
 	if (ev->event_type == IB_ASYNC_EV_DEVICE_FATAL) {
 		evq_end(q, ev, cookie);
@@ -623,21 +768,8 @@ static bool evq_add(struct ib_async_evq *q, const struct ib_async_event *ev,
 	seq = q->next_seq++;
 	if (evq_ring_put(q, ev, seq, owner, cookie))
 		return true;
-	/* state records have room of their own */
-	if (q->len - q->nstate < q->cap) {
-		slot = evq_slot(q, q->len++);
-		slot->rec = *ev;
-		slot->rec.seq = seq;
-		slot->rec.count = 1;
-		slot->owner = owner;
-		if (q->xs)	/* event channels have no owners */
-			slot->x = evq_x_get(q, ev, cookie);
-		else if (owner)
-			owner->queued++;
-		evq_queued(q, &slot->rec);
-	} else {
+	if (!evq_add_event(q, ev, seq, owner, cookie))
 		evq_note_loss(q, seq, ev->timestamp_ns, ev->event_type);
-	}
 	return true;
 }
 
@@ -699,7 +831,8 @@ void ib_async_evq_push_once(struct ib_async_evq *q,
 	bool wake = false;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (owner->queued)
+	/* after the end of the stream nothing is queued, merged or lost */
+	if (!q->ended && owner->queued)
 		evq_coalesced(q, ev);
 	else
 		wake = evq_add(q, ev, owner, 0);
@@ -826,16 +959,16 @@ void ib_async_evq_close(struct ib_async_evq *q, int err)
 	kill_fasync(&q->fasync, SIGIO, POLL_HUP);
 }
 
+/*
+ * Whether the queued records keep the bound of evq_slots() in a queue of
+ * @cap events. State records keep their own room.
+ */
 static bool evq_resize_fits(struct ib_async_evq *q, u32 cap)
 {
-	/* state records keep their own room */
-	u32 len = q->len - q->nstate;
-
-	if (len <= cap)
+	if (q->nroom <= cap)
 		return true;
 	/* A trailing overflow record may use the new queue's spare slot. */
-	return len == cap + 1 &&
-	       evq_at(q, q->len - 1)->event_type == IB_ASYNC_EV_OVERFLOW;
+	return q->nroom == cap + 1 && evq_tail_is_overflow(q);
 }
 
 /**
@@ -904,6 +1037,8 @@ int ib_async_evq_resize(struct ib_async_evq *q, u32 cap)
 		if (q->xs)
 			evq_x_free_from(q, k);
 		swap(q->charged, pages);
+		/* a larger room takes the loss kept aside */
+		evq_flush_loss(q, false);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	mutex_unlock(&q->move_mutex);
@@ -929,6 +1064,9 @@ static void evq_copy_out(struct ib_async_evq *q, void *to,
 	struct ib_async_evx *e = NULL;
 
 	lockdep_assert_held(&q->lock);
+	/* a copied overflow record takes no more losses */
+	if (slot->rec.event_type == IB_ASYNC_EV_OVERFLOW)
+		q->sealed_seq = max(q->sealed_seq, slot->rec.seq);
 	if (!q->xs) {
 		*(struct ib_async_event *)to = slot->rec;
 		return;
@@ -1008,8 +1146,14 @@ static void evq_pop(struct ib_async_evq *q)
 		slot->owner->reported++;
 		slot->owner->queued--;
 	}
+	if (evq_in_room(&slot->rec)) {
+		q->nroom--;
+		if (slot->rec.event_type == IB_ASYNC_EV_OVERFLOW)
+			q->nover--;
+	}
 	q->head = (q->head + 1) % evq_slots(q->cap, q->state_slots);
 	q->len--;
+	evq_flush_loss(q, false);
 }
 
 /*
@@ -1051,7 +1195,8 @@ static void evq_consume_through(struct ib_async_evq *q, u64 seq)
  * during the copy ends them: the reader never returns it, and copies the
  * records after it again. The last one returned may be an overflow record
  * that grew during the copy: what the user did not see stays queued as a
- * smaller overflow record that continues the sequence.
+ * smaller overflow record that continues the sequence (a peeking reader's
+ * next call trims it so, consuming through the end of what it saw).
  *
  * Return: how many of the @n records the reader returns.
  */
@@ -1071,17 +1216,26 @@ static u32 evq_settle(struct ib_async_evq *q, u32 n, bool consume)
 		rec = evq_at(q, at);
 		if (rec->seq != seen->seq)
 			break;
+		/*
+		 * An overflow record that grew during the copy ends what the
+		 * reader returns, peeking too: the records after it are
+		 * younger than the part it did not see, and a peeking reader
+		 * consumes through the last sequence number it returns.
+		 */
+		if (rec->count != seen->count) {
+			if (consume) {
+				evq_dequeued(q, seen);
+				rec->count -= seen->count;
+				rec->seq += seen->count;
+			}
+			i++;
+			break;
+		}
 		if (!consume) {
 			at++;
 			continue;
 		}
 		evq_dequeued(q, seen);
-		if (rec->count != seen->count) {
-			rec->count -= seen->count;
-			rec->seq += seen->count;
-			i++;
-			break;
-		}
 		evq_pop(q);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -1245,6 +1399,10 @@ static bool evq_is_victim(const struct ib_async_evq *q,
 			  const struct ib_async_slot *slot,
 			  const struct evq_victim *v)
 {
+	/* only events name objects: the queue's own records stay */
+	if (!evq_in_room(&slot->rec) ||
+	    slot->rec.event_type == IB_ASYNC_EV_OVERFLOW)
+		return false;
 	if (v->owner)
 		return !q->xs && slot->owner == v->owner;
 	return slot->rec.obj_handle == v->handle &&
@@ -1297,7 +1455,9 @@ static void evq_purge(struct ib_async_evq *q, const struct evq_victim *v)
 		spin_lock_irqsave(&q->lock, flags);
 	}
 	q->len -= r - w;
+	q->nroom -= r - w;
 	q->holes = 0;
+	evq_flush_loss(q, false);
 	ib_async_stat_add(q->stats, IB_ASYNC_STAT_PURGED, r - w);
 	trace_ib_async_purge(q->id, r - w, v->owner ? v->owner->reported : 0);
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -1400,7 +1560,7 @@ __poll_t ib_async_evq_poll(struct ib_async_evq *q, struct file *filp,
 	poll_wait(filp, &q->wait, wait);
 
 	spin_lock_irqsave(&q->lock, flags);
-	left = q->len - q->holes;
+	left = q->len - q->holes + !!q->pend_count;
 	if (q->uring)
 		left += evq_ring_used(q->uring);
 	if (left)
@@ -1419,7 +1579,8 @@ void ib_async_evq_stat(struct ib_async_evq *q, struct ib_async_evq_stat *st)
 	spin_lock_irqsave(&q->lock, flags);
 	st->id = q->id;
 	st->cap = q->cap;
-	st->queued = q->len - q->holes;
+	/* a loss kept aside is a record to come, at its point */
+	st->queued = q->len - q->holes + !!q->pend_count;
 	st->lost = q->lost;
 	st->coalesced = q->coalesced;
 	st->delivered = q->delivered;
@@ -1573,7 +1734,8 @@ void ib_async_evq_state_begin(struct ib_async_evq *q)
  * state comes from ib_async_evq_state_fill().
  *
  * Return: 0, -EIO once the stream ended, -EBUSY if the room holds the
- * records of an earlier snapshot that are still unread; for a resync
+ * records of an earlier snapshot that are still unread, or a loss waits
+ * for room in a full queue (a reader makes it); for a resync
  * (@flags), -EALREADY if no overflow awaits one, -ENOENT if @n is 0 (no
  * subscription covers a port: the overflow needs none).
  */
@@ -1604,7 +1766,16 @@ int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
 			return -ENOENT;
 		}
 	}
-	if (!n || q->nstate + n > q->state_slots)
+	/*
+	 * A loss kept aside must take its place in the stream first: the
+	 * snapshot waits until a reader has made room for it (a resync is
+	 * asked for again then).
+	 */
+	if (!n || q->nstate + n > q->state_slots || q->pend_count)
+		return -EBUSY;
+	/* the bound of evq_slots() and the extras pool have room for them */
+	if (WARN_ON_ONCE(q->len + n > evq_slots(q->cap, q->state_slots) ||
+			 q->x_used + n > evq_nx(q->cap, q->state_slots)))
 		return -EBUSY;
 	if (flags & IB_ASYNC_STATE_RESYNC)
 		q->resync_wanted = false;
@@ -1613,7 +1784,7 @@ int ib_async_evq_state_reserve(struct ib_async_evq *q, const u32 *ports,
 		rec.element = ports[i];
 		rec.port_num = ports[i];
 		rec.seq = q->next_seq++;
-		slot = evq_slot(q, q->len++);
+		slot = evq_append(q);
 		slot->rec = rec;
 		slot->x = evq_x_get(q, &rec, cookies[i]);
 		e = evq_x(q, slot->x);

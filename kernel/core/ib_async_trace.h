@@ -15,7 +15,7 @@
 
 #include <linux/tracepoint.h>
 
-#include "core.h"
+#include "evq.h"
 #include "ib_async_event_types.h"
 
 /*
