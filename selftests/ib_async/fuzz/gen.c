@@ -1715,7 +1715,9 @@ void fz_chan_read(struct fz_ctx *ctx, uint32_t i, bool drain)
 
 		epoch = fz_purge_epoch(ctx, slot);
 
-		if (fz_chance(&ctx->rng, 50)) {
+		/* read() only where it cannot block: CREATE_CHANNEL's flag */
+		if (ctx->chan_flags[i] & IB_ASYNC_CHANNEL_NONBLOCK &&
+		    fz_chance(&ctx->rng, 50)) {
 			got = read(ctx->chan_fd[i], buf, (size_t)want * size);
 			if (got >= 0 && got % size)
 				fz_report(ctx, "channel-read-size",
