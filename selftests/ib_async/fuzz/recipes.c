@@ -447,7 +447,7 @@ static bool state_losses(struct fz_ctx *ctx, uint32_t slot)
 		.argsz = sizeof(ql), .queue_len = fz_range(&ctx->rng, 1, 3),
 	};
 	struct ib_async_subscribe sub = { .argsz = sizeof(sub) };
-	uint32_t i, round, rounds = fz_range(&ctx->rng, 2, 6);
+	uint32_t i, round, rounds = fz_range(&ctx->rng, 2, 6), gen;
 	int ret;
 
 	if (fz_chance(&ctx->rng, 40))
@@ -455,6 +455,8 @@ static bool state_losses(struct fz_ctx *ctx, uint32_t slot)
 	if (fz_chance(&ctx->rng, 15))
 		ch.flags |= IB_ASYNC_CHANNEL_COALESCE;
 	STEP(ctx, slot, CREATE_CHANNEL, &ch);
+	/* the file the channel was made on (0: an older one, through a dup) */
+	gen = ctx->gen;
 	for (i = 0; i < ctx->nchan && ctx->chan_fd[i] != ch.fd; i++)
 		;
 	if (i == ctx->nchan)
@@ -485,12 +487,14 @@ static bool state_losses(struct fz_ctx *ctx, uint32_t slot)
 		/*
 		 * EBUSY: read first. The stream may have ended (EIO), the
 		 * device gone (ENODEV), the channel be full of subscriptions
-		 * (ENOSPC) or the slot hold another file by now (EINVAL: the
-		 * channel is not its).
+		 * (ENOSPC), or the call have gone to a file other than the
+		 * channel's (EINVAL: a dup of an older file, or a new file in
+		 * the slot since): only a call to the channel's own file,
+		 * still the slot's, is judged.
 		 */
 		if (ret && ret != -EBUSY && ret != -EIO && ret != -ENODEV &&
-		    ret != -ENOSPC && ret != -EINTR &&
-		    fz_same_file(ctx, slot))
+		    ret != -ENOSPC && ret != -EINTR && gen &&
+		    ctx->gen == gen && fz_same_file(ctx, slot))
 			fz_report(ctx, "state-snapshot-errno",
 				  "SUB_STATE on a state channel refused with %s, not EBUSY",
 				  strerror(-ret));
