@@ -219,6 +219,34 @@ int iba_read_recs(int fd, void *buf, size_t rec_size, int max);
 int iba_seq_from(const void *recs, size_t rec_size, int n, uint64_t first);
 
 /*
+ * A stream of records read from one file, in order, as iba_stream_add()
+ * walks it: every record's seq is the previous one's seq + count (no gap,
+ * never backwards, so no record comes twice), an event counts 1, an
+ * overflow record at least 1 and about no object, and the overflow
+ * records' counts add up to what the file lost.
+ */
+struct iba_stream {
+	uint64_t next;		/* the seq the next record must carry */
+	uint64_t lost;		/* the overflow records' counts, summed */
+	int recs;		/* records walked */
+	int events;		/* ... of them events (not overflow, not state) */
+	int overflows;
+	int states;
+	int bad;		/* the first record that broke a rule, or -1 */
+	const char *why;	/* the rule it broke, or NULL */
+};
+
+void iba_stream_init(struct iba_stream *s, uint64_t first);
+
+/*
+ * Walk @n more records of @rec_size bytes (each starting with a struct
+ * ib_async_event): 0, or -1 once a rule is broken (the first one stays in
+ * @s->bad and @s->why; later records are still counted).
+ */
+int iba_stream_add(struct iba_stream *s, const void *recs, size_t rec_size,
+		   int n);
+
+/*
  * One blocking read() of a record, as a thread body: what ended it (the
  * result and errno) is left in the struct, to see what wakes a reader.
  */

@@ -130,6 +130,12 @@ struct fz_file {
 	 * any file the slot held can have reported more completion events.
 	 */
 	uint64_t arms;
+	/*
+	 * DESTROY calls ever made to the slot, counted before each goes in:
+	 * a destroy takes its object's unread records out of the file's
+	 * channels, so a channel's sequence may skip them.
+	 */
+	uint64_t destroys;
 };
 
 struct fz_report {
@@ -150,12 +156,18 @@ struct fz_shared {
 	bool rt;		/* PREEMPT_RT: evsrc has no hard-irq context */
 	uint32_t max_queue_len;	/* the module parameter, for SET_QUEUE_LEN */
 	atomic_ullong calls;	/* done so far in the batch */
+	/* test-bed changes begun in the batch (they may remove devices) */
+	atomic_uint mid_epoch;
 	/* what the calls reached, for the run's closing statistics */
 	struct fz_stats {
 		atomic_ullong cmd_calls[32], cmd_ok[32];
 		atomic_ullong events[21];	/* by type; [20]: overflow */
 		atomic_ullong wc_ok, wc_err;
 		atomic_ullong slow_faults;	/* answered late */
+		/* event channels read with the sequence verdict */
+		atomic_ullong chan_reads, chan_recs, chan_lost, chan_drains;
+		/* snapshots asked for by the state recipe, and refused */
+		atomic_ullong snap_calls, snap_busy;
 	} stats;
 	uint32_t nreports;	/* reports raised (may exceed the slots) */
 	struct fz_report report[FZ_MAX_REPORTS];
@@ -192,6 +204,25 @@ struct fz_ctx {
 	uint32_t chan_type[FZ_CHANNELS];
 	uint32_t chan_rec[FZ_CHANNELS];	/* bytes per record it holds */
 	uint32_t chan_sub[FZ_CHANNELS];	/* last subscription id it gave */
+	uint32_t chan_flags[FZ_CHANNELS];	/* CREATE_CHANNEL's flags */
+	/*
+	 * An event channel this worker alone has read, every record through
+	 * fz_chan_read() (chan_own): the seq its next record must carry and
+	 * the overflow records' counts read so far. chan_own goes false for
+	 * good once another reader may take its records: a process forked
+	 * with it, a ring mapped on it.
+	 */
+	bool chan_own[FZ_CHANNELS];
+	uint64_t chan_next[FZ_CHANNELS];
+	uint64_t chan_lost[FZ_CHANNELS];
+	/*
+	 * fz_purge_epoch() when a read last found the channel empty, and
+	 * what it was then for the last record read: a record queued after
+	 * that one and gone before the next read (a destroy's purge, a
+	 * removal) can only be if the epoch moved since.
+	 */
+	uint64_t chan_empty_epoch[FZ_CHANNELS];
+	uint64_t chan_last_epoch[FZ_CHANNELS];
 	uint32_t nchan;
 };
 
@@ -397,6 +428,8 @@ void fz_build_av(struct fz_ctx *ctx, uint32_t slot, struct ib_async_av *av);
 uint64_t fz_valid_uptr(struct fz_ctx *ctx, uint64_t len);
 void fz_check_records(struct fz_ctx *ctx, uint32_t slot,
 		      const struct ib_async_event *ev, uint32_t n);
+void fz_chan_read(struct fz_ctx *ctx, uint32_t i, bool drain);
+uint64_t fz_purge_epoch(struct fz_ctx *ctx, uint32_t slot);
 uint64_t fz_bad_uptr(struct fz_ctx *ctx, uint64_t len, bool later);
 uint64_t fz_recv_uptr(struct fz_ctx *ctx, uint32_t len);
 uint64_t fz_out_uptr(struct fz_ctx *ctx, uint64_t len);
@@ -412,6 +445,8 @@ int fz_issue(struct fz_ctx *ctx, struct fz_call *c);
 bool fz_prepare(struct fz_ctx *ctx, struct fz_call *c,
 		const struct fz_cmd *cmd, uint32_t slot);
 int fz_ioc(struct fz_ctx *ctx, uint32_t slot, unsigned int nr, void *arg);
+int fz_ioc_on(struct fz_ctx *ctx, uint32_t slot, int fd, unsigned int nr,
+	      void *arg);
 void fz_unstick_init(void);
 __attribute__((format(printf, 3, 4)))
 void fz_report(struct fz_ctx *ctx, const char *key, const char *fmt, ...);

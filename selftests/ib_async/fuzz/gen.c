@@ -1601,53 +1601,230 @@ static bool channel_record_ok(uint32_t chan_type, uint32_t rec_size,
 }
 
 /*
+ * GET_INFO of this worker's channel @i: 0, or -1 when the call failed.
+ * The queue never holds more than its events, the overflow record that
+ * may follow them, the end record and, in a state channel, one
+ * snapshot's state records (the device's and every port's).
+ */
+static int chan_info(struct fz_ctx *ctx, uint32_t i, struct ib_async_info *in)
+{
+	uint32_t most;
+
+	memset(in, 0, sizeof(*in));
+	in->argsz = sizeof(*in);
+	if (ioctl(ctx->chan_fd[i], IB_ASYNC_IOC_GET_INFO, in))
+		return -1;
+	most = in->queue_len + 2;
+	if (ctx->chan_flags[i] & IB_ASYNC_CHANNEL_STATE)
+		most += dev_of(ctx, ctx->chan_slot[i])->ports + 1;
+	if (in->queued > most)
+		fz_report(ctx, "chan-info-queued",
+			  "GET_INFO: %u records queued in a channel of %u%s",
+			  in->queued, in->queue_len,
+			  ctx->chan_flags[i] & IB_ASYNC_CHANNEL_STATE ?
+			  " (state)" : "");
+	return 0;
+}
+
+/*
+ * What has happened to the slot's file that may take records out of its
+ * channels unread: DESTROY calls made to it, new files in its place, and
+ * test-bed changes (removals). Only grows.
+ */
+uint64_t fz_purge_epoch(struct fz_ctx *ctx, uint32_t slot)
+{
+	uint64_t e;
+
+	fz_lock(ctx->sh);
+	e = ctx->sh->file[slot].destroys + ctx->sh->file[slot].gen +
+	    atomic_load(&ctx->sh->mid_epoch);
+	fz_unlock(ctx->sh);
+	return e;
+}
+
+/*
+ * The records of one read of channel @i: each one the channel may hold,
+ * and on a channel only this worker reads, each one following the last
+ * (its seq the previous one's seq + count: nothing twice, never
+ * backwards, and no gap unless a purge may have taken a record since the
+ * last one read was queued: @epoch is fz_purge_epoch() after the read),
+ * with the losses the overflow records report summed up.
+ */
+static void chan_walk(struct fz_ctx *ctx, uint32_t i, const uint8_t *recs,
+		      uint32_t n, uint64_t epoch)
+{
+	uint32_t size = ctx->chan_rec[i], k;
+	const struct ib_async_event *e;
+	bool purged = epoch != ctx->chan_last_epoch[i];
+
+	for (k = 0; k < n; k++) {
+		e = (const void *)(recs + (size_t)k * size);
+		if (!channel_record_ok(ctx->chan_type[i], size, e))
+			fz_report(ctx, "channel-record",
+				  "a channel returned a foreign record (type %#x)",
+				  e->event_type);
+		if (!ctx->chan_own[i] ||
+		    ctx->chan_type[i] != IB_ASYNC_CHANNEL_EVENT)
+			continue;
+		if (e->seq < ctx->chan_next[i] ||
+		    (e->seq > ctx->chan_next[i] && !purged))
+			fz_report(ctx, "chan-seq",
+				  "channel record seq %llu where %llu was next (%s)",
+				  (unsigned long long)e->seq,
+				  (unsigned long long)ctx->chan_next[i],
+				  e->seq < ctx->chan_next[i] ?
+				  "backwards: a record twice" :
+				  "a gap, and no destroy or removal");
+		if (!e->count || (e->event_type != IB_ASYNC_EV_OVERFLOW &&
+				  e->count != 1))
+			fz_report(ctx, "chan-count",
+				  "channel record type %#x with count %llu",
+				  e->event_type, (unsigned long long)e->count);
+		if (e->event_type == IB_ASYNC_EV_OVERFLOW) {
+			ctx->chan_lost[i] += e->count;
+			atomic_fetch_add(&ctx->sh->stats.chan_lost, e->count);
+		}
+		ctx->chan_next[i] = e->seq + e->count;
+	}
+	atomic_fetch_add(&ctx->sh->stats.chan_recs, n);
+}
+
+/*
+ * Read this worker's channel @i without blocking, with read() or
+ * READ_BATCH: a few records, or with @drain until it is empty. Once a
+ * drain of a channel only this worker reads found it empty, the overflow
+ * records read add up to what GET_INFO's lost said before the drain at
+ * least (every loss counted then is in a record by now: one kept aside
+ * behind a snapshot becomes a record as soon as a record is read) and to
+ * what it says after at most (none is reported before it is counted).
+ */
+void fz_chan_read(struct fz_ctx *ctx, uint32_t i, bool drain)
+{
+	static __thread uint8_t buf[8 * sizeof(struct ib_async_chan_state_event)];
+	struct ib_async_info before, after;
+	uint32_t size = ctx->chan_rec[i], max = sizeof(buf) / size, reads;
+	bool own = ctx->chan_own[i] &&
+		   ctx->chan_type[i] == IB_ASYNC_CHANNEL_EVENT;
+	bool counted = own && !chan_info(ctx, i, &before), empty = false;
+	uint32_t slot = ctx->chan_slot[i];
+	uint64_t epoch;
+	ssize_t got;
+
+	for (reads = 0; reads < (drain ? 64U : 1U); reads++) {
+		uint32_t want = fz_range(&ctx->rng, 1, max);
+
+		epoch = fz_purge_epoch(ctx, slot);
+
+		/* read() only where it cannot block: CREATE_CHANNEL's flag */
+		if (ctx->chan_flags[i] & IB_ASYNC_CHANNEL_NONBLOCK &&
+		    fz_chance(&ctx->rng, 50)) {
+			got = read(ctx->chan_fd[i], buf, (size_t)want * size);
+			if (got >= 0 && got % size)
+				fz_report(ctx, "channel-read-size",
+					  "a channel's read() returned %zd bytes of %u-byte records",
+					  got, size);
+			got = got < 0 ? -errno : got / size;
+		} else {
+			struct ib_async_read_batch b = {
+				.argsz = sizeof(b),
+				.flags = IB_ASYNC_READ_NONBLOCK,
+				.buf = (uintptr_t)buf, .count = want,
+			};
+
+			got = ioctl(ctx->chan_fd[i], IB_ASYNC_IOC_READ_BATCH,
+				    &b) ? -errno : (ssize_t)b.count;
+		}
+		if (got == -EAGAIN || got == 0) {
+			/* whatever comes next was queued after this */
+			ctx->chan_empty_epoch[i] = epoch;
+			empty = true;
+			break;
+		}
+		if (got < 0)	/* the stream ended, or a signal */
+			break;
+		check(ctx, (uint32_t)got <= want, "channel-read",
+		      "a channel returned more records than asked");
+		chan_walk(ctx, i, buf, (uint32_t)got, fz_purge_epoch(ctx, slot));
+		ctx->chan_last_epoch[i] = ctx->chan_empty_epoch[i];
+		atomic_fetch_add(&ctx->sh->stats.chan_reads, 1);
+	}
+	if (!counted || !empty || chan_info(ctx, i, &after))
+		return;
+	atomic_fetch_add(&ctx->sh->stats.chan_drains, 1);
+	if (ctx->chan_lost[i] < before.lost || ctx->chan_lost[i] > after.lost)
+		fz_report(ctx, "chan-lost",
+			  "a drained channel's overflow records count %llu lost, GET_INFO %llu before and %llu after",
+			  (unsigned long long)ctx->chan_lost[i],
+			  (unsigned long long)before.lost,
+			  (unsigned long long)after.lost);
+}
+
+/* Forget channel @i (closed): the later ones move down. */
+static void chan_forget(struct fz_ctx *ctx, uint32_t i)
+{
+#define FZ_CHAN_SHIFT(a) \
+	memmove(&ctx->a[i], &ctx->a[i + 1], \
+		(ctx->nchan - i - 1) * sizeof(ctx->a[0]))
+	FZ_CHAN_SHIFT(chan_fd);
+	FZ_CHAN_SHIFT(chan_slot);
+	FZ_CHAN_SHIFT(chan_type);
+	FZ_CHAN_SHIFT(chan_rec);
+	FZ_CHAN_SHIFT(chan_sub);
+	FZ_CHAN_SHIFT(chan_flags);
+	FZ_CHAN_SHIFT(chan_own);
+	FZ_CHAN_SHIFT(chan_next);
+	FZ_CHAN_SHIFT(chan_lost);
+	FZ_CHAN_SHIFT(chan_empty_epoch);
+	FZ_CHAN_SHIFT(chan_last_epoch);
+#undef FZ_CHAN_SHIFT
+	ctx->nchan--;
+}
+
+/*
  * Keep the new channel for CQs to use; past FZ_CHANNELS the oldest goes
- * (a CQ still using it keeps the kernel's channel alive). Its records are
- * drained once in a while by reading it without blocking.
+ * (a CQ still using it keeps the kernel's channel alive). An event
+ * channel's queue is now and then made as short as can be (1 to 3
+ * events), where losses come quickly. The channels' records are drained
+ * once in a while by reading them without blocking.
  */
 void fz_done_create_channel(struct fz_ctx *ctx, struct fz_call *c)
 {
-	struct ib_async_chan_state_event ev[8];
-	int fd = c->a.create_channel.fd;
-	uint32_t i, size;
+	const struct ib_async_create_channel *a = &c->a.create_channel;
+	struct ib_async_queue_len ql = { .argsz = sizeof(ql) };
+	int fd = a->fd;
+	uint32_t i, n;
 
 	if (!check(ctx, fd >= 0, "channel-fd",
 		   "CREATE_CHANNEL succeeded with a negative fd"))
 		return;
 	if (ctx->nchan == FZ_CHANNELS) {
 		close(ctx->chan_fd[0]);
-		for (i = 1; i < FZ_CHANNELS; i++) {
-			ctx->chan_fd[i - 1] = ctx->chan_fd[i];
-			ctx->chan_slot[i - 1] = ctx->chan_slot[i];
-			ctx->chan_type[i - 1] = ctx->chan_type[i];
-			ctx->chan_rec[i - 1] = ctx->chan_rec[i];
-			ctx->chan_sub[i - 1] = ctx->chan_sub[i];
-		}
-		ctx->nchan--;
+		chan_forget(ctx, 0);
 	}
-	ctx->chan_fd[ctx->nchan] = fd;
-	ctx->chan_type[ctx->nchan] = c->a.create_channel.type;
-	ctx->chan_rec[ctx->nchan] = channel_record_size(&c->a.create_channel);
-	ctx->chan_sub[ctx->nchan] = 0;
-	ctx->chan_slot[ctx->nchan++] = c->slot;
-	for (i = 0; i < ctx->nchan; i++) {
-		struct ib_async_read_batch b = {
-			.argsz = sizeof(b), .flags = IB_ASYNC_READ_NONBLOCK,
-			.buf = (uintptr_t)ev, .count = 8,
-		};
-
-		if (ioctl(ctx->chan_fd[i], IB_ASYNC_IOC_READ_BATCH, &b))
-			continue;
-		check(ctx, b.count <= 8, "channel-read",
-		      "a channel returned more records than asked");
-		/* records are as long as the channel's kind: step by it */
-		size = ctx->chan_rec[i];
-		check(ctx, !b.count ||
-		      channel_record_ok(ctx->chan_type[i], size,
-					(void *)((char *)ev +
-						 (b.count - 1) * size)),
-		      "channel-record", "a channel returned a foreign record");
+	n = ctx->nchan++;
+	ctx->chan_fd[n] = fd;
+	ctx->chan_type[n] = a->type;
+	ctx->chan_rec[n] = channel_record_size(a);
+	ctx->chan_sub[n] = 0;
+	ctx->chan_slot[n] = c->slot;
+	/* the mutations of a valid call: the kernel took what was sent */
+	ctx->chan_flags[n] = ((const struct ib_async_create_channel *)
+			      c->sent)->flags;
+	ctx->chan_own[n] = true;
+	ctx->chan_next[n] = 1;
+	ctx->chan_lost[n] = 0;
+	/*
+	 * Empty when made, but a purge may have come between that and now:
+	 * an epoch no reading matches, until a read finds it empty.
+	 */
+	ctx->chan_empty_epoch[n] = fz_purge_epoch(ctx, c->slot) - 1;
+	ctx->chan_last_epoch[n] = ctx->chan_empty_epoch[n];
+	if (a->type == IB_ASYNC_CHANNEL_EVENT && fz_chance(&ctx->rng, 30)) {
+		ql.queue_len = fz_range(&ctx->rng, 1, 3);
+		ioctl(fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &ql);
 	}
+	for (i = 0; i < ctx->nchan; i++)
+		fz_chan_read(ctx, i, false);
 }
 
 /*
@@ -1802,8 +1979,11 @@ static void ring_target(struct fz_ctx *ctx, struct fz_call *c)
 {
 	int ch = pick_channel(ctx, c->slot);
 
-	if (ch >= 0 && fz_chance(&ctx->rng, 30))
+	if (ch >= 0 && fz_chance(&ctx->rng, 30)) {
 		c->fd = ctx->chan_fd[ch];
+		/* a ring takes records past read(): no sequence verdict */
+		ctx->chan_own[ch] = false;
+	}
 }
 
 bool fz_build_map_ring(struct fz_ctx *ctx, struct fz_call *c)

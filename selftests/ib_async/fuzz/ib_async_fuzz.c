@@ -99,7 +99,8 @@ static struct fz_shared *sh;
 static uint64_t total_calls;
 /* the batches' statistics, added up */
 static uint64_t st_calls[32], st_ok[32], st_events[21], st_wc_ok, st_wc_err,
-		st_slow;
+		st_slow, st_chan_reads, st_chan_recs, st_chan_lost,
+		st_chan_drains, st_snap_calls, st_snap_busy;
 static uint32_t total_reports;
 static bool loaded_evsrc, loaded_storm;
 
@@ -191,6 +192,12 @@ static void say_stats(void)
 	say("fuzz: completions polled: %llu ok, %llu with an error status; "
 	    "%llu faults answered late", (unsigned long long)st_wc_ok,
 	    (unsigned long long)st_wc_err, (unsigned long long)st_slow);
+	say("fuzz: event channels read with the sequence verdict: %llu reads, "
+	    "%llu records, %llu losses counted, %llu drains checked against "
+	    "GET_INFO's lost; state recipe snapshots: %llu asked, %llu EBUSY",
+	    (unsigned long long)st_chan_reads, (unsigned long long)st_chan_recs,
+	    (unsigned long long)st_chan_lost, (unsigned long long)st_chan_drains,
+	    (unsigned long long)st_snap_calls, (unsigned long long)st_snap_busy);
 }
 
 static void say_repeats(void)
@@ -665,6 +672,9 @@ static void do_mid(enum mid m, uint64_t seed, struct fz_rng *r)
 {
 	uint64_t t0 = fz_now_ms();
 
+	/* a removal purges records: channels' sequences may skip them */
+	if (m != MID_NONE)
+		atomic_fetch_add(&sh->mid_epoch, 1);
 	switch (m) {
 	case MID_RXE_DELETE:
 		run(seed, 120, "rdma link delete rxe0");
@@ -1013,6 +1023,12 @@ static bool run_batch(uint64_t seed, const char *what, uint64_t calls)
 	st_wc_ok += atomic_load(&sh->stats.wc_ok);
 	st_wc_err += atomic_load(&sh->stats.wc_err);
 	st_slow += atomic_load(&sh->stats.slow_faults);
+	st_chan_reads += atomic_load(&sh->stats.chan_reads);
+	st_chan_recs += atomic_load(&sh->stats.chan_recs);
+	st_chan_lost += atomic_load(&sh->stats.chan_lost);
+	st_chan_drains += atomic_load(&sh->stats.chan_drains);
+	st_snap_calls += atomic_load(&sh->stats.snap_calls);
+	st_snap_busy += atomic_load(&sh->stats.snap_busy);
 	say("fuzz: %s seed %" PRIu64 ": %llu calls (%" PRIu64
 	    " in all), %u reports so far, env %s/%s@%" PRIu64 ", %.1f s",
 	    what, seed, (unsigned long long)atomic_load(&sh->calls),

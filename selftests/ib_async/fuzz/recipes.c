@@ -9,6 +9,7 @@
  * through the same checks as any other and records its objects in the
  * shared table, where later calls use, break and destroy them.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -388,9 +389,127 @@ static bool flood_and_destroy(struct fz_ctx *ctx, uint32_t slot)
 	return true;
 }
 
+/*
+ * Events every file of the slot's device gets, at least @n of them and
+ * quickly: port events from evsrc (from any context it offers) or the
+ * storm module; on rxe, now and then, a CQ overrun's CQ_ERR instead.
+ */
+static void lose_events(struct fz_ctx *ctx, uint32_t slot, uint32_t n)
+{
+	static const char *const types[] = {
+		"SM_CHANGE", "LID_CHANGE", "PKEY_CHANGE", "CLIENT_REREGISTER",
+	};
+	static const char *const ctxs[] = { "process", "softirq", "hardirq" };
+	const struct fz_dev *dev = &ctx->sh->dev[fz_dev_of(ctx, slot)];
+	const char *type = types[fz_below(&ctx->rng, 4)];
+	uint32_t port = fz_range(&ctx->rng, 1, dev->ports);
+	char path[128], line[128];
+
+	if (dev->kind == FZ_DEV_RXE && fz_chance(&ctx->rng, 40)) {
+		cq_overrun(ctx, slot);
+		return;
+	}
+	if (dev->kind == FZ_DEV_EVSRC && fz_chance(&ctx->rng, 70)) {
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/debug/ib_async_evsrc/%s/raise", dev->ibdev);
+		snprintf(line, sizeof(line), "%s port:%u %s %u\n", type, port,
+			 ctxs[fz_below(&ctx->rng, ctx->sh->rt ? 2 : 3)], n);
+	} else if (ctx->sh->storm) {
+		snprintf(path, sizeof(path), "%s",
+			 "/sys/kernel/debug/ib_async_storm/dispatch");
+		snprintf(line, sizeof(line), "%s %s %u %u\n", dev->ibdev, type,
+			 port, n);
+	} else {
+		return;
+	}
+	snprintf(ctx->desc, sizeof(ctx->desc), "state recipe: %.100s", line);
+	write_to(path, line);
+}
+
+/*
+ * The shapes of issue #43: a state channel (a resync one now and then)
+ * with a queue of 1 to 3 events, subscribed to everything, and rounds of
+ * losses, each followed by a snapshot of a port or of every port and now
+ * and then by a read. A loss that finds a snapshot at the tail of the
+ * full queue waits aside, and a snapshot (or a resync) must wait for a
+ * read: refused with EBUSY, never anything else. The channel's records
+ * go through fz_chan_read(), whose verdict is the sequence and the count
+ * of losses against GET_INFO's lost; the last drain reads it empty.
+ */
+static bool state_losses(struct fz_ctx *ctx, uint32_t slot)
+{
+	const struct fz_dev *dev = &ctx->sh->dev[fz_dev_of(ctx, slot)];
+	struct ib_async_create_channel ch = {
+		.argsz = sizeof(ch), .type = IB_ASYNC_CHANNEL_EVENT,
+		.flags = IB_ASYNC_CHANNEL_NONBLOCK | IB_ASYNC_CHANNEL_STATE,
+	};
+	struct ib_async_queue_len ql = {
+		.argsz = sizeof(ql), .queue_len = fz_range(&ctx->rng, 1, 3),
+	};
+	struct ib_async_subscribe sub = { .argsz = sizeof(sub) };
+	uint32_t i, round, rounds = fz_range(&ctx->rng, 2, 6), gen;
+	int ret;
+
+	if (fz_chance(&ctx->rng, 40))
+		ch.flags |= IB_ASYNC_CHANNEL_RESYNC;
+	if (fz_chance(&ctx->rng, 15))
+		ch.flags |= IB_ASYNC_CHANNEL_COALESCE;
+	STEP(ctx, slot, CREATE_CHANNEL, &ch);
+	/* the file the channel was made on (0: an older one, through a dup) */
+	gen = ctx->gen;
+	for (i = 0; i < ctx->nchan && ctx->chan_fd[i] != ch.fd; i++)
+		;
+	if (i == ctx->nchan)
+		return false;
+	if (ctx->call >= ctx->budget ||
+	    fz_ioc_on(ctx, slot, ch.fd, IB_ASYNC_CMD_SET_QUEUE_LEN, &ql))
+		return false;
+	sub.fd = ch.fd;
+	sub.cookie = fz_next(&ctx->rng);
+	STEP(ctx, slot, SUBSCRIBE, &sub);
+	for (round = 0; round < rounds; round++) {
+		lose_events(ctx, slot, fz_chance(&ctx->rng, 50) ? 1 :
+				       fz_range(&ctx->rng, 2, 3 * ql.queue_len + 4));
+		memset(&sub, 0, sizeof(sub));
+		sub.argsz = sizeof(sub);
+		sub.fd = ch.fd;
+		sub.cookie = fz_next(&ctx->rng);
+		sub.flags = IB_ASYNC_SUB_STATE;
+		if (fz_chance(&ctx->rng, 70)) {
+			sub.flags |= IB_ASYNC_SUB_PORT;
+			sub.port = fz_range(&ctx->rng, 1, dev->ports);
+		}
+		if (ctx->call >= ctx->budget)
+			return false;
+		ret = fz_ioc(ctx, slot, IB_ASYNC_CMD_SUBSCRIBE, &sub);
+		atomic_fetch_add(&ctx->sh->stats.snap_calls, 1);
+		atomic_fetch_add(&ctx->sh->stats.snap_busy, ret == -EBUSY);
+		/*
+		 * EBUSY: read first. The stream may have ended (EIO), the
+		 * device gone (ENODEV), the channel be full of subscriptions
+		 * (ENOSPC), or the call have gone to a file other than the
+		 * channel's (EINVAL: a dup of an older file, or a new file in
+		 * the slot since): only a call to the channel's own file,
+		 * still the slot's, is judged.
+		 */
+		if (ret && ret != -EBUSY && ret != -EIO && ret != -ENODEV &&
+		    ret != -ENOSPC && ret != -EINTR && gen &&
+		    ctx->gen == gen && fz_same_file(ctx, slot))
+			fz_report(ctx, "state-snapshot-errno",
+				  "SUB_STATE on a state channel refused with %s, not EBUSY",
+				  strerror(-ret));
+		if (fz_chance(&ctx->rng, 40))
+			fz_chan_read(ctx, i, false);
+	}
+	fz_chan_read(ctx, i, true);
+	return true;
+}
+
 void fz_recipe(struct fz_ctx *ctx, uint32_t slot)
 {
 	if (fz_chance(&ctx->rng, 20) && flood_and_destroy(ctx, slot))
+		return;
+	if (fz_chance(&ctx->rng, 20) && state_losses(ctx, slot))
 		return;
 	switch (fz_below(&ctx->rng, 5)) {
 	case 0:

@@ -614,6 +614,11 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		ctx->sh->file[c->slot].arms++;
 		fz_unlock(ctx->sh);
 	}
+	if (cmd->nr == IB_ASYNC_CMD_DESTROY) {
+		fz_lock(ctx->sh);
+		ctx->sh->file[c->slot].destroys++;
+		fz_unlock(ctx->sh);
+	}
 	snprintf(ctx->desc, sizeof(ctx->desc),
 		 "%s slot %u argsz %u%s%s", cmd->name, c->slot, c->argsz,
 		 c->mdesc[0] ? " mutated " : "", c->mdesc);
@@ -678,20 +683,31 @@ int fz_issue(struct fz_ctx *ctx, struct fz_call *c)
 	return issue(ctx, c, false);
 }
 
-/* A plain call of the recipes: @arg filled by the caller. */
-int fz_ioc(struct fz_ctx *ctx, uint32_t slot, unsigned int nr, void *arg)
+/*
+ * A plain call of the recipes: @arg filled by the caller, sent to @fd (a
+ * channel of the slot's file), or to the slot's own file when @fd < 0.
+ */
+int fz_ioc_on(struct fz_ctx *ctx, uint32_t slot, int fd, unsigned int nr,
+	      void *arg)
 {
 	const struct fz_cmd *cmd = fz_cmd_by_nr(nr);
 	struct fz_call c;
 	int ret;
 
 	call_init(ctx, &c, cmd, slot);
+	if (fd >= 0)
+		c.fd = fd;
 	memcpy(c.a.raw, arg, cmd->size);
 	c.argsz = cmd->size;
 	c.len = cmd->size;
 	ret = issue(ctx, &c, false);
 	memcpy(arg, c.a.raw, cmd->size);
 	return ret;
+}
+
+int fz_ioc(struct fz_ctx *ctx, uint32_t slot, unsigned int nr, void *arg)
+{
+	return fz_ioc_on(ctx, slot, -1, nr, arg);
 }
 
 /* One ioctl from the table, valid or mutated. */
@@ -1265,6 +1281,8 @@ static void act_fork(struct fz_ctx *ctx)
 		k = (uint32_t)(ctx->budget - ctx->call);
 	if (!k)
 		return;
+	/* the child may read this worker's channels: no verdict on them */
+	memset(ctx->chan_own, 0, sizeof(ctx->chan_own));
 	pid = fork();
 	if (pid == 0) {
 		sigaction(SIGALRM, &sa, NULL);

@@ -481,6 +481,53 @@ int iba_seq_from(const void *recs, size_t rec_size, int n, uint64_t first)
 	return 1;
 }
 
+void iba_stream_init(struct iba_stream *s, uint64_t first)
+{
+	memset(s, 0, sizeof(*s));
+	s->next = first;
+	s->bad = -1;
+}
+
+static void stream_broken(struct iba_stream *s, const char *why)
+{
+	if (!s->why) {
+		s->why = why;
+		s->bad = s->recs;
+	}
+}
+
+int iba_stream_add(struct iba_stream *s, const void *recs, size_t rec_size,
+		   int n)
+{
+	const struct ib_async_event *ev;
+
+	for (int i = 0; i < n; i++, s->recs++) {
+		ev = (const void *)((const char *)recs + (size_t)i * rec_size);
+		if (ev->seq < s->next)
+			stream_broken(s, "seq went backwards (a record twice?)");
+		else if (ev->seq > s->next)
+			stream_broken(s, "a gap in seq (a record missing)");
+		if (ev->event_type == IB_ASYNC_EV_OVERFLOW) {
+			s->overflows++;
+			s->lost += ev->count;
+			if (!ev->count)
+				stream_broken(s, "an overflow record of 0");
+			if (ev->obj_type != IB_ASYNC_OBJ_NONE)
+				stream_broken(s, "an overflow record of an object");
+		} else {
+			if (ev->event_type == IB_ASYNC_EV_STATE)
+				s->states++;
+			else
+				s->events++;
+			if (ev->count != 1)
+				stream_broken(s, "a record that is not 1 event");
+		}
+		/* the next record follows this one, whatever this one was */
+		s->next = ev->seq + ev->count;
+	}
+	return s->why ? -1 : 0;
+}
+
 void *iba_reader_run(void *arg)
 {
 	struct iba_reader *r = arg;
