@@ -258,17 +258,16 @@ static void ib_async_wr_let_go(struct ib_async_file *file,
 
 /**
  * ib_async_wrs_let_go - the handle of an abandoned object goes
- * @file: the file
  * @owner: a QP, SRQ or CQ that device removal gave up on
  *
- * Called once, as its handle leaves the file (DESTROY or close): the
- * charges of its requests go back to the file then, so that the file
- * ends with nothing charged (ib_async_account_exit()) and the user's
- * RLIMIT_MEMLOCK budget gets back what they held.
+ * Its kind's let_go, called once, as its handle leaves the file (DESTROY
+ * or close): the charges of its requests go back to the file then, so
+ * that the file ends with nothing charged (ib_async_account_exit()) and
+ * the user's RLIMIT_MEMLOCK budget gets back what they held.
  */
-void ib_async_wrs_let_go(struct ib_async_file *file,
-			 struct ib_async_uobj *owner)
+void ib_async_wrs_let_go(struct ib_async_uobj *owner)
 {
+	struct ib_async_file *file = owner->file;
 	struct ib_async_wr *w, *next;
 
 	lockdep_assert_held(&file->obj_mutex);

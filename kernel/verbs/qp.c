@@ -276,6 +276,7 @@ const struct ib_async_uobj_type ib_async_qp_type = {
 	.destroy	= ib_async_qp_destroy,
 	.destroyed	= ib_async_qp_settle,
 	.set_name	= ib_async_qp_set_name,
+	.let_go		= ib_async_wrs_let_go,
 	.queue_bytes	= ib_async_qp_bytes,
 	.events		= true,
 };

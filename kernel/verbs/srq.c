@@ -172,6 +172,7 @@ const struct ib_async_uobj_type ib_async_srq_type = {
 	.destroy	= ib_async_srq_destroy,
 	.destroyed	= ib_async_srq_destroyed,
 	.set_name	= ib_async_srq_set_name,
+	.let_go		= ib_async_wrs_let_go,
 	.queue_bytes	= ib_async_rq_bytes,
 	.events		= true,
 };

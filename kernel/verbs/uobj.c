@@ -300,12 +300,12 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 /*
  * The handle goes (DESTROY, or close). Of an object removal gave up on,
  * it is the last thing that reaches the requests the object held: their
- * charges go back now, once (ib_async_wrs_let_go()).
+ * charges go back now, once (its kind's let_go).
  */
 static void ib_async_uobj_unlink(struct ib_async_uobj *uobj)
 {
-	if (uobj->abandoned)
-		ib_async_wrs_let_go(uobj->file, uobj);
+	if (uobj->abandoned && uobj->ops->let_go)
+		uobj->ops->let_go(uobj);
 	xa_erase(&uobj->file->verbs->objs, uobj->handle);
 }
 

@@ -184,8 +184,7 @@ void ib_async_wr_cache_exit(void);
 void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
 void ib_async_qp_reset(struct ib_async_uobj *qp);
 void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);
-void ib_async_wrs_let_go(struct ib_async_file *file,
-			 struct ib_async_uobj *owner);
+void ib_async_wrs_let_go(struct ib_async_uobj *owner);
 int ib_async_cmd_post_recv(struct ib_async_ucmd *u);
 int ib_async_cmd_post_send(struct ib_async_ucmd *u);
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u);
@@ -232,6 +231,9 @@ int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
  * @set_name: name the owner of its restrack entries; NULL for none
  * @abandon: removal gave it up: keep what the device may still write
  *	into; NULL for nothing beyond the common steps
+ * @let_go: the handle of an object removal gave up on goes (DESTROY or
+ *	close): give back, once, what its work requests still have charged;
+ *	NULL for a kind that holds none
  * @free: the object's records are purged or orphaned, the uobj is about to
  *	go: release what it held beyond its verbs object; NULL for nothing
  * @queue_bytes: what its queues cost for the sizes given (charge.c);
@@ -249,6 +251,7 @@ struct ib_async_uobj_type {
 	void (*destroyed)(struct ib_async_uobj *uobj);
 	void (*set_name)(struct ib_async_uobj *uobj, const char *name);
 	void (*abandon)(struct ib_async_uobj *uobj);
+	void (*let_go)(struct ib_async_uobj *uobj);
 	void (*free)(struct ib_async_uobj *uobj);
 	u64 (*queue_bytes)(const struct ib_async_queue_sizes *s);
 	bool events;
