@@ -117,7 +117,7 @@ FIXTURE_SETUP(verbs)
 	const char *ibdev = getenv("IB_ASYNC_IBDEV");
 
 	self->list = NULL;
-	self->ctx = ibv_test_open(ibdev ? ibdev : "rxe0", &self->list);
+	self->ctx = iba_ibv_open(ibdev ? ibdev : "rxe0", &self->list);
 	if (!self->ctx)
 		SKIP(return, "cannot open %s: %m", ibdev ? ibdev : "rxe0");
 	if (rec && record_fd < 0)

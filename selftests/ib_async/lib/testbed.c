@@ -62,7 +62,7 @@ int iba_dev_of(const char *ibdev, struct iba_dev *dev)
  * later slot. Slots before it are the same whatever the bound, so a
  * caller that found it among the first 16 finds the same one.
  */
-int roce_v2_gid(const char *ibdev, uint8_t gid[16])
+int iba_roce_v2_gid(const char *ibdev, uint8_t gid[16])
 {
 	char path[256], type[32], text[64];
 	int i, j;
