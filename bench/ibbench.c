@@ -95,7 +95,7 @@
 
 /* The test library's (selftests/ib_async/lib), without the harness. */
 #define IBA_NO_HARNESS
-#include "ib_async_ibv.h"
+#include "lib/iba_ibv.h"
 
 #ifdef BENCH_IBASYNC
 #include <stdarg.h>

@@ -14,9 +14,9 @@
  */
 #include <pthread.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 #define CQ_COOKIE	0x1000000000000c01ULL
 #define QP_COOKIE	0x1000000000000a01ULL

@@ -12,7 +12,7 @@
  */
 #include <pthread.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define CQ_COOKIE	0xc0c0000000000001ULL
 

@@ -19,8 +19,8 @@
  */
 #include <pthread.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define COOKIE(i)	(0xc0c0000000000000ULL + (i))
 #define MAX_CQS		32

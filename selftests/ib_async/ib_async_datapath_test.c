@@ -12,7 +12,7 @@
  */
 #include <arpa/inet.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define CQ_COOKIE	0xc9000000000000e1ULL
 #define SRQ_COOKIE	0x5e0000000000000aULL

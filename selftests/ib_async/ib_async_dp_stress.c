@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <sys/mman.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define ROUNDS		4	/* files the first test opens in turn */
 #define PAIRS		8	/* RC pairs with receive queues of their own */

@@ -15,9 +15,9 @@
 #include <pthread.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 #define CH_REC		((int)sizeof(struct ib_async_chan_event))
 #define MAX_RECS	256

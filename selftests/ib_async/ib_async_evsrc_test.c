@@ -13,9 +13,9 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 #define EVSRC_DEV	"evsrc0"
 

@@ -26,8 +26,8 @@
 #define IBA_NO_HARNESS
 #include <sys/epoll.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define QP_COOKIE	0x401dULL
 

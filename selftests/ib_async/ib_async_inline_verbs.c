@@ -20,7 +20,7 @@
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
+#include "lib/iba_ibv.h"
 
 #define SENTINEL 987654
 

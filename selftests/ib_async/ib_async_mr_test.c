@@ -14,9 +14,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "ib_async_evsrc.h"
-#include "ib_async_verbs.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_uffd.h"
 
 #define BUF_LEN		(256 * 1024)
 

@@ -8,7 +8,7 @@
  */
 #include <signal.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define QP_COOKIE	0x5150c0de00000001ULL
 #define CQ_COOKIE	0xc0c0c0c0c0c0c0c0ULL

@@ -20,8 +20,8 @@
 #include <sys/mount.h>
 
 #include "../../include/ib_async_counters.h"
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define CQ_COOKIE	0x7ace00000000c001ULL
 #define MAX_LINES	64

@@ -13,9 +13,9 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "ib_async_send_rules.h"
+#include "lib/iba_send_rules.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IB_UVERBS_ACCESS_LOCAL_WRITE |			\

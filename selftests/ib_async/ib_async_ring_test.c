@@ -14,9 +14,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 
 struct ring {

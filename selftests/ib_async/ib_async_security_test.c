@@ -28,8 +28,8 @@
 #include <grp.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_uffd.h"
 
 #define QKEY		0x11111111u
 #define PRIV_QKEY	0x80000011u

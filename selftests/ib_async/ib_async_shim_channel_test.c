@@ -16,7 +16,7 @@
 #include <sys/epoll.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define QKEY		0x11111111
 #define GRH_BYTES	40

@@ -26,7 +26,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/ib_async.h>
 
-#include "ib_async_evsrc.h"
+#include "lib/iba_evsrc.h"
 
 #define BIT(t)		IBASYNC_EVENT_TYPE_BIT(t)
 #define MAX_RECS	128

@@ -12,8 +12,8 @@
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
-#include "ib_async_verbs.h"
+#include "lib/iba_ibv.h"
+#include "lib/iba_verbs.h"
 
 #define QKEY		0x11111111
 #define GRH_BYTES	40

@@ -19,7 +19,7 @@
 #define IBA_NO_HARNESS
 #include <infiniband/verbs.h>
 
-#include "ib_async_evsrc.h"
+#include "lib/iba_evsrc.h"
 
 static int fail(const char *what)
 {

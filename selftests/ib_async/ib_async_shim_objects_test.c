@@ -22,9 +22,9 @@
 #include <stdatomic.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_ibv.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define QKEY		0x11111111
 #define GRH_BYTES	40

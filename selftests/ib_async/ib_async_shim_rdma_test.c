@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
-#include "ib_async_verbs.h"
+#include "lib/iba_ibv.h"
+#include "lib/iba_verbs.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \

@@ -21,8 +21,8 @@
  * queued than the queue may hold; a refused snapshot is refused with
  * EBUSY; and where the recipe says which records come, exactly those.
  */
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define MAX_RECS	512
 #define COOKIE		0x43ULL

@@ -18,8 +18,8 @@
  */
 #include <infiniband/verbs.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_ibv.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_ibv.h"
 
 #define ST_REC		((int)sizeof(struct ib_async_chan_state_event))
 #define MAX_RECS	4096

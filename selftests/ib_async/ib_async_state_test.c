@@ -18,8 +18,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define ST_REC		((int)sizeof(struct ib_async_chan_state_event))
 #define MAX_RECS	65536

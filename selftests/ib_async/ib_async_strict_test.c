@@ -6,7 +6,7 @@
  * own selftest, and valid posts through ib_async on rxe0, over registered
  * memory (RC) and through an AH (UD), are examined and found valid.
  */
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define QKEY		0x11111111	/* iba_ud_to_rts()'s */
 #define GRH_BYTES	40

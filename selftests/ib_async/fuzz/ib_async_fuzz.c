@@ -48,7 +48,7 @@
 #include <sys/wait.h>
 
 #include "fuzz.h"
-#include "ib_async_testbed.h"
+#include "lib/iba_testbed.h"
 #include "fuzz_log_pattern.h"
 
 #define KO_DIR		"/usr/lib/ib_async"

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_testbed.h"
+#include "lib/iba_testbed.h"
 
 #define MAXO 32			/* objects of each kind per program */
 #define SEND_AREA 4096		/* first part of each MR buffer: sends */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_evsrc.h's helpers: driving the test-only event
+ * The bodies of iba_evsrc.h's helpers: driving the test-only event
  * source.
  */
 #define IBA_NO_HARNESS
-#include "ib_async_evsrc.h"
-#include "ib_async_verbs.h"
+#include "iba_evsrc.h"
+#include "iba_verbs.h"
 
 int iba_evsrc_rt(void)
 {

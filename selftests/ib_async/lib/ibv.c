@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_ibv.h's helpers: what tests through libibverbs'
+ * The bodies of iba_ibv.h's helpers: what tests through libibverbs'
  * API share.
  */
 #define IBA_NO_HARNESS
-#include "ib_async_ibv.h"
+#include "iba_ibv.h"
 
 struct ibv_context *iba_ibv_open(const char *ibdev,
 				  struct ibv_device ***list)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The bodies of ib_async_testbed.h's helpers. */
+/* The bodies of iba_testbed.h's helpers. */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "ib_async_testbed.h"
+#include "iba_testbed.h"
 
 int iba_read_line(const char *path, char *buf, size_t len)
 {

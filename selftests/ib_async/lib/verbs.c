@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_verbs.h's helpers: the object and data-path ioctl
+ * The bodies of iba_verbs.h's helpers: the object and data-path ioctl
  * wrappers.
  */
 #define IBA_NO_HARNESS
-#include "ib_async_verbs.h"
+#include "iba_verbs.h"
 
 int iba_ioc(int fd, unsigned long cmd, void *arg)
 {

@@ -4,8 +4,8 @@
  * fuzzer, the benchmark and the generator's programs. No harness and no
  * uAPI here, so that each of them can include it.
  */
-#ifndef IB_ASYNC_TESTBED_H
-#define IB_ASYNC_TESTBED_H
+#ifndef IBA_TESTBED_H
+#define IBA_TESTBED_H
 
 #include <limits.h>
 #include <stddef.h>
@@ -34,4 +34,4 @@ int iba_dev_of(const char *ibdev, struct iba_dev *dev);
  */
 int iba_roce_v2_gid(const char *ibdev, uint8_t gid[16]);
 
-#endif /* IB_ASYNC_TESTBED_H */
+#endif /* IBA_TESTBED_H */

@@ -3,12 +3,12 @@
  * Thin wrappers over ib_async's object and data-path ioctls for the tests:
  * each returns 0 or -errno, as the kernel answered.
  */
-#ifndef IB_ASYNC_VERBS_H
-#define IB_ASYNC_VERBS_H
+#ifndef IBA_VERBS_H
+#define IBA_VERBS_H
 
 #include <stdbool.h>
 
-#include "ib_async_util.h"
+#include "iba_util.h"
 
 int iba_ioc(int fd, unsigned long cmd, void *arg);
 
@@ -92,4 +92,4 @@ int iba_post_recvs(int fd, uint32_t type, uint32_t h,
 		   const struct ib_async_recv_wr *w, uint32_t n,
 		   const struct ib_async_sge *s, uint32_t ns);
 
-#endif /* IB_ASYNC_VERBS_H */
+#endif /* IBA_VERBS_H */

@@ -4,12 +4,12 @@
  * debugfs files, the ids it gives objects, and the affiliated event types
  * with the object each concerns.
  */
-#ifndef IB_ASYNC_EVSRC_H
-#define IB_ASYNC_EVSRC_H
+#ifndef IBA_EVSRC_H
+#define IBA_EVSRC_H
 
 #include <stdarg.h>
 
-#include "ib_async_util.h"
+#include "iba_util.h"
 
 #define IBA_EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
 #define IBA_EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
@@ -93,4 +93,4 @@ int iba_evsrc_open(struct iba_dev *dev, const char **why);
 int iba_evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
 		int *ev_qp);
 
-#endif /* IB_ASYNC_EVSRC_H */
+#endif /* IBA_EVSRC_H */

@@ -4,12 +4,12 @@
  * preloaded or linked): what several of them would otherwise each spell
  * out.
  */
-#ifndef IB_ASYNC_IBV_H
-#define IB_ASYNC_IBV_H
+#ifndef IBA_IBV_H
+#define IBA_IBV_H
 
 #include <infiniband/verbs.h>
 
-#include "ib_async_util.h"
+#include "iba_util.h"
 
 /*
  * Open the RDMA device named @ibdev through libibverbs' API, whichever
@@ -53,4 +53,4 @@ int iba_ibv_rc_to_rts(struct ibv_qp *qp, uint32_t dqpn,
 		       const union ibv_gid *gid, int gid_index,
 		       unsigned int access);
 
-#endif /* IB_ASYNC_IBV_H */
+#endif /* IBA_IBV_H */
