@@ -81,12 +81,7 @@ FIXTURE(aff) {
 
 FIXTURE_SETUP(aff)
 {
-	const char *why;
-
-	self->fd = iba_evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
+	IBA_EVSRC_FIXTURE_OPEN(self, 0, NULL);
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 65536));
 	ASSERT_EQ(0, make_objects(self->fd, &self->o));
 	ASSERT_LE(0, self->o.ev_cq);

@@ -29,15 +29,10 @@ static int post_send(int fd, uint32_t qp, uint64_t wr_id, const void *buf,
 	return iba_ioc(fd, IB_ASYNC_IOC_POST_SEND, &a);
 }
 
-static int create_channel(int fd, uint32_t flags)
+/* A completion channel of @fd: its descriptor or -errno. */
+static int comp_channel(int fd, uint32_t flags)
 {
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .flags = flags,
-		.type = IB_ASYNC_CHANNEL_COMP,
-	};
-	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
-
-	return ret ? ret : a.fd;
+	return iba_channel(fd, IB_ASYNC_CHANNEL_COMP, flags);
 }
 
 static int create_cq_on(int fd, int chan, uint64_t cookie, uint32_t *handle)
@@ -104,7 +99,7 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	int ch;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = create_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
+	ch = comp_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, ch);
 	EXPECT_NE(0, fcntl(ch, F_GETFD) & FD_CLOEXEC);
 	EXPECT_NE(0, fcntl(ch, F_GETFL) & O_NONBLOCK);
@@ -117,7 +112,7 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	EXPECT_EQ(8U, info.queue_len);
 	/* object commands belong to the node, not to its channels */
 	EXPECT_EQ(-ENOTTY, iba_create_pd(ch, &pd));
-	EXPECT_EQ(-ENOTTY, create_channel(ch, 0));
+	EXPECT_EQ(-ENOTTY, comp_channel(ch, 0));
 	EXPECT_EQ(-1, read(ch, &ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(0, iba_fionread(ch));
@@ -163,11 +158,11 @@ TEST_F(chan, cq_takes_only_a_channel_of_its_own_file)
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = create_channel(self->fd, 0);
+	ch = comp_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	other = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, other);
-	ch2 = create_channel(other, 0);
+	ch2 = comp_channel(other, 0);
 	ASSERT_LE(0, ch2);
 
 	EXPECT_EQ(-EINVAL, create_cq_on(self->fd, ch2, 1, &cq));
@@ -195,7 +190,7 @@ TEST_F(chan, a_channel_serves_at_most_queue_len_cqs)
 	int ch;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = create_channel(self->fd, 0);
+	ch = comp_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_set_queue_len(ch, 2));
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, 1, &cq[0]));
@@ -227,7 +222,7 @@ TEST_F(chan, arming_gives_one_event_for_the_next_completion)
 	IBA_SKIPPED_IN_SETUP();
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ch = create_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
+	ch = comp_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, CQ_COOKIE, &cq));
 	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
@@ -317,7 +312,7 @@ TEST_F(chan, destroy_reports_comp_events_read)
 	IBA_SKIPPED_IN_SETUP();
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ch = create_channel(self->fd, 0);
+	ch = comp_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, CQ_COOKIE, &cq));
 	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
@@ -358,7 +353,7 @@ TEST_F(chan, solicited_arming_ignores_unsolicited_messages)
 	IBA_SKIPPED_IN_SETUP();
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ch = create_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
+	ch = comp_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, ch);
 	/* the receiver's CQ has the channel; sends complete elsewhere */
 	ASSERT_EQ(0, iba_create_cq(self->fd, 1, 16, &scq));
@@ -414,7 +409,7 @@ TEST_F(chan, closing_the_node_wakes_a_blocked_reader_with_eio)
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
-	r.fd = create_channel(self->fd, 0);
+	r.fd = comp_channel(self->fd, 0);
 	ASSERT_LE(0, r.fd);
 	ASSERT_EQ(0, create_cq_on(self->fd, r.fd, CQ_COOKIE, &cq));
 	ASSERT_EQ(0, pthread_create(&t, NULL, iba_reader_run, &r));

@@ -25,17 +25,6 @@
 #define COOKIE(i)	(0xc0c0000000000000ULL + (i))
 #define MAX_CQS		32
 
-static int create_channel(int fd)
-{
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .flags = IB_ASYNC_CHANNEL_NONBLOCK,
-		.type = IB_ASYNC_CHANNEL_COMP,
-	};
-	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
-
-	return ret ? ret : a.fd;
-}
-
 /* A CQ on @chan; its evsrc id in *@ev_id. 0 or -errno. */
 static int create_cq_on(int fd, int chan, uint64_t cookie, uint32_t *handle,
 			int *ev_id)
@@ -84,17 +73,12 @@ FIXTURE(storm) {
 
 FIXTURE_SETUP(storm)
 {
-	const char *why;
-
 	self->ch = -1;
 	self->ncq = 0;
-	self->fd = iba_evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_COMP_CHANNEL))
-		SKIP(return, "no completion channels on evsrc0");
-	self->ch = create_channel(self->fd);
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_COMP_CHANNEL,
+			       "no completion channels on evsrc0");
+	self->ch = iba_channel(self->fd, IB_ASYNC_CHANNEL_COMP,
+			       IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, self->ch);
 }
 

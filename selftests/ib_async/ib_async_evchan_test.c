@@ -62,14 +62,8 @@ FIXTURE(evc) {
 
 FIXTURE_SETUP(evc)
 {
-	const char *why;
-
-	self->fd = iba_evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_CHANNEL))
-		SKIP(return, "no event channels");
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_EVENT_CHANNEL,
+			       "no event channels");
 	ASSERT_EQ(0, iba_evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
 				 &self->ev_qp));
 	self->ev_cq = iba_evsrc_find("cq", 0);

@@ -86,17 +86,6 @@ static int ring_wait(int fd, uint32_t flags)
 	return ret ? ret : (int)a.available;
 }
 
-static int make_channel(int fd, uint32_t type, uint32_t flags)
-{
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .type = type,
-		.flags = flags | IB_ASYNC_CHANNEL_NONBLOCK,
-	};
-	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
-
-	return ret ? ret : a.fd;
-}
-
 FIXTURE(ring) {
 	struct iba_dev dev;
 	int fd;
@@ -106,14 +95,7 @@ FIXTURE(ring) {
 
 FIXTURE_SETUP(ring)
 {
-	const char *why;
-
-	self->fd = iba_evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_RING))
-		SKIP(return, "no event rings");
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_EVENT_RING, "no event rings");
 	ASSERT_EQ(0, iba_evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
 				 &self->ev_qp));
 	ASSERT_LE(0, self->ev_qp);
@@ -377,7 +359,7 @@ TEST_F(ring, an_event_channel_ring_gets_its_subscriptions_records)
 	struct ring r;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_EVENT, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	s.fd = ch;
 	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_SUBSCRIBE, &s));
@@ -397,12 +379,12 @@ TEST_F(ring, an_event_channel_ring_gets_its_subscriptions_records)
 	}
 	EXPECT_EQ(8, iba_fdinfo(ch, "ring-entries"));
 	EXPECT_EQ(-EBUSY, iba_ioc(ch, IB_ASYNC_IOC_MAP_RING, &m));
-	co = make_channel(self->fd, IB_ASYNC_CHANNEL_EVENT,
-			  IB_ASYNC_CHANNEL_COALESCE);
+	co = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, co);
 	m.entries = 8;
 	EXPECT_EQ(-EOPNOTSUPP, iba_ioc(co, IB_ASYNC_IOC_MAP_RING, &m));
-	cc = make_channel(self->fd, IB_ASYNC_CHANNEL_COMP, 0);
+	cc = iba_channel(self->fd, IB_ASYNC_CHANNEL_COMP,
+			 IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, cc);
 	m.entries = 8;
 	EXPECT_EQ(-EOPNOTSUPP, iba_ioc(cc, IB_ASYNC_IOC_MAP_RING, &m));

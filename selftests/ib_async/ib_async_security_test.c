@@ -556,15 +556,6 @@ static int memlock_bounded(void *p)
 #define QUEUE_BUDGET	(512 << 10)
 #define MAX_FILES	64
 
-static int make_event_channel(int fd)
-{
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .type = IB_ASYNC_CHANNEL_EVENT,
-	};
-
-	return ioctl(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a) ? -errno : a.fd;
-}
-
 /*
  * As an unprivileged user with a 512 KiB RLIMIT_MEMLOCK, open files until
  * the kernel refuses: each file's event queue charges the budget, their
@@ -608,7 +599,7 @@ static int queues_bounded(void *p)
 	    iba_fdinfo(fd[0], "capacity") != 1024 ||
 	    iba_fdinfo(fd[0], "memlock-pages") != had)
 		return 34;
-	if (make_event_channel(fd[0]) != -ENOMEM)
+	if (iba_channel(fd[0], IB_ASYNC_CHANNEL_EVENT, 0) != -ENOMEM)
 		return 35;
 	/* an event channel's queue (with extras) is the size of two */
 	for (i = 0; i < 3; i++)
@@ -616,7 +607,7 @@ static int queues_bounded(void *p)
 		    iba_fdinfo(fd[i], "memlock-pages") * 4 >= had)
 			return 36;
 	/* what the smaller queues gave back makes room for a channel */
-	ch = make_event_channel(fd[0]);
+	ch = iba_channel(fd[0], IB_ASYNC_CHANNEL_EVENT, 0);
 	if (ch < 0 || iba_fdinfo(ch, "memlock-pages") <= 0)
 		return 37;
 	close(ch);

@@ -60,14 +60,7 @@ FIXTURE(st) {
 
 FIXTURE_SETUP(st)
 {
-	const char *why;
-
-	self->fd = iba_evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_STATE))
-		SKIP(return, "no state records");
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_STATE, "no state records");
 	ASSERT_EQ(0, iba_get_info(self->fd, &self->info));
 	ASSERT_EQ(0, iba_evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
 				 &self->ev_qp));

@@ -156,3 +156,13 @@ int iba_evsrc_open(struct iba_dev *dev, const char **why)
 		return -1;
 	return open(dev->node, O_RDWR | O_NONBLOCK);
 }
+
+int iba_evsrc_fixture(struct iba_dev *dev, uint64_t feature,
+		      const char *lacking, const char **why)
+{
+	int fd = iba_evsrc_open(dev, why);
+
+	if (fd >= 0 && feature && !(iba_features(fd) & feature))
+		*why = lacking;
+	return fd;
+}

@@ -85,6 +85,31 @@ const char *iba_evsrc_dev(struct iba_dev *dev);
 int iba_evsrc_open(struct iba_dev *dev, const char **why);
 
 /*
+ * iba_evsrc_open(), and then, if @feature is not 0, *@why = @lacking
+ * unless evsrc0's ib_async offers IB_ASYNC_FEATURE_ @feature (the
+ * descriptor is returned either way, for the fixture's teardown).
+ */
+int iba_evsrc_fixture(struct iba_dev *dev, uint64_t feature,
+		      const char *lacking, const char **why);
+
+#ifndef IBA_NO_HARNESS
+/*
+ * The setup the evsrc fixtures share (FIXTURE_SETUP only; @self has fd
+ * and dev): self->fd on evsrc0's node, O_NONBLOCK, or the test skipped
+ * without evsrc0 or without @feature (iba_evsrc_fixture()).
+ */
+#define IBA_EVSRC_FIXTURE_OPEN(self, feature, lacking) do {		\
+	const char *iba_why_;						\
+									\
+	(self)->fd = iba_evsrc_fixture(&(self)->dev, (feature),		\
+				       (lacking), &iba_why_);		\
+	if (iba_why_)							\
+		SKIP(return, "%s", iba_why_);				\
+	ASSERT_LE(0, (self)->fd);					\
+} while (0)
+#endif
+
+/*
  * On @fd, evsrc0's node: a PD, a CQ (user handle 0xc0, 8 entries) and a
  * UD QP (0x9b) on them, their handles in @pd, @cq and @qp, and evsrc's
  * id of the QP in @ev_qp, for raising its events. 0, the failing

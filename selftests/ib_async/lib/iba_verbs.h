@@ -12,6 +12,12 @@
 
 int iba_ioc(int fd, unsigned long cmd, void *arg);
 
+/*
+ * A new channel of @fd, IB_ASYNC_CHANNEL_@type (EVENT or COMP), with
+ * exactly @flags (IB_ASYNC_CHANNEL_NONBLOCK...): its descriptor or -errno.
+ */
+int iba_channel(int fd, uint32_t type, uint32_t flags);
+
 /* A new event channel of @fd, O_NONBLOCK: its descriptor or -errno. */
 int iba_event_channel(int fd, uint32_t flags);
 

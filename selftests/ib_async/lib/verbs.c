@@ -11,15 +11,20 @@ int iba_ioc(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 }
 
-int iba_event_channel(int fd, uint32_t flags)
+int iba_channel(int fd, uint32_t type, uint32_t flags)
 {
 	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .type = IB_ASYNC_CHANNEL_EVENT,
-		.flags = flags | IB_ASYNC_CHANNEL_NONBLOCK,
+		.argsz = sizeof(a), .type = type, .flags = flags,
 	};
 	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
 
 	return ret ? ret : a.fd;
+}
+
+int iba_event_channel(int fd, uint32_t flags)
+{
+	return iba_channel(fd, IB_ASYNC_CHANNEL_EVENT,
+			   flags | IB_ASYNC_CHANNEL_NONBLOCK);
 }
 
 int iba_subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
