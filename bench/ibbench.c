@@ -95,7 +95,7 @@
 
 /* The test library's (selftests/ib_async/lib), without the harness. */
 #define IBA_NO_HARNESS
-#include "ib_async_ibv.h"
+#include "lib/iba_ibv.h"
 
 #ifdef BENCH_IBASYNC
 #include <stdarg.h>
@@ -784,7 +784,7 @@ static void bed_open(struct comp_bed *b)
 	if (!b->pd || !b->chan)
 		die("ibv_alloc_pd / ibv_create_comp_channel");
 	/* from sysfs, the same for both stacks (the test library's) */
-	b->sgid = roce_v2_gid(ibdev_name, b->gid.raw);
+	b->sgid = iba_roce_v2_gid(ibdev_name, b->gid.raw);
 	if (b->sgid < 0)
 		fail("no RoCE v2 IPv4-mapped GID on port 1");
 }
@@ -851,14 +851,14 @@ static void end_post_send(struct rc_end *e)
 
 static void rc_init(struct ibv_qp *qp)
 {
-	if (ibv_test_rc_init(qp, 0))
+	if (iba_ibv_rc_init(qp, 0))
 		die("modify INIT");
 }
 
 /* Walk @qp from INIT to RTS, connected to @dqpn on this port's GID. */
 static void rc_connect(struct comp_bed *b, struct ibv_qp *qp, uint32_t dqpn)
 {
-	if (ibv_test_rc_connect(qp, dqpn, &b->gid, b->sgid, 1, 1))
+	if (iba_ibv_rc_connect(qp, dqpn, &b->gid, b->sgid, 1, 1))
 		die("modify RTR/RTS");
 }
 

@@ -14,9 +14,9 @@
  */
 #include <pthread.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 #define CQ_COOKIE	0x1000000000000c01ULL
 #define QP_COOKIE	0x1000000000000a01ULL
@@ -45,26 +45,26 @@ static int make_objects(int fd, struct objs *o)
 					 .max_sge = 1 };
 	int ret;
 
-	ret = ioc(fd, IB_ASYNC_IOC_CREATE_PD, &pd);
+	ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_PD, &pd);
 	if (!ret)
-		ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq);
-	o->ev_cq = evsrc_find("cq", 0);
+		ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq);
+	o->ev_cq = iba_evsrc_find("cq", 0);
 	srq.pd_handle = pd.handle;
 	if (!ret)
-		ret = ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq);
-	o->ev_srq = evsrc_find("srq", 0);
+		ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq);
+	o->ev_srq = iba_evsrc_find("srq", 0);
 	qp.pd_handle = pd.handle;
 	qp.send_cq_handle = cq.handle;
 	qp.recv_cq_handle = cq.handle;
 	qp.srq_handle = srq.handle;
 	if (!ret)
-		ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &qp);
-	o->ev_qp = evsrc_find("qp", qp.qp_num);
+		ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_QP, &qp);
+	o->ev_qp = iba_evsrc_find("qp", qp.qp_num);
 	wq.pd_handle = pd.handle;
 	wq.cq_handle = cq.handle;
 	if (!ret)
-		ret = ioc(fd, IB_ASYNC_IOC_CREATE_WQ, &wq);
-	o->ev_wq = evsrc_find("wq", 0);
+		ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_WQ, &wq);
+	o->ev_wq = iba_evsrc_find("wq", 0);
 	o->pd = pd.handle;
 	o->cq = cq.handle;
 	o->srq = srq.handle;
@@ -81,12 +81,7 @@ FIXTURE(aff) {
 
 FIXTURE_SETUP(aff)
 {
-	const char *why;
-
-	self->fd = evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
+	IBA_EVSRC_FIXTURE_OPEN(self, 0, NULL);
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 65536));
 	ASSERT_EQ(0, make_objects(self->fd, &self->o));
 	ASSERT_LE(0, self->o.ev_cq);
@@ -139,18 +134,18 @@ TEST_F(aff, every_affiliated_type_from_every_context)
 	unsigned int c, i;
 
 	IBA_SKIPPED_IN_SETUP();
-	for (c = 0; c < evsrc_ncontexts(); c++) {
-		for (i = 0; i < ARRAY_SIZE(affiliated); i++) {
-			uint32_t obj = affiliated[i].obj;
+	for (c = 0; c < iba_evsrc_ncontexts(); c++) {
+		for (i = 0; i < ARRAY_SIZE(iba_evsrc_affiliated); i++) {
+			uint32_t obj = iba_evsrc_affiliated[i].obj;
 
-			ASSERT_EQ(0, evsrc_write("raise", "%u %s %s 1",
-						 affiliated[i].type,
+			ASSERT_EQ(0, iba_evsrc_write("raise", "%u %s %s 1",
+						 iba_evsrc_affiliated[i].type,
 						 target_of(&self->o, obj, target),
-						 contexts[c]));
-			ASSERT_EQ(0, iba_wait_type(self->fd, affiliated[i].type,
+						 iba_evsrc_contexts[c]));
+			ASSERT_EQ(0, iba_wait_type(self->fd, iba_evsrc_affiliated[i].type,
 						   IBA_EVENT_TIMEOUT_MS, &ev))
-				TH_LOG("%s from %s", iba_type_str(affiliated[i].type),
-				       contexts[c]);
+				TH_LOG("%s from %s", iba_type_str(iba_evsrc_affiliated[i].type),
+				       iba_evsrc_contexts[c]);
 			EXPECT_EQ(user_handle_of(obj), ev.element);
 			EXPECT_EQ(obj, ev.obj_type);
 			EXPECT_EQ(handle_of(&self->o, obj), ev.obj_handle);
@@ -168,19 +163,19 @@ TEST_F(aff, destroy_reports_read_events_and_purges_the_rest)
 	char target[32];
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_write("raise", "%u %s process 5",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u %s process 5",
 				 IB_ASYNC_EV_QP_FATAL,
 				 target_of(&self->o, IB_ASYNC_OBJ_QP, target)));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 5, IBA_EVENT_TIMEOUT_MS));
 	ASSERT_EQ((ssize_t)(3 * sizeof(ev[0])),
 		  read(self->fd, ev, 3 * sizeof(ev[0])));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->o.qp, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, self->o.qp, &reported));
 	EXPECT_EQ((uint64_t)3, reported);
 	EXPECT_EQ(0, iba_fionread(self->fd));
 	/* Its SRQ and CQ are free now; the CQ still has the WQ. */
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq,
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq,
 				  &reported));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, self->o.srq,
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_SRQ, self->o.srq,
 			     &reported));
 	EXPECT_EQ((uint64_t)0, reported);
 }
@@ -190,7 +185,7 @@ static int raise_on(const struct objs *o, uint32_t type, uint32_t obj, int n)
 {
 	char target[32];
 
-	return evsrc_write("raise", "%u %s process %d", type,
+	return iba_evsrc_write("raise", "%u %s process %d", type,
 			   target_of(o, obj, target), n);
 }
 
@@ -255,11 +250,11 @@ TEST_F_TIMEOUT(aff, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
 	EXPECT_EQ(0, iba_fionread(self->fd));
 	EXPECT_EQ(n, iba_fdinfo(self->fd, "delivered"));
 	/* What the CQ's destroy reports is what the reader returned. */
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_WQ, self->o.wq, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_WQ, self->o.wq, &reported));
 	EXPECT_EQ(0ULL, reported);
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, self->o.srq,
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_SRQ, self->o.srq,
 			     &reported));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq, &reported));
 	EXPECT_EQ((uint64_t)n, reported);
 	iba_stall_free(&st);
 }
@@ -325,9 +320,9 @@ TEST_F_TIMEOUT(aff, resize_behind_a_reader_stuck_in_its_copy_returns, 60)
 	EXPECT_EQ(0U, info.queued);
 	EXPECT_EQ(0ULL, info.lost);
 	EXPECT_EQ(n, iba_fdinfo(self->fd, "delivered"));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_WQ, self->o.wq, &reported));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->o.qp, &reported));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_WQ, self->o.wq, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, self->o.qp, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->o.cq, &reported));
 	EXPECT_EQ((uint64_t)n, reported);
 	iba_stall_free(&st);
 }
@@ -341,7 +336,7 @@ static void *raise_thread(void *arg)
 {
 	struct raiser *r = arg;
 
-	r->ret = evsrc_write("raise", "%s", r->cmd);
+	r->ret = iba_evsrc_write("raise", "%s", r->cmd);
 	return NULL;
 }
 
@@ -366,7 +361,7 @@ TEST_F_TIMEOUT(aff, hardirq_storm_with_destroy_keeps_counts_exact, 300)
 	IBA_SKIPPED_IN_SETUP();
 	snprintf(r.cmd, sizeof(r.cmd), "%u %s %s 1000000",
 		 IB_ASYNC_EV_QP_REQ_ERR,
-		 target_of(&self->o, IB_ASYNC_OBJ_QP, target), evsrc_hard());
+		 target_of(&self->o, IB_ASYNC_OBJ_QP, target), iba_evsrc_hard());
 	ASSERT_EQ(0, pthread_create(&thr, NULL, raise_thread, &r));
 	t0 = iba_now_ms();
 	while (iba_now_ms() - t0 < 120000) {
@@ -389,7 +384,7 @@ TEST_F_TIMEOUT(aff, hardirq_storm_with_destroy_keeps_counts_exact, 300)
 				qp_read++;
 		}
 		if (!destroyed && qp_read >= 2000) {
-			ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP,
+			ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP,
 					     self->o.qp, &reported));
 			destroyed = true;
 			t0 = iba_now_ms();
@@ -412,19 +407,19 @@ TEST_F(aff, modify_wq_reaches_the_driver)
 	};
 
 	IBA_SKIPPED_IN_SETUP();
-	EXPECT_EQ(0, evsrc_wq_state(self->o.ev_wq));	/* RESET */
+	EXPECT_EQ(0, iba_evsrc_wq_state(self->o.ev_wq));	/* RESET */
 	m.handle = self->o.wq;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
-	EXPECT_EQ(1, evsrc_wq_state(self->o.ev_wq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	EXPECT_EQ(1, iba_evsrc_wq_state(self->o.ev_wq));
 	m.wq_state = 7;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
 	m.wq_state = 2;
 	m.attr_mask = 1U << 5;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
 	m.attr_mask = IB_ASYNC_WQ_STATE;
 	m.handle = self->o.qp;		/* a QP's handle */
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
-	EXPECT_EQ(1, evsrc_wq_state(self->o.ev_wq));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_WQ, &m));
+	EXPECT_EQ(1, iba_evsrc_wq_state(self->o.ev_wq));
 }
 
 /*
@@ -443,19 +438,19 @@ TEST_F(aff, ud_send_through_another_ports_ah_is_refused)
 	uint32_t port;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 7, self->o.pd, self->o.cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 7, self->o.pd, self->o.cq,
 			       IB_UVERBS_QPT_UD, &qp));
-	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));	/* port 1 */
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, qp.handle));	/* port 1 */
 	ah.pd_handle = self->o.pd;
 	s.handle = qp.handle;
 	for (port = 1; port <= 2; port++) {
 		ah.handle = 0;
 		ah.av.port_num = port;
 		ah.av.dlid = 1;
-		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+		ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 		s.ah_handle = ah.handle;
 		EXPECT_EQ(port == 1 ? -EOPNOTSUPP : -EINVAL,
-			  ioc(self->fd, IB_ASYNC_IOC_POST_SEND, &s));
+			  iba_ioc(self->fd, IB_ASYNC_IOC_POST_SEND, &s));
 	}
 }
 
@@ -481,16 +476,16 @@ static void *churn_thread(void *arg)
 		int fd, id;
 
 		fd = open(c->node, O_RDWR | O_NONBLOCK);
-		if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
-		    create_qp(fd, 9, pd, cq, IB_UVERBS_QPT_UD, &qp)) {
+		if (fd < 0 || iba_create_pd(fd, &pd) || iba_create_cq(fd, 1, 8, &cq) ||
+		    iba_create_qp(fd, 9, pd, cq, IB_UVERBS_QPT_UD, &qp)) {
 			c->errors++;
 			if (fd >= 0)
 				close(fd);
 			break;
 		}
-		id = evsrc_find("qp", qp.qp_num);
+		id = iba_evsrc_find("qp", qp.qp_num);
 		snprintf(r.cmd, sizeof(r.cmd), "%u qp:%d %s 100000",
-			 IB_ASYNC_EV_COMM_EST, id, evsrc_hard());
+			 IB_ASYNC_EV_COMM_EST, id, iba_evsrc_hard());
 		if (pthread_create(&thr, NULL, raise_thread, &r)) {
 			c->errors++;
 			close(fd);
@@ -525,11 +520,11 @@ TEST_F_TIMEOUT(aff, storms_on_many_objects_with_destroys_and_closes, 600)
 
 	IBA_SKIPPED_IN_SETUP();
 	for (i = 0; i < STORM_QPS; i++) {
-		ASSERT_EQ(0, create_qp(self->fd, 100 + i, self->o.pd, self->o.cq,
+		ASSERT_EQ(0, iba_create_qp(self->fd, 100 + i, self->o.pd, self->o.cq,
 				       IB_UVERBS_QPT_UD, &qp[i]));
 		snprintf(r[i].cmd, sizeof(r[i].cmd), "%u qp:%d %s 1000000",
-			 IB_ASYNC_EV_QP_FATAL, evsrc_find("qp", qp[i].qp_num),
-			 evsrc_hard());
+			 IB_ASYNC_EV_QP_FATAL, iba_evsrc_find("qp", qp[i].qp_num),
+			 iba_evsrc_hard());
 		r[i].ret = 1;
 	}
 	ASSERT_EQ(0, pthread_create(&cthr, NULL, churn_thread, &c));
@@ -557,7 +552,7 @@ TEST_F_TIMEOUT(aff, storms_on_many_objects_with_destroys_and_closes, 600)
 			}
 		}
 		if (got[destroyed] >= 500) {
-			ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP,
+			ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP,
 					     qp[destroyed].handle, &reported));
 			EXPECT_EQ(got[destroyed], reported)
 				TH_LOG("QP %d", destroyed);

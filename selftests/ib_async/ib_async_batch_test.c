@@ -5,7 +5,7 @@
  * hand out records one at a time from one system call per batch without
  * making poll() on the file lie. Events come from the storm module.
  */
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 static int batch(int fd, uint64_t consume_seq, bool peek,
 		 struct ib_async_event *ev, uint32_t *count)

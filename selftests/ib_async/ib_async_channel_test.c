@@ -12,7 +12,7 @@
  */
 #include <pthread.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define CQ_COOKIE	0xc0c0000000000001ULL
 
@@ -26,18 +26,13 @@ static int post_send(int fd, uint32_t qp, uint64_t wr_id, const void *buf,
 		.send_flags = send_flags,
 	};
 
-	return ioc(fd, IB_ASYNC_IOC_POST_SEND, &a);
+	return iba_ioc(fd, IB_ASYNC_IOC_POST_SEND, &a);
 }
 
-static int create_channel(int fd, uint32_t flags)
+/* A completion channel of @fd: its descriptor or -errno. */
+static int comp_channel(int fd, uint32_t flags)
 {
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .flags = flags,
-		.type = IB_ASYNC_CHANNEL_COMP,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
-
-	return ret ? ret : a.fd;
+	return iba_channel(fd, IB_ASYNC_CHANNEL_COMP, flags);
 }
 
 static int create_cq_on(int fd, int chan, uint64_t cookie, uint32_t *handle)
@@ -46,7 +41,7 @@ static int create_cq_on(int fd, int chan, uint64_t cookie, uint32_t *handle)
 		.argsz = sizeof(a), .flags = IB_ASYNC_CREATE_CQ_CHANNEL,
 		.user_handle = cookie, .cqe = 16, .comp_channel = chan,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
 
 	*handle = a.handle;
 	return ret;
@@ -58,7 +53,7 @@ static int req_notify(int fd, uint32_t cq, uint32_t flags)
 		.argsz = sizeof(a), .flags = flags, .handle = cq,
 	};
 
-	return ioc(fd, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &a);
+	return iba_ioc(fd, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &a);
 }
 
 /* Records queued on a channel, as its GET_INFO says. */
@@ -85,8 +80,8 @@ FIXTURE_SETUP(chan)
 	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	ASSERT_NE(0ULL, iba_features(self->fd) & IB_ASYNC_FEATURE_COMP_CHANNEL);
-	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
-	self->sgid = roce_v2_gid(self->dev.ibdev, self->gid);
+	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
+	self->sgid = iba_roce_v2_gid(self->dev.ibdev, self->gid);
 }
 
 FIXTURE_TEARDOWN(chan)
@@ -104,7 +99,7 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	int ch;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = create_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
+	ch = comp_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, ch);
 	EXPECT_NE(0, fcntl(ch, F_GETFD) & FD_CLOEXEC);
 	EXPECT_NE(0, fcntl(ch, F_GETFL) & O_NONBLOCK);
@@ -116,8 +111,8 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	ASSERT_EQ(0, iba_get_info(ch, &info));
 	EXPECT_EQ(8U, info.queue_len);
 	/* object commands belong to the node, not to its channels */
-	EXPECT_EQ(-ENOTTY, create_pd(ch, &pd));
-	EXPECT_EQ(-ENOTTY, create_channel(ch, 0));
+	EXPECT_EQ(-ENOTTY, iba_create_pd(ch, &pd));
+	EXPECT_EQ(-ENOTTY, comp_channel(ch, 0));
 	EXPECT_EQ(-1, read(ch, &ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(0, iba_fionread(ch));
@@ -130,9 +125,9 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 	b.buf = (uintptr_t)&ev;
 	b.count = 1;
 	b.flags = IB_ASYNC_READ_NONBLOCK;
-	EXPECT_EQ(-EAGAIN, ioc(ch, IB_ASYNC_IOC_READ_BATCH, &b));
+	EXPECT_EQ(-EAGAIN, iba_ioc(ch, IB_ASYNC_IOC_READ_BATCH, &b));
 	b.flags |= IB_ASYNC_READ_PEEK;
-	EXPECT_EQ(-EINVAL, ioc(ch, IB_ASYNC_IOC_READ_BATCH, &b));
+	EXPECT_EQ(-EINVAL, iba_ioc(ch, IB_ASYNC_IOC_READ_BATCH, &b));
 	close(ch);
 
 	/* bad arguments make nothing */
@@ -141,15 +136,15 @@ TEST_F(chan, channel_is_a_file_with_the_queue_commands_only)
 			.argsz = sizeof(a), .type = 3,
 		};
 
-		EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL,
+		EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL,
 				       &a));
 		a.type = IB_ASYNC_CHANNEL_COMP;
 		a.flags = 2;
-		EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL,
+		EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL,
 				       &a));
 		a.flags = 0;
 		a.fd = 3;
-		EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL,
+		EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL,
 				       &a));
 	}
 }
@@ -163,11 +158,11 @@ TEST_F(chan, cq_takes_only_a_channel_of_its_own_file)
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = create_channel(self->fd, 0);
+	ch = comp_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	other = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, other);
-	ch2 = create_channel(other, 0);
+	ch2 = comp_channel(other, 0);
 	ASSERT_LE(0, ch2);
 
 	EXPECT_EQ(-EINVAL, create_cq_on(self->fd, ch2, 1, &cq));
@@ -175,7 +170,7 @@ TEST_F(chan, cq_takes_only_a_channel_of_its_own_file)
 		TH_LOG("the node itself is no channel");
 	EXPECT_EQ(-EBADF, create_cq_on(self->fd, 1000, 1, &cq));
 	a.comp_channel = ch;	/* without the flag */
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &a));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &a));
 	EXPECT_EQ(0, iba_fdinfo(ch, "cqs"));
 	EXPECT_EQ(0, iba_fdinfo(ch2, "cqs"));
 
@@ -184,7 +179,7 @@ TEST_F(chan, cq_takes_only_a_channel_of_its_own_file)
 	/* the program may close the channel first: the CQ keeps it */
 	close(ch);
 	EXPECT_EQ(0, req_notify(self->fd, cq, 0));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
 	close(ch2);
 	close(other);
 }
@@ -195,7 +190,7 @@ TEST_F(chan, a_channel_serves_at_most_queue_len_cqs)
 	int ch;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = create_channel(self->fd, 0);
+	ch = comp_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_set_queue_len(ch, 2));
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, 1, &cq[0]));
@@ -205,7 +200,7 @@ TEST_F(chan, a_channel_serves_at_most_queue_len_cqs)
 	ASSERT_EQ(0, iba_set_queue_len(ch, 3));
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, 3, &cq[2]));
 	for (int i = 0; i < 3; i++)
-		EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, cq[i], NULL));
+		EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq[i], NULL));
 	EXPECT_EQ(0, iba_fdinfo(ch, "cqs"));
 	close(ch);
 }
@@ -227,19 +222,19 @@ TEST_F(chan, arming_gives_one_event_for_the_next_completion)
 	IBA_SKIPPED_IN_SETUP();
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ch = create_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
+	ch = comp_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, CQ_COOKIE, &cq));
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
+	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
 			     &a, &b));
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
 				       100 + i, rbuf[i], sizeof(rbuf[i])));
 
 	/* not armed: completions, no event */
 	ASSERT_EQ(0, post_send(self->fd, a.handle, 1, msg, sizeof(msg),
 			       IB_ASYNC_SEND_SIGNALED));
-	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, cq, wc, 2));
 	EXPECT_EQ(-1, iba_read_one(ch, &ev, 300));
 	EXPECT_EQ(0, chan_queued(ch));
 
@@ -255,7 +250,7 @@ TEST_F(chan, arming_gives_one_event_for_the_next_completion)
 	EXPECT_EQ(cq, ev.obj_handle);
 	EXPECT_EQ(1ULL, ev.seq);
 	EXPECT_EQ(1ULL, ev.count);
-	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, cq, wc, 2));
 	EXPECT_EQ(-1, iba_read_one(ch, &ev, 300)) TH_LOG("a second event");
 
 	/* armed again, the event stays unread: DESTROY purges it */
@@ -264,9 +259,9 @@ TEST_F(chan, arming_gives_one_event_for_the_next_completion)
 			       IB_ASYNC_SEND_SIGNALED));
 	ASSERT_EQ(0, iba_wait_queued(ch, 1, IBA_EVENT_TIMEOUT_MS));
 	EXPECT_EQ(1, chan_queued(ch));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
 	EXPECT_EQ(0, chan_queued(ch)) TH_LOG("the CQ's record was purged");
 	close(ch);
 }
@@ -287,17 +282,17 @@ TEST_F(chan, armed_cq_without_a_channel_counts_no_completion_event)
 	IBA_SKIPPED_IN_SETUP();
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ASSERT_EQ(0, create_cq(self->fd, CQ_COOKIE, 16, &cq));
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
+	ASSERT_EQ(0, iba_create_cq(self->fd, CQ_COOKIE, 16, &cq));
+	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
 			     &a, &b));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
 			       sizeof(rbuf)));
 	ASSERT_EQ(0, req_notify(self->fd, cq, 0));
 	before = iba_counter(&self->dev, "comp_events");
 	ASSERT_LE(0, before);
 	ASSERT_EQ(0, post_send(self->fd, a.handle, 1, msg, sizeof(msg),
 			       IB_ASYNC_SEND_SIGNALED));
-	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, cq, wc, 2));
 	iba_sleep_ms(100);	/* a handler rxe defers to a tasklet has run */
 	EXPECT_EQ(before, iba_counter(&self->dev, "comp_events"));
 }
@@ -317,13 +312,13 @@ TEST_F(chan, destroy_reports_comp_events_read)
 	IBA_SKIPPED_IN_SETUP();
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ch = create_channel(self->fd, 0);
+	ch = comp_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, CQ_COOKIE, &cq));
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
+	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, cq, self->sgid, self->gid,
 			     &a, &b));
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, i,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, i,
 				       rbuf[i], sizeof(rbuf[i])));
 		ASSERT_EQ(0, req_notify(self->fd, cq, 0));
 		ASSERT_EQ(0, post_send(self->fd, a.handle, 10 + i, msg,
@@ -332,13 +327,13 @@ TEST_F(chan, destroy_reports_comp_events_read)
 		ASSERT_EQ((ssize_t)sizeof(ev), read(ch, &ev, sizeof(ev)));
 		EXPECT_EQ((uint32_t)IB_ASYNC_EV_COMP, ev.event_type);
 		EXPECT_EQ((uint64_t)i + 1, ev.seq);
-		ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
+		ASSERT_EQ(2, iba_poll_cq(self->fd, cq, wc, 2));
 	}
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
 	d.obj_type = IB_ASYNC_OBJ_CQ;
 	d.handle = cq;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
 	EXPECT_EQ(3ULL, d.comp_events_reported);
 	EXPECT_EQ(0ULL, d.events_reported);
 	close(ch);
@@ -358,12 +353,12 @@ TEST_F(chan, solicited_arming_ignores_unsolicited_messages)
 	IBA_SKIPPED_IN_SETUP();
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ch = create_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
+	ch = comp_channel(self->fd, IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, ch);
 	/* the receiver's CQ has the channel; sends complete elsewhere */
-	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &scq));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 1, 16, &scq));
 	ASSERT_EQ(0, create_cq_on(self->fd, ch, CQ_COOKIE, &rcq));
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, scq, IB_UVERBS_QPT_RC,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, scq, IB_UVERBS_QPT_RC,
 			       &a));
 	{
 		struct ib_async_create_qp q = {
@@ -374,22 +369,22 @@ TEST_F(chan, solicited_arming_ignores_unsolicited_messages)
 			.max_recv_sge = 1,
 		};
 
-		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &q));
+		ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &q));
 		b = q;
 	}
-	ASSERT_EQ(0, rc_connect(self->fd, a.handle, b.qp_num, self->sgid,
+	ASSERT_EQ(0, iba_rc_connect(self->fd, a.handle, b.qp_num, self->sgid,
 				self->gid));
-	ASSERT_EQ(0, rc_connect(self->fd, b.handle, a.qp_num, self->sgid,
+	ASSERT_EQ(0, iba_rc_connect(self->fd, b.handle, a.qp_num, self->sgid,
 				self->gid));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 1, rbuf[0],
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 1, rbuf[0],
 			       sizeof(rbuf[0])));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf[1],
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf[1],
 			       sizeof(rbuf[1])));
 
 	ASSERT_EQ(0, req_notify(self->fd, rcq, IB_ASYNC_NOTIFY_SOLICITED));
 	ASSERT_EQ(0, post_send(self->fd, a.handle, 11, msg, sizeof(msg),
 			       IB_ASYNC_SEND_SIGNALED));
-	ASSERT_EQ(1, poll_cq(self->fd, rcq, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, rcq, wc, 1));
 	EXPECT_EQ(1ULL, wc[0].wr_id);
 	EXPECT_EQ(-1, iba_read_one(ch, &ev, 300)) TH_LOG("unsolicited");
 
@@ -399,9 +394,9 @@ TEST_F(chan, solicited_arming_ignores_unsolicited_messages)
 	ASSERT_EQ(0, iba_read_one(ch, &ev, IBA_EVENT_TIMEOUT_MS));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_COMP, ev.event_type);
 	EXPECT_EQ(CQ_COOKIE, ev.element);
-	ASSERT_EQ(1, poll_cq(self->fd, rcq, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, rcq, wc, 1));
 	EXPECT_EQ(2ULL, wc[0].wr_id);
-	EXPECT_EQ(2, poll_cq(self->fd, scq, wc, 2));
+	EXPECT_EQ(2, iba_poll_cq(self->fd, scq, wc, 2));
 	close(ch);
 }
 
@@ -414,7 +409,7 @@ TEST_F(chan, closing_the_node_wakes_a_blocked_reader_with_eio)
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
-	r.fd = create_channel(self->fd, 0);
+	r.fd = comp_channel(self->fd, 0);
 	ASSERT_LE(0, r.fd);
 	ASSERT_EQ(0, create_cq_on(self->fd, r.fd, CQ_COOKIE, &cq));
 	ASSERT_EQ(0, pthread_create(&t, NULL, iba_reader_run, &r));

@@ -9,7 +9,7 @@
  *   ib_async_churn hold                    open and wait for stdin EOF
  */
 #define IBA_NO_HARNESS
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 static int cycle_plain(const struct iba_dev *dev)
 {

@@ -19,22 +19,11 @@
  */
 #include <pthread.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define COOKIE(i)	(0xc0c0000000000000ULL + (i))
 #define MAX_CQS		32
-
-static int create_channel(int fd)
-{
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .flags = IB_ASYNC_CHANNEL_NONBLOCK,
-		.type = IB_ASYNC_CHANNEL_COMP,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
-
-	return ret ? ret : a.fd;
-}
 
 /* A CQ on @chan; its evsrc id in *@ev_id. 0 or -errno. */
 static int create_cq_on(int fd, int chan, uint64_t cookie, uint32_t *handle,
@@ -44,10 +33,10 @@ static int create_cq_on(int fd, int chan, uint64_t cookie, uint32_t *handle,
 		.argsz = sizeof(a), .flags = IB_ASYNC_CREATE_CQ_CHANNEL,
 		.user_handle = cookie, .cqe = 4, .comp_channel = chan,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
 
 	*handle = a.handle;
-	*ev_id = evsrc_find("cq", 0);
+	*ev_id = iba_evsrc_find("cq", 0);
 	return ret;
 }
 
@@ -56,7 +45,7 @@ static int destroy_cq(int fd, uint32_t cq, uint64_t *comp_reported)
 	struct ib_async_destroy a = {
 		.argsz = sizeof(a), .obj_type = IB_ASYNC_OBJ_CQ, .handle = cq,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
 
 	*comp_reported = a.comp_events_reported;
 	return ret;
@@ -65,7 +54,7 @@ static int destroy_cq(int fd, uint32_t cq, uint64_t *comp_reported)
 /* @count calls of evsrc CQ @id's completion handler from @ctx. */
 static int fire(int id, const char *ctx, unsigned int count)
 {
-	return evsrc_write("raise", "COMP cq:%d %s %u", id, ctx, count);
+	return iba_evsrc_write("raise", "COMP cq:%d %s %u", id, ctx, count);
 }
 
 static int chan_queued(int chan)
@@ -84,17 +73,12 @@ FIXTURE(storm) {
 
 FIXTURE_SETUP(storm)
 {
-	const char *why;
-
 	self->ch = -1;
 	self->ncq = 0;
-	self->fd = evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_COMP_CHANNEL))
-		SKIP(return, "no completion channels on evsrc0");
-	self->ch = create_channel(self->fd);
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_COMP_CHANNEL,
+			       "no completion channels on evsrc0");
+	self->ch = iba_channel(self->fd, IB_ASYNC_CHANNEL_COMP,
+			       IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, self->ch);
 }
 
@@ -142,12 +126,12 @@ TEST_F(storm, one_record_per_unread_cq_from_every_context)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, make_cqs(self, m));
-	for (c = 0; c < evsrc_ncontexts(); c++) {
+	for (c = 0; c < iba_evsrc_ncontexts(); c++) {
 		for (i = 0; i < m; i++)
-			ASSERT_EQ(0, fire(self->ev[i], contexts[c], calls))
-				TH_LOG("COMP on cq %d from %s", i, contexts[c]);
+			ASSERT_EQ(0, fire(self->ev[i], iba_evsrc_contexts[c], calls))
+				TH_LOG("COMP on cq %d from %s", i, iba_evsrc_contexts[c]);
 		/* the raise returns once the handler ran: no waiting */
-		EXPECT_EQ(m, chan_queued(self->ch)) TH_LOG("%s", contexts[c]);
+		EXPECT_EQ(m, chan_queued(self->ch)) TH_LOG("%s", iba_evsrc_contexts[c]);
 		coalesced += m * (calls - 1);
 		EXPECT_EQ(coalesced, iba_fdinfo(self->ch, "coalesced"));
 		EXPECT_EQ(0, iba_fdinfo(self->ch, "lost"));
@@ -163,7 +147,7 @@ TEST_F(storm, one_record_per_unread_cq_from_every_context)
 			EXPECT_EQ(1ULL, ev[i].count);
 			/* fired in order: queued in order */
 			EXPECT_EQ(i, k) TH_LOG("%s: record %d element %#llx",
-					       contexts[c], i,
+					       iba_evsrc_contexts[c], i,
 					       (unsigned long long)ev[i].element);
 			if (k >= 0)
 				seen |= 1 << k;
@@ -210,7 +194,7 @@ TEST_F_TIMEOUT(storm, stalled_reader_storm_is_bounded_and_counted, 400)
 	const long long k = (long long)rounds * per_round;
 	struct stormer s = {
 		.ev = self->ev, .ncq = m, .rounds = rounds,
-		.per_round = per_round, .ctx = evsrc_hard(),
+		.per_round = per_round, .ctx = iba_evsrc_hard(),
 	};
 	struct ib_async_event ev[MAX_CQS];
 	struct ib_async_info info;
@@ -260,7 +244,7 @@ TEST_F_TIMEOUT(storm, stalled_reader_storm_is_bounded_and_counted, 400)
 	EXPECT_EQ(0, chan_queued(self->ch));
 
 	/* read: the next call queues again, and only it */
-	ASSERT_EQ(0, fire(self->ev[3], evsrc_hard(), 1));
+	ASSERT_EQ(0, fire(self->ev[3], iba_evsrc_hard(), 1));
 	EXPECT_EQ(1, chan_queued(self->ch));
 	EXPECT_EQ(k * m - m, iba_fdinfo(self->ch, "coalesced"));
 	ASSERT_EQ((ssize_t)sizeof(ev[0]), read(self->ch, ev, sizeof(ev)));
@@ -293,7 +277,7 @@ TEST_F(storm, loss_is_counted_when_queue_len_is_below_the_cq_count)
 	EXPECT_EQ(m, iba_fdinfo(self->ch, "cqs"));
 
 	for (i = 0; i < m; i++)
-		ASSERT_EQ(0, fire(self->ev[i], evsrc_hard(), 1));
+		ASSERT_EQ(0, fire(self->ev[i], iba_evsrc_hard(), 1));
 	/* queue_len records and the overflow record */
 	EXPECT_EQ(len + 1, chan_queued(self->ch));
 	EXPECT_EQ(lost, iba_fdinfo(self->ch, "lost"));
@@ -303,8 +287,8 @@ TEST_F(storm, loss_is_counted_when_queue_len_is_below_the_cq_count)
 	EXPECT_EQ((uint64_t)m + 1, info.next_seq);
 
 	/* a queued CQ merges; a lost one is lost again */
-	ASSERT_EQ(0, fire(self->ev[0], evsrc_hard(), 1));
-	ASSERT_EQ(0, fire(self->ev[m - 1], evsrc_hard(), 1));
+	ASSERT_EQ(0, fire(self->ev[0], iba_evsrc_hard(), 1));
+	ASSERT_EQ(0, fire(self->ev[m - 1], iba_evsrc_hard(), 1));
 	EXPECT_EQ(1, iba_fdinfo(self->ch, "coalesced"));
 	EXPECT_EQ(lost + 1, iba_fdinfo(self->ch, "lost"));
 	EXPECT_EQ(len + 1, chan_queued(self->ch));
@@ -323,7 +307,7 @@ TEST_F(storm, loss_is_counted_when_queue_len_is_below_the_cq_count)
 	EXPECT_EQ(0, chan_queued(self->ch));
 
 	/* room again: a lost CQ's next call is queued */
-	ASSERT_EQ(0, fire(self->ev[m - 1], evsrc_hard(), 1));
+	ASSERT_EQ(0, fire(self->ev[m - 1], iba_evsrc_hard(), 1));
 	ASSERT_EQ((ssize_t)sizeof(ev[0]), read(self->ch, ev, sizeof(ev)));
 	EXPECT_EQ(COOKIE(m - 1), ev[0].element);
 	EXPECT_EQ(lost + 1, iba_fdinfo(self->ch, "lost"));
@@ -363,7 +347,7 @@ TEST_F_TIMEOUT(storm, destroy_during_hardirq_storm_purges_its_records, 300)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, make_cqs(self, 2));
 	r.id = self->ev[0];
-	r.ctx = evsrc_hard();
+	r.ctx = iba_evsrc_hard();
 	ASSERT_EQ(0, pthread_create(&thr, NULL, raise_thread, &r));
 
 	/* read while it storms, so records come and go under the destroy */
@@ -406,7 +390,7 @@ TEST_F_TIMEOUT(storm, destroy_during_hardirq_storm_purges_its_records, 300)
 	EXPECT_EQ(0, iba_fdinfo(self->ch, "lost"));
 
 	/* the channel still serves CQ 1 */
-	ASSERT_EQ(0, fire(self->ev[1], evsrc_hard(), 1));
+	ASSERT_EQ(0, fire(self->ev[1], iba_evsrc_hard(), 1));
 	ASSERT_EQ((ssize_t)sizeof(ev[0]), read(self->ch, ev, sizeof(ev)));
 	EXPECT_EQ(COOKIE(1), ev[0].element);
 	EXPECT_EQ(self->cq[1], ev[0].obj_handle);

@@ -12,7 +12,7 @@
  */
 #include <arpa/inet.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define CQ_COOKIE	0xc9000000000000e1ULL
 #define SRQ_COOKIE	0x5e0000000000000aULL
@@ -45,8 +45,8 @@ FIXTURE_SETUP(dp)
 		SKIP(return, "no ib_async node for an rxe device");
 	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
-	self->sgid = roce_v2_gid(self->dev.ibdev, self->gid);
+	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
+	self->sgid = iba_roce_v2_gid(self->dev.ibdev, self->gid);
 }
 
 /* A CQ and an RC pair on it, connected through the fixture's GID. */
@@ -54,9 +54,9 @@ static int dp_rc_pair(FIXTURE_DATA(dp) *self, uint32_t *cq,
 		      struct ib_async_create_qp *a,
 		      struct ib_async_create_qp *b)
 {
-	int ret = create_cq(self->fd, 1, 16, cq);
+	int ret = iba_create_cq(self->fd, 1, 16, cq);
 
-	return ret ? ret : rc_pair(self->fd, self->pd, *cq, self->sgid,
+	return ret ? ret : iba_rc_pair(self->fd, self->pd, *cq, self->sgid,
 				   self->gid, a, b);
 }
 
@@ -75,25 +75,25 @@ TEST_F(dp, flushed_receives_overrun_one_entry_cq_raise_cq_err)
 	int i;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_cq(self->fd, CQ_COOKIE, 1, &cq));
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_UVERBS_QPT_UD,
+	ASSERT_EQ(0, iba_create_cq(self->fd, CQ_COOKIE, 1, &cq));
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, cq, IB_UVERBS_QPT_UD,
 			       &qp));
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY,
 			       &(struct ib_async_qp_attr){ .port_num = 1,
 							   .qkey = QKEY }));
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, i,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, i,
 				       bufs[i], sizeof(bufs[i])));
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 6, 0, NULL));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 6, 0, NULL));
 	ASSERT_EQ(0, iba_wait_type(self->fd, IB_ASYNC_EV_CQ_ERR,
 				   IBA_EVENT_TIMEOUT_MS, &ev));
 	EXPECT_EQ(CQ_COOKIE, ev.element);
 	EXPECT_EQ((uint32_t)IB_ASYNC_OBJ_CQ, ev.obj_type);
 	EXPECT_EQ(cq, ev.obj_handle);
 	/* The QP goes first; its flushed requests are freed with it. */
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
 }
 
 TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
@@ -117,12 +117,12 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	int i, n, sgid;
 
 	IBA_SKIPPED_IN_SETUP();
-	sgid = roce_v2_gid(self->dev.ibdev, ah.av.dgid);
+	sgid = iba_roce_v2_gid(self->dev.ibdev, ah.av.dgid);
 	if (sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 1, 16, &cq));
 	srq.pd_handle = self->pd;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	memset(&qp, 0, sizeof(qp));
 	qp.argsz = sizeof(qp);
 	qp.pd_handle = self->pd;
@@ -132,20 +132,20 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	qp.qp_type = IB_UVERBS_QPT_UD;
 	qp.max_send_wr = 4;
 	qp.max_send_sge = 1;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &qp));
-	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &qp));
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, qp.handle));
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
 				       100 + i, rbuf[i], sizeof(rbuf[i])));
 	arm.handle = srq.handle;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_MODIFY_SRQ, &arm));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_SRQ, &arm));
 
 	ah.pd_handle = self->pd;
 	ah.av.is_global = 1;
 	ah.av.port_num = 1;
 	ah.av.sgid_index = sgid;
 	ah.av.hop_limit = 64;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 	s = signalled_send(qp.handle, 7, msg, sizeof(msg));
 	s.ah_handle = ah.handle;
 	s.remote_qpn = qp.qp_num;
@@ -158,7 +158,7 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	EXPECT_EQ((uint32_t)IB_ASYNC_OBJ_SRQ, ev.obj_type);
 	EXPECT_EQ(srq.handle, ev.obj_handle);
 
-	n = poll_cq(self->fd, cq, wc, 2);
+	n = iba_poll_cq(self->fd, cq, wc, 2);
 	ASSERT_EQ(2, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0U, wc[i].status);
@@ -185,14 +185,14 @@ TEST_F(dp, rc_send_with_imm_delivers_payload_and_immediate)
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
 	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 42, rbuf,
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 42, rbuf,
 			       sizeof(rbuf)));
 	s = signalled_send(a.handle, 41, msg, sizeof(msg));
 	s.opcode = IB_UVERBS_WR_SEND_WITH_IMM;
 	s.imm_data = htonl(0xfeedbeef);
 	ASSERT_EQ(0, iba_post_send(self->fd, &s));
 
-	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, cq, wc, 2));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(0U, wc[i].status);
 		if (wc[i].wr_id == 41) {
@@ -225,7 +225,7 @@ TEST_F(dp, unsignalled_send_completes_silently)
 	if (self->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
 	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 2, rbuf,
 			       sizeof(rbuf)));
 	s.handle = a.handle;
 	s.opcode = IB_UVERBS_WR_SEND;
@@ -234,7 +234,7 @@ TEST_F(dp, unsignalled_send_completes_silently)
 	s.length = sizeof(msg);
 	ASSERT_EQ(0, iba_post_send(self->fd, &s));
 	/* Only the receive is reported; the send's completion is hidden. */
-	ASSERT_EQ(1, poll_cq(self->fd, cq, wc, 2));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, cq, wc, 2));
 	EXPECT_EQ(2ULL, wc[0].wr_id);
 	EXPECT_STREQ(msg, rbuf);
 }
@@ -262,7 +262,7 @@ TEST_F(dp, poll_with_a_count_past_int_max_returns_the_completions)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
 	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle,
 				       10 + i, rbuf, sizeof(rbuf)));
 		s = signalled_send(a.handle, 20 + i, msg, sizeof(msg));
 		ASSERT_EQ(0, iba_post_send(self->fd, &s));
@@ -276,7 +276,7 @@ TEST_F(dp, poll_with_a_count_past_int_max_returns_the_completions)
 				.count = counts[i], .wc = (uintptr_t)&wc[got],
 			};
 
-			ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
+			ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
 			ASSERT_GE(2 - got, p.count);
 			got += p.count;
 			if (got < 2)
@@ -310,20 +310,20 @@ TEST_F(dp, reset_releases_what_the_qp_had_posted)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
 	ASSERT_EQ(0, dp_rc_pair(self, &cq, &a, &b));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, i,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, i,
 				       rbuf[i], sizeof(rbuf[i])));
 	EXPECT_EQ(3, iba_fdinfo(self->fd, "work-requests"));
-	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 0, 0, NULL));
-	EXPECT_EQ(0, query_qp_state(self->fd, b.handle));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, b.handle, 0, 0, NULL));
+	EXPECT_EQ(0, iba_query_qp_state(self->fd, b.handle));
 	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
 
-	ASSERT_EQ(0, rc_connect(self->fd, b.handle, a.qp_num, self->sgid,
+	ASSERT_EQ(0, iba_rc_connect(self->fd, b.handle, a.qp_num, self->sgid,
 				self->gid));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 3,
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 3,
 			       rbuf[3], sizeof(rbuf[3])));
 	s = signalled_send(a.handle, 4, msg, sizeof(msg));
 	ASSERT_EQ(0, iba_post_send(self->fd, &s));
-	ASSERT_EQ(2, poll_cq(self->fd, cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, cq, wc, 2));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(0U, wc[1].status);
 	EXPECT_EQ(7ULL, wc[0].wr_id + wc[1].wr_id);
@@ -340,13 +340,13 @@ TEST_F(dp, bad_work_requests_change_nothing)
 	uint32_t cq;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_cq(self->fd, 1, 16, &cq));
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, cq, IB_UVERBS_QPT_UD, &ud));
-	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, cq, IB_UVERBS_QPT_RC, &rc));
-	EXPECT_EQ(-EINVAL, post_recv(self->fd, IB_ASYNC_OBJ_QP, ud.handle, 1,
+	ASSERT_EQ(0, iba_create_cq(self->fd, 1, 16, &cq));
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, cq, IB_UVERBS_QPT_UD, &ud));
+	ASSERT_EQ(0, iba_create_qp(self->fd, 2, self->pd, cq, IB_UVERBS_QPT_RC, &rc));
+	EXPECT_EQ(-EINVAL, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, ud.handle, 1,
 				     buf, IB_ASYNC_MAX_MSG + 1));
-	EXPECT_EQ(-EINVAL, post_recv(self->fd, IB_ASYNC_OBJ_CQ, cq, 1, buf, 8));
-	EXPECT_EQ(-ENOENT, post_recv(self->fd, IB_ASYNC_OBJ_SRQ, 999, 1, buf, 8));
+	EXPECT_EQ(-EINVAL, iba_post_recv(self->fd, IB_ASYNC_OBJ_CQ, cq, 1, buf, 8));
+	EXPECT_EQ(-ENOENT, iba_post_recv(self->fd, IB_ASYNC_OBJ_SRQ, 999, 1, buf, 8));
 	s.handle = ud.handle;
 	s.opcode = IB_UVERBS_WR_SEND;
 	s.addr = (uintptr_t)buf;
@@ -364,10 +364,10 @@ TEST_F(dp, bad_work_requests_change_nothing)
 	EXPECT_EQ(-EFAULT, iba_post_send(self->fd, &s));
 	p.handle = cq;
 	p.wc = 0xffff888000000000ULL;	/* kernel half: never user memory */
-	EXPECT_EQ(-EFAULT, ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
+	EXPECT_EQ(-EFAULT, iba_ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
 	p.wc = (uintptr_t)buf;
 	p.count = 1;
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
 	EXPECT_EQ(0U, p.count);
 }
 

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <sys/mman.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define ROUNDS		4	/* files the first test opens in turn */
 #define PAIRS		8	/* RC pairs with receive queues of their own */
@@ -295,7 +295,7 @@ static int post_recv_to(struct ctx *c, int qi)
 	a.wr_id = WR_ID(c->file, seq);
 	a.addr = (uintptr_t)c->buf[seq];
 	a.length = MSG_MAX;
-	ret = ioc(c->fd, IB_ASYNC_IOC_POST_RECV, &a);
+	ret = iba_ioc(c->fd, IB_ASYNC_IOC_POST_RECV, &a);
 	if (ret)
 		return post_failed(c, e, seq, ret, "post_recv");
 	atomic_fetch_add(&c->posted, 1);
@@ -348,7 +348,7 @@ static int post_msg(struct ctx *c, int from, int to, uint64_t *r)
 	s.send_flags = e->hidden ? 0 : IB_ASYNC_SEND_SIGNALED;
 	if (e->imm)
 		s.imm_data = htonl((uint32_t)s.wr_id);
-	ret = ioc(c->fd, IB_ASYNC_IOC_POST_SEND, &s);
+	ret = iba_ioc(c->fd, IB_ASYNC_IOC_POST_SEND, &s);
 	if (ret)
 		return post_failed(c, e, seq, ret, "post_send");
 	atomic_fetch_add(&c->posted, 1);
@@ -555,7 +555,7 @@ static int poll_some(struct ctx *c)
 	uint32_t i;
 	int ret;
 
-	ret = ioc(c->fd, IB_ASYNC_IOC_POLL_CQ, &p);
+	ret = iba_ioc(c->fd, IB_ASYNC_IOC_POLL_CQ, &p);
 	if (closed_under_us(c, ret))
 		return -1;
 	if (ret) {
@@ -603,7 +603,7 @@ static int make_qp(struct ctx *c, bool srq, struct ib_async_create_qp *q)
 	q->max_recv_wr = srq ? 0 : QP_WR;
 	q->max_send_sge = 1;
 	q->max_recv_sge = srq ? 0 : 1;
-	return ioc(c->fd, IB_ASYNC_IOC_CREATE_QP, q);
+	return iba_ioc(c->fd, IB_ASYNC_IOC_CREATE_QP, q);
 }
 
 /*
@@ -623,9 +623,9 @@ static int new_pair(struct ctx *c, int s)
 	ret = make_qp(c, s == SRQ_SLOT, &q[1]);
 	if (ret)
 		goto err_first;
-	ret = rc_connect(c->fd, q[0].handle, q[1].qp_num, c->sgid, c->gid);
+	ret = iba_rc_connect(c->fd, q[0].handle, q[1].qp_num, c->sgid, c->gid);
 	if (!ret)
-		ret = rc_connect(c->fd, q[1].handle, q[0].qp_num, c->sgid,
+		ret = iba_rc_connect(c->fd, q[1].handle, q[0].qp_num, c->sgid,
 				 c->gid);
 	if (ret)
 		goto err_both;
@@ -639,9 +639,9 @@ static int new_pair(struct ctx *c, int s)
 	return 0;
 
 err_both:
-	destroy(c->fd, IB_ASYNC_OBJ_QP, q[1].handle, NULL);
+	iba_destroy(c->fd, IB_ASYNC_OBJ_QP, q[1].handle, NULL);
 err_first:
-	destroy(c->fd, IB_ASYNC_OBJ_QP, q[0].handle, NULL);
+	iba_destroy(c->fd, IB_ASYNC_OBJ_QP, q[0].handle, NULL);
 	return ret;
 }
 
@@ -656,7 +656,7 @@ static void probe(struct ctx *c, uint32_t handle)
 		.handle = handle, .wr_id = WR_ID(c->file, PROBE_SEQ),
 		.addr = (uintptr_t)c->probe_buf, .length = sizeof(c->probe_buf),
 	};
-	int ret = ioc(c->fd, IB_ASYNC_IOC_POST_RECV, &a);
+	int ret = iba_ioc(c->fd, IB_ASYNC_IOC_POST_RECV, &a);
 
 	if (ret == -ENOENT)
 		atomic_fetch_add(&c->st->tolerated[T_ENOENT], 1);
@@ -673,7 +673,7 @@ static void kill_pair(struct ctx *c, int s)
 
 	for (d = 0; d < 2; d++) {
 		in = &c->inst[c->slot[s].qp[d]];
-		ret = destroy(c->fd, IB_ASYNC_OBJ_QP, in->handle, NULL);
+		ret = iba_destroy(c->fd, IB_ASYNC_OBJ_QP, in->handle, NULL);
 		atomic_store(&in->destroyed, true);
 		if (closed_under_us(c, ret))
 			continue;
@@ -713,7 +713,7 @@ static void churn(struct ctx *c, int s, uint64_t *r)
 			atomic_store(&c->inst[q[d]].errored, true);
 		/* Otherwise destroyed straight from RTS, work in flight. */
 		for (d = 0; d < 2 && (v & 1); d++) {
-			ret = modify_qp(c->fd, c->inst[q[d]].handle, QPS_ERR, 0,
+			ret = iba_modify_qp(c->fd, c->inst[q[d]].handle, QPS_ERR, 0,
 					NULL);
 			if (closed_under_us(c, ret))
 				return;
@@ -830,12 +830,12 @@ static int ctx_open(struct ctx *c, const char *node)
 	c->fd = open(node, O_RDWR | O_NONBLOCK);
 	if (c->fd < 0)
 		return -errno;
-	ret = create_pd(c->fd, &c->pd);
+	ret = iba_create_pd(c->fd, &c->pd);
 	if (!ret)
-		ret = create_cq(c->fd, 0xc0, CQE, &c->cq);
+		ret = iba_create_cq(c->fd, 0xc0, CQE, &c->cq);
 	srq.pd_handle = c->pd;
 	if (!ret)
-		ret = ioc(c->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq);
+		ret = iba_ioc(c->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq);
 	c->srq = srq.handle;
 	for (s = 0; s < SLOTS && !ret; s++)
 		ret = new_pair(c, s);
@@ -930,7 +930,7 @@ static void drain(struct ctx *c)
 			if (qi < 0)
 				continue;
 			atomic_store(&c->inst[qi].errored, true);
-			tolerate(c, modify_qp(c->fd, c->inst[qi].handle,
+			tolerate(c, iba_modify_qp(c->fd, c->inst[qi].handle,
 					      QPS_ERR, 0, NULL),
 				 "modify_qp to ERR");
 		}
@@ -1063,7 +1063,7 @@ FIXTURE_SETUP(stress)
 	b->st = MAP_FAILED;
 	if (iba_find_dev(&b->dev) || strncmp(b->dev.ibdev, "rxe", 3))
 		SKIP(return, "no ib_async node for an rxe device");
-	b->sgid = roce_v2_gid(b->dev.ibdev, b->gid);
+	b->sgid = iba_roce_v2_gid(b->dev.ibdev, b->gid);
 	if (b->sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", b->dev.ibdev);
 	/* Shared, so that children's counts reach the summary. */
@@ -1194,7 +1194,7 @@ static void close_under_load(struct ctx *c)
 			if (s)
 				continue;
 			atomic_store(&c->inst[q].errored, true);
-			tolerate(c, modify_qp(c->fd, c->inst[q].handle, QPS_ERR,
+			tolerate(c, iba_modify_qp(c->fd, c->inst[q].handle, QPS_ERR,
 					      0, NULL), "modify_qp to ERR");
 		}
 		pthread_mutex_unlock(&c->slot[s].lock);

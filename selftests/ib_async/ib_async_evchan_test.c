@@ -15,21 +15,21 @@
 #include <pthread.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 #define CH_REC		((int)sizeof(struct ib_async_chan_event))
 #define MAX_RECS	256
 
 static int sub_port(int fd, int ch, uint32_t port, uint64_t cookie)
 {
-	return subscribe(fd, ch, IB_ASYNC_SUB_PORT, 0, port, 0, cookie);
+	return iba_subscribe(fd, ch, IB_ASYNC_SUB_PORT, 0, port, 0, cookie);
 }
 
 static int sub_all(int fd, int ch, uint64_t cookie)
 {
-	return subscribe(fd, ch, 0, 0, 0, 0, cookie);
+	return iba_subscribe(fd, ch, 0, 0, 0, 0, cookie);
 }
 
 static int unsubscribe(int fd, int ch, uint32_t id)
@@ -38,7 +38,7 @@ static int unsubscribe(int fd, int ch, uint32_t id)
 		.argsz = sizeof(a), .fd = ch, .sub_id = id,
 	};
 
-	return ioc(fd, IB_ASYNC_IOC_UNSUBSCRIBE, &a);
+	return iba_ioc(fd, IB_ASYNC_IOC_UNSUBSCRIBE, &a);
 }
 
 /* Read what the (nonblocking) channel holds: records read. */
@@ -62,17 +62,11 @@ FIXTURE(evc) {
 
 FIXTURE_SETUP(evc)
 {
-	const char *why;
-
-	self->fd = evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_CHANNEL))
-		SKIP(return, "no event channels");
-	ASSERT_EQ(0, evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_EVENT_CHANNEL,
+			       "no event channels");
+	ASSERT_EQ(0, iba_evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
 				 &self->ev_qp));
-	self->ev_cq = evsrc_find("cq", 0);
+	self->ev_cq = iba_evsrc_find("cq", 0);
 	ASSERT_LE(0, self->ev_qp);
 	ASSERT_LE(0, self->ev_cq);
 }
@@ -89,7 +83,7 @@ static const uint32_t port_evs[] = {
 };
 
 /*
- * The case the issue names: two readers (two contexts) on a two-port
+ * The case the issue names: two readers (two iba_evsrc_contexts) on a two-port
  * device, each subscribed to one port, get exactly that port's events, in
  * the order raised, while each context's own queue still gets everything.
  */
@@ -103,8 +97,8 @@ TEST_F(evc, two_readers_get_only_their_ports_events_in_order)
 	IBA_SKIPPED_IN_SETUP();
 	fd2 = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd2);
-	ch[0] = event_channel(self->fd, 0);
-	ch[1] = event_channel(fd2, 0);
+	ch[0] = iba_event_channel(self->fd, 0);
+	ch[1] = iba_event_channel(fd2, 0);
 	ASSERT_LE(0, ch[0]);
 	ASSERT_LE(0, ch[1]);
 	ASSERT_LT(0, sub_port(self->fd, ch[0], 1, 0xa1));
@@ -115,8 +109,8 @@ TEST_F(evc, two_readers_get_only_their_ports_events_in_order)
 	for (i = 0; i < 12; i++) {
 		p = 1 + (i * 7 % 3 == 0);	/* an irregular interleaving */
 		k = i % ARRAY_SIZE(port_evs);
-		ASSERT_EQ(0, evsrc_raise("%u port:%d %s", port_evs[k], p,
-				      i % 2 ? evsrc_hard() : "process"));
+		ASSERT_EQ(0, iba_evsrc_raise("%u port:%d %s", port_evs[k], p,
+				      i % 2 ? iba_evsrc_hard() : "process"));
 		want[p - 1][nwant[p - 1]++] = port_evs[k];
 	}
 	for (p = 0; p < 2; p++) {
@@ -151,18 +145,18 @@ TEST_F(evc, type_and_port_filters_with_cookies)
 	FILE *f;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
-	ASSERT_EQ(1, subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES,
+	ASSERT_EQ(1, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES,
 			       1ULL << IB_ASYNC_EV_SM_CHANGE, 0, 0, 0xc1));
-	ASSERT_EQ(2, subscribe(self->fd, ch,
+	ASSERT_EQ(2, iba_subscribe(self->fd, ch,
 			       IB_ASYNC_SUB_TYPES | IB_ASYNC_SUB_PORT,
 			       1ULL << IB_ASYNC_EV_LID_CHANGE, 2, 0, 0xc2));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
-	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:1"));
-	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2"));
-	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:2"));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d", IB_ASYNC_EV_COMM_EST, self->ev_qp));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("LID_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("LID_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("PKEY_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d", IB_ASYNC_EV_COMM_EST, self->ev_qp));
 	n = drain(ch, ev, 8);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SM_CHANGE, ev[0].event.event_type);
@@ -199,24 +193,24 @@ TEST_F(evc, earliest_subscription_names_the_record_until_it_ends)
 	int ch, all, p1;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	all = sub_all(self->fd, ch, 1);
 	p1 = sub_port(self->fd, ch, 1, 2);
 	ASSERT_LT(0, all);
 	ASSERT_LT(all, p1);
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
 	ASSERT_EQ(1, drain(ch, ev, 4));
 	EXPECT_EQ(1ULL, ev[0].cookie);
 	ASSERT_EQ(0, unsubscribe(self->fd, ch, all));
 	EXPECT_EQ(-ENOENT, unsubscribe(self->fd, ch, all));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:2"));
 	ASSERT_EQ(1, drain(ch, ev, 4));
 	EXPECT_EQ(2ULL, ev[0].cookie);
 	EXPECT_EQ(2ULL, ev[0].event.seq);
 	ASSERT_EQ(0, unsubscribe(self->fd, ch, p1));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
 	EXPECT_EQ(0, drain(ch, ev, 4));
 	/* ids are never reused */
 	EXPECT_LT(p1, sub_all(self->fd, ch, 3));
@@ -236,16 +230,16 @@ TEST_F(evc, object_subscription_ends_with_the_object)
 	int ch, id;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
-	id = subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0, self->qp,
+	id = iba_subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0, self->qp,
 		       0x0b1);
 	ASSERT_LT(0, id);
 	ASSERT_LT(0, sub_port(self->fd, ch, 2, 0x9e));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d", IB_ASYNC_EV_QP_FATAL, self->ev_qp));
-	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, self->ev_cq));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 3", IB_ASYNC_EV_COMM_EST,
-			      self->ev_qp, evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d", IB_ASYNC_EV_QP_FATAL, self->ev_qp));
+	ASSERT_EQ(0, iba_evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, self->ev_cq));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s 3", IB_ASYNC_EV_COMM_EST,
+			      self->ev_qp, iba_evsrc_hard()));
 	ASSERT_EQ(4, drain(ch, ev, 8));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_QP_FATAL, ev[0].event.event_type);
 	for (int i = 0; i < 4; i++) {
@@ -256,11 +250,11 @@ TEST_F(evc, object_subscription_ends_with_the_object)
 	}
 
 	/* unread records of the QP go with it; a port's stay */
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 5", IB_ASYNC_EV_SQ_DRAINED,
-			      self->ev_qp, evsrc_hard()));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s 5", IB_ASYNC_EV_SQ_DRAINED,
+			      self->ev_qp, iba_evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:2"));
 	EXPECT_EQ(6, iba_fdinfo(ch, "queued"));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, NULL));
 	EXPECT_EQ(1, iba_fdinfo(ch, "queued"));
 	EXPECT_EQ(1, iba_fdinfo(ch, "subscriptions"));
 	EXPECT_EQ(-ENOENT, unsubscribe(self->fd, ch, id));
@@ -268,7 +262,7 @@ TEST_F(evc, object_subscription_ends_with_the_object)
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SM_CHANGE, ev[0].event.event_type);
 	EXPECT_EQ(0x9eULL, ev[0].cookie);
 	/* the handle names nothing now */
-	EXPECT_EQ(-ENOENT, subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
+	EXPECT_EQ(-ENOENT, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
 				     self->qp, 1));
 	close(ch);
 }
@@ -285,17 +279,17 @@ TEST_F(evc, coalescing_counts_a_hard_irq_storm_exactly)
 	int ch, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_fdinfo(ch, "subscriptions"));
 	ASSERT_LT(0, sub_all(self->fd, ch, 7));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
-			      self->ev_qp, evsrc_hard(), storm));
-	ASSERT_EQ(0, evsrc_raise("%u cq:%d %s 3", IB_ASYNC_EV_CQ_ERR,
-			      self->ev_cq, evsrc_hard()));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
+			      self->ev_qp, iba_evsrc_hard(), storm));
+	ASSERT_EQ(0, iba_evsrc_raise("%u cq:%d %s 3", IB_ASYNC_EV_CQ_ERR,
+			      self->ev_cq, iba_evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
 	n = drain(ch, ev, 8);
 	ASSERT_EQ(4, n);
 	EXPECT_TRUE(seq_ok(ev, n, 1));
@@ -325,15 +319,15 @@ TEST_F(evc, coalescing_keeps_each_subscriptions_cookie)
 	int ch, a, b;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	a = sub_port(self->fd, ch, 1, 0xa);
 	ASSERT_LT(0, a);
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 process 2"));
 	ASSERT_EQ(0, unsubscribe(self->fd, ch, a));
 	b = sub_port(self->fd, ch, 1, 0xb);
 	ASSERT_LT(0, b);
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 3"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 process 3"));
 	ASSERT_EQ(2, drain(ch, ev, 4));
 	EXPECT_TRUE(seq_ok(ev, 2, 1));
 	EXPECT_EQ(0xaULL, ev[0].cookie);
@@ -346,7 +340,7 @@ TEST_F(evc, coalescing_keeps_each_subscriptions_cookie)
 
 static void *raise_sm_change(void *arg)
 {
-	*(int *)arg = evsrc_raise("SM_CHANGE port:1 process");
+	*(int *)arg = iba_evsrc_raise("SM_CHANGE port:1 process");
 	return NULL;
 }
 
@@ -365,13 +359,13 @@ TEST_F_TIMEOUT(evc, unsubscribe_waits_for_a_delivery_that_matched_it, 60)
 	pthread_t t;
 
 	IBA_SKIPPED_IN_SETUP();
-	if (access(EVSRC_DBG "/delay_chan_push_ms", W_OK))
+	if (access(IBA_EVSRC_DBG "/delay_chan_push_ms", W_OK))
 		SKIP(return, "no kprobes in this kernel");
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	id = sub_port(self->fd, ch, 1, 0xd);
 	ASSERT_LT(0, id);
-	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/delay_chan_push_ms", "1000",
+	ASSERT_EQ(0, iba_write_file(IBA_EVSRC_DBG "/delay_chan_push_ms", "1000",
 				    4, 0));
 	ASSERT_EQ(0, pthread_create(&t, NULL, raise_sm_change, &raised));
 	iba_sleep_ms(300);	/* the delivery is held in the probe */
@@ -436,14 +430,14 @@ TEST_F(evc, coalesced_counts_stay_exact_under_a_concurrent_reader)
 	pthread_t t;
 
 	IBA_SKIPPED_IN_SETUP();
-	r.ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	r.ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, r.ch);
-	ASSERT_LT(0, subscribe(self->fd, r.ch, IB_ASYNC_SUB_OBJECT, 0, 0,
+	ASSERT_LT(0, iba_subscribe(self->fd, r.ch, IB_ASYNC_SUB_OBJECT, 0, 0,
 			       self->qp, 1));
 	ASSERT_EQ(0, pthread_create(&t, NULL, storm_read, &r));
 	for (int i = 0; i < chunks; i++)
-		ASSERT_EQ(0, evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
-				      self->ev_qp, evsrc_hard(), chunk));
+		ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
+				      self->ev_qp, iba_evsrc_hard(), chunk));
 	iba_sleep_ms(100);
 	r.stop = 1;
 	ASSERT_EQ(0, pthread_join(t, NULL));
@@ -469,12 +463,12 @@ TEST_F(evc, subscription_changes_race_a_storm)
 	pid_t pid;
 
 	IBA_SKIPPED_IN_SETUP();
-	r.ch = event_channel(self->fd, 0);
-	ch = event_channel(self->fd, 0);
+	r.ch = iba_event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, r.ch);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_set_queue_len(r.ch, 65536));
-	ASSERT_LT(0, subscribe(self->fd, r.ch, IB_ASYNC_SUB_OBJECT, 0, 0,
+	ASSERT_LT(0, iba_subscribe(self->fd, r.ch, IB_ASYNC_SUB_OBJECT, 0, 0,
 			       self->qp, 5));
 	ASSERT_EQ(0, pthread_create(&t, NULL, storm_read, &r));
 
@@ -482,15 +476,15 @@ TEST_F(evc, subscription_changes_race_a_storm)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		for (int i = 0; i < 10; i++)
-			if (evsrc_raise("%u qp:%d %s 3000", IB_ASYNC_EV_COMM_EST,
-				     self->ev_qp, evsrc_hard()))
+			if (iba_evsrc_raise("%u qp:%d %s 3000", IB_ASYNC_EV_COMM_EST,
+				     self->ev_qp, iba_evsrc_hard()))
 				_exit(1);
 		_exit(0);
 	}
 	for (;;) {
 		int status;
 
-		id = subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES,
+		id = iba_subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES,
 			       1ULL << IB_ASYNC_EV_COMM_EST, 0, 0,
 			       0x50000000ULL + churned);
 		ASSERT_LT(0, id);
@@ -543,29 +537,29 @@ TEST_F(evc, destroy_races_delivery)
 	pid_t pid;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_set_queue_len(ch, 65536));
 	for (int round = 0; round < 5; round++) {
-		ASSERT_EQ(0, create_qp(self->fd, 0x77, self->pd, self->cq,
+		ASSERT_EQ(0, iba_create_qp(self->fd, 0x77, self->pd, self->cq,
 				       IB_UVERBS_QPT_UD, &qp));
-		evqp = evsrc_find("qp", qp.qp_num);
+		evqp = iba_evsrc_find("qp", qp.qp_num);
 		ASSERT_LE(0, evqp);
-		ASSERT_LT(0, subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
+		ASSERT_LT(0, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
 				       qp.handle, round));
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (!pid) {
 			/* fails once the QP is gone: that is the race */
 			for (int i = 0; i < 50; i++)
-				if (evsrc_raise("%u qp:%d %s 500",
+				if (iba_evsrc_raise("%u qp:%d %s 500",
 					     IB_ASYNC_EV_COMM_EST, evqp,
-					     evsrc_hard()))
+					     iba_evsrc_hard()))
 					break;
 			_exit(0);
 		}
 		iba_sleep_ms(5 * round);
-		ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle,
+		ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle,
 				     NULL));
 		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
 		n = drain(ch, ev, MAX_RECS);
@@ -603,14 +597,14 @@ TEST_F_TIMEOUT(evc, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
 	int ch, err, i, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 0x5e));
-	ASSERT_EQ(0, evsrc_raise("%u cq:%d process", IB_ASYNC_EV_CQ_ERR,
+	ASSERT_EQ(0, iba_evsrc_raise("%u cq:%d process", IB_ASYNC_EV_CQ_ERR,
 				 self->ev_cq));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d process 3", IB_ASYNC_EV_QP_FATAL,
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d process 3", IB_ASYNC_EV_QP_FATAL,
 				 self->ev_qp));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 process"));
 	ASSERT_EQ(3, iba_fdinfo(ch, "queued"));
 
 	rd.fd = ch;
@@ -618,7 +612,7 @@ TEST_F_TIMEOUT(evc, destroy_behind_a_reader_stuck_in_its_copy_returns, 60)
 	if (err > 0)
 		SKIP(return, "no userfaultfd");
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d process", IB_ASYNC_EV_QP_FATAL,
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d process", IB_ASYNC_EV_QP_FATAL,
 				 self->ev_qp));
 	ASSERT_EQ(4, iba_fdinfo(ch, "queued"));
 	err = iba_cmd_within(&c, &dth, 1000, &took);
@@ -671,7 +665,7 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	int ch, id, err;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 0xc0c));
 	err = iba_stall_answer(&c, &st, &cq, sizeof(cq), &th);
@@ -680,9 +674,9 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	ASSERT_EQ(0, err);
 
 	/* made, its answer not out yet: an event of it is queued */
-	id = evsrc_find("cq", 0);
+	id = iba_evsrc_find("cq", 0);
 	ASSERT_LT(self->ev_cq, id);
-	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id));
+	ASSERT_EQ(0, iba_evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id));
 	EXPECT_EQ(1, iba_fdinfo(ch, "queued"));
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	EXPECT_EQ(1U, info.queued);
@@ -691,7 +685,7 @@ TEST_F_TIMEOUT(evc, a_create_whose_answer_is_lost_leaves_no_record, 60)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(-EFAULT, c.ret);
 	/* the CQ is gone, and neither queue holds its record */
-	EXPECT_EQ(self->ev_cq, evsrc_find("cq", 0));
+	EXPECT_EQ(self->ev_cq, iba_evsrc_find("cq", 0));
 	EXPECT_EQ(0, iba_fdinfo(ch, "queued")) TH_LOG("the record stayed");
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	EXPECT_EQ(0U, info.queued);
@@ -719,7 +713,7 @@ TEST_F_TIMEOUT(evc, a_subscription_whose_id_is_lost_is_ended, 60)
 	int ch, err;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	sub.fd = ch;
 	err = iba_stall_answer(&c, &st, &sub, sizeof(sub), &th);
@@ -732,7 +726,7 @@ TEST_F_TIMEOUT(evc, a_subscription_whose_id_is_lost_is_ended, 60)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(-EFAULT, c.ret);
 	EXPECT_EQ(0, iba_fdinfo(ch, "subscriptions"));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:2"));
 	EXPECT_EQ(0, iba_fdinfo(ch, "queued")) TH_LOG("the cookie came back");
 	EXPECT_EQ(2, sub_port(self->fd, ch, 2, 1));
 	close(ch);
@@ -750,14 +744,14 @@ TEST_F(evc, a_full_channel_counts_its_losses)
 	int ch, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, ioctl(ch, IB_ASYNC_IOC_GET_INFO, &info));
 	EXPECT_EQ((uint32_t)CH_REC, info.record_size);
 	ASSERT_EQ(0, iba_set_queue_len(ch, 4));
 	ASSERT_LT(0, sub_all(self->fd, ch, 9));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 10", IB_ASYNC_EV_COMM_EST,
-			      self->ev_qp, evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s 10", IB_ASYNC_EV_COMM_EST,
+			      self->ev_qp, iba_evsrc_hard()));
 	EXPECT_EQ(5 * CH_REC, iba_fionread(ch));
 	n = drain(ch, ev, 16);
 	ASSERT_EQ(5, n);
@@ -785,19 +779,19 @@ TEST_F(evc, peek_and_resize_keep_coalesced_counts_exact)
 	int ch;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_all(self->fd, ch, 4));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 3"));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2 process 2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 process 3"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:2 process 2"));
 	ASSERT_EQ(0, ioctl(ch, IB_ASYNC_IOC_READ_BATCH, &rb));
 	ASSERT_EQ(2U, rb.count);
 	EXPECT_EQ(3ULL, ev[0].occurrences);
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 4"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 process 4"));
 	ASSERT_EQ(0, iba_set_queue_len(ch, 100));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 1"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 process 1"));
 	ASSERT_EQ(0, iba_set_queue_len(ch, 3));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 process 2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 process 2"));
 	ASSERT_EQ(3, drain(ch, ev, 8));
 	EXPECT_TRUE(seq_ok(ev, 3, 1));
 	EXPECT_EQ(1U, ev[0].event.port_num);
@@ -820,46 +814,46 @@ TEST_F(evc, bad_requests_are_refused)
 	int ch, other, och, i;
 
 	IBA_SKIPPED_IN_SETUP();
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &cc));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &cc));
 	cc.type = 3;
 	cc.flags = 0;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &cc));
-	ch = event_channel(self->fd, 0);
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &cc));
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, 1 << 3, 0, 0, 0, 0));
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES, 0, 0,
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, 1 << 3, 0, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES, 0, 0,
 				     0, 0));
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES,
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_TYPES,
 				     1ULL << 21, 0, 0, 0));
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, 0, 1, 0, 0, 0));
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, IB_ASYNC_SUB_PORT, 0, 3,
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, 0, 1, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_PORT, 0, 3,
 				     0, 0));
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, 0, 0, 1, 0, 0));
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, 0, 0, 1, 0, 0));
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
 				     self->pd, 0));
-	EXPECT_EQ(-ENOENT, subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
+	EXPECT_EQ(-ENOENT, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_OBJECT, 0, 0,
 				     0x7fffffff, 0));
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch, 0, 0, 0, self->qp, 0));
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch, 0, 0, 0, self->qp, 0));
 	s.fd = ch;
 	s.sub_id = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_SUBSCRIBE, &s));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_SUBSCRIBE, &s));
 	EXPECT_EQ(-EBADF, sub_all(self->fd, 1000000, 0));
 	EXPECT_EQ(-EINVAL, sub_all(self->fd, self->fd, 0));
 	EXPECT_EQ(-EINVAL, unsubscribe(self->fd, ch, 0));
 	/* a completion channel takes no subscription */
 	cc.type = IB_ASYNC_CHANNEL_COMP;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &cc));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &cc));
 	EXPECT_EQ(-EINVAL, sub_all(self->fd, cc.fd, 0));
 	close(cc.fd);
 	/* nor another context's channel, nor a channel's own fd */
 	other = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, other);
-	och = event_channel(other, 0);
+	och = iba_event_channel(other, 0);
 	ASSERT_LE(0, och);
 	EXPECT_EQ(-EINVAL, sub_all(self->fd, och, 0));
 	EXPECT_EQ(-ENOTTY, sub_all(ch, ch, 0));
 	/* an object of another context is not there */
-	EXPECT_EQ(-ENOENT, subscribe(other, och, IB_ASYNC_SUB_OBJECT, 0, 0,
+	EXPECT_EQ(-ENOENT, iba_subscribe(other, och, IB_ASYNC_SUB_OBJECT, 0, 0,
 				     self->qp, 0));
 	close(och);
 	close(other);
@@ -879,12 +873,12 @@ TEST_F(evc, closing_the_context_ends_the_channel)
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
-	ch = event_channel(fd, 0);
+	ch = iba_event_channel(fd, 0);
 	ASSERT_LE(0, ch);
 	ASSERT_LT(0, sub_port(fd, ch, 2, 1));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:2"));
 	close(fd);
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:2"));
 	EXPECT_EQ(CH_REC, read(ch, ev, sizeof(ev)));
 	EXPECT_EQ(-1, read(ch, ev, sizeof(ev)));
 	EXPECT_EQ(EIO, errno);
@@ -925,18 +919,18 @@ TEST_F_TIMEOUT(evc, unplug_ends_the_channel_with_device_fatal, 60)
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_add_dev("evsrc9", &dev));
+	ASSERT_EQ(0, iba_evsrc_add_dev("evsrc9", &dev));
 	fd = open(dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
-	ASSERT_LT(0, subscribe(fd, ca.fd, IB_ASYNC_SUB_TYPES,
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
+	ASSERT_LT(0, iba_subscribe(fd, ca.fd, IB_ASYNC_SUB_TYPES,
 			       1ULL << IB_ASYNC_EV_GID_CHANGE, 0, 0, 3));
 	r.fd = ca.fd;
 	ASSERT_EQ(0, pthread_create(&t, NULL, chan_reader, &r));
 	iba_sleep_ms(200);
 
 	t0 = iba_now_ms();
-	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/evsrc9/unregister", "1", 1,
+	ASSERT_EQ(0, iba_write_file(IBA_EVSRC_DBG "/evsrc9/unregister", "1", 1,
 				    0));
 	EXPECT_GT(5000ULL, iba_now_ms() - t0);
 	ASSERT_EQ(0, pthread_join(t, NULL));

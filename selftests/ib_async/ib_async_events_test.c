@@ -8,7 +8,7 @@
  * Environment: IB_ASYNC_IBDEV (rxe0), IB_ASYNC_NETDEV (veth0),
  * IB_ASYNC_PEER (veth1).
  */
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 #define NFILES 3
 

@@ -7,15 +7,18 @@
  * semantics), then a new device.
  *
  * The tests run in order; the destructive ones (fatal, unregister) come
- * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
+ * last, and the last unloads the module: at exit the program puts
+ * ib_async_evsrc and evsrc0 back if it found them loaded (restore_test_bed),
+ * so the programs after it find the test bed as they would have before it.
+ * Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 #define EVSRC_DEV	"evsrc0"
 
@@ -59,7 +62,7 @@ static int evsrc_readd(void)
 	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
 	int ret;
 
-	while ((ret = evsrc_put(EVSRC_DBG "/add", EVSRC_DEV)) == -ENFILE &&
+	while ((ret = evsrc_put(IBA_EVSRC_DBG "/add", EVSRC_DEV)) == -ENFILE &&
 	       iba_now_ms() < end)
 		iba_sleep_ms(20);
 	if (ret)
@@ -71,13 +74,41 @@ static int evsrc_readd(void)
 /* Load the module if needed and make sure evsrc0 exists. */
 static int evsrc_available(void)
 {
-	if (access(EVSRC_DBG, F_OK))
+	if (access(IBA_EVSRC_DBG, F_OK))
 		iba_sh("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null");
 	if (iba_load_module("ib_async_evsrc"))
 		return -1;
-	if (access(EVSRC_DIR, F_OK) && evsrc_put(EVSRC_DBG "/add", EVSRC_DEV))
+	if (access(IBA_EVSRC_DIR, F_OK) && evsrc_put(IBA_EVSRC_DBG "/add", EVSRC_DEV))
 		return -1;
-	return access(EVSRC_DIR "/raise", W_OK) ? -1 : 0;
+	return access(IBA_EVSRC_DIR "/raise", W_OK) ? -1 : 0;
+}
+
+/* The test bed as this program found it, and the process that found it. */
+static pid_t main_pid;
+static bool had_evsrc;
+
+static void __attribute__((constructor)) note_test_bed(void)
+{
+	main_pid = getpid();
+	had_evsrc = access("/sys/module/ib_async_evsrc", F_OK) == 0;
+}
+
+/*
+ * At the harness's exit, in the parent only (tests run in children):
+ * ib_async_evsrc and evsrc0 back if they were there, the module gone if
+ * it was not.
+ */
+static void __attribute__((destructor)) restore_test_bed(void)
+{
+	if (getpid() != main_pid)
+		return;
+	if (had_evsrc) {
+		if (evsrc_available())
+			fprintf(stderr, "# could not load ib_async_evsrc and add %s again\n",
+				EVSRC_DEV);
+	} else if (!access("/sys/module/ib_async_evsrc", F_OK)) {
+		iba_sh("rmmod ib_async_evsrc");
+	}
 }
 
 FIXTURE(evsrc) {
@@ -130,16 +161,16 @@ TEST_F_TIMEOUT(evsrc, unaffiliated_every_context, 300)
 
 	IBA_SKIPPED_IN_SETUP();
 	for (t = 0; t < sizeof(port_types) / sizeof(port_types[0]); t++)
-		for (c = 0; c < evsrc_ncontexts(); c++)
+		for (c = 0; c < iba_evsrc_ncontexts(); c++)
 			for (port = 1; port <= 2; port++) {
-				ASSERT_EQ(0, evsrc_raise("%u port:%u %s",
+				ASSERT_EQ(0, iba_evsrc_raise("%u port:%u %s",
 							 port_types[t], port,
-							 contexts[c]));
+							 iba_evsrc_contexts[c]));
 				ASSERT_EQ(0, iba_read_one(self->fd, &ev,
 							  IBA_EVENT_TIMEOUT_MS))
 					TH_LOG("%s port %u %s: nothing arrived",
 					       iba_type_str(port_types[t]),
-					       port, contexts[c]);
+					       port, iba_evsrc_contexts[c]);
 				check_port_rec(_metadata, &ev, port_types[t],
 					       port);
 				if (seq)
@@ -147,7 +178,7 @@ TEST_F_TIMEOUT(evsrc, unaffiliated_every_context, 300)
 				seq = ev.seq;
 			}
 	/* names work as well as numbers, with the IB_EVENT_ prefix too */
-	ASSERT_EQ(0, evsrc_raise("IB_EVENT_SM_CHANGE port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("IB_EVENT_SM_CHANGE port:2"));
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_SM_CHANGE, 2);
 	/* each raise waited for ib_wq: nothing else is in flight */
@@ -163,7 +194,7 @@ TEST_F_TIMEOUT(evsrc, device_speed_change_where_the_kernel_has_it, 120)
 	int ret;
 
 	IBA_SKIPPED_IN_SETUP();
-	ret = evsrc_raise("DEVICE_SPEED_CHANGE port:1");
+	ret = iba_evsrc_raise("DEVICE_SPEED_CHANGE port:1");
 	if (has == 0 || (has < 0 && ret == -EINVAL)) {
 		/* no driver can raise it here: the event source agrees */
 		EXPECT_EQ(-EINVAL, ret);
@@ -174,15 +205,15 @@ TEST_F_TIMEOUT(evsrc, device_speed_change_where_the_kernel_has_it, 120)
 	ASSERT_EQ(0, ret) TH_LOG("the kernel has the type, the event source not");
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_SPEED_CHANGE, 1);
-	for (c = 0; c < evsrc_ncontexts(); c++)
+	for (c = 0; c < iba_evsrc_ncontexts(); c++)
 		for (port = 1; port <= 2; port++) {
-			ASSERT_EQ(0, evsrc_raise("%u port:%u %s",
+			ASSERT_EQ(0, iba_evsrc_raise("%u port:%u %s",
 						 IB_ASYNC_EV_DEVICE_SPEED_CHANGE,
-						 port, contexts[c]));
+						 port, iba_evsrc_contexts[c]));
 			ASSERT_EQ(0, iba_read_one(self->fd, &ev,
 						  IBA_EVENT_TIMEOUT_MS))
 				TH_LOG("port %u %s: nothing arrived", port,
-				       contexts[c]);
+				       iba_evsrc_contexts[c]);
 			check_port_rec(_metadata, &ev,
 				       IB_ASYNC_EV_DEVICE_SPEED_CHANGE, port);
 		}
@@ -200,7 +231,7 @@ TEST_F_TIMEOUT(evsrc, hardirq_burst_10000, 300)
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 16384));
 	ev = calloc(total + 1, sizeof(*ev));
 	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2 %s %d", evsrc_hard(), total));
+	ASSERT_EQ(0, iba_evsrc_raise("LID_CHANGE port:2 %s %d", iba_evsrc_hard(), total));
 	ASSERT_EQ(0, iba_wait_offered(self->fd, total, 60000));
 	while (n <= total && (r = read(self->fd, ev + n,
 				       (total + 1 - n) * sizeof(*ev))) > 0)
@@ -219,7 +250,7 @@ TEST_F_TIMEOUT(evsrc, hardirq_burst_10000, 300)
 static void check_raise_fails(struct __test_metadata *_metadata,
 			      const char *cmd, int err)
 {
-	EXPECT_EQ(err, evsrc_put(EVSRC_DIR "/raise", cmd))
+	EXPECT_EQ(err, evsrc_put(IBA_EVSRC_DIR "/raise", cmd))
 		TH_LOG("'%s'", cmd);
 }
 
@@ -257,18 +288,18 @@ TEST_F(evsrc, raise_rejects_bad_input)
 		check_raise_fails(_metadata, einval[i], -EINVAL);
 	for (i = 0; i < sizeof(enoent) / sizeof(enoent[0]); i++)
 		check_raise_fails(_metadata, enoent[i], -ENOENT);
-	if (evsrc_rt())
+	if (iba_evsrc_rt())
 		check_raise_fails(_metadata, "SM_CHANGE port:1 hardirq",
 				  -EOPNOTSUPP);
-	EXPECT_EQ(-EINVAL, evsrc_put(EVSRC_DIR "/fatal", "0"));
-	EXPECT_EQ(-EINVAL, evsrc_put(EVSRC_DIR "/unregister", "x"));
-	EXPECT_EQ(-EINVAL, evsrc_put(EVSRC_DBG "/add", "bad/name"));
+	EXPECT_EQ(-EINVAL, evsrc_put(IBA_EVSRC_DIR "/fatal", "0"));
+	EXPECT_EQ(-EINVAL, evsrc_put(IBA_EVSRC_DIR "/unregister", "x"));
+	EXPECT_EQ(-EINVAL, evsrc_put(IBA_EVSRC_DBG "/add", "bad/name"));
 	/* nothing was delivered by any of those */
 	iba_sleep_ms(100);
 	EXPECT_EQ(0, iba_fionread(self->fd));
 
 	/* the object list is readable; every line is "<kind> <id> ..." */
-	f = fopen(EVSRC_DIR "/objects", "r");
+	f = fopen(IBA_EVSRC_DIR "/objects", "r");
 	ASSERT_NE(NULL, f);
 	while (fgets(line, sizeof(line), f)) {
 		char kind[8];
@@ -295,19 +326,19 @@ TEST_F_TIMEOUT(evsrc, device_without_kernel_verbs_gets_events, 60)
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", "evsrc7 nokverbs"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DBG "/add", "evsrc7 nokverbs"));
 	ASSERT_EQ(0, evsrc_wait_node("evsrc7", &dev, 1, IBA_EVENT_TIMEOUT_MS));
 	fd = open(dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, iba_get_info(fd, &info));
 	EXPECT_STREQ("evsrc7", info.ibdev_name);
-	EXPECT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_PORT, &port));
-	EXPECT_EQ(-EOPNOTSUPP, create_pd(fd, &pd));
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/evsrc7/raise", "PORT_ERR port:1"));
+	EXPECT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_QUERY_PORT, &port));
+	EXPECT_EQ(-EOPNOTSUPP, iba_create_pd(fd, &pd));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DBG "/evsrc7/raise", "PORT_ERR port:1"));
 	ASSERT_EQ(0, iba_read_one(fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_PORT_ERR, 1);
 	close(fd);
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/evsrc7/unregister", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DBG "/evsrc7/unregister", "1"));
 	EXPECT_EQ(0, evsrc_wait_node("evsrc7", NULL, 0, IBA_EVENT_TIMEOUT_MS));
 }
 
@@ -318,11 +349,11 @@ static int evsrc_make_qp(int fd, uint32_t type, struct ib_async_create_qp *qp)
 	int ret;
 
 	memset(qp, 0, sizeof(*qp));
-	ret = create_pd(fd, &pd);
+	ret = iba_create_pd(fd, &pd);
 	if (!ret)
-		ret = create_cq(fd, 1, 8, &cq);
+		ret = iba_create_cq(fd, 1, 8, &cq);
 	if (!ret)
-		ret = create_qp(fd, 2, pd, cq, type, qp);
+		ret = iba_create_qp(fd, 2, pd, cq, type, qp);
 	return ret;
 }
 
@@ -343,7 +374,7 @@ TEST_F(evsrc, primary_path_port_checked_as_uverbs_does)
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, evsrc_make_qp(fd, IB_UVERBS_QPT_RC, &qp));
-	ASSERT_EQ(0, modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	ASSERT_EQ(0, iba_modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS, &a));
 
 	memset(&a, 0, sizeof(a));
@@ -353,16 +384,16 @@ TEST_F(evsrc, primary_path_port_checked_as_uverbs_does)
 	a.min_rnr_timer = 12;
 	a.av.dlid = 1;
 	a.av.port_num = 2;
-	EXPECT_EQ(-EINVAL, modify_qp(fd, qp.handle, 2, IB_ASYNC_QP_AV |
+	EXPECT_EQ(-EINVAL, iba_modify_qp(fd, qp.handle, 2, IB_ASYNC_QP_AV |
 				     IB_ASYNC_QP_PATH_MTU |
 				     IB_ASYNC_QP_DEST_QPN |
 				     IB_ASYNC_QP_RQ_PSN |
 				     IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
 				     IB_ASYNC_QP_MIN_RNR_TIMER, &a))
 		TH_LOG("RTR through port 2 for a QP of port 1");
-	EXPECT_EQ(1, query_qp_state(fd, qp.handle));	/* still INIT */
+	EXPECT_EQ(1, iba_query_qp_state(fd, qp.handle));	/* still INIT */
 	a.av.port_num = 1;
-	ASSERT_EQ(0, modify_qp(fd, qp.handle, 2, IB_ASYNC_QP_AV |
+	ASSERT_EQ(0, iba_modify_qp(fd, qp.handle, 2, IB_ASYNC_QP_AV |
 			       IB_ASYNC_QP_PATH_MTU | IB_ASYNC_QP_DEST_QPN |
 			       IB_ASYNC_QP_RQ_PSN |
 			       IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
@@ -372,23 +403,23 @@ TEST_F(evsrc, primary_path_port_checked_as_uverbs_does)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	ASSERT_EQ(0, modify_qp(fd, qp.handle, 3, IB_ASYNC_QP_TIMEOUT |
+	ASSERT_EQ(0, iba_modify_qp(fd, qp.handle, 3, IB_ASYNC_QP_TIMEOUT |
 			       IB_ASYNC_QP_RETRY_CNT | IB_ASYNC_QP_RNR_RETRY |
 			       IB_ASYNC_QP_SQ_PSN |
 			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC, &a));
-	ASSERT_EQ(0, modify_qp(fd, qp.handle, 4, 0, NULL));	/* SQD */
+	ASSERT_EQ(0, iba_modify_qp(fd, qp.handle, 4, 0, NULL));	/* SQD */
 
 	memset(&a, 0, sizeof(a));
 	a.port_num = 1;
 	a.av.dlid = 2;
 	a.av.port_num = 2;
-	EXPECT_EQ(-EINVAL, modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_PORT |
+	EXPECT_EQ(-EINVAL, iba_modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_PORT |
 				     IB_ASYNC_QP_AV, &a))
 		TH_LOG("SQD to SQD: port 1 with a path through port 2");
-	ASSERT_EQ(0, modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_AV, &a));
+	ASSERT_EQ(0, iba_modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_AV, &a));
 	q = (struct ib_async_qp_attr){ .argsz = sizeof(q),
 				       .handle = qp.handle };
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	EXPECT_EQ(4U, q.qp_state);
 	EXPECT_EQ(2U, q.port_num) TH_LOG("the path's port is the QP's now");
 	close(fd);
@@ -424,7 +455,7 @@ TEST_F(evsrc, inline_send_beyond_the_granted_size_is_refused)
 	ASSERT_EQ(0, evsrc_make_qp(fd, IB_UVERBS_QPT_RC, &qp));
 	EXPECT_EQ(0U, qp.max_inline_data);
 	a.handle = qp.handle;
-	EXPECT_EQ(-EINVAL, ioc(fd, IB_ASYNC_IOC_POST_SEND_LIST, &a));
+	EXPECT_EQ(-EINVAL, iba_ioc(fd, IB_ASYNC_IOC_POST_SEND_LIST, &a));
 	EXPECT_EQ(0U, a.posted);
 	close(fd);
 }
@@ -446,16 +477,16 @@ TEST_F(evsrc, pkey_query_outside_the_table_never_reaches_the_driver)
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, iba_read_line(EVSRC_DIR "/pkey_beyond_table", before,
+	ASSERT_EQ(0, iba_read_line(IBA_EVSRC_DIR "/pkey_beyond_table", before,
 				   sizeof(before)));
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
 	EXPECT_EQ(0xffff, k.pkey);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		k.index = bad[i];
-		EXPECT_EQ(-EINVAL, ioc(fd, IB_ASYNC_IOC_QUERY_PKEY, &k))
+		EXPECT_EQ(-EINVAL, iba_ioc(fd, IB_ASYNC_IOC_QUERY_PKEY, &k))
 			TH_LOG("index %#x", bad[i]);
 	}
-	ASSERT_EQ(0, iba_read_line(EVSRC_DIR "/pkey_beyond_table", after,
+	ASSERT_EQ(0, iba_read_line(IBA_EVSRC_DIR "/pkey_beyond_table", after,
 				   sizeof(after)));
 	EXPECT_STREQ(before, after);
 	close(fd);
@@ -483,19 +514,19 @@ TEST_F_TIMEOUT(evsrc, unregister_wakes_a_blocked_channel_reader, 60)
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", "evsrc8"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DBG "/add", "evsrc8"));
 	ASSERT_EQ(0, evsrc_wait_node("evsrc8", &dev, 1, IBA_EVENT_TIMEOUT_MS));
 	fd = open(dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
 	r.fd = ca.fd;
 	cq.comp_channel = ca.fd;
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
 	ASSERT_EQ(0, pthread_create(&t, NULL, iba_reader_run, &r));
 	iba_sleep_ms(200);
 
 	t0 = iba_now_ms();
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/evsrc8/unregister", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DBG "/evsrc8/unregister", "1"));
 	EXPECT_GT(5000ULL, iba_now_ms() - t0);
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(-1, r.ret);
@@ -504,7 +535,7 @@ TEST_F_TIMEOUT(evsrc, unregister_wakes_a_blocked_channel_reader, 60)
 	EXPECT_EQ(1, poll(&p, 1, 0));
 	EXPECT_NE(0, p.revents & POLLHUP);
 	/* after removal a destroy only forgets the handle */
-	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(fd, IB_ASYNC_OBJ_CQ, cq.handle, NULL));
 	close(ca.fd);
 	close(fd);
 	EXPECT_EQ(0, evsrc_wait_node("evsrc8", NULL, 0, IBA_EVENT_TIMEOUT_MS));
@@ -558,14 +589,14 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ca));
 	cq.comp_channel = ca.fd;
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
-	id = evsrc_find("cq", 0);
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	id = iba_evsrc_find("cq", 0);
 	ASSERT_LE(0, id);
 	arm.handle = cq.handle;
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &arm));
-	ASSERT_EQ(0, evsrc_write("raise", "COMP cq:%d process 1", id));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &arm));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "COMP cq:%d process 1", id));
 	ASSERT_EQ(0, iba_get_info(ca.fd, &info));
 	ASSERT_EQ(1U, info.queued);
 
@@ -585,7 +616,7 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
 	ASSERT_EQ(0, iba_get_info(ca.fd, &info));
 	EXPECT_EQ(0U, info.queued);
 
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/unregister", "1"));
 	/* removal's last step ends the stream of the fixture's file */
 	p = (struct pollfd){ .fd = self->fd, .events = POLLIN };
 	hup = poll(&p, 1, 10000) == 1 && (p.revents & POLLHUP);
@@ -612,12 +643,12 @@ TEST_F_TIMEOUT(evsrc, close_behind_a_stalled_channel_reader_lets_removal_run,
  */
 TEST_F(evsrc, cq_granted_beyond_the_budget_is_destroyed_again)
 {
-	int st, last = evsrc_find("cq", 0);
+	int st, last = iba_evsrc_find("cq", 0);
 	pid_t pid;
 
 	IBA_SKIPPED_IN_SETUP();
 	/* 4 entries asked cost a page; 65536 granted, 16 MiB */
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/cqe_grant", "65536"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/cqe_grant", "65536"));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -632,16 +663,16 @@ TEST_F(evsrc, cq_granted_beyond_the_budget_is_destroyed_again)
 		if (fd < 0)
 			_exit(11);
 		before = iba_fdinfo(fd, "verbs-charged-bytes");
-		if (create_cq(fd, 1, 4, &cq) != -ENOMEM)
+		if (iba_create_cq(fd, 1, 4, &cq) != -ENOMEM)
 			_exit(12);
-		if (evsrc_find("cq", 0) != last)
+		if (iba_evsrc_find("cq", 0) != last)
 			_exit(13);
 		if (iba_fdinfo(fd, "verbs-charged-bytes") != before)
 			_exit(14);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	EXPECT_EQ(0, evsrc_put(EVSRC_DIR "/cqe_grant", "0"));
+	EXPECT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/cqe_grant", "0"));
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
 }
@@ -664,23 +695,23 @@ TEST_F_TIMEOUT(evsrc, destroy_after_removal_reports_the_events_read, 60)
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, create_cq(fd, 0xc1, 4, &cq1));
-	id1 = evsrc_find("cq", 0);
-	ASSERT_EQ(0, create_cq(fd, 0xc2, 4, &cq2));
-	id2 = evsrc_find("cq", 0);
+	ASSERT_EQ(0, iba_create_cq(fd, 0xc1, 4, &cq1));
+	id1 = iba_evsrc_find("cq", 0);
+	ASSERT_EQ(0, iba_create_cq(fd, 0xc2, 4, &cq2));
+	id2 = iba_evsrc_find("cq", 0);
 	ASSERT_LT(id1, id2);
-	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id1));
-	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id2));
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, iba_evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id1));
+	ASSERT_EQ(0, iba_evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id2));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/unregister", "1"));
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS));
 
 	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_CQ_ERR, ev.event_type);
 	EXPECT_EQ(cq1, ev.obj_handle);
-	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq1, &reported));
+	EXPECT_EQ(0, iba_destroy(fd, IB_ASYNC_OBJ_CQ, cq1, &reported));
 	EXPECT_EQ(1U, reported) TH_LOG("a record read after removal");
 	/* cq2's record was not read: it goes, the end of the stream stays */
-	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq2, &reported));
+	EXPECT_EQ(0, iba_destroy(fd, IB_ASYNC_OBJ_CQ, cq2, &reported));
 	EXPECT_EQ(0U, reported);
 	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev.event_type);
@@ -716,17 +747,17 @@ TEST_F(evsrc, driver_failing_destroy_changes_nothing_and_close_retries)
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, evsrc_qp(fd, &qp, &qpn));
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "1"));
-	EXPECT_EQ(-EIO, destroy(fd, IB_ASYNC_OBJ_QP, qp, NULL));
-	EXPECT_LE(0, query_qp_state(fd, qp));
-	EXPECT_LE(0, evsrc_find("qp", qpn));
-	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_QP, qp, NULL));
-	EXPECT_EQ(-1, evsrc_find("qp", qpn));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/fail_destroy", "1"));
+	EXPECT_EQ(-EIO, iba_destroy(fd, IB_ASYNC_OBJ_QP, qp, NULL));
+	EXPECT_LE(0, iba_query_qp_state(fd, qp));
+	EXPECT_LE(0, iba_evsrc_find("qp", qpn));
+	EXPECT_EQ(0, iba_destroy(fd, IB_ASYNC_OBJ_QP, qp, NULL));
+	EXPECT_EQ(-1, iba_evsrc_find("qp", qpn));
 
 	ASSERT_EQ(0, evsrc_qp(fd, &qp, &qpn));
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/fail_destroy", "1"));
 	close(fd);
-	EXPECT_EQ(-1, evsrc_find("qp", qpn));
+	EXPECT_EQ(-1, iba_evsrc_find("qp", qpn));
 }
 
 /*
@@ -743,17 +774,17 @@ TEST_F_TIMEOUT(evsrc, driver_refusing_at_close_is_retried_at_removal, 120)
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, evsrc_qp(fd, &qp, &qpn));
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "1000000"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/fail_destroy", "1000000"));
 	iba_sh("dmesg -c >/dev/null");
 	close(fd);
-	id = evsrc_find("qp", qpn);
+	id = iba_evsrc_find("qp", qpn);
 	ASSERT_LE(0, id);
-	EXPECT_EQ(0, evsrc_raise("QP_FATAL qp:%d", id));
-	EXPECT_EQ(0, evsrc_raise("COMM_EST qp:%d %s 100", id, evsrc_hard()));
+	EXPECT_EQ(0, iba_evsrc_raise("QP_FATAL qp:%d", id));
+	EXPECT_EQ(0, iba_evsrc_raise("COMM_EST qp:%d %s 100", id, iba_evsrc_hard()));
 	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'retrying at removal'"));
 
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy", "0"));
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/fail_destroy", "0"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/unregister", "1"));
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0,
 				     IBA_EVENT_TIMEOUT_MS));
 	EXPECT_NE(0, iba_sh("dmesg | grep -q 'abandoning them'"));
@@ -779,13 +810,13 @@ TEST_F_TIMEOUT(evsrc, object_removal_gives_up_is_dead_to_later_commands, 120)
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, create_cq(fd, 0xab, 4, &cq));
-	id = evsrc_find("cq", 0);
+	ASSERT_EQ(0, iba_create_cq(fd, 0xab, 4, &cq));
+	id = iba_evsrc_find("cq", 0);
 	ASSERT_LE(0, id);
-	ASSERT_EQ(0, evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id));
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fail_destroy_cq", "1000"));
+	ASSERT_EQ(0, iba_evsrc_raise("%u cq:%d", IB_ASYNC_EV_CQ_ERR, id));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/fail_destroy_cq", "1000"));
 	iba_sh("dmesg -c >/dev/null");
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/unregister", "1"));
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS));
 	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'abandoning them'"));
 	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'reclaimed 1 CQs'"));
@@ -793,13 +824,13 @@ TEST_F_TIMEOUT(evsrc, object_removal_gives_up_is_dead_to_later_commands, 120)
 	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_CQ_ERR, ev.event_type);
 	EXPECT_EQ(0xabU, ev.element);
-	EXPECT_EQ(-ENODEV, ioc(fd, IB_ASYNC_IOC_RESIZE_CQ,
+	EXPECT_EQ(-ENODEV, iba_ioc(fd, IB_ASYNC_IOC_RESIZE_CQ,
 			       &(struct ib_async_resize_cq){
 				.argsz = sizeof(struct ib_async_resize_cq),
 				.handle = cq, .cqe = 8 }));
-	EXPECT_EQ(0, destroy(fd, IB_ASYNC_OBJ_CQ, cq, &reported));
+	EXPECT_EQ(0, iba_destroy(fd, IB_ASYNC_OBJ_CQ, cq, &reported));
 	EXPECT_EQ(1U, reported);
-	EXPECT_EQ(-ENOENT, destroy(fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+	EXPECT_EQ(-ENOENT, iba_destroy(fd, IB_ASYNC_OBJ_CQ, cq, NULL));
 	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev.event_type);
 	close(fd);
@@ -865,10 +896,10 @@ static int abandoned_requests_charge(const char *node)
 	fd = open(node, O_RDWR);
 	if (fd < 0 || evsrc_make_qp(fd, IB_UVERBS_QPT_UD, &qp))
 		return 11;
-	if (evsrc_put(EVSRC_DIR "/hold_posts", "1"))
+	if (evsrc_put(IBA_EVSRC_DIR "/hold_posts", "1"))
 		return 12;
 	for (i = 0; i < HELD_RECVS; i++)
-		if (post_recv(fd, IB_ASYNC_OBJ_QP, qp.handle, i, buf[i],
+		if (iba_post_recv(fd, IB_ASYNC_OBJ_QP, qp.handle, i, buf[i],
 			      HELD_LEN))
 			return 13;
 	if (iba_fdinfo(fd, "work-requests") != HELD_RECVS ||
@@ -877,8 +908,8 @@ static int abandoned_requests_charge(const char *node)
 	if (memlock_left(node) > before - HELD_RECVS * HELD_LEN / 4096)
 		return 15;
 
-	if (evsrc_put(EVSRC_DIR "/fail_destroy", "1") ||
-	    evsrc_put(EVSRC_DIR "/unregister", "1") ||
+	if (evsrc_put(IBA_EVSRC_DIR "/fail_destroy", "1") ||
+	    evsrc_put(IBA_EVSRC_DIR "/unregister", "1") ||
 	    evsrc_wait_node(EVSRC_DEV, NULL, 0, IBA_EVENT_TIMEOUT_MS))
 		return 16;
 	/* the file still holds them, while the QP's handle lasts */
@@ -921,7 +952,7 @@ TEST_F_TIMEOUT(evsrc, abandoned_requests_give_their_charge_back, 120)
 		_exit(abandoned_requests_charge(self->dev.node));
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	evsrc_put(EVSRC_DIR "/hold_posts", "0");
+	evsrc_put(IBA_EVSRC_DIR "/hold_posts", "0");
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
 	EXPECT_EQ(0, iba_sh("dmesg | grep -q 'abandoning them'"));
@@ -941,13 +972,13 @@ TEST_F(evsrc, device_fatal_ends_the_stream)
 	struct ib_async_info info;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/fatal", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/fatal", "1"));
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	/* dispatched on port 1, as mlx5's health handler does */
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_DEVICE_FATAL, 1);
 	/* nothing after it: not a port event, not a second fatal */
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 softirq"));
-	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:0 %s", evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 softirq"));
+	ASSERT_EQ(0, iba_evsrc_raise("DEVICE_FATAL port:0 %s", iba_evsrc_hard()));
 	iba_sleep_ms(100);
 	EXPECT_EQ(0, iba_fionread(self->fd));
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
@@ -971,16 +1002,16 @@ TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* three records left unread when the device goes */
-	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 %s 3", evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("PKEY_CHANGE port:1 %s 3", iba_evsrc_hard()));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 3, IBA_EVENT_TIMEOUT_MS));
 	/* a second file, whose stream the driver's DEVICE_FATAL ended */
 	fd2 = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, evsrc_raise("DEVICE_FATAL port:1 process"));
+	ASSERT_EQ(0, iba_evsrc_raise("DEVICE_FATAL port:1 process"));
 	ASSERT_EQ(0, iba_wait_queued(fd2, 1, IBA_EVENT_TIMEOUT_MS));
 
 	t0 = iba_now_ms();
-	ASSERT_EQ(0, evsrc_put(EVSRC_DIR "/unregister", "1"));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/unregister", "1"));
 	/* queued: it must not wait for the open file */
 	EXPECT_GT(5000ULL, iba_now_ms() - t0);
 	/*
@@ -1020,9 +1051,9 @@ TEST_F_TIMEOUT(evsrc, unregister_ends_stream, 120)
 	EXPECT_NE(0, access(self->dev.node, F_OK));
 	/* the debugfs directory goes with the device (dealloc_driver) */
 	t0 = iba_now_ms();
-	while (!access(EVSRC_DIR, F_OK) && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS)
+	while (!access(IBA_EVSRC_DIR, F_OK) && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS)
 		iba_sleep_ms(20);
-	EXPECT_NE(0, access(EVSRC_DIR, F_OK));
+	EXPECT_NE(0, access(IBA_EVSRC_DIR, F_OK));
 }
 
 /*
@@ -1035,13 +1066,13 @@ TEST_F_TIMEOUT(evsrc, readd_then_unload, 120)
 	struct iba_dev gone;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_raise("CLIENT_REREGISTER port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("CLIENT_REREGISTER port:2"));
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
 	check_port_rec(_metadata, &ev, IB_ASYNC_EV_CLIENT_REREGISTER, 2);
 	EXPECT_EQ(1ULL, ev.seq);
 	/* a second device with a generated name */
-	ASSERT_EQ(0, evsrc_put(EVSRC_DBG "/add", ""));
-	EXPECT_EQ(-ENFILE, evsrc_put(EVSRC_DBG "/add", EVSRC_DEV));
+	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DBG "/add", ""));
+	EXPECT_EQ(-ENFILE, evsrc_put(IBA_EVSRC_DBG "/add", EVSRC_DEV));
 
 	ASSERT_EQ(0, iba_sh("rmmod ib_async_evsrc"));
 	ASSERT_EQ(0, iba_read_one(self->fd, &ev, IBA_EVENT_TIMEOUT_MS));
@@ -1050,7 +1081,7 @@ TEST_F_TIMEOUT(evsrc, readd_then_unload, 120)
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(ENODEV, errno);
 	EXPECT_EQ(0, evsrc_wait_node(EVSRC_DEV, &gone, 0, IBA_EVENT_TIMEOUT_MS));
-	EXPECT_NE(0, access(EVSRC_DBG, F_OK));
+	EXPECT_NE(0, access(IBA_EVSRC_DBG, F_OK));
 }
 
 TEST_HARNESS_MAIN

@@ -26,8 +26,8 @@
 #define IBA_NO_HARNESS
 #include <sys/epoll.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define QP_COOKIE	0x401dULL
 
@@ -70,7 +70,7 @@ static int wait_removal(int fd, const char *mode)
 			memset(&pa, 0, sizeof(pa));
 			pa.argsz = sizeof(pa);
 			pa.port_num = 1;
-			ret = ioc(fd, IB_ASYNC_IOC_QUERY_PORT, &pa);
+			ret = iba_ioc(fd, IB_ASYNC_IOC_QUERY_PORT, &pa);
 		} while (!ret);
 		return ret == -ENODEV ? 0 : ret;
 	}
@@ -94,20 +94,20 @@ int main(int argc, char **argv)
 	fd = open(dev.node, O_RDWR);
 	if (fd < 0)
 		return fail(dev.node, errno);
-	ret = create_pd(fd, &pd);
+	ret = iba_create_pd(fd, &pd);
 	if (!ret)
-		ret = create_cq(fd, 0, 4, &cq);
+		ret = iba_create_cq(fd, 0, 4, &cq);
 	if (!ret)
-		ret = create_qp(fd, QP_COOKIE, pd, cq, IB_UVERBS_QPT_UD, &qp);
+		ret = iba_create_qp(fd, QP_COOKIE, pd, cq, IB_UVERBS_QPT_UD, &qp);
 	if (!ret)
-		ret = ud_to_rts(fd, qp.handle);
+		ret = iba_ud_to_rts(fd, qp.handle);
 	if (!ret)
-		ret = modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY,
+		ret = iba_modify_qp(fd, qp.handle, 4, IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY,
 				&(struct ib_async_qp_attr){ .en_sqd_async_notify = 1 });
 	if (!ret && !strncmp(dev.ibdev, "evsrc", 5))
-		ret = evsrc_write("raise", "%u qp:%d process",
+		ret = iba_evsrc_write("raise", "%u qp:%d process",
 				  IB_ASYNC_EV_SQ_DRAINED,
-				  evsrc_find("qp", qp.qp_num));
+				  iba_evsrc_find("qp", qp.qp_num));
 	if (ret)
 		return fail("objects", ret);
 	if (iba_wait_queued(fd, 1, IBA_EVENT_TIMEOUT_MS))
@@ -148,16 +148,16 @@ int main(int argc, char **argv)
 	if (poll(&p, 1, 0) != 1 || (p.revents & (POLLHUP | POLLERR)) !=
 	    (POLLHUP | POLLERR))
 		return fail("poll after the end", EINVAL);
-	ret = create_pd(fd, &spare);
+	ret = iba_create_pd(fd, &spare);
 	if (ret != -ENODEV)
 		return fail("create after removal (want ENODEV)", ret ? ret : EEXIST);
-	if ((ret = destroy(fd, IB_ASYNC_OBJ_QP, qp.handle, NULL)) ||
-	    (ret = destroy(fd, IB_ASYNC_OBJ_CQ, cq, NULL)) ||
-	    (ret = destroy(fd, IB_ASYNC_OBJ_PD, pd, NULL)))
+	if ((ret = iba_destroy(fd, IB_ASYNC_OBJ_QP, qp.handle, NULL)) ||
+	    (ret = iba_destroy(fd, IB_ASYNC_OBJ_CQ, cq, NULL)) ||
+	    (ret = iba_destroy(fd, IB_ASYNC_OBJ_PD, pd, NULL)))
 		return fail("destroy after removal", ret);
-	ret = destroy(fd, IB_ASYNC_OBJ_QP, qp.handle, NULL);
+	ret = iba_destroy(fd, IB_ASYNC_OBJ_QP, qp.handle, NULL);
 	if (ret != -ENOENT)
-		return fail("second destroy (want ENOENT)", ret ? ret : EEXIST);
+		return fail("second iba_destroy (want ENOENT)", ret ? ret : EEXIST);
 	close(fd);
 	printf("ok %s: %d records, DEVICE_FATAL last, then ENODEV\n", argv[1], n);
 	return 0;

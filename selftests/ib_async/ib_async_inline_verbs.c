@@ -20,7 +20,7 @@
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
+#include "lib/iba_ibv.h"
 
 #define SENTINEL 987654
 
@@ -117,7 +117,7 @@ FIXTURE_SETUP(verbs)
 	const char *ibdev = getenv("IB_ASYNC_IBDEV");
 
 	self->list = NULL;
-	self->ctx = ibv_test_open(ibdev ? ibdev : "rxe0", &self->list);
+	self->ctx = iba_ibv_open(ibdev ? ibdev : "rxe0", &self->list);
 	if (!self->ctx)
 		SKIP(return, "cannot open %s: %m", ibdev ? ibdev : "rxe0");
 	if (rec && record_fd < 0)

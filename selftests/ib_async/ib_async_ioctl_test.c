@@ -7,7 +7,7 @@
 #include <endian.h>
 #include <sys/mman.h>
 
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 FIXTURE(ioc) {
 	struct iba_dev dev;

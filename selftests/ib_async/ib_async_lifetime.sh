@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lifetime and leaks; run it LAST (it unloads ib_async and, with
-# IB_ASYNC_TEST_UNPLUG=1, deletes and re-creates rxe0).
+# Lifetime and leaks. It unloads ib_async and loads it again and, with
+# IB_ASYNC_TEST_UNPLUG=1, deletes rxe0 and re-creates it on its netdev,
+# waiting for its port to be ACTIVE again: the tests after it (in any
+# order, run_guest.sh's IB_ASYNC_SHUFFLE) find the test bed as it was.
 #
 # What it proves, and what not: 10,000 open/close cycles and closes with
 # events pending must not grow slab memory beyond a small tolerance, the
@@ -50,6 +52,10 @@ snapshot() { # snapshot LABEL: sets slab_LABEL, avail_LABEL (kB)
 # see where the values used below come from.
 slab_base='' avail_base='' slab_churn='' avail_churn='' slab_unload=''
 have_node() { [ -n "$(find_node)" ]; }
+port_active() {
+	[ "$(cat "/sys/class/infiniband/$IB_ASYNC_IBDEV/ports/1/state" \
+		2>/dev/null)" = "4: ACTIVE" ]
+}
 
 refcnt=$(cat /sys/module/ib_async/refcnt)
 log "ib_async refcnt at start: $refcnt"
@@ -109,6 +115,7 @@ if [ "${IB_ASYNC_TEST_UNPLUG:-1}" = 1 ] && command -v rdma >/dev/null &&
 		check "node_for_new_device" \
 			wait_for 10 have_node
 		check "new_device_usable" ib_async_churn 10
+		check "new_device_port_active" wait_for 15 port_active
 	else
 		not_ok "rxe_delete_with_open_file_returns"
 		exec 3<&-

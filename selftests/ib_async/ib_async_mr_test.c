@@ -14,9 +14,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "ib_async_evsrc.h"
-#include "ib_async_verbs.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_uffd.h"
 
 #define BUF_LEN		(256 * 1024)
 
@@ -33,7 +33,7 @@ static long span_kb(uintptr_t addr, size_t len)
 static int reg_mr_raw(int fd, struct ib_async_reg_mr *a)
 {
 	a->argsz = sizeof(*a);
-	return ioc(fd, IB_ASYNC_IOC_REG_MR, a);
+	return iba_ioc(fd, IB_ASYNC_IOC_REG_MR, a);
 }
 
 #define RW	(IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE | \
@@ -57,7 +57,7 @@ FIXTURE_SETUP(mr)
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR))
 		SKIP(return, "%s: no IB_ASYNC_FEATURE_USER_MR",
 		     self->dev.ibdev);
-	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
 	self->buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->buf);
@@ -83,7 +83,7 @@ TEST_F(mr, pins_registers_and_releases)
 	IBA_SKIPPED_IN_SETUP();
 	pin0 = iba_vm_pin_kb();
 	ASSERT_LE(0, pin0);
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, addr, len, RW, &mr));
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, addr, len, RW, &mr));
 	ASSERT_NE(0U, mr.handle);
 	ASSERT_NE(0U, mr.lkey);
 	pin1 = iba_vm_pin_kb();
@@ -93,13 +93,13 @@ TEST_F(mr, pins_registers_and_releases)
 	EXPECT_EQ(mr.rkey, rkey);
 
 	/* The PD is in use; deregistration releases the pages. */
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
-	EXPECT_EQ(-EINVAL, destroy(self->fd, IB_ASYNC_OBJ_PD, mr.handle, NULL));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(-EINVAL, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, mr.handle, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 	EXPECT_EQ(-1, iba_core_mr_len(self->dev.ibdev, mr.lkey, NULL));
-	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(-ENOENT, iba_destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
 }
 
 TEST_F(mr, keys_are_distinct_and_close_unpins)
@@ -113,9 +113,9 @@ TEST_F(mr, keys_are_distinct_and_close_unpins)
 	pin0 = iba_vm_pin_kb();
 	fd2 = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, create_pd(fd2, &pd2));
-	ASSERT_EQ(0, reg_mr(fd2, pd2, self->buf, BUF_LEN, RW, &a));
-	ASSERT_EQ(0, reg_mr(fd2, pd2, self->buf, 4096,
+	ASSERT_EQ(0, iba_create_pd(fd2, &pd2));
+	ASSERT_EQ(0, iba_reg_mr(fd2, pd2, self->buf, BUF_LEN, RW, &a));
+	ASSERT_EQ(0, iba_reg_mr(fd2, pd2, self->buf, 4096,
 			    IB_UVERBS_ACCESS_LOCAL_WRITE, &b));
 	EXPECT_NE(a.lkey, b.lkey);
 	EXPECT_NE(a.handle, b.handle);
@@ -176,11 +176,11 @@ TEST_F(mr, refuses_what_uverbs_refuses)
 	BASE(a);
 	a.pd_handle = 0x7fffffff;
 	EXPECT_EQ(-ENOENT, reg_mr_raw(self->fd, &a)) TH_LOG("no such pd");
-	ASSERT_EQ(0, create_cq(self->fd, 1, 4, &cq));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 1, 4, &cq));
 	BASE(a);
 	a.pd_handle = cq;
 	EXPECT_EQ(-EINVAL, reg_mr_raw(self->fd, &a)) TH_LOG("cq as pd");
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_DEVICE, &attr));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_DEVICE, &attr));
 	ASSERT_NE(0ULL, attr.max_mr_size);
 	BASE(a);
 	a.length = attr.max_mr_size + 1;
@@ -203,18 +203,18 @@ TEST_F(mr, faults_on_unmapped_and_read_only_memory)
 		    -1, 0);
 	ASSERT_NE(MAP_FAILED, hole);
 	ASSERT_EQ(0, munmap(hole, 4 * pg));
-	EXPECT_EQ(-EFAULT, reg_mr(self->fd, self->pd, hole, 4 * pg,
+	EXPECT_EQ(-EFAULT, iba_reg_mr(self->fd, self->pd, hole, 4 * pg,
 				  IB_UVERBS_ACCESS_LOCAL_WRITE, NULL));
 
 	ro = mmap(NULL, 4 * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, ro);
-	EXPECT_EQ(-EFAULT, reg_mr(self->fd, self->pd, ro, 4 * pg,
+	EXPECT_EQ(-EFAULT, iba_reg_mr(self->fd, self->pd, ro, 4 * pg,
 				  IB_UVERBS_ACCESS_LOCAL_WRITE, NULL));
 	/* Read-only access to read-only memory is fine, as with uverbs. */
-	EXPECT_EQ(0, reg_mr(self->fd, self->pd, ro, 4 * pg,
+	EXPECT_EQ(0, iba_reg_mr(self->fd, self->pd, ro, 4 * pg,
 			    IB_UVERBS_ACCESS_REMOTE_READ, &mr));
 	EXPECT_EQ(4 * pg / 1024, iba_vm_pin_kb() - pin0);
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	munmap(ro, 4 * pg);
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 }
@@ -243,15 +243,15 @@ TEST_F(mr, read_only_shared_file_mapping_registers_for_reading)
 	pin0 = iba_vm_pin_kb();
 	ASSERT_LE(0, pin0);
 
-	EXPECT_EQ(-EFAULT, reg_mr(self->fd, self->pd, ro, 4 * pg,
+	EXPECT_EQ(-EFAULT, iba_reg_mr(self->fd, self->pd, ro, 4 * pg,
 				  IB_UVERBS_ACCESS_LOCAL_WRITE, NULL));
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, ro, 4 * pg,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, ro, 4 * pg,
 			    IB_UVERBS_ACCESS_REMOTE_READ, &mr));
 	EXPECT_EQ(4 * pg / 1024, iba_vm_pin_kb() - pin0);
 	EXPECT_EQ(4 * pg, iba_core_mr_len(self->dev.ibdev, mr.lkey, &rkey));
 	EXPECT_EQ(mr.rkey, rkey);
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 	munmap(ro, 4 * pg);
 	close(mfd);
@@ -267,7 +267,7 @@ static int rxefault_ready(bool *loaded)
 	*loaded = access("/sys/module/ib_async_evsrc", F_OK) != 0;
 	if (iba_load_module("ib_async_evsrc"))
 		return -1;
-	if (!access(EVSRC_DBG "/fail_rxe_reg_mr", W_OK))
+	if (!access(IBA_EVSRC_DBG "/fail_rxe_reg_mr", W_OK))
 		return 0;
 	/* a kernel without kretprobes: leave things as they were */
 	if (*loaded)
@@ -278,8 +278,8 @@ static int rxefault_ready(bool *loaded)
 /* Cancel what did not fail, and unload evsrc if the test loaded it. */
 static void rxefault_done(bool loaded)
 {
-	iba_write_file(EVSRC_DBG "/fail_rxe_reg_mr", "0", 1, 0);
-	iba_write_file(EVSRC_DBG "/fail_rxe_poll_cq", "0", 1, 0);
+	iba_write_file(IBA_EVSRC_DBG "/fail_rxe_reg_mr", "0", 1, 0);
+	iba_write_file(IBA_EVSRC_DBG "/fail_rxe_poll_cq", "0", 1, 0);
 	if (loaded)
 		iba_sh("rmmod ib_async_evsrc");
 }
@@ -301,18 +301,18 @@ TEST_F(mr, registration_failed_by_the_device_leaves_the_pd_registering)
 		SKIP(return, "no kretprobes or no evsrc: no rxe fault files");
 	pin0 = iba_vm_pin_kb();
 	ASSERT_LE(0, pin0);
-	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/fail_rxe_reg_mr", "1", 1, 0));
-	EXPECT_EQ(-EIO, reg_mr(self->fd, self->pd, self->buf, BUF_LEN, RW,
+	ASSERT_EQ(0, iba_write_file(IBA_EVSRC_DBG "/fail_rxe_reg_mr", "1", 1, 0));
+	EXPECT_EQ(-EIO, iba_reg_mr(self->fd, self->pd, self->buf, BUF_LEN, RW,
 			       NULL));
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 
-	EXPECT_EQ(0, reg_mr(self->fd, self->pd, self->buf, BUF_LEN, RW, &mr))
+	EXPECT_EQ(0, iba_reg_mr(self->fd, self->pd, self->buf, BUF_LEN, RW, &mr))
 		TH_LOG("the PD's registration QP stayed in ERR");
 	EXPECT_EQ(span_kb((uintptr_t)self->buf, BUF_LEN),
 		  iba_vm_pin_kb() - pin0);
 	EXPECT_EQ(BUF_LEN, iba_core_mr_len(self->dev.ibdev, mr.lkey, &rkey));
 	EXPECT_EQ(mr.rkey, rkey);
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 	rxefault_done(loaded);
 }
@@ -332,15 +332,15 @@ TEST_F(mr, registration_whose_completion_cannot_be_read_stays_pinned)
 		SKIP(return, "no kretprobes or no evsrc: no rxe fault files");
 	pin0 = iba_vm_pin_kb();
 	ASSERT_LE(0, pin0);
-	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/fail_rxe_poll_cq", "1", 1,
+	ASSERT_EQ(0, iba_write_file(IBA_EVSRC_DBG "/fail_rxe_poll_cq", "1", 1,
 				    0));
-	EXPECT_EQ(-ETIMEDOUT, reg_mr(self->fd, self->pd, self->buf, BUF_LEN,
+	EXPECT_EQ(-ETIMEDOUT, iba_reg_mr(self->fd, self->pd, self->buf, BUF_LEN,
 				     RW, NULL));
 	EXPECT_EQ(span, iba_vm_pin_kb() - pin0)
 		TH_LOG("unpinned while the device may still register them");
-	EXPECT_EQ(-EIO, reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL));
+	EXPECT_EQ(-EIO, iba_reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL));
 	EXPECT_EQ(span, iba_vm_pin_kb() - pin0);
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
 	EXPECT_EQ(pin0, iba_vm_pin_kb());
 	rxefault_done(loaded);
 }
@@ -359,18 +359,18 @@ TEST_F(mr, memlock_limit_without_cap_ipc_lock)
 		int fd = open(self->dev.node, O_RDWR);
 		uint32_t pd;
 
-		if (fd < 0 || create_pd(fd, &pd) || iba_drop_ipc_lock() ||
+		if (fd < 0 || iba_create_pd(fd, &pd) || iba_drop_ipc_lock() ||
 		    setrlimit(RLIMIT_MEMLOCK, &rl))
 			_exit(10);
 		/* 256 KiB is past the 64 KiB limit... */
-		if (reg_mr(fd, pd, self->buf, BUF_LEN, RW, NULL) != -ENOMEM)
+		if (iba_reg_mr(fd, pd, self->buf, BUF_LEN, RW, NULL) != -ENOMEM)
 			_exit(11);
 		if (iba_vm_pin_kb() != 0)
 			_exit(12);
 		/* ...32 KiB is within it, and a second 32 KiB is not. */
-		if (reg_mr(fd, pd, self->buf, 32 * 1024, RW, &mr))
+		if (iba_reg_mr(fd, pd, self->buf, 32 * 1024, RW, &mr))
 			_exit(13);
-		if (reg_mr(fd, pd, self->buf + 32 * 1024, 36 * 1024, RW,
+		if (iba_reg_mr(fd, pd, self->buf + 32 * 1024, 36 * 1024, RW,
 			   NULL) != -ENOMEM)
 			_exit(14);
 		if (iba_vm_pin_kb() != 32)
@@ -392,7 +392,7 @@ TEST_F(mr, only_the_opener_registers)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		/* The parent's file, the child's memory. */
-		if (reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL) !=
+		if (iba_reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL) !=
 		    -EPERM)
 			_exit(1);
 		_exit(iba_vm_pin_kb() == 0 ? 0 : 2);
@@ -415,7 +415,7 @@ static void *stuck_reg_mr(void *p)
 {
 	struct stuck_reg *c = p;
 
-	c->ret = reg_mr(c->fd, c->pd, c->addr, c->len, RW, &c->mr);
+	c->ret = iba_reg_mr(c->fd, c->pd, c->addr, c->len, RW, &c->mr);
 	return NULL;
 }
 
@@ -452,12 +452,12 @@ TEST_F(mr, pinning_stuck_in_a_fault_holds_up_no_other_command)
 	}
 	EXPECT_EQ(1, call.ret) TH_LOG("REG_MR did not wait for the fault");
 	t0 = iba_now_ms();
-	EXPECT_EQ(0, create_pd(self->fd, &h));
-	EXPECT_EQ(0, create_cq(self->fd, 1, 8, &h));
-	EXPECT_EQ(0, reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL));
+	EXPECT_EQ(0, iba_create_pd(self->fd, &h));
+	EXPECT_EQ(0, iba_create_cq(self->fd, 1, 8, &h));
+	EXPECT_EQ(0, iba_reg_mr(self->fd, self->pd, self->buf, 4096, RW, NULL));
 	fd2 = open(self->dev.node, O_RDWR);
 	EXPECT_LE(0, fd2);
-	EXPECT_EQ(0, create_pd(fd2, &pd2));
+	EXPECT_EQ(0, iba_create_pd(fd2, &pd2));
 	close(fd2);
 	t1 = iba_now_ms();
 	EXPECT_GT(1000u, t1 - t0) TH_LOG("commands waited %llu ms",

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 struct chardev {
 	uint64_t devt;

@@ -8,7 +8,7 @@
  */
 #include <signal.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define QP_COOKIE	0x5150c0de00000001ULL
 #define CQ_COOKIE	0xc0c0c0c0c0c0c0c0ULL
@@ -47,8 +47,8 @@ FIXTURE_SETUP(obj)
 		SKIP(return, "no ib_async device (module not loaded?)");
 	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %m", self->dev.node);
-	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
-	ASSERT_EQ(0, create_cq(self->fd, CQ_COOKIE, 16, &self->cq));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, iba_create_cq(self->fd, CQ_COOKIE, 16, &self->cq));
 	ASSERT_NE(0U, self->pd);
 	ASSERT_NE(0U, self->cq);
 	ASSERT_NE(self->pd, self->cq);
@@ -68,14 +68,14 @@ TEST_F(obj, sq_drained_carries_user_handle_and_port)
 	uint64_t reported = 99;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_NE(0U, qp.qp_num);
 	ASSERT_LE(4U, qp.max_send_wr);
-	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
-	ASSERT_EQ(3, query_qp_state(self->fd, qp.handle));
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, qp.handle));
+	ASSERT_EQ(3, iba_query_qp_state(self->fd, qp.handle));
 	/* rxe raises SQ_DRAINED for UD QPs inside this very modify call. */
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 4,
 			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));
 	ASSERT_EQ(0, iba_wait_type(self->fd, IB_ASYNC_EV_SQ_DRAINED,
 				   IBA_EVENT_TIMEOUT_MS, &ev));
@@ -84,7 +84,7 @@ TEST_F(obj, sq_drained_carries_user_handle_and_port)
 	EXPECT_EQ(qp.handle, ev.obj_handle);
 	EXPECT_EQ(1U, ev.port_num);
 	EXPECT_EQ(1ULL, ev.count);
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
 	EXPECT_EQ((uint64_t)1, reported);
 }
 
@@ -97,13 +97,13 @@ TEST_F(obj, destroy_purges_unread_events_and_reports_none)
 
 	IBA_SKIPPED_IN_SETUP();
 	iba_drain(self->fd);
-	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
-	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, qp.handle));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 4,
 			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 1, IBA_EVENT_TIMEOUT_MS));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
 	EXPECT_EQ((uint64_t)0, reported);
 	/* The QP's event is gone with it; nothing else was queued. */
 	EXPECT_EQ(0, iba_fionread(self->fd));
@@ -116,18 +116,18 @@ TEST_F(obj, destroy_of_used_object_is_ebusy_and_changes_nothing)
 	struct ib_async_create_qp qp;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_RC, &qp));
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
 	/* Everything still works: the QP moves, then all go in order. */
-	EXPECT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	EXPECT_EQ(0, iba_modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
 			       &(struct ib_async_qp_attr){ .port_num = 1 }));
-	EXPECT_EQ(1, query_qp_state(self->fd, qp.handle));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(1, iba_query_qp_state(self->fd, qp.handle));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
 }
 
 TEST_F(obj, bad_handles_give_clear_errors)
@@ -135,25 +135,25 @@ TEST_F(obj, bad_handles_give_clear_errors)
 	struct ib_async_create_qp qp;
 
 	IBA_SKIPPED_IN_SETUP();
-	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_PD, 0, NULL));
-	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_PD, 12345, NULL));
+	EXPECT_EQ(-ENOENT, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, 0, NULL));
+	EXPECT_EQ(-ENOENT, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, 12345, NULL));
 	/* A CQ's handle used as a PD's. */
-	EXPECT_EQ(-EINVAL, destroy(self->fd, IB_ASYNC_OBJ_PD, self->cq, NULL));
-	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->cq, self->cq,
+	EXPECT_EQ(-EINVAL, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->cq, NULL));
+	EXPECT_EQ(-EINVAL, iba_create_qp(self->fd, 1, self->cq, self->cq,
 				     IB_UVERBS_QPT_UD, &qp));
-	EXPECT_EQ(-ENOENT, create_qp(self->fd, 1, self->pd, 777,
+	EXPECT_EQ(-ENOENT, iba_create_qp(self->fd, 1, self->pd, 777,
 				     IB_UVERBS_QPT_UD, &qp));
 	/* RC, UC and UD only: a raw packet or XRC type is refused. */
-	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->pd, self->cq,
+	EXPECT_EQ(-EINVAL, iba_create_qp(self->fd, 1, self->pd, self->cq,
 				     IB_UVERBS_QPT_RAW_PACKET, &qp));
-	EXPECT_EQ(-EINVAL, create_qp(self->fd, 1, self->pd, self->cq,
+	EXPECT_EQ(-EINVAL, iba_create_qp(self->fd, 1, self->pd, self->cq,
 				     IB_UVERBS_QPT_XRC_INI, &qp));
 	/* Stale: destroyed once, then again. */
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
-	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
-	EXPECT_EQ(-ENOENT, query_qp_state(self->fd, qp.handle));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(-ENOENT, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(-ENOENT, iba_query_qp_state(self->fd, qp.handle));
 }
 
 TEST_F(obj, handles_belong_to_their_file)
@@ -165,11 +165,11 @@ TEST_F(obj, handles_belong_to_their_file)
 	fd2 = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd2);
 	/* The other file has no objects: this file's handles mean nothing. */
-	EXPECT_EQ(-ENOENT, destroy(fd2, IB_ASYNC_OBJ_CQ, self->cq, NULL));
-	ASSERT_EQ(0, create_pd(fd2, &pd2));
+	EXPECT_EQ(-ENOENT, iba_destroy(fd2, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+	ASSERT_EQ(0, iba_create_pd(fd2, &pd2));
 	close(fd2);
 	/* Closing the other file left ours untouched. */
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, NULL));
 }
 
 TEST_F(obj, bad_arguments_change_nothing)
@@ -181,28 +181,28 @@ TEST_F(obj, bad_arguments_change_nothing)
 	long pds = rdma_res_count(self->dev.ibdev, "pd");
 
 	IBA_SKIPPED_IN_SETUP();
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
 	pd.reserved = 0;
 	pd.argsz = 8;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
 	cq.cqe = 4;
 	cq.comp_vector = 1000;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
-	EXPECT_EQ(-EFAULT, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, NULL));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	EXPECT_EQ(-EFAULT, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, NULL));
 	EXPECT_EQ(pds, rdma_res_count(self->dev.ibdev, "pd"));
 
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
 	/* Alternate paths are not offered: a clear EOPNOTSUPP. */
-	EXPECT_EQ(-EOPNOTSUPP, modify_qp(self->fd, qp.handle, 1, 1U << 14, &av));
-	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 9, 0, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, iba_modify_qp(self->fd, qp.handle, 1, 1U << 14, &av));
+	EXPECT_EQ(-EINVAL, iba_modify_qp(self->fd, qp.handle, 9, 0, NULL));
 	av.port_num = 200;
-	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 1,
+	EXPECT_EQ(-EINVAL, iba_modify_qp(self->fd, qp.handle, 1,
 				     IB_ASYNC_QP_PORT, &av));
 	/* RESET -> RTS is no legal transition: the driver says so. */
-	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, 3, 0, NULL));
-	EXPECT_EQ(0, query_qp_state(self->fd, qp.handle));
+	EXPECT_EQ(-EINVAL, iba_modify_qp(self->fd, qp.handle, 3, 0, NULL));
+	EXPECT_EQ(0, iba_query_qp_state(self->fd, qp.handle));
 }
 
 /*
@@ -216,21 +216,21 @@ TEST_F(obj, query_qp_refuses_nonzero_reserved_fields)
 	struct ib_async_create_qp qp;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
 	memset(&q, 0, sizeof(q));
 	q.argsz = sizeof(q);
 	q.handle = qp.handle;
 	q.reserved2 = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	q.reserved2 = 0;
 	q.av.reserved = 0x80000000;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	q.av.reserved = 0;
 	q.reserved = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	q.reserved = 0;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	EXPECT_EQ(0U, q.qp_state);
 }
 
@@ -243,20 +243,20 @@ TEST_F(obj, srq_limit_set_and_read_back)
 	struct ib_async_srq_attr a = { .argsz = sizeof(a) };
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	ASSERT_LE(16U, srq.max_wr);
 	a.handle = srq.handle;
 	a.attr_mask = IB_ASYNC_SRQ_LIMIT;
 	a.srq_limit = 5;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_MODIFY_SRQ, &a));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_SRQ, &a));
 	memset(&a, 0, sizeof(a));
 	a.argsz = sizeof(a);
 	a.handle = srq.handle;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_SRQ, &a));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_SRQ, &a));
 	EXPECT_EQ(5U, a.srq_limit);
 	EXPECT_LE(16U, a.max_wr);
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
 }
 
 /*
@@ -280,17 +280,17 @@ TEST_F(obj, query_of_an_srq_qp_says_no_receive_queue)
 	struct ib_async_qp_attr q = { .argsz = sizeof(q) };
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	qp.srq_handle = srq.handle;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &qp));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &qp));
 	q.handle = qp.handle;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	EXPECT_EQ(0U, q.max_recv_wr);
 	EXPECT_EQ(0U, q.max_recv_sge);
 	EXPECT_LE(4U, q.max_send_wr);
 	EXPECT_LE(1U, q.max_send_sge);
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
 }
 
 TEST_F(obj, wq_on_rxe_is_eopnotsupp)
@@ -303,7 +303,7 @@ TEST_F(obj, wq_on_rxe_is_eopnotsupp)
 	IBA_SKIPPED_IN_SETUP();
 	if (strncmp(self->dev.ibdev, "rxe", 3))
 		SKIP(return, "%s is not rxe", self->dev.ibdev);
-	EXPECT_EQ(-EOPNOTSUPP, ioc(self->fd, IB_ASYNC_IOC_CREATE_WQ, &wq));
+	EXPECT_EQ(-EOPNOTSUPP, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_WQ, &wq));
 }
 
 /* Counts taken with the fixture's own PD and CQ alive; a second file. */
@@ -325,16 +325,16 @@ TEST_F(obj, close_destroys_every_object)
 
 	fd = open(dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, create_pd(fd, &pd));
-	ASSERT_EQ(0, create_cq(fd, 1, 8, &cq));
+	ASSERT_EQ(0, iba_create_pd(fd, &pd));
+	ASSERT_EQ(0, iba_create_cq(fd, 1, 8, &cq));
 	memset(&srq, 0, sizeof(srq));
 	srq.argsz = sizeof(srq);
 	srq.pd_handle = pd;
 	srq.max_wr = 8;
 	srq.max_sge = 1;
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, create_qp(fd, i, pd, cq, IB_UVERBS_QPT_UD, &qp));
+		ASSERT_EQ(0, iba_create_qp(fd, i, pd, cq, IB_UVERBS_QPT_UD, &qp));
 	EXPECT_EQ(qp0 + 3, rdma_res_count(dev.ibdev, "qp"));
 	EXPECT_EQ(srq0 + 1, rdma_res_count(dev.ibdev, "srq"));
 	close(fd);
@@ -352,13 +352,13 @@ TEST_F(obj, rc_qps_connect_through_kernel_resolved_roce_address)
 	int sgid;
 
 	IBA_SKIPPED_IN_SETUP();
-	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	sgid = iba_roce_v2_gid(self->dev.ibdev, gid);
 	if (sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, self->cq, sgid, gid, &a, &b));
+	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, self->cq, sgid, gid, &a, &b));
 
 	q.handle = a.handle;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	EXPECT_EQ(3U, q.qp_state);
 	EXPECT_EQ(b.qp_num, q.dest_qp_num);
 	EXPECT_EQ(1, q.av.is_global);
@@ -376,7 +376,7 @@ TEST_F(obj, address_handles_and_bad_address_vectors)
 	int sgid;
 
 	IBA_SKIPPED_IN_SETUP();
-	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	sgid = iba_roce_v2_gid(self->dev.ibdev, gid);
 	if (sgid < 0)
 		SKIP(return, "%s has no IPv4 RoCE v2 GID", self->dev.ibdev);
 	ah.pd_handle = self->pd;
@@ -385,32 +385,32 @@ TEST_F(obj, address_handles_and_bad_address_vectors)
 	ah.av.hop_limit = 64;
 	memcpy(ah.av.dgid, gid, 16);
 	/* RoCE has no LIDs: a vector without GRH is refused. */
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 	ah.av.is_global = 1;
 	ah.av.reserved = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 	ah.av.reserved = 0;
 	/* rxe's GID table has 1024 entries: 250 exists and is empty. */
 	ah.av.sgid_index = 250;
-	EXPECT_EQ(-ENODATA, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	EXPECT_EQ(-ENODATA, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 	ah.av.sgid_index = sgid;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 	ASSERT_NE(0U, ah.handle);
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_AH, ah.handle, NULL));
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, self->pd, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_AH, ah.handle, NULL));
 
 	/* A QP left in INIT when its vector is refused. */
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_RC, &qp));
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
 			       &init));
 	rtr.av.port_num = 1;
 	rtr.av.is_global = 1;
 	rtr.av.sgid_index = 250;
-	EXPECT_EQ(-ENODATA, modify_qp(self->fd, qp.handle, 2, IB_ASYNC_QP_AV,
+	EXPECT_EQ(-ENODATA, iba_modify_qp(self->fd, qp.handle, 2, IB_ASYNC_QP_AV,
 				      &rtr));
-	EXPECT_EQ(1, query_qp_state(self->fd, qp.handle));
+	EXPECT_EQ(1, iba_query_qp_state(self->fd, qp.handle));
 }
 
 /* Every query answered as the RDMA core's own sysfs files say. */
@@ -427,7 +427,7 @@ TEST_F(obj, queries_match_the_rdma_core_sysfs)
 	int sgid, resize, can_resize;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_DEVICE, &d));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_DEVICE, &d));
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_guid",
 		 self->dev.ibdev);
 	ASSERT_EQ(0, iba_read_line(path, text, sizeof(text)));
@@ -439,7 +439,7 @@ TEST_F(obj, queries_match_the_rdma_core_sysfs)
 	EXPECT_LT(0U, d.max_qp);
 	EXPECT_LT(0U, d.max_cqe);
 
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_PORT, &p));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_PORT, &p));
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/state",
 		 self->dev.ibdev);
 	ASSERT_EQ(0, iba_read_line(path, text, sizeof(text)));
@@ -450,25 +450,25 @@ TEST_F(obj, queries_match_the_rdma_core_sysfs)
 	EXPECT_EQ(strcmp(text, "Ethernet") ? 1 : 2, p.link_layer);
 	EXPECT_LT(0U, p.gid_tbl_len);
 	p.port_num = 2;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_PORT, &p));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_PORT, &p));
 
-	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	sgid = iba_roce_v2_gid(self->dev.ibdev, gid);
 	if (sgid >= 0) {
 		g.index = sgid;
-		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_GID, &g));
+		ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_GID, &g));
 		EXPECT_EQ(0, memcmp(gid, g.gid, 16));
 		EXPECT_EQ(2U, g.gid_type);	/* RoCE v2 */
 		g.index = 250;
-		EXPECT_EQ(-ENODATA, ioc(self->fd, IB_ASYNC_IOC_QUERY_GID, &g));
+		EXPECT_EQ(-ENODATA, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_GID, &g));
 	}
 
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/pkeys/0",
 		 self->dev.ibdev);
 	ASSERT_EQ(0, iba_read_line(path, text, sizeof(text)));
 	EXPECT_EQ(strtoul(text, NULL, 16), k.pkey);
 	k.index = 60000;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
 
 	/* the kernel's own word: rxe resizes where kernel verbs can */
 	can_resize = !!(iba_features(self->fd) & IB_ASYNC_FEATURE_RESIZE_CQ);
@@ -478,15 +478,15 @@ TEST_F(obj, queries_match_the_rdma_core_sysfs)
 	r.handle = self->cq;
 	r.cqe = 64;
 	if (can_resize) {
-		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
+		ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
 		EXPECT_LE(64U, r.cqe);
 	} else {
 		/* the kernel cannot (7.1 on) */
-		EXPECT_EQ(-EOPNOTSUPP, ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
+		EXPECT_EQ(-EOPNOTSUPP, iba_ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
 		EXPECT_EQ(64U, r.cqe);
 	}
 	r.cqe = 0;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_RESIZE_CQ, &r));
 }
 
 /*
@@ -513,13 +513,13 @@ TEST_F(obj, sigkill_with_objects_and_unread_events_leaves_nothing)
 		uint32_t pd, cq;
 		int fd = open(self->dev.node, O_RDWR), i;
 
-		if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq))
+		if (fd < 0 || iba_create_pd(fd, &pd) || iba_create_cq(fd, 1, 8, &cq))
 			_exit(1);
 		for (i = 0; i < 4; i++)
-			if (create_qp(fd, i, pd, cq, IB_UVERBS_QPT_UD, &qp))
+			if (iba_create_qp(fd, i, pd, cq, IB_UVERBS_QPT_UD, &qp))
 				_exit(1);
-		if (ud_to_rts(fd, qp.handle) ||
-		    modify_qp(fd, qp.handle, 4,
+		if (iba_ud_to_rts(fd, qp.handle) ||
+		    iba_modify_qp(fd, qp.handle, 4,
 			      IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd) ||
 		    iba_wait_queued(fd, 1, IBA_EVENT_TIMEOUT_MS))
 			_exit(1);
@@ -649,7 +649,7 @@ TEST_F(obj, rdma_cgroup_max_limits_objects)
 
 		fd = open(self->dev.node, O_RDWR);
 		for (i = 0; i < 5 && fd >= 0; i++) {
-			r[1] = create_pd(fd, &h[i]);
+			r[1] = iba_create_pd(fd, &h[i]);
 			if (r[1])
 				break;
 		}
@@ -657,8 +657,8 @@ TEST_F(obj, rdma_cgroup_max_limits_objects)
 		r[1] = -r[1];
 		cg_report(to_child, to_parent, r, sizeof(r));
 		/* one destroy gives one back */
-		r[2] = destroy(fd, IB_ASYNC_OBJ_PD, h[0], NULL) ||
-		       create_pd(fd, &h[0]);
+		r[2] = iba_destroy(fd, IB_ASYNC_OBJ_PD, h[0], NULL) ||
+		       iba_create_pd(fd, &h[0]);
 		cg_report(to_child, to_parent, r, sizeof(r));
 		_exit(0);	/* closing the file destroys and uncharges */
 	}
@@ -710,12 +710,12 @@ TEST_F(obj, rdma_cgroup_counts_the_registration_queues)
 		int fd;
 
 		fd = open(self->dev.node, O_RDWR);
-		if (fd < 0 || create_pd(fd, &pd))
+		if (fd < 0 || iba_create_pd(fd, &pd))
 			_exit(3);
-		res[0] = reg_mr(fd, pd, buf, sizeof(buf),
+		res[0] = iba_reg_mr(fd, pd, buf, sizeof(buf),
 				IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
 		cg_report(to_child, to_parent, res, sizeof(res));
-		res[1] = reg_mr(fd, pd, buf, sizeof(buf),
+		res[1] = iba_reg_mr(fd, pd, buf, sizeof(buf),
 				IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
 		cg_report(to_child, to_parent, res, sizeof(res));
 		_exit(0);
@@ -786,10 +786,10 @@ TEST_F_TIMEOUT(obj, removal_with_objects_ends_stream_without_waiting, 120)
 	IBA_SKIPPED_IN_SETUP();
 	if (strncmp(self->dev.ibdev, "rxe", 3) || geteuid())
 		SKIP(return, "needs root and an rxe device to delete");
-	ASSERT_EQ(0, create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, QP_COOKIE, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
-	ASSERT_EQ(0, ud_to_rts(self->fd, qp.handle));
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 4,
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, qp.handle));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 4,
 			       IB_ASYNC_QP_EN_SQD_ASYNC_NOTIFY, &sqd));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 1, IBA_EVENT_TIMEOUT_MS));
 
@@ -810,15 +810,15 @@ TEST_F_TIMEOUT(obj, removal_with_objects_ends_stream_without_waiting, 120)
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
 	EXPECT_EQ(ENODEV, errno);
 
-	EXPECT_EQ(-ENODEV, create_pd(self->fd, &pd2));
+	EXPECT_EQ(-ENODEV, iba_create_pd(self->fd, &pd2));
 	/*
 	 * The record read after removal still counts for the QP: the
 	 * program may hold it unacknowledged, and ibv_destroy_qp() must
 	 * not free what its ack touches.
 	 */
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, &reported));
 	EXPECT_EQ((uint64_t)1, reported);
-	EXPECT_EQ(-ENOENT, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(-ENOENT, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
 
 	ASSERT_EQ(0, iba_sh("rdma link add %s type rxe netdev %s",
 			    self->dev.ibdev, getenv("IB_ASYNC_NETDEV") ?: "veth0"));

@@ -20,8 +20,8 @@
 #include <sys/mount.h>
 
 #include "../../include/ib_async_counters.h"
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define CQ_COOKIE	0x7ace00000000c001ULL
 #define MAX_LINES	64
@@ -116,7 +116,7 @@ FIXTURE_SETUP(obs)
 
 	self->fd = -1;
 	self->record_cmd = -1;
-	why = evsrc_dev(&self->dev);
+	why = iba_evsrc_dev(&self->dev);
 	if (why)
 		SKIP(return, "%s", why);
 	self->dir = tracefs();
@@ -126,11 +126,11 @@ FIXTURE_SETUP(obs)
 	ASSERT_LE(0, self->fd);
 	self->qid = iba_fdinfo(self->fd, "queue-id");
 	ASSERT_LT(0, self->qid);
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, &pd));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
 	self->pd = pd.handle;
 	self->cq = cq.handle;
-	self->ev_cq = evsrc_find("cq", 0);
+	self->ev_cq = iba_evsrc_find("cq", 0);
 	ASSERT_LE(0, self->ev_cq);
 	ASSERT_EQ(0, tr_write(self->dir, "trace", "", O_TRUNC));
 	ASSERT_EQ(0, tr_write(self->dir, "tracing_on", "1", 0));
@@ -161,7 +161,7 @@ FIXTURE_TEARDOWN(obs)
 
 static int raise_cq(FIXTURE_DATA(obs) *self, const char *ctx, int n)
 {
-	return evsrc_write("raise", "%u cq:%d %s %d", IB_ASYNC_EV_CQ_ERR,
+	return iba_evsrc_write("raise", "%u cq:%d %s %d", IB_ASYNC_EV_CQ_ERR,
 			   self->ev_cq, ctx, n);
 }
 
@@ -184,7 +184,7 @@ TEST_F(obs, every_record_is_traced_in_and_out_as_read_returned_it)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, raise_cq(self, "process", 2));
-	ASSERT_EQ(0, raise_cq(self, evsrc_hard(), 2));
+	ASSERT_EQ(0, raise_cq(self, iba_evsrc_hard(), 2));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 4, IBA_EVENT_TIMEOUT_MS));
 	/* nothing is dequeued before a read */
 	EXPECT_EQ(0, trace_lines(self->dir, "ib_async_dequeue", self->qid,
@@ -220,7 +220,7 @@ TEST_F(obs, each_loss_is_traced_with_its_run_and_the_total)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, len));
-	ASSERT_EQ(0, raise_cq(self, evsrc_hard(), len + lost));
+	ASSERT_EQ(0, raise_cq(self, iba_evsrc_hard(), len + lost));
 	ASSERT_EQ(lost, iba_fdinfo(self->fd, "lost"));
 	n = read(self->fd, ev, sizeof(ev));
 	ASSERT_EQ((len + 1) * (int)sizeof(ev[0]), n);
@@ -253,7 +253,7 @@ TEST_F(obs, destroy_traces_the_purge_of_unread_records)
 	ASSERT_EQ(0, raise_cq(self, "process", 4));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 4, IBA_EVENT_TIMEOUT_MS));
 	ASSERT_EQ((ssize_t)sizeof(ev), read(self->fd, &ev, sizeof(ev)));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, &reported));
 	ASSERT_EQ(1ULL, reported);
 	EXPECT_EQ(0, iba_fionread(self->fd));
 	ASSERT_EQ(1, trace_lines(self->dir, "ib_async_purge", self->qid,
@@ -280,15 +280,15 @@ TEST_F(obs, a_merged_completion_event_is_traced_on_the_channels_queue)
 	IBA_SKIPPED_IN_SETUP();
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_COMP_CHANNEL))
 		SKIP(return, "no completion channels on evsrc0");
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ch));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &ch));
 	chq = iba_fdinfo(ch.fd, "queue-id");
 	ASSERT_LT(self->qid, chq);
 	cq.comp_channel = ch.fd;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
-	ev_id = evsrc_find("cq", 0);
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CQ, &cq));
+	ev_id = iba_evsrc_find("cq", 0);
 	ASSERT_LE(0, ev_id);
-	ASSERT_EQ(0, evsrc_write("raise", "COMP cq:%d %s 3", ev_id,
-				 evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "COMP cq:%d %s 3", ev_id,
+				 iba_evsrc_hard()));
 	ASSERT_EQ(2, iba_fdinfo(ch.fd, "coalesced"));
 	ASSERT_EQ(1, trace_lines(self->dir, "ib_async_enqueue", chq, lines,
 				 MAX_LINES));
@@ -354,7 +354,7 @@ TEST_F(obs, counters_count_queued_lost_read_and_purged_records)
 	ASSERT_EQ(0, counters(&self->dev, before));
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 2));
 	/* affiliated: only the CQ's file queues them; 2 fit, 3 are lost */
-	ASSERT_EQ(0, raise_cq(self, evsrc_hard(), 5));
+	ASSERT_EQ(0, raise_cq(self, iba_evsrc_hard(), 5));
 	want[C_EVENTS] = 5;
 	want[C_QUEUED] = 2;
 	want[C_LOST] = 3;
@@ -367,7 +367,7 @@ TEST_F(obs, counters_count_queued_lost_read_and_purged_records)
 
 	/* two more, unread when the CQ goes */
 	ASSERT_EQ(0, raise_cq(self, "process", 2));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, self->cq, &reported));
 	EXPECT_EQ(2ULL, reported);
 	want[C_EVENTS] += 2;
 	want[C_QUEUED] += 2;
@@ -384,8 +384,8 @@ TEST_F(obs, a_port_event_counts_once_and_is_queued_by_every_file)
 	other = open(self->dev.node, O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, counters(&self->dev, before));
-	ASSERT_EQ(0, evsrc_write("raise", "SM_CHANGE port:1 %s 3",
-				 evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "SM_CHANGE port:1 %s 3",
+				 iba_evsrc_hard()));
 	want[C_EVENTS] = 3;
 	want[C_QUEUED] = 6;
 	expect_counts(_metadata, &self->dev, before, want);
@@ -405,7 +405,7 @@ TEST_F(obs, counters_outlive_the_files_that_saw_the_events)
 	other = open(self->dev.node, O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, iba_set_queue_len(other, 1));
-	ASSERT_EQ(0, evsrc_write("raise", "SM_CHANGE port:1 process 4"));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "SM_CHANGE port:1 process 4"));
 	close(other);
 	ASSERT_EQ(0, counters(&self->dev, after));
 	EXPECT_EQ(4, after[C_EVENTS] - before[C_EVENTS]);

@@ -5,7 +5,7 @@
  * continuity), that other files are unaffected, and resizing a queue
  * that holds records. Events come from ib_async_storm (SM_CHANGE).
  */
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 #define STORM_TYPE	IB_ASYNC_EV_SM_CHANGE
 #define K		4	/* small queue */

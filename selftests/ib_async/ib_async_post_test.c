@@ -13,9 +13,9 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "ib_async_send_rules.h"
+#include "lib/iba_send_rules.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IB_UVERBS_ACCESS_LOCAL_WRITE |			\
@@ -34,7 +34,7 @@ static int qp_new_depth(int fd, uint32_t pd, uint32_t cq, uint32_t type,
 		.max_send_wr = depth, .max_recv_wr = 16, .max_send_sge = 2,
 		.max_recv_sge = 2, .max_inline_data = 64,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
 
 	*out = a;
 	return ret;
@@ -64,7 +64,7 @@ static int pending(int fd, uint32_t cq)
 		.wc = (uintptr_t)wc,
 	};
 
-	return ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
+	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
 }
 
 /* The completion with @wr_id among @n, or NULL. */
@@ -97,10 +97,10 @@ FIXTURE_SETUP(post)
 	ASSERT_LE(0, self->fd);
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR))
 		SKIP(return, "no IB_ASYNC_FEATURE_USER_MR");
-	self->sgid = roce_v2_gid(self->dev.ibdev, self->gid);
+	self->sgid = iba_roce_v2_gid(self->dev.ibdev, self->gid);
 	ASSERT_LE(0, self->sgid);
-	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
-	ASSERT_EQ(0, create_cq(self->fd, 0xc0, 128, &self->cq));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc0, 128, &self->cq));
 	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
 			    &self->a));
 	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
@@ -117,9 +117,9 @@ FIXTURE_SETUP(post)
 	ASSERT_NE(MAP_FAILED, self->rb);
 	memset(self->la, 'a', BUF_LEN);
 	memset(self->rb, 'b', BUF_LEN);
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
 			 &self->ma));
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
 			 &self->mb));
 }
 
@@ -164,7 +164,7 @@ TEST_F(post, send_gathers_and_receive_scatters_in_place)
 	EXPECT_EQ('b', self->rb[204]);
 	EXPECT_EQ('b', self->rb[106]);
 
-	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
 	w = wc_of(wc, 2, 0xabc);
 	ASSERT_NE(NULL, w);
 	EXPECT_EQ(0U, w->status);
@@ -197,7 +197,7 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(0, iba_wait_byte(self->rb + 512 + 15, 'f'));
 	EXPECT_EQ(0, memcmp(self->rb + 512, "0123456789abcdef", 16));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(1U, wc[0].opcode);	/* IBV_WC_RDMA_WRITE */
 
@@ -210,7 +210,7 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
 	ASSERT_EQ(0, iba_wait_byte(self->la + 2048 + 15, '!'));
 	EXPECT_EQ(0, memcmp(self->la + 2048, "read me, please!", 16));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(2U, wc[0].opcode);	/* IBV_WC_RDMA_READ */
 	EXPECT_EQ(16U, wc[0].byte_len);
@@ -224,7 +224,7 @@ TEST_F(post, rdma_write_read_and_write_with_imm)
 	w.imm_data = htonl(0x12345678);
 	w.remote_addr = (uintptr_t)self->rb + 16384;
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
-	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
 	c = wc_of(wc, 2, 0x11);
 	ASSERT_NE(NULL, c);
 	EXPECT_EQ(0U, c->status);
@@ -254,7 +254,7 @@ TEST_F(post, atomics_return_the_original_value)
 	*remote = 1000;
 	*orig = 0;
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(4U, wc[0].opcode);	/* IBV_WC_FETCH_ADD */
 	EXPECT_EQ(1000ULL, *orig);
@@ -265,7 +265,7 @@ TEST_F(post, atomics_return_the_original_value)
 	w.compare_add = 1005;
 	w.swap = 77;
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(3U, wc[0].opcode);	/* IBV_WC_COMP_SWAP */
 	EXPECT_EQ(1005ULL, *orig);
@@ -305,7 +305,7 @@ TEST_F(post, uc_write_and_inline_send)
 	ASSERT_EQ(0, iba_post_sends(self->fd, ua.handle, &w, 1, &s, 1));
 	ASSERT_EQ(0, iba_wait_byte(self->rb + 307, 'e'));
 	EXPECT_EQ(0, memcmp(self->rb + 300, "uc-write", 8));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0U, wc[0].status);
 
 	/* Inline: read from the caller during the call, no lkey. */
@@ -318,7 +318,7 @@ TEST_F(post, uc_write_and_inline_send)
 	w.rkey = 0;
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &is, 1));
 	memset(msg, 0, sizeof(msg));	/* the call has read it already */
-	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
 	EXPECT_STREQ("inline, no MR", self->rb + 700);
 	/* Inline from an address the caller cannot read is EFAULT. */
 	is.addr = 0xffff888000000000ULL;
@@ -345,7 +345,7 @@ TEST_F(post, unsignalled_sends_take_no_cq_slot)
 	int i;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_cq(self->fd, 0xc1, 4, &small));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc1, 4, &small));
 	ASSERT_EQ(0, qp_new_depth(self->fd, self->pd, small, IB_UVERBS_QPT_RC,
 				  64, &c));
 	ASSERT_EQ(0, qp_new_depth(self->fd, self->pd, small, IB_UVERBS_QPT_RC,
@@ -368,7 +368,7 @@ TEST_F(post, unsignalled_sends_take_no_cq_slot)
 		};
 	}
 	ASSERT_EQ(0, iba_post_sends(self->fd, c.handle, w, N + 1, s, N + 1));
-	ASSERT_EQ(1, poll_cq(self->fd, small, wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, small, wc, 1));
 	EXPECT_EQ(500U + N, wc[0].wr_id);
 	EXPECT_EQ(0U, wc[0].status);
 	for (i = 0; i <= N; i++)
@@ -380,9 +380,9 @@ TEST_F(post, unsignalled_sends_take_no_cq_slot)
 	/* no CQ_ERR: the CQ never overflowed */
 	while (read(self->fd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev))
 		EXPECT_NE((uint32_t)IB_ASYNC_EV_CQ_ERR, ev.event_type);
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, c.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, d.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, small, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, c.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, d.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, small, NULL));
 }
 
 /*
@@ -427,7 +427,7 @@ TEST_F(post, inline_data_of_several_requests_in_one_call)
 	/* the call has read it all already */
 	memset(m1, 0, sizeof(m1));
 	memset(m3, 0, sizeof(m3));
-	ASSERT_EQ(4, poll_cq(self->fd, self->cq, wc, 4));
+	ASSERT_EQ(4, iba_poll_cq(self->fd, self->cq, wc, 4));
 	for (i = 0; i < 4; i++) {
 		EXPECT_EQ(0U, wc[i].status);
 		if (wc[i].wr_id == 0x81)
@@ -480,7 +480,7 @@ TEST_F(post, device_takes_what_fits_and_says_where_it_stopped)
 			       sizeof(w[0]), s, nsge, &out));
 	EXPECT_EQ(2U, out.posted);
 	EXPECT_EQ((uint32_t)EINVAL, out.error);
-	n = poll_cq(self->fd, self->cq, wc, 2);
+	n = iba_poll_cq(self->fd, self->cq, wc, 2);
 	ASSERT_EQ(2, n);
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(100U + i, wc[i].wr_id);
@@ -558,7 +558,7 @@ TEST_F(post, entries_beyond_the_granted_limit_never_reach_the_driver)
 		TH_LOG("no strict checker: what reaches rxe is not counted");
 	ASSERT_GE(32U, sbad);
 	ASSERT_GE(32U, self->b.max_recv_sge + 1);
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	ASSERT_GE(32U, srq.max_sge + 1);
 	ASSERT_LE(1U, srq.max_sge);
 
@@ -638,8 +638,8 @@ TEST_F(post, only_the_files_own_keys_reach_the_device)
 	IBA_SKIPPED_IN_SETUP();
 	ofd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, ofd);
-	ASSERT_EQ(0, create_pd(ofd, &opd));
-	ASSERT_EQ(0, reg_mr(ofd, opd, self->rb, BUF_LEN, ACC_ALL, &other));
+	ASSERT_EQ(0, iba_create_pd(ofd, &opd));
+	ASSERT_EQ(0, iba_reg_mr(ofd, opd, self->rb, BUF_LEN, ACC_ALL, &other));
 	s.lkey = other.lkey;
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
@@ -668,14 +668,14 @@ TEST_F(post, only_the_files_own_keys_reach_the_device)
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	/* No local write: no receive, no READ into it. */
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->rb, 4096,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, 4096,
 			 IB_UVERBS_ACCESS_REMOTE_READ, &ro));
 	s = (struct ib_async_sge){ (uintptr_t)self->rb, 16, ro.lkey };
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
 	/* An MR of the file on another PD. */
-	ASSERT_EQ(0, create_pd(self->fd, &pd2));
-	ASSERT_EQ(0, reg_mr(self->fd, pd2, self->rb, 4096, ACC_ALL, &pd2mr));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &pd2));
+	ASSERT_EQ(0, iba_reg_mr(self->fd, pd2, self->rb, 4096, ACC_ALL, &pd2mr));
 	s.lkey = pd2mr.lkey;
 	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				      &rw, 1, &s, 1));
@@ -772,7 +772,7 @@ static struct ib_async_send_wr send_rule_wr(uint32_t op, uint32_t qpt,
 	if (qpt == IB_UVERBS_QPT_UD) {
 		w.ah_handle = ah->handle;
 		w.remote_qpn = dqpn;
-		w.remote_qkey = 0x11111111;	/* ud_to_rts()'s */
+		w.remote_qkey = 0x11111111;	/* iba_ud_to_rts()'s */
 	}
 	return w;
 }
@@ -788,7 +788,7 @@ static int ah_to_self(FIXTURE_DATA(post) *self, uint32_t pd,
 	ah->av.sgid_index = self->sgid;
 	ah->av.hop_limit = 64;
 	memcpy(ah->av.dgid, self->gid, 16);
-	return ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, ah);
+	return iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, ah);
 }
 
 /*
@@ -823,7 +823,7 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 	ASSERT_EQ(0, qp_connect(self->fd, d.handle, false, c.qp_num,
 				self->sgid, self->gid));
 	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UD, &e));
-	ASSERT_EQ(0, ud_to_rts(self->fd, e.handle));
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, e.handle));
 	ASSERT_EQ(0, ah_to_self(self, self->pd, &ah));
 	qp[0] = self->a.handle;
 	dst[0] = self->b.handle;
@@ -879,7 +879,7 @@ TEST_F(post, every_opcode_on_every_qp_type_as_the_send_rules_say)
 			.wc = (uintptr_t)wc,
 		};
 
-		ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
+		ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p));
 		for (i = 0; i < (int)p.count; i++) {
 			EXPECT_EQ(0U, wc[i].status)
 				TH_LOG("wr_id %#llx",
@@ -920,9 +920,9 @@ TEST_F(post, ud_send_through_an_ah_of_another_pd_is_refused)
 
 	IBA_SKIPPED_IN_SETUP();
 	iba_strict_available();
-	ASSERT_EQ(0, create_pd(self->fd, &pd2));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &pd2));
 	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_UD, &e));
-	ASSERT_EQ(0, ud_to_rts(self->fd, e.handle));
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, e.handle));
 	ASSERT_EQ(0, ah_to_self(self, self->pd, &mine));
 	ASSERT_EQ(0, ah_to_self(self, pd2, &other));
 	w.remote_qpn = e.qp_num;
@@ -996,7 +996,7 @@ static int send_to_b(FIXTURE_DATA(post) *self, const void *src, uint32_t len,
 			 &rs, 1);
 	if (!ret)
 		ret = iba_post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1);
-	if (!ret && poll_cq(self->fd, self->cq, wc, 2) != 2)
+	if (!ret && iba_poll_cq(self->fd, self->cq, wc, 2) != 2)
 		ret = -ETIMEDOUT;
 	return ret;
 }
@@ -1022,7 +1022,7 @@ TEST_F(post, read_only_mr_sends_what_the_process_wrote_after_registering)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, (void *)anon);
 	EXPECT_EQ(0, anon[0]);		/* maps the zero page */
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, (void *)anon, 4096, 0, &m));
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, (void *)anon, 4096, 0, &m));
 	memcpy((char *)anon, msg, sizeof(msg));
 	ASSERT_EQ(0, send_to_b(self, (const void *)anon, sizeof(msg), m.lkey));
 	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))
@@ -1035,7 +1035,7 @@ TEST_F(post, read_only_mr_sends_what_the_process_wrote_after_registering)
 	priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd, 0);
 	ASSERT_NE(MAP_FAILED, priv);
 	EXPECT_EQ(0, memcmp(old, priv, sizeof(old)));	/* the page cache page */
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, priv, 4096, 0, &m));
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, priv, 4096, 0, &m));
 	memcpy(priv, msg, sizeof(msg));
 	ASSERT_EQ(0, send_to_b(self, priv, sizeof(msg), m.lkey));
 	EXPECT_EQ(0, memcmp(msg, self->rb + 8192, sizeof(msg)))
@@ -1092,7 +1092,7 @@ TEST_F(post, registered_memory_stays_the_parents_across_fork)
 	memcpy(self->la + 5000, "parent2!", 8);
 	self->rb[6008] = 'p';
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &w, 1, &s, 1));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, &wc, 1));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, &wc, 1));
 	EXPECT_EQ(0U, wc.status);
 	EXPECT_EQ(0, memcmp(self->rb + 6000, "parent2!p", 9));
 	ASSERT_EQ(1, write(go[1], "g", 1));
@@ -1123,15 +1123,15 @@ TEST_F(post, receive_into_a_deregistered_mr_never_writes)
 	int n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, reg_mr(self->fd, self->pd, self->rb + 8192, 4096, ACC_ALL,
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb + 8192, 4096, ACC_ALL,
 			 &tmp));
 	rs = (struct ib_async_sge){ (uintptr_t)self->rb + 8192, 64, tmp.lkey };
 	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
 				&rw, 1, &rs, 1));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, tmp.handle, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_MR, tmp.handle, NULL));
 	memset(self->la, 'x', 32);
 	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1));
-	n = poll_cq(self->fd, self->cq, wc, 2);
+	n = iba_poll_cq(self->fd, self->cq, wc, 2);
 	ASSERT_LE(1, n);
 	c = wc_of(wc, n, 0x5a);
 	ASSERT_NE(NULL, c);

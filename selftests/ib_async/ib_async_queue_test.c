@@ -10,7 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 #define STORM_TYPE	IB_ASYNC_EV_SM_CHANGE
 #define NFILES		3

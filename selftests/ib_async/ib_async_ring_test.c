@@ -14,9 +14,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 
 
 struct ring {
@@ -45,7 +45,7 @@ static int ring_mmap(int fd, const struct ib_async_map_ring *a, struct ring *r)
 static int ring_map(int fd, uint32_t entries, struct ring *r)
 {
 	struct ib_async_map_ring a = { .argsz = sizeof(a), .entries = entries };
-	int ret = ioc(fd, IB_ASYNC_IOC_MAP_RING, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_MAP_RING, &a);
 
 	return ret ? ret : ring_mmap(fd, &a, r);
 }
@@ -81,20 +81,9 @@ static int ring_take(struct ring *r, void *out, size_t size, int max)
 static int ring_wait(int fd, uint32_t flags)
 {
 	struct ib_async_ring_wait a = { .argsz = sizeof(a), .flags = flags };
-	int ret = ioc(fd, IB_ASYNC_IOC_RING_WAIT, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_RING_WAIT, &a);
 
 	return ret ? ret : (int)a.available;
-}
-
-static int make_channel(int fd, uint32_t type, uint32_t flags)
-{
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .type = type,
-		.flags = flags | IB_ASYNC_CHANNEL_NONBLOCK,
-	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
-
-	return ret ? ret : a.fd;
 }
 
 FIXTURE(ring) {
@@ -106,15 +95,8 @@ FIXTURE(ring) {
 
 FIXTURE_SETUP(ring)
 {
-	const char *why;
-
-	self->fd = evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_RING))
-		SKIP(return, "no event rings");
-	ASSERT_EQ(0, evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_EVENT_RING, "no event rings");
+	ASSERT_EQ(0, iba_evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
 				 &self->ev_qp));
 	ASSERT_LE(0, self->ev_qp);
 	iba_drain(self->fd);
@@ -146,8 +128,8 @@ TEST_F(ring, records_go_straight_into_the_ring_in_order)
 	EXPECT_EQ((uint32_t)IBA_REC, r.hdr->record_size);
 	EXPECT_EQ(0U, r.hdr->producer);
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:%d %s", 1 + i % 2,
-				      i % 3 ? evsrc_hard() : "process"));
+		ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:%d %s", 1 + i % 2,
+				      i % 3 ? iba_evsrc_hard() : "process"));
 	EXPECT_EQ(10U, ring_producer(&r));
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	EXPECT_EQ(0U, info.queued);
@@ -166,7 +148,7 @@ TEST_F(ring, records_go_straight_into_the_ring_in_order)
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
 	EXPECT_EQ(EBUSY, errno);
 	b.buf = (uintptr_t)ev;
-	EXPECT_EQ(-EBUSY, ioc(self->fd, IB_ASYNC_IOC_READ_BATCH, &b));
+	EXPECT_EQ(-EBUSY, iba_ioc(self->fd, IB_ASYNC_IOC_READ_BATCH, &b));
 	EXPECT_EQ(-EAGAIN, ring_wait(self->fd, IB_ASYNC_READ_NONBLOCK));
 	ring_unmap(&r);
 }
@@ -186,7 +168,7 @@ TEST_F(ring, a_full_ring_backs_up_into_the_queue_with_exact_loss)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, 16));
 	ASSERT_EQ(0, ring_map(self->fd, 8, &r));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1 %s 30", evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1 %s 30", iba_evsrc_hard()));
 	EXPECT_EQ(8U, ring_producer(&r));
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	EXPECT_EQ(17U, info.queued);	/* 16 events and the overflow record */
@@ -230,7 +212,7 @@ TEST_F(ring, a_nonsense_consumer_index_only_stalls_its_own_ring)
 	ASSERT_EQ(0, ring_map(self->fd, 8, &r));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		r.hdr->consumer = bad[i];
-		ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:2"));
+		ASSERT_EQ(0, iba_evsrc_raise("LID_CHANGE port:2"));
 		EXPECT_EQ(0U, ring_producer(&r));
 	}
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
@@ -260,11 +242,11 @@ TEST_F(ring, destroy_counts_ring_records_and_purges_the_queue)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, ring_map(self->fd, 2, &r));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 5", IB_ASYNC_EV_COMM_EST,
-			      self->ev_qp, evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s 5", IB_ASYNC_EV_COMM_EST,
+			      self->ev_qp, iba_evsrc_hard()));
 	EXPECT_EQ(2U, ring_producer(&r));
 	EXPECT_EQ(3, iba_fionread(self->fd) / IBA_REC);
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, &reported));
 	EXPECT_EQ(2ULL, reported);
 	EXPECT_EQ(0, iba_fionread(self->fd));
 	n = ring_take(&r, ev, sizeof(ev[0]), 8);
@@ -307,7 +289,7 @@ TEST_F(ring, poll_and_a_blocked_wait_see_the_ring)
 	ASSERT_EQ(0, pthread_create(&t, NULL, wait_thread, &rd));
 	iba_sleep_ms(200);
 	EXPECT_EQ(99, rd.ret);	/* still blocked */
-	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 %s", evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("PKEY_CHANGE port:1 %s", iba_evsrc_hard()));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(1, rd.ret);
 	EXPECT_EQ(1, poll(&p, 1, 0));
@@ -342,13 +324,13 @@ TEST_F(ring, a_reader_asleep_when_the_ring_is_mapped_returns_ebusy)
 	iba_sleep_ms(200);
 	EXPECT_EQ(99, rd.ret);	/* asleep */
 	ASSERT_EQ(0, ring_map(fd, 4, &r));
-	ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 process"));
+	ASSERT_EQ(0, iba_evsrc_raise("PKEY_CHANGE port:1 process"));
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 5;
 	joined = pthread_timedjoin_np(t, NULL, &until);
 	EXPECT_EQ(0, joined) TH_LOG("the reader slept on after MAP_RING");
 	if (joined) {
-		ASSERT_EQ(0, evsrc_raise("PKEY_CHANGE port:1 process 8"));
+		ASSERT_EQ(0, iba_evsrc_raise("PKEY_CHANGE port:1 process 8"));
 		ASSERT_EQ(0, pthread_join(t, NULL));
 	} else {
 		EXPECT_EQ(-1, rd.ret);
@@ -377,15 +359,15 @@ TEST_F(ring, an_event_channel_ring_gets_its_subscriptions_records)
 	struct ring r;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = make_channel(self->fd, IB_ASYNC_CHANNEL_EVENT, 0);
+	ch = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, ch);
 	s.fd = ch;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_SUBSCRIBE, &s));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_SUBSCRIBE, &s));
 	ASSERT_EQ(0, ring_map(ch, 8, &r));
 	EXPECT_EQ((uint32_t)sizeof(ev[0]), r.hdr->record_size);
 	for (i = 0; i < 6; i++)
-		ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:%d %s", 1 + i % 2,
-				      evsrc_hard()));
+		ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:%d %s", 1 + i % 2,
+				      iba_evsrc_hard()));
 	n = ring_take(&r, ev, sizeof(ev[0]), 8);
 	ASSERT_EQ(3, n);
 	for (i = 0; i < n; i++) {
@@ -396,16 +378,16 @@ TEST_F(ring, an_event_channel_ring_gets_its_subscriptions_records)
 		EXPECT_EQ(ev[i].event.timestamp_ns, ev[i].last_timestamp_ns);
 	}
 	EXPECT_EQ(8, iba_fdinfo(ch, "ring-entries"));
-	EXPECT_EQ(-EBUSY, ioc(ch, IB_ASYNC_IOC_MAP_RING, &m));
-	co = make_channel(self->fd, IB_ASYNC_CHANNEL_EVENT,
-			  IB_ASYNC_CHANNEL_COALESCE);
+	EXPECT_EQ(-EBUSY, iba_ioc(ch, IB_ASYNC_IOC_MAP_RING, &m));
+	co = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_COALESCE);
 	ASSERT_LE(0, co);
 	m.entries = 8;
-	EXPECT_EQ(-EOPNOTSUPP, ioc(co, IB_ASYNC_IOC_MAP_RING, &m));
-	cc = make_channel(self->fd, IB_ASYNC_CHANNEL_COMP, 0);
+	EXPECT_EQ(-EOPNOTSUPP, iba_ioc(co, IB_ASYNC_IOC_MAP_RING, &m));
+	cc = iba_channel(self->fd, IB_ASYNC_CHANNEL_COMP,
+			 IB_ASYNC_CHANNEL_NONBLOCK);
 	ASSERT_LE(0, cc);
 	m.entries = 8;
-	EXPECT_EQ(-EOPNOTSUPP, ioc(cc, IB_ASYNC_IOC_MAP_RING, &m));
+	EXPECT_EQ(-EOPNOTSUPP, iba_ioc(cc, IB_ASYNC_IOC_MAP_RING, &m));
 	ring_unmap(&r);
 	close(cc);
 	close(co);
@@ -425,19 +407,19 @@ TEST_F(ring, malformed_requests_are_refused)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	m.entries = 0;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
 	m.entries = info.max_queue_len + 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
 	m.entries = 8;
 	m.flags = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
 	m.flags = 0;
 	m.reserved = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
 	m.reserved = 0;
 	m.mmap_size = 4096;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_RING_WAIT, &w));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_RING_WAIT, &w));
 	/* no ring yet: nothing to map */
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
@@ -446,10 +428,10 @@ TEST_F(ring, malformed_requests_are_refused)
 	ASSERT_EQ(0, ring_map(self->fd, 8, &r));
 	EXPECT_EQ(4096U, r.size);
 	w.flags = 4;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_RING_WAIT, &w));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_RING_WAIT, &w));
 	w.flags = 0;
 	w.reserved = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_RING_WAIT, &w));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_RING_WAIT, &w));
 	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 4096);
@@ -458,10 +440,10 @@ TEST_F(ring, malformed_requests_are_refused)
 	EXPECT_EQ(MAP_FAILED, p);
 	/* a second ring on the same queue; the other file is separate */
 	m.mmap_size = 0;
-	EXPECT_EQ(-EBUSY, ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
+	EXPECT_EQ(-EBUSY, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_RING, &m));
 	fd2 = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(-EINVAL, ioc(fd2, IB_ASYNC_IOC_RING_WAIT, &w));
+	EXPECT_EQ(-EINVAL, iba_ioc(fd2, IB_ASYNC_IOC_RING_WAIT, &w));
 	close(fd2);
 	ring_unmap(&r);
 }
@@ -494,7 +476,7 @@ TEST_F_TIMEOUT(ring, a_ring_whose_answer_is_lost_is_not_attached, 60)
 	EXPECT_EQ(-EFAULT, c.ret);
 	EXPECT_EQ(-1, iba_fdinfo(self->fd, "ring-entries"));
 
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
 	EXPECT_EQ(IBA_REC, read(self->fd, &ev, sizeof(ev)))
 		TH_LOG("read: %m");
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_SM_CHANGE, ev.event_type);
@@ -531,7 +513,7 @@ TEST_F_TIMEOUT(ring, map_behind_a_reader_stuck_in_its_copy_returns, 60)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, iba_get_info(self->fd, &info));
 	first = info.next_seq;
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d process 5", IB_ASYNC_EV_COMM_EST,
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d process 5", IB_ASYNC_EV_COMM_EST,
 				 self->ev_qp));
 	ASSERT_EQ(0, iba_wait_queued(self->fd, 5, IBA_EVENT_TIMEOUT_MS));
 
@@ -552,7 +534,7 @@ TEST_F_TIMEOUT(ring, map_behind_a_reader_stuck_in_its_copy_returns, 60)
 	ASSERT_EQ(0, c.ret);
 	ASSERT_EQ(0, ring_mmap(self->fd, &a, &r));
 	/* queued behind the reader's records, not ahead of them in the ring */
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d process 2", IB_ASYNC_EV_COMM_EST,
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d process 2", IB_ASYNC_EV_COMM_EST,
 				 self->ev_qp));
 	EXPECT_EQ(0U, ring_producer(&r));
 	EXPECT_EQ(7, ring_wait(self->fd, IB_ASYNC_READ_NONBLOCK));
@@ -574,7 +556,7 @@ TEST_F_TIMEOUT(ring, map_behind_a_reader_stuck_in_its_copy_returns, 60)
 	EXPECT_EQ(0U, info.queued);
 	EXPECT_EQ(0ULL, info.lost);
 	EXPECT_EQ(n, iba_fdinfo(self->fd, "delivered"));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, &reported));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, self->qp, &reported));
 	EXPECT_EQ((uint64_t)n, reported);
 	ring_unmap(&r);
 	iba_stall_free(&st);
@@ -689,7 +671,7 @@ TEST_F_TIMEOUT(ring, unplug_ends_the_ring_with_device_fatal, 60)
 	int fd;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_add_dev("evsrc9", &dev));
+	ASSERT_EQ(0, iba_evsrc_add_dev("evsrc9", &dev));
 	/* what registering the device raised, then block as a reader would */
 	fd = open(dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, fd);
@@ -701,7 +683,7 @@ TEST_F_TIMEOUT(ring, unplug_ends_the_ring_with_device_fatal, 60)
 	iba_sleep_ms(200);
 
 	t0 = iba_now_ms();
-	ASSERT_EQ(0, iba_write_file(EVSRC_DBG "/evsrc9/unregister", "1", 1,
+	ASSERT_EQ(0, iba_write_file(IBA_EVSRC_DBG "/evsrc9/unregister", "1", 1,
 				    0));
 	EXPECT_GT(5000ULL, iba_now_ms() - t0);
 	ASSERT_EQ(0, pthread_join(t, NULL));

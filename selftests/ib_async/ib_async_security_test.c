@@ -28,8 +28,8 @@
 #include <grp.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_uffd.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_uffd.h"
 
 #define QKEY		0x11111111u
 #define PRIV_QKEY	0x80000011u
@@ -47,7 +47,7 @@ static int post_send(int fd, uint32_t qp, uint64_t wr_id, const void *buf,
 		.remote_qpn = qpn, .remote_qkey = qkey,
 	};
 
-	return ioc(fd, IB_ASYNC_IOC_POST_SEND, &a);
+	return iba_ioc(fd, IB_ASYNC_IOC_POST_SEND, &a);
 }
 
 /* Nothing more arrives within @ms. */
@@ -62,7 +62,7 @@ static int cq_stays_empty(int fd, uint32_t cq, int ms)
 			.wc = (uintptr_t)&wc,
 		};
 
-		if (ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) || p.count)
+		if (iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) || p.count)
 			return 0;
 		iba_sleep_ms(10);
 	}
@@ -73,7 +73,7 @@ static int ud_init(int fd, uint32_t qp)
 {
 	struct ib_async_qp_attr a = { .port_num = 1, .qkey = QKEY };
 
-	return modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+	return iba_modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
 			 IB_ASYNC_QP_QKEY, &a);
 }
 
@@ -81,7 +81,7 @@ static int ud_init(int fd, uint32_t qp)
 static int own_ah(int fd, uint32_t pd, const char *ibdev, uint32_t *ah)
 {
 	struct ib_async_create_ah a = { .argsz = sizeof(a), .pd_handle = pd };
-	int sgid = roce_v2_gid(ibdev, a.av.dgid);
+	int sgid = iba_roce_v2_gid(ibdev, a.av.dgid);
 	int ret;
 
 	if (sgid < 0)
@@ -90,7 +90,7 @@ static int own_ah(int fd, uint32_t pd, const char *ibdev, uint32_t *ah)
 	a.av.port_num = 1;
 	a.av.sgid_index = sgid;
 	a.av.hop_limit = 64;
-	ret = ioc(fd, IB_ASYNC_IOC_CREATE_AH, &a);
+	ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_AH, &a);
 	*ah = a.handle;
 	return ret;
 }
@@ -130,8 +130,8 @@ FIXTURE_SETUP(sec)
 		SKIP(return, "no ib_async node for an rxe device");
 	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, create_pd(self->fd, &self->pd));
-	ASSERT_EQ(0, create_cq(self->fd, 0xc0, 64, &self->cq));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc0, 64, &self->cq));
 }
 
 FIXTURE_TEARDOWN(sec)
@@ -153,23 +153,23 @@ TEST_F(sec, flushed_receives_of_destroyed_qp_keep_their_wr_ids)
 	int i, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &a));
 	ASSERT_EQ(0, ud_init(self->fd, a.handle));
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, a.handle,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, a.handle,
 				       0xa0 + i, abuf[i], sizeof(abuf[i])));
-	ASSERT_EQ(0, modify_qp(self->fd, a.handle, 6, 0, NULL));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, a.handle, 6, 0, NULL));
 	iba_sleep_ms(200);	/* rxe flushes from its tasklet */
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
 
-	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 2, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &b));
 	ASSERT_EQ(0, ud_init(self->fd, b.handle));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 0xb0,
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 0xb0,
 			       bbuf, sizeof(bbuf)));
 
-	n = poll_cq(self->fd, self->cq, wc, 4);
+	n = iba_poll_cq(self->fd, self->cq, wc, 4);
 	ASSERT_EQ(4, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0xa0u + i, wc[i].wr_id);
@@ -178,14 +178,14 @@ TEST_F(sec, flushed_receives_of_destroyed_qp_keep_their_wr_ids)
 	}
 	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
 
-	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 6, 0, NULL));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, b.handle, 6, 0, NULL));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0xb0u, wc[0].wr_id);
 	EXPECT_EQ((uint32_t)WC_FLUSH_ERR, wc[0].status);
 	EXPECT_EQ(b.qp_num, wc[0].qp_num);
 	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
 	EXPECT_EQ(0, iba_fdinfo(self->fd, "stale-completions"));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
 	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
 }
 
@@ -204,40 +204,40 @@ TEST_F(sec, flushed_sends_of_destroyed_qp_keep_their_wr_ids)
 	int sgid, i, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	sgid = roce_v2_gid(self->dev.ibdev, gid);
+	sgid = iba_roce_v2_gid(self->dev.ibdev, gid);
 	ASSERT_LE(0, sgid);
-	ASSERT_EQ(0, rc_pair(self->fd, self->pd, self->cq, sgid, gid, &a, &p));
+	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, self->cq, sgid, gid, &a, &p));
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, post_send(self->fd, a.handle, 0x5a0 + i, msg,
 				       sizeof(msg), 0, 0, 0));
 	iba_sleep_ms(100);
-	ASSERT_EQ(0, modify_qp(self->fd, a.handle, 6, 0, NULL));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, a.handle, 6, 0, NULL));
 	iba_sleep_ms(200);
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
 
-	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 3, self->pd, self->cq,
 			       IB_UVERBS_QPT_RC, &b));
-	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	ASSERT_EQ(0, iba_modify_qp(self->fd, b.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
 			       &(struct ib_async_qp_attr){ .port_num = 1 }));
-	ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 0xb1,
+	ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, b.handle, 0xb1,
 			       bbuf, sizeof(bbuf)));
 
-	n = poll_cq(self->fd, self->cq, wc, 3);
+	n = iba_poll_cq(self->fd, self->cq, wc, 3);
 	ASSERT_EQ(3, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0x5a0u + i, wc[i].wr_id);
 		EXPECT_NE(0u, wc[i].status);
 		EXPECT_EQ(a.qp_num, wc[i].qp_num);
 	}
-	ASSERT_EQ(0, modify_qp(self->fd, b.handle, 6, 0, NULL));
-	ASSERT_EQ(1, poll_cq(self->fd, self->cq, wc, 1));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, b.handle, 6, 0, NULL));
+	ASSERT_EQ(1, iba_poll_cq(self->fd, self->cq, wc, 1));
 	EXPECT_EQ(0xb1u, wc[0].wr_id);
 	EXPECT_EQ(b.qp_num, wc[0].qp_num);
 	EXPECT_TRUE(cq_stays_empty(self->fd, self->cq, 200));
 	EXPECT_EQ(0, iba_fdinfo(self->fd, "stale-completions"));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, p.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, p.handle, NULL));
 }
 
 /*
@@ -263,31 +263,31 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 
 	IBA_SKIPPED_IN_SETUP();
 	srq.pd_handle = self->pd;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	ASSERT_EQ(0, own_ah(self->fd, self->pd, self->dev.ibdev, &ah));
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
 				       0x5e0 + i, rbuf[i], sizeof(rbuf[i])));
 	qa.pd_handle = self->pd;
 	qa.send_cq_handle = self->cq;
 	qa.recv_cq_handle = self->cq;
 	qa.srq_handle = srq.handle;
 	a = qa;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &a));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &a));
 	b = qa;
 	b.user_handle = 2;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &b));
-	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &b));
+	ASSERT_EQ(0, iba_create_qp(self->fd, 3, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &s));
-	ASSERT_EQ(0, ud_to_rts(self->fd, a.handle));
-	ASSERT_EQ(0, ud_to_rts(self->fd, b.handle));
-	ASSERT_EQ(0, ud_to_rts(self->fd, s.handle));
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, a.handle));
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, b.handle));
+	ASSERT_EQ(0, iba_ud_to_rts(self->fd, s.handle));
 
 	ASSERT_EQ(0, post_send(self->fd, s.handle, 0x51, m1, sizeof(m1), ah,
 			       a.qp_num, QKEY));
 	iba_sleep_ms(300);	/* both completions queued, none polled */
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
-	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
 	for (i = 0; i < 2; i++) {
 		if (wc[i].wr_id == 0x51)
 			continue;
@@ -299,7 +299,7 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 
 	ASSERT_EQ(0, post_send(self->fd, s.handle, 0x52, m2, sizeof(m2), ah,
 			       b.qp_num, QKEY));
-	ASSERT_EQ(2, poll_cq(self->fd, self->cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
 	for (i = 0; i < 2; i++) {
 		if (wc[i].wr_id == 0x52)
 			continue;
@@ -309,9 +309,9 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 	}
 	EXPECT_EQ(0, memcmp(rbuf[1] + GRH_BYTES, m2, sizeof(m2)));
 	EXPECT_EQ(0, iba_fdinfo(self->fd, "stale-completions"));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, s.handle, NULL));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, s.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
 	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
 }
 
@@ -377,17 +377,17 @@ static int qkey_allowed(void *p)
 	uint32_t pd, cq, ah;
 	int fd = open(c->node, O_RDWR);
 
-	if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
-	    create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
-	    create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &s))
+	if (fd < 0 || iba_create_pd(fd, &pd) || iba_create_cq(fd, 1, 8, &cq) ||
+	    iba_create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
+	    iba_create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &s))
 		return 30;
-	if (modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	if (iba_modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 		      IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY, &a))
 		return 31;
 	q.handle = qp.handle;
-	if (ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q) || q.qkey != c->qkey)
+	if (iba_ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q) || q.qkey != c->qkey)
 		return 32;
-	if (ud_to_rts(fd, s.handle) || own_ah(fd, pd, c->ibdev, &ah))
+	if (iba_ud_to_rts(fd, s.handle) || own_ah(fd, pd, c->ibdev, &ah))
 		return 33;
 	if (post_send(fd, s.handle, 1, "x", 1, ah, qp.qp_num, c->qkey))
 		return 34;
@@ -404,18 +404,18 @@ static int qkey_refused(void *p)
 	uint32_t pd, cq, ah;
 	int fd = open(c->node, O_RDWR);
 
-	if (fd < 0 || create_pd(fd, &pd) || create_cq(fd, 1, 8, &cq) ||
-	    create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
-	    create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &s))
+	if (fd < 0 || iba_create_pd(fd, &pd) || iba_create_cq(fd, 1, 8, &cq) ||
+	    iba_create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
+	    iba_create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &s))
 		return 10;
-	if (modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	if (iba_modify_qp(fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 		      IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY, &a) != -EPERM)
 		return 11;
 	q.handle = qp.handle;
-	if (ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q) || q.qp_state != 0)
+	if (iba_ioc(fd, IB_ASYNC_IOC_QUERY_QP, &q) || q.qp_state != 0)
 		return 12;
 	/* A UD send naming a controlled Q_Key: refused the same way. */
-	if (ud_to_rts(fd, s.handle) || own_ah(fd, pd, c->ibdev, &ah))
+	if (iba_ud_to_rts(fd, s.handle) || own_ah(fd, pd, c->ibdev, &ah))
 		return 13;
 	if (post_send(fd, s.handle, 1, "x", 1, ah, qp.qp_num,
 		      c->qkey) != -EPERM)
@@ -444,14 +444,14 @@ TEST_F(sec, controlled_qkey_needs_cap_net_raw)
 	ASSERT_EQ(0, set_privileged_qkey(0));
 	EXPECT_EQ(0, as_nobody(qkey_refused, &c, 0));
 	/* The privileged caller may. */
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY,
 			       &(struct ib_async_qp_attr){
 					.port_num = 1, .qkey = PRIV_QKEY }));
 	q.handle = qp.handle;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_QP, &q));
 	EXPECT_EQ(PRIV_QKEY, q.qkey);
 }
 
@@ -495,21 +495,21 @@ static int memlock_bounded(void *p)
 		uint32_t pd, cq;
 
 		fd[i] = open(node, O_RDWR);
-		if (fd[i] < 0 || create_pd(fd[i], &pd) ||
-		    create_cq(fd[i], 1, 8, &cq))
+		if (fd[i] < 0 || iba_create_pd(fd[i], &pd) ||
+		    iba_create_cq(fd[i], 1, 8, &cq))
 			return 20;
 		queues += queue_locked(fd[i]);
 		a.pd_handle = pd;
 		a.send_cq_handle = cq;
 		a.recv_cq_handle = cq;
-		if (ioc(fd[i], IB_ASYNC_IOC_CREATE_QP, &a) ||
+		if (iba_ioc(fd[i], IB_ASYNC_IOC_CREATE_QP, &a) ||
 		    ud_init(fd[i], a.handle))
 			return 21;
 		qp[i] = a.handle;
 	}
 	for (i = 0; i < NFILES; i++) {
 		for (int n = 0; n < 64; n++) {
-			ret = post_recv(fd[i], IB_ASYNC_OBJ_QP, qp[i], n, buf,
+			ret = iba_post_recv(fd[i], IB_ASYNC_OBJ_QP, qp[i], n, buf,
 					MSG);
 			if (ret)
 				break;
@@ -537,17 +537,17 @@ static int memlock_bounded(void *p)
 		};
 		uint32_t pd, cq;
 
-		if (create_pd(fd[1], &pd) || create_cq(fd[1], 2, 8, &cq))
+		if (iba_create_pd(fd[1], &pd) || iba_create_cq(fd[1], 2, 8, &cq))
 			return 24;
 		qp.pd_handle = pd;
 		qp.send_cq_handle = cq;
 		qp.recv_cq_handle = cq;
-		if (ioc(fd[1], IB_ASYNC_IOC_CREATE_QP, &qp) ||
+		if (iba_ioc(fd[1], IB_ASYNC_IOC_CREATE_QP, &qp) ||
 		    ud_init(fd[1], qp.handle))
 			return 25;
 		if (iba_fdinfo(fd[1], "charged-bytes") >= MEMLOCK - MSG)
 			return 26;
-		if (post_recv(fd[1], IB_ASYNC_OBJ_QP, qp.handle, 99, buf, MSG))
+		if (iba_post_recv(fd[1], IB_ASYNC_OBJ_QP, qp.handle, 99, buf, MSG))
 			return 27;
 	}
 	return 0;
@@ -555,15 +555,6 @@ static int memlock_bounded(void *p)
 
 #define QUEUE_BUDGET	(512 << 10)
 #define MAX_FILES	64
-
-static int make_event_channel(int fd)
-{
-	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .type = IB_ASYNC_CHANNEL_EVENT,
-	};
-
-	return ioctl(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a) ? -errno : a.fd;
-}
 
 /*
  * As an unprivileged user with a 512 KiB RLIMIT_MEMLOCK, open files until
@@ -608,7 +599,7 @@ static int queues_bounded(void *p)
 	    iba_fdinfo(fd[0], "capacity") != 1024 ||
 	    iba_fdinfo(fd[0], "memlock-pages") != had)
 		return 34;
-	if (make_event_channel(fd[0]) != -ENOMEM)
+	if (iba_channel(fd[0], IB_ASYNC_CHANNEL_EVENT, 0) != -ENOMEM)
 		return 35;
 	/* an event channel's queue (with extras) is the size of two */
 	for (i = 0; i < 3; i++)
@@ -616,7 +607,7 @@ static int queues_bounded(void *p)
 		    iba_fdinfo(fd[i], "memlock-pages") * 4 >= had)
 			return 36;
 	/* what the smaller queues gave back makes room for a channel */
-	ch = make_event_channel(fd[0]);
+	ch = iba_channel(fd[0], IB_ASYNC_CHANNEL_EVENT, 0);
 	if (ch < 0 || iba_fdinfo(ch, "memlock-pages") <= 0)
 		return 37;
 	close(ch);
@@ -664,7 +655,7 @@ static int small_file(const char *node, uint32_t *pd)
 
 	if (fd < 0)
 		return -1;
-	if (iba_set_queue_len(fd, 16) || create_pd(fd, pd)) {
+	if (iba_set_queue_len(fd, 16) || iba_create_pd(fd, pd)) {
 		close(fd);
 		return -1;
 	}
@@ -689,7 +680,7 @@ static int verbs_queues_bounded(void *p)
 	fd = small_file(lim->node, &pd);
 	if (fd < 0)
 		return 40;
-	if (create_cq(fd, 1, 8, &cq))
+	if (iba_create_cq(fd, 1, 8, &cq))
 		return 41;
 	before = iba_fdinfo(fd, "verbs-charged-bytes");
 	vm0 = iba_meminfo_kb("VmallocUsed");
@@ -697,7 +688,7 @@ static int verbs_queues_bounded(void *p)
 		return 43;
 
 	/* Every attempt is made, so that the growth shows the whole attack. */
-	ret = create_cq(fd, 2, lim->max_cqe, &big) != -ENOMEM ? 44 : 0;
+	ret = iba_create_cq(fd, 2, lim->max_cqe, &big) != -ENOMEM ? 44 : 0;
 	for (i = 0; i < BIG_QPS; i++) {
 		struct ib_async_create_qp a = {
 			.argsz = sizeof(a), .user_handle = 3 + i,
@@ -707,7 +698,7 @@ static int verbs_queues_bounded(void *p)
 			.max_send_sge = 1, .max_recv_sge = 1,
 		};
 
-		if (ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a) != -ENOMEM && !ret)
+		if (iba_ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a) != -ENOMEM && !ret)
 			ret = 45;
 	}
 	vm1 = iba_meminfo_kb("VmallocUsed");
@@ -726,7 +717,7 @@ static int verbs_queues_bounded(void *p)
 	for (i = 0; i < 2; i++) {
 		struct ib_async_create_qp qp;
 
-		if (create_qp(fd, 10 + i, pd, cq, IB_UVERBS_QPT_UD, &qp))
+		if (iba_create_qp(fd, 10 + i, pd, cq, IB_UVERBS_QPT_UD, &qp))
 			return 48;
 	}
 	if (iba_fdinfo(fd, "verbs-charged-bytes") <= before)
@@ -740,7 +731,7 @@ static int resize_cq(int fd, uint32_t cq, uint32_t cqe, uint32_t *got)
 	struct ib_async_resize_cq a = {
 		.argsz = sizeof(a), .handle = cq, .cqe = cqe,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_RESIZE_CQ, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_RESIZE_CQ, &a);
 
 	if (got)
 		*got = a.cqe;
@@ -754,7 +745,7 @@ static int resize_srq(int fd, uint32_t srq, uint32_t max_wr)
 		.attr_mask = IB_ASYNC_SRQ_MAX_WR, .max_wr = max_wr,
 	};
 
-	return ioc(fd, IB_ASYNC_IOC_MODIFY_SRQ, &a);
+	return iba_ioc(fd, IB_ASYNC_IOC_MODIFY_SRQ, &a);
 }
 
 /*
@@ -776,7 +767,7 @@ static int resize_bounded(void *p)
 	fd = small_file(lim->node, &pd);
 	if (fd < 0)
 		return 50;
-	if (create_cq(fd, 1, 8, &cq))
+	if (iba_create_cq(fd, 1, 8, &cq))
 		return 51;
 	before = iba_fdinfo(fd, "verbs-charged-bytes");
 	if (resize_cq(fd, cq, lim->max_cqe, NULL) != -ENOMEM)
@@ -786,16 +777,16 @@ static int resize_bounded(void *p)
 	if (iba_fdinfo(fd, "verbs-charged-bytes") != before)
 		return 54;
 
-	if (create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
+	if (iba_create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_UD, &qp) ||
 	    ud_init(fd, qp.handle))
 		return 55;
 	for (i = 0; i < 4; i++)
-		if (post_recv(fd, IB_ASYNC_OBJ_QP, qp.handle, 0x70 + i, buf[i],
+		if (iba_post_recv(fd, IB_ASYNC_OBJ_QP, qp.handle, 0x70 + i, buf[i],
 			      sizeof(buf[i])))
 			return 56;
-	if (modify_qp(fd, qp.handle, 6, 0, NULL))
+	if (iba_modify_qp(fd, qp.handle, 6, 0, NULL))
 		return 57;
-	if (poll_cq(fd, cq, wc, 4) != 4)
+	if (iba_poll_cq(fd, cq, wc, 4) != 4)
 		return 58;
 	for (i = 0; i < 4; i++)
 		if (wc[i].wr_id != 0x70u + i || wc[i].status != WC_FLUSH_ERR)
@@ -811,7 +802,7 @@ static int resize_bounded(void *p)
 			.max_sge = 1,
 		};
 
-		if (ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq))
+		if (iba_ioc(fd, IB_ASYNC_IOC_CREATE_SRQ, &srq))
 			return 61;
 		before = iba_fdinfo(fd, "verbs-charged-bytes");
 		if (resize_srq(fd, srq.handle, lim->max_srq_wr) != -ENOMEM ||
@@ -830,7 +821,7 @@ static void verbs_limits(struct __test_metadata *_metadata, int fd,
 {
 	struct ib_async_device_attr d = { .argsz = sizeof(d) };
 
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_QUERY_DEVICE, &d));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_QUERY_DEVICE, &d));
 	lim->node = node;
 	lim->max_cqe = d.max_cqe;
 	/* 64 Ki sends of 256 bytes (rxe): 32 MiB a QP before the fix */
@@ -885,15 +876,15 @@ TEST_F(sec, verbs_charge_returns_to_its_value_after_destroy)
 	all0 = iba_fdinfo(self->fd, "charged-bytes");
 	ASSERT_LT(0, c0);		/* the fixture's CQ */
 
-	ASSERT_EQ(0, create_cq(self->fd, 2, 1024, &cq));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 2, 1024, &cq));
 	c1 = iba_fdinfo(self->fd, "verbs-charged-bytes");
 	EXPECT_LT(c0, c1);
-	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, cq, IB_UVERBS_QPT_RC,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 3, self->pd, cq, IB_UVERBS_QPT_RC,
 			       &qp));
 	c2 = iba_fdinfo(self->fd, "verbs-charged-bytes");
 	EXPECT_LT(c1, c2);
 	srq.pd_handle = self->pd;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
 	c3 = iba_fdinfo(self->fd, "verbs-charged-bytes");
 	EXPECT_LT(c2, c3);
 	EXPECT_EQ(all0 + c3 - c0, iba_fdinfo(self->fd, "charged-bytes"));
@@ -911,25 +902,25 @@ TEST_F(sec, verbs_charge_returns_to_its_value_after_destroy)
 	ASSERT_EQ(0, resize_srq(self->fd, srq.handle, 64));
 	EXPECT_EQ(c3, iba_fdinfo(self->fd, "verbs-charged-bytes"));
 
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle, NULL));
 	EXPECT_EQ(c2, iba_fdinfo(self->fd, "verbs-charged-bytes"));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
 	EXPECT_EQ(c1, iba_fdinfo(self->fd, "verbs-charged-bytes"));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
 	EXPECT_EQ(c0, iba_fdinfo(self->fd, "verbs-charged-bytes"));
 	EXPECT_EQ(all0, iba_fdinfo(self->fd, "charged-bytes"));
 
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR))
 		return;
-	ASSERT_EQ(0, create_pd(self->fd, &pd));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &pd));
 	EXPECT_EQ(c0, iba_fdinfo(self->fd, "verbs-charged-bytes"));
-	ASSERT_EQ(0, reg_mr(self->fd, pd, mem, sizeof(mem),
+	ASSERT_EQ(0, iba_reg_mr(self->fd, pd, mem, sizeof(mem),
 			    IB_UVERBS_ACCESS_LOCAL_WRITE, &mr));
 	c5 = iba_fdinfo(self->fd, "verbs-charged-bytes");
 	EXPECT_LT(c0, c5);
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_MR, mr.handle, NULL));
 	EXPECT_EQ(c5, iba_fdinfo(self->fd, "verbs-charged-bytes"));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, pd, NULL));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, pd, NULL));
 	EXPECT_EQ(c0, iba_fdinfo(self->fd, "verbs-charged-bytes"));
 	EXPECT_EQ(all0, iba_fdinfo(self->fd, "charged-bytes"));
 }
@@ -943,7 +934,7 @@ TEST_F(sec, data_path_serves_only_the_opening_process)
 	int st;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
 	ASSERT_EQ(0, ud_init(self->fd, qp.handle));
 	pid = fork();
@@ -955,10 +946,10 @@ TEST_F(sec, data_path_serves_only_the_opening_process)
 			.wc = (uintptr_t)&wc,
 		};
 
-		if (post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, 1, buf,
+		if (iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, 1, buf,
 			      sizeof(buf)) != -EPERM)
 			_exit(1);
-		if (ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p) != -EPERM)
+		if (iba_ioc(self->fd, IB_ASYNC_IOC_POLL_CQ, &p) != -EPERM)
 			_exit(2);
 		if (post_send(self->fd, qp.handle, 1, buf, 1, 0, 0, 0) !=
 		    -EPERM)
@@ -968,7 +959,7 @@ TEST_F(sec, data_path_serves_only_the_opening_process)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	EXPECT_EQ(0, post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, 2, buf,
+	EXPECT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, 2, buf,
 			       sizeof(buf)));
 }
 
@@ -996,8 +987,8 @@ TEST_F(sec, caller_stuck_in_a_fault_holds_up_no_other_command)
 	ASSERT_EQ(0, pthread_create(&th, NULL, iba_stalled_run, &call));
 	ASSERT_EQ(0, iba_stall_wait(&st, IBA_EVENT_TIMEOUT_MS));
 	t0 = iba_now_ms();
-	EXPECT_EQ(0, create_pd(self->fd, &h));
-	EXPECT_EQ(0, create_cq(self->fd, 1, 8, &h));
+	EXPECT_EQ(0, iba_create_pd(self->fd, &h));
+	EXPECT_EQ(0, iba_create_cq(self->fd, 1, 8, &h));
 	t1 = iba_now_ms();
 	EXPECT_GT(1000u, t1 - t0) TH_LOG("commands waited %llu ms",
 				      (unsigned long long)(t1 - t0));
@@ -1018,15 +1009,15 @@ TEST_F(sec, argsz_beyond_a_page_is_e2big)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_NE(NULL, a);
 	a->argsz = size;
-	EXPECT_EQ(-E2BIG, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, a));
+	EXPECT_EQ(-E2BIG, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, a));
 	/* Up to a page with a zero tail is an extended struct: fine. */
 	a->argsz = size / 2;
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, a));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_PD, a));
 	free(a);
 	/* Handles are never reused, not even the one just freed. */
-	ASSERT_EQ(0, create_pd(self->fd, &h1));
-	ASSERT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_PD, h1, NULL));
-	ASSERT_EQ(0, create_pd(self->fd, &h2));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &h1));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_PD, h1, NULL));
+	ASSERT_EQ(0, iba_create_pd(self->fd, &h2));
 	EXPECT_NE(h1, h2);
 }
 
@@ -1040,12 +1031,12 @@ TEST_F(sec, object_type_and_pkey_index_are_not_truncated)
 	};
 
 	IBA_SKIPPED_IN_SETUP();
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_QUERY_PKEY, &k));
 	d.handle = self->pd;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
 	/* The PD is still there. */
 	d.obj_type = IB_ASYNC_OBJ_PD;
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_DESTROY, &d));
 }
 
 /* rdma resource show names the process a QP was made for. */
@@ -1057,7 +1048,7 @@ TEST_F(sec, rdma_resource_show_names_the_owner)
 	FILE *f;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &qp));
 	f = popen("rdma resource show qp 2>/dev/null", "r");
 	ASSERT_NE(NULL, f);

@@ -16,7 +16,7 @@
 #include <sys/epoll.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
 #define QKEY		0x11111111
 #define GRH_BYTES	40
@@ -54,7 +54,7 @@ static int open_dev(FIXTURE_DATA(sch) *self)
 static int make_ah(FIXTURE_DATA(sch) *self)
 {
 	struct ibv_ah_attr a = { .is_global = 1, .port_num = 1 };
-	int g = roce_v2_gid(self->dev.ibdev, a.grh.dgid.raw);
+	int g = iba_roce_v2_gid(self->dev.ibdev, a.grh.dgid.raw);
 
 	if (g < 0)
 		return -1;

@@ -26,7 +26,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/ib_async.h>
 
-#include "ib_async_evsrc.h"
+#include "lib/iba_evsrc.h"
 
 #define BIT(t)		IBASYNC_EVENT_TYPE_BIT(t)
 #define MAX_RECS	128
@@ -65,8 +65,8 @@ static struct ibv_qp *make_ud_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 
 FIXTURE_SETUP(ech)
 {
-	if (!evsrc_present())
-		SKIP(return, "no evsrc0 test device (%s)", EVSRC_KO);
+	if (!iba_evsrc_present())
+		SKIP(return, "no evsrc0 test device (%s)", IBA_EVSRC_KO);
 	self->ctx = open_evsrc(&self->list);
 	ASSERT_NE(NULL, self->ctx) TH_LOG("open evsrc0 through libibasync: %m");
 	self->ch[0] = ibasync_create_channel(self->ctx, 0);
@@ -77,10 +77,10 @@ FIXTURE_SETUP(ech)
 	ASSERT_NE(NULL, self->pd);
 	self->cq = ibv_create_cq(self->ctx, 8, NULL, NULL, 0);
 	ASSERT_NE(NULL, self->cq);
-	self->ev_cq = evsrc_find("cq", 0);
+	self->ev_cq = iba_evsrc_find("cq", 0);
 	self->qp = make_ud_qp(self->pd, self->cq);
 	ASSERT_NE(NULL, self->qp) TH_LOG("ibv_create_qp: %m");
-	self->ev_qp = evsrc_find("qp", self->qp->qp_num);
+	self->ev_qp = iba_evsrc_find("qp", self->qp->qp_num);
 	ASSERT_LE(0, self->ev_cq);
 	ASSERT_LE(0, self->ev_qp);
 	fcntl(self->ctx->async_fd, F_SETFL,
@@ -211,7 +211,7 @@ TEST_F(ech, two_channels_each_get_the_events_of_their_port)
 	EXPECT_NE(0U, id[0]);
 	EXPECT_NE(0U, id[1]);
 	for (i = 0; i < ARRAY_SIZE(port_events); i++)
-		ASSERT_EQ(0, evsrc_write("raise", "%u port:%u",
+		ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:%u",
 					 port_events[i].type,
 					 port_events[i].port));
 
@@ -266,8 +266,8 @@ TEST_F(ech, types_cookies_of_the_earliest_match_and_unsubscribe)
 	ASSERT_EQ(0, sub_port(ch, 1, BIT(IBV_EVENT_PORT_ERR), 0xa, &a));
 	ASSERT_EQ(0, ibasync_subscribe(ch, &any, &b));
 	EXPECT_NE(a, b);
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:1",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:1",
 				 IB_ASYNC_EV_PORT_ACTIVE));
 	/* both match the first: one record, the earliest's cookie */
 	ASSERT_EQ(2, get_n(ch, ev, 2, ARRAY_SIZE(ev)));
@@ -278,14 +278,14 @@ TEST_F(ech, types_cookies_of_the_earliest_match_and_unsubscribe)
 	EXPECT_TRUE(empty(ch));
 
 	EXPECT_EQ(0, ibasync_unsubscribe(ch, a));
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:2", IB_ASYNC_EV_PORT_ERR));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:2", IB_ASYNC_EV_PORT_ERR));
 	ASSERT_EQ(1, get_n(ch, ev, 1, ARRAY_SIZE(ev)));
 	EXPECT_EQ(IBV_EVENT_PORT_ERR, (int)ev[0].event_type);
 	EXPECT_EQ(0xbULL, ev[0].cookie);
 	EXPECT_EQ(3ULL, ev[0].seq);
 
 	EXPECT_EQ(0, ibasync_unsubscribe(ch, b));
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
 	EXPECT_TRUE(empty(ch)) TH_LOG("a record with no subscription left");
 	EXPECT_EQ(ENOENT, ibasync_unsubscribe(ch, b));
 	EXPECT_EQ(ENOENT, errno);
@@ -301,14 +301,14 @@ TEST_F(ech, object_subscription_names_the_programs_qp)
 	ASSERT_EQ(0, sub_qp(self->ch[0], self->qp, 0, 0x9, NULL));
 	ASSERT_EQ(0, sub_qp(self->ch[1], self->qp, BIT(IBV_EVENT_QP_FATAL),
 			    0x10, NULL));
-	ASSERT_EQ(0, evsrc_write("raise", "%u qp:%d", IB_ASYNC_EV_QP_FATAL,
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u qp:%d", IB_ASYNC_EV_QP_FATAL,
 				 self->ev_qp));
-	ASSERT_EQ(0, evsrc_write("raise", "%u qp:%d %s",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u qp:%d %s",
 				 IB_ASYNC_EV_COMM_EST, self->ev_qp,
-				 evsrc_hard()));
-	ASSERT_EQ(0, evsrc_write("raise", "%u cq:%d", IB_ASYNC_EV_CQ_ERR,
+				 iba_evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u cq:%d", IB_ASYNC_EV_CQ_ERR,
 				 self->ev_cq));
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
 
 	ASSERT_EQ(2, get_n(self->ch[0], ev, 2, ARRAY_SIZE(ev)));
 	EXPECT_EQ(IBV_EVENT_QP_FATAL, (int)ev[0].event_type);
@@ -336,7 +336,7 @@ TEST_F(ech, destroying_the_qp_drops_its_records_and_subscriptions)
 	ASSERT_EQ(0, sub_qp(self->ch[0], self->qp, 0, 0x5, NULL));
 	ASSERT_EQ(0, sub_port(self->ch[0], 2, 0, 0x6, NULL));
 	EXPECT_EQ(2, iba_fdinfo(fd, "subscriptions"));
-	ASSERT_EQ(0, evsrc_write("raise", "%u qp:%d", IB_ASYNC_EV_QP_FATAL,
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u qp:%d", IB_ASYNC_EV_QP_FATAL,
 				 self->ev_qp));
 	EXPECT_EQ(1, iba_fdinfo(fd, "queued"));
 	/* not handed out by ibv_get_async_event(): destroy waits for none */
@@ -367,11 +367,11 @@ TEST_F(ech, coalescing_counts_every_occurrence_beside_a_plain_channel)
 	ASSERT_EQ(0, sub_port(self->ch[0], 2, types, 0xd, NULL));
 	ASSERT_EQ(0, set_queue_len(self->ch[0], 256));
 
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:2 %s 100",
-				 IB_ASYNC_EV_PORT_ERR, evsrc_hard()));
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:2 process 5",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:2 %s 100",
+				 IB_ASYNC_EV_PORT_ERR, iba_evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:2 process 5",
 				 IB_ASYNC_EV_PORT_ACTIVE));
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:1 process 3",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:1 process 3",
 				 IB_ASYNC_EV_PORT_ERR));
 
 	/* one record per type and port, every occurrence counted */
@@ -409,7 +409,7 @@ TEST_F(ech, coalescing_counts_every_occurrence_beside_a_plain_channel)
 	EXPECT_TRUE(empty(self->ch[0]));
 
 	/* a record once read takes no more: the next repeat is a new one */
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:2 process 10",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:2 process 10",
 				 IB_ASYNC_EV_PORT_ERR));
 	ASSERT_EQ(1, get_n(cch, ev, 1, ARRAY_SIZE(ev)));
 	EXPECT_EQ(10ULL, ev[0].occurrences);
@@ -425,7 +425,7 @@ TEST_F(ech, a_full_channel_says_how_many_it_lost)
 	ASSERT_EQ(0, set_queue_len(self->ch[0], 8));
 	ASSERT_EQ(0, sub_port(self->ch[0], 1, BIT(IBV_EVENT_PORT_ERR), 0x1,
 			      NULL));
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:1 process 20",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:1 process 20",
 				 IB_ASYNC_EV_PORT_ERR));
 	ASSERT_EQ(9, ibasync_get_events(self->ch[0], ev, ARRAY_SIZE(ev),
 					IBASYNC_GET_NONBLOCK));
@@ -442,7 +442,7 @@ TEST_F(ech, a_full_channel_says_how_many_it_lost)
 	EXPECT_EQ(12, iba_fdinfo(ibasync_channel_fd(self->ch[0]), "lost"));
 
 	/* room again: the stream goes on after the lost ones */
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:1", IB_ASYNC_EV_PORT_ERR));
 	ASSERT_EQ(1, get_n(self->ch[0], ev, 1, ARRAY_SIZE(ev)));
 	EXPECT_EQ(21ULL, ev[0].seq);
 }
@@ -484,7 +484,7 @@ TEST_F(ech, blocking_and_nonblocking_reads)
 	ASSERT_EQ(0, pthread_create(&t, NULL, get_blocking, &g));
 	iba_sleep_ms(300);
 	EXPECT_EQ(0, atomic_load(&g.done)) TH_LOG("returned with no event");
-	ASSERT_EQ(0, evsrc_write("raise", "%u port:2",
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u port:2",
 				 IB_ASYNC_EV_CLIENT_REREGISTER));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(1, g.ret) TH_LOG("errno %d", g.err);
@@ -686,7 +686,7 @@ TEST_F(ech, a_snapshot_of_the_ports_then_the_events_that_follow)
 	EXPECT_TRUE(empty(ch));
 
 	/* the events after the snapshot: the next sequence numbers */
-	ASSERT_EQ(0, evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ERR));
+	ASSERT_EQ(0, iba_evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ERR));
 	ASSERT_EQ(1, get_n(ch, ev, 1, ARRAY_SIZE(ev)));
 	EXPECT_EQ(IBASYNC_EVENT_ASYNC, (int)ev[0].kind);
 	EXPECT_EQ((uint32_t)IBV_EVENT_PORT_ERR, (uint32_t)ev[0].event_type);
@@ -694,7 +694,7 @@ TEST_F(ech, a_snapshot_of_the_ports_then_the_events_that_follow)
 	EXPECT_EQ(4ULL, ev[0].seq);
 	EXPECT_EQ(0x57a7eULL, ev[0].cookie);
 	EXPECT_EQ(ENOENT, ibasync_get_state(ch, &ev[0], &st));
-	ASSERT_EQ(0, evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ACTIVE));
+	ASSERT_EQ(0, iba_evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ACTIVE));
 	ASSERT_EQ(1, get_n(ch, ev, 1, ARRAY_SIZE(ev)));
 	EXPECT_EQ((uint32_t)IBV_EVENT_PORT_ACTIVE, (uint32_t)ev[0].event_type);
 	EXPECT_EQ(5ULL, ev[0].seq);
@@ -779,7 +779,7 @@ TEST_F(ech, after_an_overflow_a_resync_says_the_present)
 	 * ring at the read above, a ring of 8 before it): the events that
 	 * fit, then overflow records, each answered by a resync's record.
 	 */
-	ASSERT_EQ(0, evsrc_raise("%u port:1 process 20",
+	ASSERT_EQ(0, iba_evsrc_raise("%u port:1 process 20",
 				 IB_ASYNC_EV_PORT_ERR));
 	n = get_quiet(ch, ev, ARRAY_SIZE(ev));
 	ASSERT_LE(3, n);
@@ -821,7 +821,7 @@ TEST_F(ech, after_an_overflow_a_resync_says_the_present)
 	EXPECT_EQ(NULL, state_differs(self->ctx, 1, &st));
 	TH_LOG("%d records: %llu events, %llu lost, %d snapshots", n,
 	       (unsigned long long)events, (unsigned long long)lost, snaps);
-	ASSERT_EQ(0, evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ACTIVE));
+	ASSERT_EQ(0, iba_evsrc_raise("%u port:1", IB_ASYNC_EV_PORT_ACTIVE));
 }
 
 TEST_HARNESS_MAIN

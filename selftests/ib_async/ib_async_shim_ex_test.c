@@ -12,8 +12,8 @@
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
-#include "ib_async_verbs.h"
+#include "lib/iba_ibv.h"
+#include "lib/iba_verbs.h"
 
 #define QKEY		0x11111111
 #define GRH_BYTES	40
@@ -50,7 +50,7 @@ FIXTURE_SETUP(ex)
 	ASSERT_NE(NULL, self->pd);
 	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
 	ASSERT_NE(NULL, self->cq);
-	self->gid_index = roce_v2_gid(self->dev.ibdev, self->gid.raw);
+	self->gid_index = iba_roce_v2_gid(self->dev.ibdev, self->gid.raw);
 	ASSERT_LE(0, self->gid_index);
 }
 
@@ -206,7 +206,7 @@ TEST_F(ex, ud_qp_ex_numbered_by_the_kernel_carries_traffic)
 	swr.wr.ud.remote_qpn = qp->qp_num;
 	swr.wr.ud.remote_qkey = QKEY;
 	ASSERT_EQ(0, ibv_post_send(qp, &swr, &sbad));
-	ASSERT_EQ(2, ibv_test_poll_n(self->cq, 2, wc));
+	ASSERT_EQ(2, iba_ibv_poll_n(self->cq, 2, wc));
 	r = recv_of_two(wc);
 	ASSERT_NE(NULL, r);
 	/* rxe delivered to the number the QP was given, and says so */
@@ -240,7 +240,7 @@ TEST_F(ex, rc_qps_ex_connect_by_their_numbers)
 	}
 	EXPECT_NE(qp[0]->qp_num, qp[1]->qp_num);
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, ibv_test_rc_to_rts(qp[i], qp[!i]->qp_num,
+		ASSERT_EQ(0, iba_ibv_rc_to_rts(qp[i], qp[!i]->qp_num,
 						&self->gid, self->gid_index,
 						IBV_ACCESS_LOCAL_WRITE));
 	ASSERT_EQ(0, ibv_query_qp(qp[0], &qa, IBV_QP_DEST_QPN, &qi));
@@ -256,7 +256,7 @@ TEST_F(ex, rc_qps_ex_connect_by_their_numbers)
 				    .opcode = IBV_WR_SEND,
 				    .send_flags = IBV_SEND_SIGNALED };
 	ASSERT_EQ(0, ibv_post_send(qp[0], &swr, &sbad));
-	ASSERT_EQ(2, ibv_test_poll_n(self->cq, 2, wc));
+	ASSERT_EQ(2, iba_ibv_poll_n(self->cq, 2, wc));
 	r = recv_of_two(wc);
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(qp[1]->qp_num, r->qp_num);
@@ -299,7 +299,7 @@ TEST_F(ex, rc_traffic_through_an_extended_cq)
 		ASSERT_NE(NULL, qp[i]);
 	}
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, ibv_test_rc_to_rts(qp[i], qp[!i]->qp_num,
+		ASSERT_EQ(0, iba_ibv_rc_to_rts(qp[i], qp[!i]->qp_num,
 						&self->gid, self->gid_index,
 						IBV_ACCESS_LOCAL_WRITE));
 	rmr = ibv_reg_mr(self->pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
@@ -355,7 +355,7 @@ TEST_F(ex, rc_traffic_through_an_extended_cq)
 	}
 	ASSERT_EQ(100U + MSGS - 2, want_recv);
 	/* the rest, fetched ahead or still in the kernel, by ibv_poll_cq() */
-	ret = ibv_test_poll_n(ibv_cq_ex_to_cq(cq), 2 + MSGS - sends, wc);
+	ret = iba_ibv_poll_n(ibv_cq_ex_to_cq(cq), 2 + MSGS - sends, wc);
 	ASSERT_EQ(2 + MSGS - sends, ret);
 	for (i = 0; i < ret; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);

@@ -19,7 +19,7 @@
 #define IBA_NO_HARNESS
 #include <infiniband/verbs.h>
 
-#include "ib_async_evsrc.h"
+#include "lib/iba_evsrc.h"
 
 static int fail(const char *what)
 {
@@ -90,8 +90,8 @@ int main(void)
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY))
 		return fail("SQD");
 	if (!strncmp(name, "evsrc", 5) &&
-	    evsrc_write("raise", "%u qp:%d process", IBV_EVENT_SQ_DRAINED,
-			evsrc_find("qp", qp->qp_num)))
+	    iba_evsrc_write("raise", "%u qp:%d process", IBV_EVENT_SQ_DRAINED,
+			iba_evsrc_find("qp", qp->qp_num)))
 		return fail("evsrc raise");
 	do {
 		if (ibv_get_async_event(ctx, &held))

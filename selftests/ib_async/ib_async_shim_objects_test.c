@@ -22,9 +22,9 @@
 #include <stdatomic.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_ibv.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define QKEY		0x11111111
 #define GRH_BYTES	40
@@ -205,7 +205,7 @@ TEST_F(so, queries_agree_with_sysfs)
 	EXPECT_NE(0, ibv_query_port(self->ctx, 2, &p));
 	EXPECT_EQ(EINVAL, errno);
 
-	g = roce_v2_gid(self->dev.ibdev, want);
+	g = iba_roce_v2_gid(self->dev.ibdev, want);
 	ASSERT_LE(0, g);
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, g, &gid));
 	EXPECT_EQ(0, memcmp(want, gid.raw, 16));
@@ -320,7 +320,7 @@ TEST_F(so, srq_limit_element_is_the_programs_srq)
 	int i, g;
 
 	IBA_SKIPPED_IN_SETUP();
-	g = roce_v2_gid(self->dev.ibdev, aa.grh.dgid.raw);
+	g = iba_roce_v2_gid(self->dev.ibdev, aa.grh.dgid.raw);
 	ASSERT_LE(0, g);
 	aa.grh.sgid_index = (uint8_t)g;
 	aa.grh.hop_limit = 64;
@@ -363,7 +363,7 @@ TEST_F(so, srq_limit_element_is_the_programs_srq)
 	EXPECT_EQ(1U, srq->events_completed);
 
 	/* both completions, the message after the GRH */
-	ASSERT_EQ(2, ibv_test_poll_n(cq, 2, wc));
+	ASSERT_EQ(2, iba_ibv_poll_n(cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
 		if (wc[i].opcode != IBV_WC_RECV)
@@ -514,7 +514,7 @@ TEST_F(so, rc_send_with_imm_gathered_from_two_sges)
 	int i, g;
 
 	IBA_SKIPPED_IN_SETUP();
-	g = roce_v2_gid(self->dev.ibdev, gid.raw);
+	g = iba_roce_v2_gid(self->dev.ibdev, gid.raw);
 	ASSERT_LE(0, g);
 	cq = ibv_create_cq(self->ctx, 8, NULL, NULL, 0);
 	ASSERT_NE(NULL, cq);
@@ -578,7 +578,7 @@ TEST_F(so, rc_send_with_imm_gathered_from_two_sges)
 				    .send_flags = IBV_SEND_SIGNALED,
 				    .imm_data = htonl(0xfeedbeef) };
 	ASSERT_EQ(0, ibv_post_send(qp[0], &swr, &sbad));
-	ASSERT_EQ(2, ibv_test_poll_n(cq, 2, wc));
+	ASSERT_EQ(2, iba_ibv_poll_n(cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
 		if (wc[i].opcode != IBV_WC_RECV)
@@ -712,7 +712,7 @@ TEST_F(so, bad_input_fails_clearly_and_changes_nothing)
 	swr.opcode = IBV_WR_SEND;
 	swr.send_flags = IBV_SEND_IP_CSUM;
 	EXPECT_EQ(EOPNOTSUPP, ibv_post_send(qp, &swr, &sbad));
-	g = roce_v2_gid(self->dev.ibdev, aa.grh.dgid.raw);
+	g = iba_roce_v2_gid(self->dev.ibdev, aa.grh.dgid.raw);
 	ASSERT_LE(0, g);
 	aa.grh.sgid_index = (uint8_t)g;
 	ah = ibv_create_ah(self->pd, &aa);
@@ -751,24 +751,24 @@ FIXTURE_SETUP(sev)
 
 	memset(&self->s, 0, sizeof(self->s));
 	self->cq = NULL;
-	if (!evsrc_present())
-		SKIP(return, "no evsrc0 test device (%s)", EVSRC_KO);
+	if (!iba_evsrc_present())
+		SKIP(return, "no evsrc0 test device (%s)", IBA_EVSRC_KO);
 	ASSERT_EQ(0, so_open(&self->s, "evsrc0")) TH_LOG("open evsrc0: %m");
 	set_nonblock(self->s.ctx->async_fd);
 	self->cq = ibv_create_cq(self->s.ctx, 8, NULL, NULL, 0);
 	ASSERT_NE(NULL, self->cq);
-	self->ev_cq = evsrc_find("cq", 0);
+	self->ev_cq = iba_evsrc_find("cq", 0);
 	self->srq = ibv_create_srq(self->s.pd, &si);
 	ASSERT_NE(NULL, self->srq);
-	self->ev_srq = evsrc_find("srq", 0);
+	self->ev_srq = iba_evsrc_find("srq", 0);
 	self->qp = make_ud_qp(self->s.pd, self->cq, self->srq);
 	ASSERT_NE(NULL, self->qp);
-	self->ev_qp = evsrc_find("qp", self->qp->qp_num);
+	self->ev_qp = iba_evsrc_find("qp", self->qp->qp_num);
 	wi.pd = self->s.pd;
 	wi.cq = self->cq;
 	self->wq = ibv_create_wq(self->s.ctx, &wi);
 	ASSERT_NE(NULL, self->wq) TH_LOG("ibv_create_wq: %m");
-	self->ev_wq = evsrc_find("wq", 0);
+	self->ev_wq = iba_evsrc_find("wq", 0);
 	ASSERT_LE(0, self->ev_cq);
 	ASSERT_LE(0, self->ev_qp);
 	ASSERT_LE(0, self->ev_srq);
@@ -834,23 +834,23 @@ TEST_F(sev, every_affiliated_type_from_every_context_names_the_programs_object)
 	unsigned int c, i;
 
 	IBA_SKIPPED_IN_SETUP();
-	for (c = 0; c < evsrc_ncontexts(); c++) {
-		for (i = 0; i < ARRAY_SIZE(affiliated); i++) {
-			uint32_t obj = affiliated[i].obj;
+	for (c = 0; c < iba_evsrc_ncontexts(); c++) {
+		for (i = 0; i < ARRAY_SIZE(iba_evsrc_affiliated); i++) {
+			uint32_t obj = iba_evsrc_affiliated[i].obj;
 			void *mine = obj_of(self, obj, target);
 			uint32_t before = acks_of(self, obj);
 
-			ASSERT_EQ(0, evsrc_write("raise", "%u %s %s 1",
-						 affiliated[i].type, target,
-						 contexts[c]));
+			ASSERT_EQ(0, iba_evsrc_write("raise", "%u %s %s 1",
+						 iba_evsrc_affiliated[i].type, target,
+						 iba_evsrc_contexts[c]));
 			ASSERT_EQ(0, get_event(self->s.ctx, IBA_EVENT_TIMEOUT_MS,
 					       &ev))
-				TH_LOG("%s from %s", iba_type_str(affiliated[i].type),
-				       contexts[c]);
-			EXPECT_EQ(affiliated[i].type, (uint32_t)ev.event_type);
+				TH_LOG("%s from %s", iba_type_str(iba_evsrc_affiliated[i].type),
+				       iba_evsrc_contexts[c]);
+			EXPECT_EQ(iba_evsrc_affiliated[i].type, (uint32_t)ev.event_type);
 			EXPECT_EQ(mine, element_of(&ev, obj))
-				TH_LOG("%s from %s", iba_type_str(affiliated[i].type),
-				       contexts[c]);
+				TH_LOG("%s from %s", iba_type_str(iba_evsrc_affiliated[i].type),
+				       iba_evsrc_contexts[c]);
 			ibv_ack_async_event(&ev);
 			EXPECT_EQ(before + 1, acks_of(self, obj));
 		}
@@ -870,18 +870,18 @@ TEST_F(sev, wq_modify_and_destroy_wait_through_verbs_context)
 	ASSERT_EQ(0, ibv_modify_wq(self->wq, &wa));
 	EXPECT_EQ(IBV_WQS_RDY, (int)self->wq->state);
 	/* what the driver holds, not what we asked for */
-	EXPECT_EQ(IBV_WQS_RDY, evsrc_wq_state(self->ev_wq));
+	EXPECT_EQ(IBV_WQS_RDY, iba_evsrc_wq_state(self->ev_wq));
 
 	/* an acked WQ_FATAL: destroy returns at once */
 	obj_of(self, IB_ASYNC_OBJ_WQ, target);
-	ASSERT_EQ(0, evsrc_write("raise", "%u %s %s 1",
-				 IB_ASYNC_EV_WQ_FATAL, target, evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_write("raise", "%u %s %s 1",
+				 IB_ASYNC_EV_WQ_FATAL, target, iba_evsrc_hard()));
 	ASSERT_EQ(0, get_event(self->s.ctx, IBA_EVENT_TIMEOUT_MS, &ev));
 	EXPECT_EQ(self->wq, ev.element.wq);
 	ibv_ack_async_event(&ev);
 	EXPECT_EQ(0, ibv_destroy_wq(self->wq));
 	self->wq = NULL;
-	EXPECT_EQ(-1, evsrc_find("wq", 0));
+	EXPECT_EQ(-1, iba_evsrc_find("wq", 0));
 }
 
 TEST_HARNESS_MAIN

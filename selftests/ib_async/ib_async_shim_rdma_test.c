@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_ibv.h"
-#include "ib_async_verbs.h"
+#include "lib/iba_ibv.h"
+#include "lib/iba_verbs.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -67,7 +67,7 @@ FIXTURE_SETUP(rd)
 	self->cq = ibv_create_cq(self->ctx, 256, NULL, NULL, 0);
 	ASSERT_NE(NULL, self->cq);
 	qi.send_cq = qi.recv_cq = self->cq;
-	g = roce_v2_gid(self->dev.ibdev, gid.raw);
+	g = iba_roce_v2_gid(self->dev.ibdev, gid.raw);
 	ASSERT_LE(0, g);
 	for (i = 0; i < 2; i++) {
 		self->qp[i] = ibv_create_qp(self->pd, &qi);
@@ -81,7 +81,7 @@ FIXTURE_SETUP(rd)
 		ASSERT_NE(NULL, self->mr[i]);
 	}
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, ibv_test_rc_to_rts(self->qp[i],
+		ASSERT_EQ(0, iba_ibv_rc_to_rts(self->qp[i],
 						self->qp[!i]->qp_num, &gid, g,
 						ACC_ALL));
 }
@@ -127,7 +127,7 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
 	ASSERT_EQ(0, iba_wait_byte(b + 115, '!'));
 	EXPECT_EQ(0, memcmp(b + 100, "written by rdma!", 16));
-	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, iba_ibv_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 	EXPECT_EQ((unsigned int)IBV_WC_RDMA_WRITE, wc[0].opcode);
 
@@ -137,7 +137,7 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 	w.opcode = IBV_WR_RDMA_READ;
 	w.wr.rdma.remote_addr = (uintptr_t)b + 200;
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, iba_ibv_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 	EXPECT_EQ((unsigned int)IBV_WC_RDMA_READ, wc[0].opcode);
 	EXPECT_EQ(16U, wc[0].byte_len);
@@ -151,7 +151,7 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 	w.wr.atomic.rkey = self->mr[1]->rkey;
 	w.wr.atomic.compare_add = 2;
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, iba_ibv_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 	EXPECT_EQ((unsigned int)IBV_WC_FETCH_ADD, wc[0].opcode);
 	EXPECT_EQ(40ULL, *(uint64_t *)(a + 512));
@@ -161,7 +161,7 @@ TEST_F(rd, write_read_atomics_land_in_program_memory)
 	w.wr.atomic.compare_add = 42;
 	w.wr.atomic.swap = 7;
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, iba_ibv_poll_n(self->cq, 1, wc));
 	EXPECT_EQ((unsigned int)IBV_WC_COMP_SWAP, wc[0].opcode);
 	EXPECT_EQ(7ULL, *remote);
 }
@@ -191,7 +191,7 @@ TEST_F(rd, write_with_imm_into_a_scattered_receive)
 	ASSERT_EQ(0, iba_wait_byte(b + 2003, 'h'));
 	EXPECT_EQ(0, memcmp(b + 1000, "abcd", 4));
 	EXPECT_EQ(0, memcmp(b + 2000, "efgh", 4));
-	ASSERT_EQ(2, ibv_test_poll_n(self->cq, 2, wc));
+	ASSERT_EQ(2, iba_ibv_poll_n(self->cq, 2, wc));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status);
 		if (wc[i].wr_id != 0x77)
@@ -232,7 +232,7 @@ TEST_F(rd, long_chains_post_in_order_and_bad_wr_says_where_it_stopped)
 	s[34].lkey ^= 0x55;
 	EXPECT_EQ(EINVAL, ibv_post_send(self->qp[0], &w[0], &bad));
 	EXPECT_EQ(&w[32], bad);
-	n = ibv_test_poll_n(self->cq, 32, wc);
+	n = iba_ibv_poll_n(self->cq, 32, wc);
 	ASSERT_EQ(32, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(500U + i, wc[i].wr_id);
@@ -274,7 +274,7 @@ TEST_F(rd, receive_after_its_mr_is_deregistered_fails_unwritten)
 	ASSERT_EQ(0, ibv_post_recv(self->qp[1], &r, &rbad));
 	ASSERT_EQ(0, ibv_dereg_mr(tmp));
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], &w, &bad));
-	n = ibv_test_poll_n(self->cq, 2, wc);
+	n = iba_ibv_poll_n(self->cq, 2, wc);
 	ASSERT_LE(1, n);
 	for (i = 0; i < n; i++)
 		if (wc[i].wr_id == 9)
@@ -290,7 +290,7 @@ static int uc_connect(struct ibv_qp *qp, uint32_t dqpn, const char *ibdev)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
 				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
 	union ibv_gid gid;
-	int g = roce_v2_gid(ibdev, gid.raw);
+	int g = iba_roce_v2_gid(ibdev, gid.raw);
 
 	if (g < 0)
 		return -1;
@@ -356,7 +356,7 @@ TEST_F(rd, uc_qps_connect_and_write)
 	ASSERT_EQ(0, ibv_post_send(uc[0], &w, &bad));
 	ASSERT_EQ(0, iba_wait_byte(b + 3007, 'e'));
 	EXPECT_EQ(0, memcmp(b + 3000, "uc write", 8));
-	ASSERT_EQ(1, ibv_test_poll_n(self->cq, 1, wc));
+	ASSERT_EQ(1, iba_ibv_poll_n(self->cq, 1, wc));
 	EXPECT_EQ(21U, wc[0].wr_id);
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
 
@@ -368,7 +368,7 @@ TEST_F(rd, uc_qps_connect_and_write)
 	w.imm_data = htonl(0xc0de);
 	w.wr.rdma.remote_addr = (uintptr_t)b + 3100;
 	ASSERT_EQ(0, ibv_post_send(uc[0], &w, &bad));
-	n = ibv_test_poll_n(self->cq, 2, wc);
+	n = iba_ibv_poll_n(self->cq, 2, wc);
 	ASSERT_EQ(2, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status);
@@ -417,7 +417,7 @@ TEST_F(rd, wr_api_posts_a_session_of_mixed_requests)
 	int i, n, g;
 
 	IBA_SKIPPED_IN_SETUP();
-	g = roce_v2_gid(self->dev.ibdev, gid.raw);
+	g = iba_roce_v2_gid(self->dev.ibdev, gid.raw);
 	ASSERT_LE(0, g);
 	for (i = 0; i < 2; i++) {
 		ex[i] = ibv_create_qp_ex(self->ctx, &qi);
@@ -425,7 +425,7 @@ TEST_F(rd, wr_api_posts_a_session_of_mixed_requests)
 					      strerror(errno));
 	}
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, ibv_test_rc_to_rts(ex[i], ex[!i]->qp_num, &gid,
+		ASSERT_EQ(0, iba_ibv_rc_to_rts(ex[i], ex[!i]->qp_num, &gid,
 						g, ACC_ALL));
 	qx = ibv_qp_to_qp_ex(ex[0]);
 	ASSERT_NE(NULL, qx);
@@ -447,7 +447,7 @@ TEST_F(rd, wr_api_posts_a_session_of_mixed_requests)
 	memset(msg, 0, sizeof(msg));
 	ASSERT_EQ(0, ibv_wr_complete(qx));
 
-	n = ibv_test_poll_n(self->cq, 4, wc);
+	n = iba_ibv_poll_n(self->cq, 4, wc);
 	ASSERT_EQ(4, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[i].status)

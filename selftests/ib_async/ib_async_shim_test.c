@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_util.h"
+#include "lib/iba_util.h"
 
 #define NTHREADS	4
 #define STORM_EVENTS	1000	/* below the default queue length */

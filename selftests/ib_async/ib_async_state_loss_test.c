@@ -21,8 +21,8 @@
  * queued than the queue may hold; a refused snapshot is refused with
  * EBUSY; and where the recipe says which records come, exactly those.
  */
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define MAX_RECS	512
 #define COOKIE		0x43ULL
@@ -86,7 +86,7 @@ static struct chan *chan_open(struct __test_metadata *_metadata,
 	c->resync = resync;
 	c->sub_cookie = COOKIE + 1;
 	iba_stream_init(&c->st, 1);
-	c->fd = event_channel(src->fd, IB_ASYNC_CHANNEL_STATE |
+	c->fd = iba_event_channel(src->fd, IB_ASYNC_CHANNEL_STATE |
 			      (resync ? IB_ASYNC_CHANNEL_RESYNC : 0));
 	if (c->fd < 0) {
 		TH_LOG("event channel: %s", strerror(-c->fd));
@@ -94,7 +94,7 @@ static struct chan *chan_open(struct __test_metadata *_metadata,
 		return NULL;
 	}
 	EXPECT_EQ(0, iba_set_queue_len(c->fd, cap));
-	EXPECT_LT(0, subscribe(src->fd, c->fd, 0, 0, 0, 0, COOKIE));
+	EXPECT_LT(0, iba_subscribe(src->fd, c->fd, 0, 0, 0, 0, COOKIE));
 	return c;
 }
 
@@ -141,7 +141,7 @@ static int chan_snapshot(struct __test_metadata *_metadata,
 	struct ib_async_info info;
 	int ret;
 
-	ret = subscribe(src->fd, c->fd, IB_ASYNC_SUB_STATE |
+	ret = iba_subscribe(src->fd, c->fd, IB_ASYNC_SUB_STATE |
 			(all ? 0 : IB_ASYNC_SUB_PORT), 0, all ? 0 : port, 0,
 			c->sub_cookie++);
 	EXPECT_TRUE(ret > 0 || ret == -EBUSY)
@@ -374,21 +374,21 @@ static int rxe_cq_overrun(struct source *src, int count)
 	int ret, i;
 
 	while (count--) {
-		ret = create_cq(src->fd, 0xc0e, 1, &cq);
+		ret = iba_create_cq(src->fd, 0xc0e, 1, &cq);
 		if (!ret)
-			ret = create_qp(src->fd, 0x9b, src->pd, cq,
+			ret = iba_create_qp(src->fd, 0x9b, src->pd, cq,
 					IB_UVERBS_QPT_UD, &qp);
 		if (!ret)
-			ret = modify_qp(src->fd, qp.handle, 1,
+			ret = iba_modify_qp(src->fd, qp.handle, 1,
 					IB_ASYNC_QP_PKEY_INDEX |
 					IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY,
 					&(struct ib_async_qp_attr){
 						.port_num = 1, .qkey = QKEY });
 		for (i = 0; !ret && i < 2; i++)
-			ret = post_recv(src->fd, IB_ASYNC_OBJ_QP, qp.handle, i,
+			ret = iba_post_recv(src->fd, IB_ASYNC_OBJ_QP, qp.handle, i,
 					bufs[i], sizeof(bufs[i]));
 		if (!ret)
-			ret = modify_qp(src->fd, qp.handle, 6, 0, NULL);
+			ret = iba_modify_qp(src->fd, qp.handle, 6, 0, NULL);
 		if (ret)
 			return ret;
 	}
@@ -415,7 +415,7 @@ FIXTURE_SETUP(rxe)
 	self->src.nports = info.phys_port_cnt;
 	self->src.type = IB_ASYNC_EV_CQ_ERR;
 	self->src.raise = rxe_cq_overrun;
-	ASSERT_EQ(0, create_pd(self->src.fd, &self->src.pd));
+	ASSERT_EQ(0, iba_create_pd(self->src.fd, &self->src.pd));
 	/* earlier tests' link and GID events would be counted as ours */
 	iba_quiesce(&self->dev, 1500, 15000);
 }
@@ -437,8 +437,8 @@ TEST_F_TIMEOUT(rxe, issue_43_recipe, 120)
 
 static int evsrc_comm_est(struct source *src, int count)
 {
-	return evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST, src->ev_qp,
-			   count > 1 ? evsrc_hard() : "process", count);
+	return iba_evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST, src->ev_qp,
+			   count > 1 ? iba_evsrc_hard() : "process", count);
 }
 
 FIXTURE(ev) {
@@ -460,7 +460,7 @@ FIXTURE_SETUP(ev)
 	struct ib_async_info info;
 	const char *why;
 
-	self->src.fd = evsrc_open(&self->dev, &why);
+	self->src.fd = iba_evsrc_open(&self->dev, &why);
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_LE(0, self->src.fd);
@@ -470,7 +470,7 @@ FIXTURE_SETUP(ev)
 	self->src.nports = info.phys_port_cnt;
 	self->src.type = IB_ASYNC_EV_COMM_EST;
 	self->src.raise = evsrc_comm_est;
-	ASSERT_EQ(0, evsrc_ud_qp(self->src.fd, &self->src.pd, &self->cq,
+	ASSERT_EQ(0, iba_evsrc_ud_qp(self->src.fd, &self->src.pd, &self->cq,
 				 &self->qp, &self->src.ev_qp));
 }
 

@@ -18,8 +18,8 @@
  */
 #include <infiniband/verbs.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_ibv.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_ibv.h"
 
 #define ST_REC		((int)sizeof(struct ib_async_chan_state_event))
 #define MAX_RECS	4096
@@ -184,7 +184,7 @@ FIXTURE_SETUP(st)
 	if (!(feat & IB_ASYNC_FEATURE_EVENT_CHANNEL) ||
 	    !(feat & IB_ASYNC_FEATURE_STATE))
 		SKIP(return, "no state records");
-	self->ctx = ibv_test_open(self->dev.ibdev, &self->list);
+	self->ctx = iba_ibv_open(self->dev.ibdev, &self->list);
 	ASSERT_NE(NULL, self->ctx)
 		TH_LOG("rdma-core cannot open %s: %m", self->dev.ibdev);
 	/* Leave earlier tests' link and GID events behind. */
@@ -206,7 +206,7 @@ FIXTURE_TEARDOWN(st)
 	}
 	/* a flapped netdev: the next test wants its IPv4 GID back */
 	end = iba_now_ms() + 20000;
-	while (self->flapped && roce_v2_gid(self->dev.ibdev, gid) < 0 &&
+	while (self->flapped && iba_roce_v2_gid(self->dev.ibdev, gid) < 0 &&
 	       iba_now_ms() < end)
 		iba_sleep_ms(100);
 	if (self->ctx)
@@ -233,7 +233,7 @@ static void expect_port_now(struct __test_metadata *_metadata,
 	struct ibv_port_attr pa;
 
 	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &pa));
-	ASSERT_EQ(0, query_port(self->fd, 1, &na));
+	ASSERT_EQ(0, iba_query_port(self->fd, 1, &na));
 	EXPECT_EQ(0U, st->flags & IB_ASYNC_STATE_QUERY_FAILED);
 	EXPECT_EQ(0U, st->error);
 	EXPECT_EQ(0U, st->phys_port_cnt);
@@ -257,8 +257,8 @@ static void expect_port_now(struct __test_metadata *_metadata,
 	if (gids >= 0)
 		EXPECT_EQ((uint32_t)gids, st->gid_valid);
 
-	EXPECT_EQ(NULL, port_state_differs(st, &na))
-		TH_LOG("QUERY_PORT: %s", port_state_differs(st, &na));
+	EXPECT_EQ(NULL, iba_port_state_differs(st, &na))
+		TH_LOG("QUERY_PORT: %s", iba_port_state_differs(st, &na));
 }
 
 /* Port 1's valid GIDs as rdma-core has them now. */
@@ -391,7 +391,7 @@ static int overflowed_channel(struct __test_metadata *_metadata,
 	struct ib_async_info info;
 	int ch, i;
 
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE |
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE |
 			   IB_ASYNC_CHANNEL_RESYNC);
 	if (ch < 0)
 		return ch;
@@ -402,7 +402,7 @@ static int overflowed_channel(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, iba_set_queue_len(ch, 1));
 	EXPECT_EQ(0, iba_get_info(ch, &info));
 	EXPECT_EQ(1U, info.queue_len);
-	EXPECT_LT(0, subscribe(self->fd, ch, 0, 0, 0, 0, COOKIE));
+	EXPECT_LT(0, iba_subscribe(self->fd, ch, 0, 0, 0, 0, COOKIE));
 	for (i = 1; i <= NADDR; i++)
 		EXPECT_EQ(0, iba_sh("ip -6 addr add " ADDR_FMT " dev %s nodad",
 				    i, self->netdev));
@@ -496,7 +496,7 @@ static int quiet_snapshot(struct __test_metadata *_metadata,
 	long gid;
 
 	node_quiet(self->fd, QUIET_MS, 60000, &gid);
-	EXPECT_LT(0, subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0,
+	EXPECT_LT(0, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0,
 			       cookie));
 	/* the events since the last snapshot, then this one's two records */
 	read_quiet(ch, &self->s, QUIET_MS, 10000);
@@ -523,7 +523,7 @@ TEST_F_TIMEOUT(st, gid_gen_moves_by_the_gid_change_records_received, 180)
 	int ch, i, pa, pm, pb, c1, c2;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch) TH_LOG("create: %s", strerror(-ch));
 	pa = quiet_snapshot(_metadata, self, ch, COOKIE);
 	ASSERT_LE(0, pa);
@@ -613,7 +613,7 @@ static int port_snapshot(struct __test_metadata *_metadata,
 	node_quiet(self->fd, QUIET_MS, 60000, &gid);
 	EXPECT_EQ(0, ibv_query_port(self->ctx, 1, &before));
 	g1 = gids_now(_metadata, self);
-	EXPECT_LT(0, subscribe(self->fd, ch,
+	EXPECT_LT(0, iba_subscribe(self->fd, ch,
 			       IB_ASYNC_SUB_STATE | IB_ASYNC_SUB_PORT, 0, 1, 0,
 			       cookie));
 	read_quiet(ch, &self->s, QUIET_MS, 10000);
@@ -647,7 +647,7 @@ TEST_F_TIMEOUT(st, link_flap_snapshot_state_matches_ibv_query_port, 180)
 	int ch, down, up, i, active = 0;
 
 	IBA_SKIPPED_IN_SETUP();
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch) TH_LOG("create: %s", strerror(-ch));
 	self->flapped = 1;
 	ASSERT_EQ(0, iba_sh("ip link set %s down", self->netdev));

@@ -18,8 +18,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "ib_async_verbs.h"
-#include "ib_async_evsrc.h"
+#include "lib/iba_verbs.h"
+#include "lib/iba_evsrc.h"
 
 #define ST_REC		((int)sizeof(struct ib_async_chan_state_event))
 #define MAX_RECS	65536
@@ -60,16 +60,9 @@ FIXTURE(st) {
 
 FIXTURE_SETUP(st)
 {
-	const char *why;
-
-	self->fd = evsrc_open(&self->dev, &why);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_STATE))
-		SKIP(return, "no state records");
+	IBA_EVSRC_FIXTURE_OPEN(self, IB_ASYNC_FEATURE_STATE, "no state records");
 	ASSERT_EQ(0, iba_get_info(self->fd, &self->info));
-	ASSERT_EQ(0, evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
+	ASSERT_EQ(0, iba_evsrc_ud_qp(self->fd, &self->pd, &self->cq, &self->qp,
 				 &self->ev_qp));
 	ASSERT_LE(0, self->ev_qp);
 }
@@ -77,8 +70,8 @@ FIXTURE_SETUP(st)
 FIXTURE_TEARDOWN(st)
 {
 	/* leave every port as the other tests expect it */
-	evsrc_raise("PORT_ACTIVE port:1");
-	evsrc_raise("PORT_ACTIVE port:2");
+	iba_evsrc_raise("PORT_ACTIVE port:1");
+	iba_evsrc_raise("PORT_ACTIVE port:2");
 	if (self->fd >= 0)
 		close(self->fd);
 }
@@ -89,7 +82,7 @@ static void expect_port(struct __test_metadata *_metadata, int fd,
 {
 	struct ib_async_port_attr a;
 
-	ASSERT_EQ(0, query_port(fd, port, &a));
+	ASSERT_EQ(0, iba_query_port(fd, port, &a));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_STATE, r->rec.event.event_type);
 	EXPECT_EQ(port, r->rec.event.port_num);
 	EXPECT_EQ((uint64_t)port, r->rec.event.element);
@@ -99,8 +92,8 @@ static void expect_port(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(1ULL, r->rec.occurrences);
 	EXPECT_EQ(0U, r->state.flags & IB_ASYNC_STATE_QUERY_FAILED);
 	EXPECT_EQ(0U, r->state.error);
-	EXPECT_EQ(NULL, port_state_differs(&r->state, &a))
-		TH_LOG("port %u: %s", port, port_state_differs(&r->state, &a));
+	EXPECT_EQ(NULL, iba_port_state_differs(&r->state, &a))
+		TH_LOG("port %u: %s", port, iba_port_state_differs(&r->state, &a));
 	EXPECT_GE(r->state.gid_tbl_len, r->state.gid_valid);
 	EXPECT_EQ(0U, r->state.phys_port_cnt);
 	EXPECT_TRUE(all_zero(r->state.reserved, sizeof(r->state.reserved)));
@@ -163,13 +156,13 @@ TEST_F(st, snapshot_first_then_the_events_in_one_sequence)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_LE(1U, nports);
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, ioctl(ch, IB_ASYNC_IOC_GET_INFO, &ci));
 	EXPECT_EQ((uint32_t)ST_REC, ci.record_size);
-	ASSERT_LT(0, subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0,
+	ASSERT_LT(0, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0,
 			       0x77));
-	ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:%u", nports));
+	ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:%u", nports));
 	EXPECT_EQ((int)(nports + 2) * ST_REC, iba_fionread(ch));
 	n = drain(ch, r, 16);
 	ASSERT_EQ((int)nports + 2, n);
@@ -194,14 +187,14 @@ TEST_F(st, a_ports_snapshot_says_its_state_now)
 	int ch, n;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, evsrc_raise("PORT_ERR port:1"));
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	ASSERT_EQ(0, iba_evsrc_raise("PORT_ERR port:1"));
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch);
-	ASSERT_LT(0, subscribe(self->fd, ch,
+	ASSERT_LT(0, iba_subscribe(self->fd, ch,
 			       IB_ASYNC_SUB_STATE | IB_ASYNC_SUB_PORT, 0, 1,
 			       0, 5));
-	ASSERT_EQ(0, evsrc_raise("PORT_ACTIVE port:1"));
-	ASSERT_EQ(0, evsrc_raise("PORT_ERR port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("PORT_ACTIVE port:1"));
+	ASSERT_EQ(0, iba_evsrc_raise("PORT_ERR port:2"));
 	n = drain(ch, r, 4);
 	ASSERT_EQ(2, n);
 	EXPECT_TRUE(seq_ok(r, n, 1));
@@ -209,13 +202,13 @@ TEST_F(st, a_ports_snapshot_says_its_state_now)
 	EXPECT_EQ((uint32_t)IB_ASYNC_STATE_LAST, r[0].state.flags);
 	EXPECT_EQ(1U, r[0].state.state);	/* IBV_PORT_DOWN */
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_PORT_ACTIVE, r[1].rec.event.event_type);
-	ASSERT_EQ(0, query_port(self->fd, 1, &a));
+	ASSERT_EQ(0, iba_query_port(self->fd, 1, &a));
 	EXPECT_EQ(4U, a.state);			/* IBV_PORT_ACTIVE */
 	close(ch);
 
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch);
-	ASSERT_LT(0, subscribe(self->fd, ch,
+	ASSERT_LT(0, iba_subscribe(self->fd, ch,
 			       IB_ASYNC_SUB_STATE | IB_ASYNC_SUB_PORT, 0, 1,
 			       0, 6));
 	ASSERT_EQ(1, drain(ch, r, 4));
@@ -234,26 +227,26 @@ TEST_F(st, bad_requests_are_refused)
 	int ch, plain;
 
 	IBA_SKIPPED_IN_SETUP();
-	plain = event_channel(self->fd, 0);
+	plain = iba_event_channel(self->fd, 0);
 	ASSERT_LE(0, plain);
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, plain, IB_ASYNC_SUB_STATE, 0,
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, plain, IB_ASYNC_SUB_STATE, 0,
 				     0, 0, 1));
-	EXPECT_EQ(-EINVAL, event_channel(self->fd, IB_ASYNC_CHANNEL_RESYNC));
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &comp));
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	EXPECT_EQ(-EINVAL, iba_event_channel(self->fd, IB_ASYNC_CHANNEL_RESYNC));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_CHANNEL, &comp));
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch);
-	EXPECT_EQ(-EINVAL, subscribe(self->fd, ch,
+	EXPECT_EQ(-EINVAL, iba_subscribe(self->fd, ch,
 				     IB_ASYNC_SUB_STATE | IB_ASYNC_SUB_OBJECT,
 				     0, 0, self->qp, 1));
 	/* one snapshot of every port fills the room state records have */
-	ASSERT_LT(0, subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0, 1));
-	EXPECT_EQ(-EBUSY, subscribe(self->fd, ch,
+	ASSERT_LT(0, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0, 1));
+	EXPECT_EQ(-EBUSY, iba_subscribe(self->fd, ch,
 				    IB_ASYNC_SUB_STATE | IB_ASYNC_SUB_PORT, 0,
 				    1, 0, 2));
 	/* and a refused one leaves no subscription behind */
 	EXPECT_EQ(1, iba_fdinfo(ch, "subscriptions"));
 	EXPECT_EQ((int)self->info.phys_port_cnt + 1, drain(ch, r, 16));
-	EXPECT_LT(0, subscribe(self->fd, ch,
+	EXPECT_LT(0, iba_subscribe(self->fd, ch,
 			       IB_ASYNC_SUB_STATE | IB_ASYNC_SUB_PORT, 0, 1,
 			       0, 2));
 	EXPECT_EQ(1, drain(ch, r, 16));
@@ -421,10 +414,10 @@ TEST_F_TIMEOUT(st, the_seam_is_exact_under_a_storm, 600)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_TRUE(ev && keys && r && seen);
 	ASSERT_EQ(0, iba_set_queue_len(self->fd, MAX_RECS));
-	for (unsigned int c = 0; c < evsrc_ncontexts(); c++) {
+	for (unsigned int c = 0; c < iba_evsrc_ncontexts(); c++) {
 		iba_drain(self->fd);
 		for (int s = 0; s < SNAPSHOTS; s++) {
-			ch[s] = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+			ch[s] = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 			ASSERT_LE(0, ch[s]);
 			ASSERT_EQ(0, iba_set_queue_len(ch[s], MAX_RECS));
 		}
@@ -432,10 +425,10 @@ TEST_F_TIMEOUT(st, the_seam_is_exact_under_a_storm, 600)
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (!pid) {
-			if (evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
-					self->ev_qp, contexts[c], STORM) ||
-			    evsrc_raise("LID_CHANGE port:1 %s 300",
-					contexts[c]))
+			if (iba_evsrc_raise("%u qp:%d %s %d", IB_ASYNC_EV_COMM_EST,
+					self->ev_qp, iba_evsrc_contexts[c], STORM) ||
+			    iba_evsrc_raise("LID_CHANGE port:1 %s 300",
+					iba_evsrc_contexts[c]))
 				_exit(1);
 			_exit(0);
 		}
@@ -443,7 +436,7 @@ TEST_F_TIMEOUT(st, the_seam_is_exact_under_a_storm, 600)
 		for (int s = 0; s < SNAPSHOTS; s++) {
 			wait_offered(self->fd, base + (long long)(s + 1) *
 					       STORM / (SNAPSHOTS + 1));
-			ASSERT_LT(0, subscribe(self->fd, ch[s],
+			ASSERT_LT(0, iba_subscribe(self->fd, ch[s],
 					       IB_ASYNC_SUB_STATE, 0, 0, 0,
 					       100 + s));
 		}
@@ -451,7 +444,7 @@ TEST_F_TIMEOUT(st, the_seam_is_exact_under_a_storm, 600)
 		ASSERT_TRUE(WIFEXITED(status));
 		ASSERT_EQ(0, WEXITSTATUS(status));
 		/* the last word, after every snapshot: each channel has it */
-		ASSERT_EQ(0, evsrc_raise("SM_CHANGE port:1"));
+		ASSERT_EQ(0, iba_evsrc_raise("SM_CHANGE port:1"));
 		nev = node_all(self->fd, ev, MAX_RECS);
 		ASSERT_LT(STORM, nev) TH_LOG("the node lost events");
 		node_sort(ev, nev, keys);
@@ -465,7 +458,7 @@ TEST_F_TIMEOUT(st, the_seam_is_exact_under_a_storm, 600)
 			n -= (int)self->info.phys_port_cnt + 1;
 			raced += n > 1 && n < nev;
 			TH_LOG("%s: snapshot %d: %d of %d events after it",
-			       contexts[c], s, n, nev);
+			       iba_evsrc_contexts[c], s, n, nev);
 			close(ch[s]);
 		}
 	}
@@ -512,16 +505,16 @@ TEST_F(st, an_overflow_is_followed_by_a_fresh_snapshot)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_LE(2U, nports);
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE |
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE |
 					      IB_ASYNC_CHANNEL_RESYNC);
 	ASSERT_LE(0, ch);
 	ASSERT_EQ(0, iba_set_queue_len(ch, 4));
-	ASSERT_LT(0, subscribe(self->fd, ch, 0, 0, 0, 0, 9));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 50", IB_ASYNC_EV_COMM_EST,
-				 self->ev_qp, evsrc_hard()));
-	ASSERT_EQ(0, evsrc_raise("PORT_ERR port:2"));
-	ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 50", IB_ASYNC_EV_COMM_EST,
-				 self->ev_qp, evsrc_hard()));
+	ASSERT_LT(0, iba_subscribe(self->fd, ch, 0, 0, 0, 0, 9));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s 50", IB_ASYNC_EV_COMM_EST,
+				 self->ev_qp, iba_evsrc_hard()));
+	ASSERT_EQ(0, iba_evsrc_raise("PORT_ERR port:2"));
+	ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s 50", IB_ASYNC_EV_COMM_EST,
+				 self->ev_qp, iba_evsrc_hard()));
 	n = drain_quiet(ch, r, 256);
 	ASSERT_LT((int)nports + 1, n);
 	EXPECT_TRUE(seq_ok(r, n, 1));
@@ -571,18 +564,18 @@ TEST_F(st, closing_with_a_snapshot_pending)
 
 	IBA_SKIPPED_IN_SETUP();
 	for (int i = 0; i < 50; i++) {
-		ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE |
+		ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE |
 						      IB_ASYNC_CHANNEL_RESYNC);
 		ASSERT_LE(0, ch);
 		ASSERT_EQ(0, iba_set_queue_len(ch, 2));
-		ASSERT_LT(0, subscribe(self->fd, ch, 0, 0, 0, 0, 1));
-		ASSERT_EQ(0, evsrc_raise("%u qp:%d %s 8", IB_ASYNC_EV_COMM_EST,
-					 self->ev_qp, evsrc_hard()));
+		ASSERT_LT(0, iba_subscribe(self->fd, ch, 0, 0, 0, 0, 1));
+		ASSERT_EQ(0, iba_evsrc_raise("%u qp:%d %s 8", IB_ASYNC_EV_COMM_EST,
+					 self->ev_qp, iba_evsrc_hard()));
 		close(ch);
 	}
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch);
-	ASSERT_LT(0, subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0, 2));
+	ASSERT_LT(0, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0, 2));
 	EXPECT_EQ((int)self->info.phys_port_cnt + 1, drain(ch, r, 16));
 	close(ch);
 }
@@ -603,18 +596,18 @@ TEST_F(st, a_ring_carries_the_state)
 	IBA_SKIPPED_IN_SETUP();
 	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_EVENT_RING))
 		SKIP(return, "no rings");
-	ch = event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
+	ch = iba_event_channel(self->fd, IB_ASYNC_CHANNEL_STATE);
 	ASSERT_LE(0, ch);
-	ASSERT_EQ(0, ioc(ch, IB_ASYNC_IOC_MAP_RING, &a));
+	ASSERT_EQ(0, iba_ioc(ch, IB_ASYNC_IOC_MAP_RING, &a));
 	p = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, ch,
 		 (off_t)a.mmap_offset);
 	ASSERT_NE(MAP_FAILED, p);
 	hdr = p;
 	EXPECT_EQ((uint32_t)ST_REC, hdr->record_size);
 	recs = (const srec_t *)((char *)p + hdr->records_offset);
-	ASSERT_LT(0, subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0, 3));
-	ASSERT_EQ(0, evsrc_raise("LID_CHANGE port:1"));
-	ASSERT_EQ(0, ioc(ch, IB_ASYNC_IOC_RING_WAIT, &w));
+	ASSERT_LT(0, iba_subscribe(self->fd, ch, IB_ASYNC_SUB_STATE, 0, 0, 0, 3));
+	ASSERT_EQ(0, iba_evsrc_raise("LID_CHANGE port:1"));
+	ASSERT_EQ(0, iba_ioc(ch, IB_ASYNC_IOC_RING_WAIT, &w));
 	EXPECT_EQ(nports + 2, w.available);
 	EXPECT_EQ(nports + 2, __atomic_load_n(&hdr->producer,
 					      __ATOMIC_ACQUIRE));

@@ -6,9 +6,9 @@
  * own selftest, and valid posts through ib_async on rxe0, over registered
  * memory (RC) and through an AH (UD), are examined and found valid.
  */
-#include "ib_async_verbs.h"
+#include "lib/iba_verbs.h"
 
-#define QKEY		0x11111111	/* ud_to_rts()'s */
+#define QKEY		0x11111111	/* iba_ud_to_rts()'s */
 #define GRH_BYTES	40
 #define BUF_LEN		4096
 /* the bad requests of the module's selftest */
@@ -111,7 +111,7 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 	ASSERT_LE(0, fd);
 	if (!(iba_features(fd) & IB_ASYNC_FEATURE_USER_MR))
 		SKIP(close(fd); return, "no IB_ASYNC_FEATURE_USER_MR");
-	sgid = roce_v2_gid(dev.ibdev, gid);
+	sgid = iba_roce_v2_gid(dev.ibdev, gid);
 	ASSERT_LE(0, sgid);
 	buf = aligned_alloc(BUF_LEN, BUF_LEN);
 	ASSERT_NE(NULL, buf);
@@ -119,10 +119,10 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 	checked = iba_strict_counter("checked");
 	unchecked = iba_strict_counter("unchecked");
 
-	ASSERT_EQ(0, create_pd(fd, &pd));
-	ASSERT_EQ(0, create_cq(fd, 1, 16, &cq));
-	ASSERT_EQ(0, rc_pair(fd, pd, cq, sgid, gid, &a, &b));
-	ASSERT_EQ(0, reg_mr(fd, pd, buf, BUF_LEN,
+	ASSERT_EQ(0, iba_create_pd(fd, &pd));
+	ASSERT_EQ(0, iba_create_cq(fd, 1, 16, &cq));
+	ASSERT_EQ(0, iba_rc_pair(fd, pd, cq, sgid, gid, &a, &b));
+	ASSERT_EQ(0, iba_reg_mr(fd, pd, buf, BUF_LEN,
 				IB_UVERBS_ACCESS_LOCAL_WRITE, &mr));
 	{
 		struct ib_async_sge rs = { (uintptr_t)buf + 1024, 64, mr.lkey };
@@ -139,14 +139,14 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 					    &rw, 1, &rs, 1));
 		ASSERT_EQ(0, iba_post_sends(fd, a.handle, &sw, 1, &ss, 1));
 	}
-	ASSERT_EQ(2, poll_cq(fd, cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(fd, cq, wc, 2));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(0U, wc[1].status);
 	EXPECT_STREQ(msg, buf + 1024);
 
-	ASSERT_EQ(0, create_qp(fd, 3, pd, cq, IB_UVERBS_QPT_UD, &ud));
-	ASSERT_EQ(0, ud_to_rts(fd, ud.handle));
-	ASSERT_EQ(0, post_recv(fd, IB_ASYNC_OBJ_QP, ud.handle, 3, ud_rbuf,
+	ASSERT_EQ(0, iba_create_qp(fd, 3, pd, cq, IB_UVERBS_QPT_UD, &ud));
+	ASSERT_EQ(0, iba_ud_to_rts(fd, ud.handle));
+	ASSERT_EQ(0, iba_post_recv(fd, IB_ASYNC_OBJ_QP, ud.handle, 3, ud_rbuf,
 			       sizeof(ud_rbuf)));
 	ah.pd_handle = pd;
 	ah.av.is_global = 1;
@@ -154,7 +154,7 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 	ah.av.sgid_index = sgid;
 	ah.av.hop_limit = 64;
 	memcpy(ah.av.dgid, gid, 16);
-	ASSERT_EQ(0, ioc(fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_AH, &ah));
 	us.handle = ud.handle;
 	us.opcode = IB_UVERBS_WR_SEND;
 	us.wr_id = 4;
@@ -165,7 +165,7 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 	us.remote_qpn = ud.qp_num;
 	us.remote_qkey = QKEY;
 	ASSERT_EQ(0, iba_post_send(fd, &us));
-	ASSERT_EQ(2, poll_cq(fd, cq, wc, 2));
+	ASSERT_EQ(2, iba_poll_cq(fd, cq, wc, 2));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(0U, wc[1].status);
 	EXPECT_STREQ(msg, ud_rbuf + GRH_BYTES);

@@ -175,6 +175,15 @@ if kasan_quarantine && [ "${IB_ASYNC_REQUIRE:-0}" = 1 ]; then
 	PATHS=$(echo "$PATHS" | sed 's/netdev//')
 	ok "netdev_path # SKIP veth re-add fails with EEXIST on the debug kernel under make check"
 fi
+# The script unloads ib_async_evsrc below (while it is loaded, rmmod
+# ib_async refusing proves nothing); it puts it back at the end if it was
+# loaded now, so the tests after this one find the test bed as it was.
+evsrc_was_loaded=
+[ -d /sys/module/ib_async_evsrc ] && evsrc_was_loaded=1
+restore_evsrc() {
+	load_module ib_async_evsrc &&
+		{ [ -e "$(node_of evsrc0)" ] || add_dev evsrc-unregister; }
+}
 if load_module ib_async_evsrc; then
 	[ -e "$(node_of evsrc0)" ] || add_dev evsrc-unregister
 	PATHS="$PATHS evsrc-unregister evsrc-fatal"
@@ -308,5 +317,10 @@ if command -v ibv_asyncwatch >/dev/null; then
 	wait $apid 2>/dev/null
 	add_dev link
 fi
+
+if [ -n "$evsrc_was_loaded" ]; then
+	check "evsrc_back_as_found" restore_evsrc
+fi
+check "rxe0_back_as_found" wait_for 15 port_active rxe0
 
 finish

@@ -12,6 +12,12 @@
 #
 #   sh run_guest.sh [TEST...]   default: every test in kselftest-list.txt,
 #                               in its order (the Makefile's)
+#   IB_ASYNC_SHUFFLE=SEED sh run_guest.sh [TEST...]
+#                               the same tests in an order drawn from SEED
+#                               (a number; "random": one from the clock),
+#                               printed first so a failing order replays:
+#                               every test leaves the modules and devices
+#                               as it found them, so any order must pass
 cd "$(dirname "$0")" || exit 1
 . ./ib_async_lib.sh
 PATH=$(pwd):$PATH
@@ -38,10 +44,45 @@ if [ ! -r "$root/run_kselftest.sh" ]; then
 	exit 1
 fi
 
+# shuffle SEED: stdin's lines in an order drawn from SEED. Park-Miller's
+# generator, exact in any awk's doubles: one seed, one order, whichever
+# awk the guest has.
+shuffle() {
+	awk -v seed="$1" '
+		BEGIN {
+			x = seed % 2147483646 + 1
+			# a small seed starts small: stir before drawing
+			for (i = 0; i < 16; i++)
+				x = (x * 16807) % 2147483647
+		}
+		{ x = (x * 16807) % 2147483647; printf "%d %s\n", x, $0 }' |
+		sort -n | cut -d' ' -f2-
+}
+
+if [ "$#" = 0 ]; then
+	tests=$(cut -d: -f2- "$root/kselftest-list.txt")
+else
+	tests=$(printf '%s\n' "$@")
+fi
+seed=${IB_ASYNC_SHUFFLE:-}
+if [ "$seed" = random ]; then
+	seed=$(($(date +%s) % 1000000))
+fi
+if [ -n "$seed" ]; then
+	case $seed in
+	*[!0-9]*) echo "not ok 1 selftests: $collection: IB_ASYNC_SHUFFLE=$seed is not a number"
+		exit 1 ;;
+	esac
+	tests=$(echo "$tests" | shuffle "$seed")
+	echo "# shuffled with seed $seed (replay: IB_ASYNC_SHUFFLE=$seed):" \
+		"$(echo "$tests" | tr '\n' ' ')"
+fi
 only=
-for t in "$@"; do
-	only="$only -t $collection:$t"
-done
+if [ "$#" != 0 ] || [ -n "$seed" ]; then
+	for t in $tests; do
+		only="$only -t $collection:$t"
+	done
+fi
 tap=$(mktemp)
 # The runner exits 0 whatever the tests did: the verdict is in its TAP.
 # shellcheck disable=SC2086 # $only: one word per option

@@ -22,7 +22,7 @@
 
 #include "fuzz.h"
 /* the kernel's own table of what each send opcode and QP type take */
-#include "ib_async_send_rules.h"
+#include "lib/iba_send_rules.h"
 
 /* The Q_Key every UD QP gets, so any UD QP can send to any other. */
 #define FZ_QKEY		0x11111111u

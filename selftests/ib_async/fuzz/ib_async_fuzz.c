@@ -48,14 +48,14 @@
 #include <sys/wait.h>
 
 #include "fuzz.h"
-#include "ib_async_testbed.h"
+#include "lib/iba_testbed.h"
 #include "fuzz_log_pattern.h"
 
 #define KO_DIR		"/usr/lib/ib_async"
 #define IB_ASYNC_KO	KO_DIR "/ib_async.ko"
-#define EVSRC_KO	KO_DIR "/test/ib_async_evsrc.ko"
+#define IBA_EVSRC_KO	KO_DIR "/test/ib_async_evsrc.ko"
 #define STORM_KO	KO_DIR "/test/ib_async_storm.ko"
-#define EVSRC_DIR	"/sys/kernel/debug/ib_async_evsrc"
+#define IBA_EVSRC_DIR	"/sys/kernel/debug/ib_async_evsrc"
 #define STORM_FILE	"/sys/kernel/debug/ib_async_storm/dispatch"
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 #define SEED_STRIDE	1000
@@ -447,7 +447,7 @@ int run(uint64_t seed, unsigned int secs, const char *fmt, ...)
  */
 static void add_evsrc0(uint64_t seed)
 {
-	run(seed, 60, "echo evsrc0 > %s/add", EVSRC_DIR);
+	run(seed, 60, "echo evsrc0 > %s/add", IBA_EVSRC_DIR);
 }
 
 static bool wait_until(bool (*cond)(void), unsigned int secs)
@@ -508,7 +508,7 @@ static bool rxe_ready(void)
 	return node_of("rxe0", node, sizeof(node)) &&
 	       !iba_read_line("/sys/class/infiniband/rxe0/ports/1/state", state,
 			  sizeof(state)) &&
-	       !strcmp(state, "4: ACTIVE") && roce_v2_gid("rxe0", gid) >= 0;
+	       !strcmp(state, "4: ACTIVE") && iba_roce_v2_gid("rxe0", gid) >= 0;
 }
 
 static bool evsrc_ready(void)
@@ -520,7 +520,7 @@ static bool evsrc_ready(void)
 
 static bool evsrc_gone(void)
 {
-	return !exists(EVSRC_DIR "/evsrc0");
+	return !exists(IBA_EVSRC_DIR "/evsrc0");
 }
 
 static bool ib_async_ready(void)
@@ -548,14 +548,14 @@ static void restore(uint64_t seed)
 		report(seed, "rxe0-not-back", "rxe0 did not come back in 30 s");
 	if (!want_evsrc)
 		return;
-	if (evsrc_fatal && exists(EVSRC_DIR "/evsrc0")) {
-		write_file(EVSRC_DIR "/evsrc0/unregister", "1");
+	if (evsrc_fatal && exists(IBA_EVSRC_DIR "/evsrc0")) {
+		write_file(IBA_EVSRC_DIR "/evsrc0/unregister", "1");
 		wait_until(evsrc_gone, 30);
 	}
 	evsrc_fatal = false;
-	if (!exists(EVSRC_DIR) && !run(seed, 60, "insmod %s", EVSRC_KO))
+	if (!exists(IBA_EVSRC_DIR) && !run(seed, 60, "insmod %s", IBA_EVSRC_KO))
 		loaded_evsrc = true;
-	if (exists(EVSRC_DIR) && !exists(EVSRC_DIR "/evsrc0"))
+	if (exists(IBA_EVSRC_DIR) && !exists(IBA_EVSRC_DIR "/evsrc0"))
 		add_evsrc0(seed);
 	if (!wait_until(evsrc_ready, 30))
 		report(seed, "evsrc0-not-back",
@@ -574,7 +574,7 @@ static void discover(void)
 		snprintf(d->ibdev, sizeof(d->ibdev), "rxe0");
 		d->kind = FZ_DEV_RXE;
 		d->ports = port_count("rxe0");
-		d->gid_index = roce_v2_gid("rxe0", d->gid);
+		d->gid_index = iba_roce_v2_gid("rxe0", d->gid);
 		sh->ndev++;
 	}
 	d = &sh->dev[sh->ndev];
@@ -624,7 +624,7 @@ static const char *pre_action(struct fz_rng *r, uint64_t seed)
 	}
 	if (p < 13 && want_evsrc) {
 		run(seed, 120, "rmmod ib_async_evsrc");
-		run(seed, 60, "insmod %s", EVSRC_KO);
+		run(seed, 60, "insmod %s", IBA_EVSRC_KO);
 		wait_until(evsrc_ready, 30);
 		return "evsrc-reload";
 	}
@@ -680,10 +680,10 @@ static void do_mid(enum mid m, uint64_t seed, struct fz_rng *r)
 		run(seed, 120, "rdma link delete rxe0");
 		break;
 	case MID_EVSRC_UNREGISTER:
-		write_file(EVSRC_DIR "/evsrc0/unregister", "1");
+		write_file(IBA_EVSRC_DIR "/evsrc0/unregister", "1");
 		break;
 	case MID_EVSRC_FATAL:
-		write_file(EVSRC_DIR "/evsrc0/fatal", "1");
+		write_file(IBA_EVSRC_DIR "/evsrc0/fatal", "1");
 		evsrc_fatal = true;
 		break;
 	case MID_EVSRC_RMMOD:
@@ -1047,10 +1047,10 @@ static void setup(void)
 	if (!exists(STORM_FILE) && exists(STORM_KO) &&
 	    !run(0, 30, "insmod %s", STORM_KO))
 		loaded_storm = true;
-	want_evsrc = exists(EVSRC_DIR) || exists(EVSRC_KO);
-	if (want_evsrc && !exists(EVSRC_DIR) && !run(0, 30, "insmod %s", EVSRC_KO))
+	want_evsrc = exists(IBA_EVSRC_DIR) || exists(IBA_EVSRC_KO);
+	if (want_evsrc && !exists(IBA_EVSRC_DIR) && !run(0, 30, "insmod %s", IBA_EVSRC_KO))
 		loaded_evsrc = true;
-	if (want_evsrc && exists(EVSRC_DIR) && !exists(EVSRC_DIR "/evsrc0"))
+	if (want_evsrc && exists(IBA_EVSRC_DIR) && !exists(IBA_EVSRC_DIR "/evsrc0"))
 		add_evsrc0(0);
 	want_evsrc = want_evsrc && wait_until(evsrc_ready, 20);
 	if (opt.env && exists(KMEMLEAK))

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
-#include "ib_async_testbed.h"
+#include "lib/iba_testbed.h"
 
 #define MAXO 32			/* objects of each kind per program */
 #define SEND_AREA 4096		/* first part of each MR buffer: sends */
@@ -159,12 +159,12 @@ static inline int find(void *const *tab, const void *p)
 
 /* The RoCE v2 IPv4-mapped GID of the test bed, read from sysfs so that
  * both stacks start from the same index whatever their query calls do
- * (the selftests' roce_v2_gid(), linked from their test library). */
+ * (the selftests' iba_roce_v2_gid(), linked from their test library). */
 static inline void find_gid(const char *dev)
 {
 	uint8_t raw[16];
 
-	gidx = roce_v2_gid(dev, raw);
+	gidx = iba_roce_v2_gid(dev, raw);
 }
 
 static inline void setup(void)

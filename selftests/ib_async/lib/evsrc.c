@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_evsrc.h's helpers: driving the test-only event
+ * The bodies of iba_evsrc.h's helpers: driving the test-only event
  * source.
  */
 #define IBA_NO_HARNESS
-#include "ib_async_evsrc.h"
-#include "ib_async_verbs.h"
+#include "iba_evsrc.h"
+#include "iba_verbs.h"
 
-int evsrc_rt(void)
+int iba_evsrc_rt(void)
 {
 	char buf[8] = "";
 	FILE *f = fopen("/sys/kernel/realtime", "r");
@@ -20,17 +20,17 @@ int evsrc_rt(void)
 	return buf[0] == '1';
 }
 
-unsigned int evsrc_ncontexts(void)
+unsigned int iba_evsrc_ncontexts(void)
 {
-	return evsrc_rt() ? 2 : 3;
+	return iba_evsrc_rt() ? 2 : 3;
 }
 
-const char *evsrc_hard(void)
+const char *iba_evsrc_hard(void)
 {
-	return evsrc_rt() ? "softirq" : "hardirq";
+	return iba_evsrc_rt() ? "softirq" : "hardirq";
 }
 
-int evsrc_write(const char *file, const char *fmt, ...)
+int iba_evsrc_write(const char *file, const char *fmt, ...)
 {
 	char path[256], buf[256];
 	va_list ap;
@@ -39,11 +39,11 @@ int evsrc_write(const char *file, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	snprintf(path, sizeof(path), EVSRC_DIR "/%s", file);
+	snprintf(path, sizeof(path), IBA_EVSRC_DIR "/%s", file);
 	return iba_write_file(path, buf, n, 0);
 }
 
-int evsrc_raise(const char *fmt, ...)
+int iba_evsrc_raise(const char *fmt, ...)
 {
 	char buf[128];
 	va_list ap;
@@ -51,15 +51,15 @@ int evsrc_raise(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return evsrc_write("raise", "%s", buf);
+	return iba_evsrc_write("raise", "%s", buf);
 }
 
-int evsrc_add_dev(const char *name, struct iba_dev *dev)
+int iba_evsrc_add_dev(const char *name, struct iba_dev *dev)
 {
 	uint64_t t0 = iba_now_ms();
 	int found;
 
-	if (iba_write_file(EVSRC_DBG "/add", name, strlen(name), 0))
+	if (iba_write_file(IBA_EVSRC_DBG "/add", name, strlen(name), 0))
 		return -1;
 	setenv("IB_ASYNC_IBDEV", name, 1);
 	while (!(found = !iba_find_dev(dev) && !strcmp(dev->ibdev, name) &&
@@ -69,12 +69,12 @@ int evsrc_add_dev(const char *name, struct iba_dev *dev)
 	return found ? 0 : -1;
 }
 
-int evsrc_find(const char *kind, unsigned int qpn)
+int iba_evsrc_find(const char *kind, unsigned int qpn)
 {
 	char line[256], k[16];
 	unsigned int id, n;
 	int best = -1;
-	FILE *f = fopen(EVSRC_DIR "/objects", "r");
+	FILE *f = fopen(IBA_EVSRC_DIR "/objects", "r");
 
 	if (!f)
 		return -1;
@@ -94,12 +94,12 @@ int evsrc_find(const char *kind, unsigned int qpn)
 	return best;
 }
 
-int evsrc_wq_state(int id)
+int iba_evsrc_wq_state(int id)
 {
 	char line[256], k[16];
 	unsigned int n, state;
 	int ret = -1;
-	FILE *f = fopen(EVSRC_DIR "/objects", "r");
+	FILE *f = fopen(IBA_EVSRC_DIR "/objects", "r");
 
 	if (!f)
 		return -1;
@@ -114,45 +114,55 @@ int evsrc_wq_state(int id)
 	return ret;
 }
 
-int evsrc_present(void)
+int iba_evsrc_present(void)
 {
-	if (access(EVSRC_DIR, F_OK))
+	if (access(IBA_EVSRC_DIR, F_OK))
 		iba_load_module("ib_async_evsrc");
-	return access(EVSRC_DIR, F_OK) == 0;
+	return access(IBA_EVSRC_DIR, F_OK) == 0;
 }
 
-const char *evsrc_dev(struct iba_dev *dev)
+const char *iba_evsrc_dev(struct iba_dev *dev)
 {
-	if (!evsrc_present())
-		return "no evsrc0 test device (" EVSRC_KO ")";
+	if (!iba_evsrc_present())
+		return "no evsrc0 test device (" IBA_EVSRC_KO ")";
 	setenv("IB_ASYNC_IBDEV", "evsrc0", 1);
 	if (iba_find_dev(dev) || strcmp(dev->ibdev, "evsrc0"))
 		return "no ib_async node for evsrc0";
 	return NULL;
 }
 
-int evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
+int iba_evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
 		int *ev_qp)
 {
 	struct ib_async_create_qp a;
 	int ret;
 
-	ret = create_pd(fd, pd);
+	ret = iba_create_pd(fd, pd);
 	if (!ret)
-		ret = create_cq(fd, 0xc0, 8, cq);
+		ret = iba_create_cq(fd, 0xc0, 8, cq);
 	if (!ret)
-		ret = create_qp(fd, 0x9b, *pd, *cq, IB_UVERBS_QPT_UD, &a);
+		ret = iba_create_qp(fd, 0x9b, *pd, *cq, IB_UVERBS_QPT_UD, &a);
 	if (ret)
 		return ret;
 	*qp = a.handle;
-	*ev_qp = evsrc_find("qp", a.qp_num);
+	*ev_qp = iba_evsrc_find("qp", a.qp_num);
 	return *ev_qp < 0 ? -1 : 0;
 }
 
-int evsrc_open(struct iba_dev *dev, const char **why)
+int iba_evsrc_open(struct iba_dev *dev, const char **why)
 {
-	*why = evsrc_dev(dev);
+	*why = iba_evsrc_dev(dev);
 	if (*why)
 		return -1;
 	return open(dev->node, O_RDWR | O_NONBLOCK);
+}
+
+int iba_evsrc_fixture(struct iba_dev *dev, uint64_t feature,
+		      const char *lacking, const char **why)
+{
+	int fd = iba_evsrc_open(dev, why);
+
+	if (fd >= 0 && feature && !(iba_features(fd) & feature))
+		*why = lacking;
+	return fd;
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_ibv.h's helpers: what tests through libibverbs'
+ * The bodies of iba_ibv.h's helpers: what tests through libibverbs'
  * API share.
  */
 #define IBA_NO_HARNESS
-#include "ib_async_ibv.h"
+#include "iba_ibv.h"
 
-struct ibv_context *ibv_test_open(const char *ibdev,
+struct ibv_context *iba_ibv_open(const char *ibdev,
 				  struct ibv_device ***list)
 {
 	int i, n = 0;
@@ -21,7 +21,7 @@ struct ibv_context *ibv_test_open(const char *ibdev,
 	return NULL;
 }
 
-int ibv_test_poll_n(struct ibv_cq *cq, int want,
+int iba_ibv_poll_n(struct ibv_cq *cq, int want,
 		    struct ibv_wc *wc)
 {
 	uint64_t end = iba_now_ms() + IBA_EVENT_TIMEOUT_MS;
@@ -38,7 +38,7 @@ int ibv_test_poll_n(struct ibv_cq *cq, int want,
 	return got;
 }
 
-int ibv_test_rc_init(struct ibv_qp *qp, unsigned int access)
+int iba_ibv_rc_init(struct ibv_qp *qp, unsigned int access)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
 				 .qp_access_flags = access };
@@ -47,7 +47,7 @@ int ibv_test_rc_init(struct ibv_qp *qp, unsigned int access)
 			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) ? -1 : 0;
 }
 
-int ibv_test_rc_connect(struct ibv_qp *qp, uint32_t dqpn,
+int iba_ibv_rc_connect(struct ibv_qp *qp, uint32_t dqpn,
 			const union ibv_gid *gid, int gid_index,
 			uint8_t rd_atomic, uint8_t min_rnr_timer)
 {
@@ -77,11 +77,11 @@ int ibv_test_rc_connect(struct ibv_qp *qp, uint32_t dqpn,
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
 }
 
-int ibv_test_rc_to_rts(struct ibv_qp *qp, uint32_t dqpn,
+int iba_ibv_rc_to_rts(struct ibv_qp *qp, uint32_t dqpn,
 		       const union ibv_gid *gid, int gid_index,
 		       unsigned int access)
 {
-	if (ibv_test_rc_init(qp, access))
+	if (iba_ibv_rc_init(qp, access))
 		return -1;
-	return ibv_test_rc_connect(qp, dqpn, gid, gid_index, 4, 12);
+	return iba_ibv_rc_connect(qp, dqpn, gid, gid_index, 4, 12);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The bodies of ib_async_send_rules.h's table and helpers. */
+/* The bodies of iba_send_rules.h's table and helpers. */
 #include <errno.h>
 
-#include "ib_async_send_rules.h"
+#include "iba_send_rules.h"
 
 #define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
 	[op] = { .qpts = (q), .fields = (f), .flags = (fl), .kind = (k) },

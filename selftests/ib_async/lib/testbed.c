@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The bodies of ib_async_testbed.h's helpers. */
+/* The bodies of iba_testbed.h's helpers. */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "ib_async_testbed.h"
+#include "iba_testbed.h"
 
 int iba_read_line(const char *path, char *buf, size_t len)
 {
@@ -62,7 +62,7 @@ int iba_dev_of(const char *ibdev, struct iba_dev *dev)
  * later slot. Slots before it are the same whatever the bound, so a
  * caller that found it among the first 16 finds the same one.
  */
-int roce_v2_gid(const char *ibdev, uint8_t gid[16])
+int iba_roce_v2_gid(const char *ibdev, uint8_t gid[16])
 {
 	char path[256], type[32], text[64];
 	int i, j;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_uffd.h's helpers: memory whose first touch waits
+ * The bodies of iba_uffd.h's helpers: memory whose first touch waits
  * (userfaultfd).
  */
 #define IBA_NO_HARNESS
-#include "ib_async_uffd.h"
+#include "iba_uffd.h"
 
 int iba_stall_map(struct iba_stall *s, size_t len, __u64 mode,
 		  const void *fill, size_t n)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_util.h's helpers: finding the device, reading
+ * The bodies of iba_util.h's helpers: finding the device, reading
  * records, /proc and sysfs values, the storm and strict modules' files.
  */
 #define IBA_NO_HARNESS
 #include <assert.h>
 
-#include "ib_async_util.h"
+#include "iba_util.h"
 
 uint64_t iba_now_ms(void)
 {

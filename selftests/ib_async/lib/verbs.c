@@ -1,51 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bodies of ib_async_verbs.h's helpers: the object and data-path ioctl
+ * The bodies of iba_verbs.h's helpers: the object and data-path ioctl
  * wrappers.
  */
 #define IBA_NO_HARNESS
-#include "ib_async_verbs.h"
+#include "iba_verbs.h"
 
-int ioc(int fd, unsigned long cmd, void *arg)
+int iba_ioc(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 }
 
-int event_channel(int fd, uint32_t flags)
+int iba_channel(int fd, uint32_t type, uint32_t flags)
 {
 	struct ib_async_create_channel a = {
-		.argsz = sizeof(a), .type = IB_ASYNC_CHANNEL_EVENT,
-		.flags = flags | IB_ASYNC_CHANNEL_NONBLOCK,
+		.argsz = sizeof(a), .type = type, .flags = flags,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CHANNEL, &a);
 
 	return ret ? ret : a.fd;
 }
 
-int subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
+int iba_event_channel(int fd, uint32_t flags)
+{
+	return iba_channel(fd, IB_ASYNC_CHANNEL_EVENT,
+			   flags | IB_ASYNC_CHANNEL_NONBLOCK);
+}
+
+int iba_subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
 	      uint32_t obj, uint64_t cookie)
 {
 	struct ib_async_subscribe a = {
 		.argsz = sizeof(a), .flags = flags, .fd = ch, .port = port,
 		.type_mask = types, .cookie = cookie, .obj_handle = obj,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_SUBSCRIBE, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_SUBSCRIBE, &a);
 
 	return ret ? ret : (int)a.sub_id;
 }
 
-int query_port(int fd, uint32_t port, struct ib_async_port_attr *out)
+int iba_query_port(int fd, uint32_t port, struct ib_async_port_attr *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->argsz = sizeof(*out);
 	out->port_num = port;
-	return ioc(fd, IB_ASYNC_IOC_QUERY_PORT, out);
+	return iba_ioc(fd, IB_ASYNC_IOC_QUERY_PORT, out);
 }
 
 #define DIFFERS(st, a, field) \
 	do { if ((st)->field != (a)->field) return #field; } while (0)
 
-const char *port_state_differs(const struct ib_async_port_state *st,
+const char *iba_port_state_differs(const struct ib_async_port_state *st,
 			       const struct ib_async_port_attr *a)
 {
 	DIFFERS(st, a, state);
@@ -65,27 +70,27 @@ const char *port_state_differs(const struct ib_async_port_state *st,
 	return NULL;
 }
 
-int create_pd(int fd, uint32_t *handle)
+int iba_create_pd(int fd, uint32_t *handle)
 {
 	struct ib_async_create_pd a = { .argsz = sizeof(a) };
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_PD, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_PD, &a);
 
 	*handle = a.handle;
 	return ret;
 }
 
-int create_cq(int fd, uint64_t user_handle, uint32_t cqe, uint32_t *handle)
+int iba_create_cq(int fd, uint64_t user_handle, uint32_t cqe, uint32_t *handle)
 {
 	struct ib_async_create_cq a = {
 		.argsz = sizeof(a), .user_handle = user_handle, .cqe = cqe,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_CQ, &a);
 
 	*handle = a.handle;
 	return ret;
 }
 
-int create_qp(int fd, uint64_t user_handle, uint32_t pd, uint32_t cq,
+int iba_create_qp(int fd, uint64_t user_handle, uint32_t pd, uint32_t cq,
 	      uint32_t type, struct ib_async_create_qp *out)
 {
 	struct ib_async_create_qp a = {
@@ -94,13 +99,13 @@ int create_qp(int fd, uint64_t user_handle, uint32_t pd, uint32_t cq,
 		.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
 		.max_recv_sge = 1,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_QP, &a);
 
 	*out = a;
 	return ret;
 }
 
-int modify_qp(int fd, uint32_t qp, uint32_t state, uint32_t mask,
+int iba_modify_qp(int fd, uint32_t qp, uint32_t state, uint32_t mask,
 	      struct ib_async_qp_attr *extra)
 {
 	struct ib_async_qp_attr a = {};
@@ -111,30 +116,30 @@ int modify_qp(int fd, uint32_t qp, uint32_t state, uint32_t mask,
 	a.handle = qp;
 	a.qp_state = state;
 	a.attr_mask = mask | IB_ASYNC_QP_STATE;
-	return ioc(fd, IB_ASYNC_IOC_MODIFY_QP, &a);
+	return iba_ioc(fd, IB_ASYNC_IOC_MODIFY_QP, &a);
 }
 
-int query_qp_state(int fd, uint32_t qp)
+int iba_query_qp_state(int fd, uint32_t qp)
 {
 	struct ib_async_qp_attr a = { .argsz = sizeof(a), .handle = qp };
-	int ret = ioc(fd, IB_ASYNC_IOC_QUERY_QP, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_QUERY_QP, &a);
 
 	return ret ? ret : (int)a.qp_state;
 }
 
-int destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported)
+int iba_destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported)
 {
 	struct ib_async_destroy a = {
 		.argsz = sizeof(a), .obj_type = type, .handle = handle,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_DESTROY, &a);
 
 	if (reported)
 		*reported = a.events_reported;
 	return ret;
 }
 
-int post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
+int iba_post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
 	      void *buf, uint32_t len)
 {
 	struct ib_async_post_recv a = {
@@ -142,10 +147,10 @@ int post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
 		.wr_id = wr_id, .addr = (uintptr_t)buf, .length = len,
 	};
 
-	return ioc(fd, IB_ASYNC_IOC_POST_RECV, &a);
+	return iba_ioc(fd, IB_ASYNC_IOC_POST_RECV, &a);
 }
 
-int reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
+int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 	   uint32_t access, struct ib_async_reg_mr *out)
 {
 	struct ib_async_reg_mr a = {
@@ -153,14 +158,14 @@ int reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 		.addr = (uintptr_t)addr, .length = len,
 		.iova = (uintptr_t)addr, .access = access,
 	};
-	int ret = ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
+	int ret = iba_ioc(fd, IB_ASYNC_IOC_REG_MR, &a);
 
 	if (out)
 		*out = a;
 	return ret;
 }
 
-int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
+int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
 {
 	uint64_t t0 = iba_now_ms();
 	int got = 0, ret;
@@ -171,7 +176,7 @@ int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
 			.wc = (uintptr_t)&wc[got],
 		};
 
-		ret = ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p);
+		ret = iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p);
 		if (ret)
 			return ret;
 		got += p.count;
@@ -181,17 +186,17 @@ int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
 	return got;
 }
 
-int ud_to_rts(int fd, uint32_t qp)
+int iba_ud_to_rts(int fd, uint32_t qp)
 {
 	struct ib_async_qp_attr init = { .port_num = 1, .qkey = 0x11111111 };
 	int ret;
 
-	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+	ret = iba_modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
 			IB_ASYNC_QP_QKEY, &init);
 	if (!ret)
-		ret = modify_qp(fd, qp, 2, 0, NULL);
+		ret = iba_modify_qp(fd, qp, 2, 0, NULL);
 	if (!ret)
-		ret = modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN, NULL);
+		ret = iba_modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN, NULL);
 	return ret;
 }
 
@@ -203,7 +208,7 @@ int iba_qp_connect(int fd, uint32_t qp, bool rc, uint32_t access,
 				      .qp_access_flags = access };
 	int ret;
 
-	ret = modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+	ret = iba_modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
 			IB_ASYNC_QP_ACCESS_FLAGS, &a);
 	if (ret)
 		return ret;
@@ -217,7 +222,7 @@ int iba_qp_connect(int fd, uint32_t qp, bool rc, uint32_t access,
 	a.av.sgid_index = sgid;
 	a.av.hop_limit = 64;
 	memcpy(a.av.dgid, gid, 16);
-	ret = modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
+	ret = iba_modify_qp(fd, qp, 2, IB_ASYNC_QP_AV | IB_ASYNC_QP_PATH_MTU |
 			IB_ASYNC_QP_DEST_QPN | IB_ASYNC_QP_RQ_PSN |
 			(rc ? IB_ASYNC_QP_MAX_DEST_RD_ATOMIC |
 			      IB_ASYNC_QP_MIN_RNR_TIMER : 0), &a);
@@ -228,38 +233,38 @@ int iba_qp_connect(int fd, uint32_t qp, bool rc, uint32_t access,
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = rd_atomic;
-	return modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN |
+	return iba_modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN |
 			 (rc ? IB_ASYNC_QP_TIMEOUT | IB_ASYNC_QP_RETRY_CNT |
 			       IB_ASYNC_QP_RNR_RETRY |
 			       IB_ASYNC_QP_MAX_QP_RD_ATOMIC : 0), &a);
 }
 
-int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
+int iba_rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 	       const uint8_t gid[16])
 {
 	return iba_qp_connect(fd, qp, true, 0, 1, dqpn, sgid, gid);
 }
 
-int rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
+int iba_rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
 	    const uint8_t gid[16], struct ib_async_create_qp *a,
 	    struct ib_async_create_qp *b)
 {
 	int ret;
 
-	ret = create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_RC, a);
+	ret = iba_create_qp(fd, 1, pd, cq, IB_UVERBS_QPT_RC, a);
 	if (!ret)
-		ret = create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_RC, b);
+		ret = iba_create_qp(fd, 2, pd, cq, IB_UVERBS_QPT_RC, b);
 	if (!ret)
-		ret = rc_connect(fd, a->handle, b->qp_num, sgid, gid);
+		ret = iba_rc_connect(fd, a->handle, b->qp_num, sgid, gid);
 	if (!ret)
-		ret = rc_connect(fd, b->handle, a->qp_num, sgid, gid);
+		ret = iba_rc_connect(fd, b->handle, a->qp_num, sgid, gid);
 	return ret;
 }
 
 int iba_post_send(int fd, struct ib_async_post_send *a)
 {
 	a->argsz = sizeof(*a);
-	return ioc(fd, IB_ASYNC_IOC_POST_SEND, a);
+	return iba_ioc(fd, IB_ASYNC_IOC_POST_SEND, a);
 }
 
 int iba_post_list(int fd, unsigned long cmd, uint32_t type,
@@ -273,7 +278,7 @@ int iba_post_list(int fd, unsigned long cmd, uint32_t type,
 		.count = count, .wr_size = wr_size, .wrs = (uintptr_t)wrs,
 		.sges = (uintptr_t)sges, .num_sges = nsge,
 	};
-	int ret = ioc(fd, cmd, &a);
+	int ret = iba_ioc(fd, cmd, &a);
 
 	if (out)
 		*out = a;

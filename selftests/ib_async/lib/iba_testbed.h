@@ -4,8 +4,8 @@
  * fuzzer, the benchmark and the generator's programs. No harness and no
  * uAPI here, so that each of them can include it.
  */
-#ifndef IB_ASYNC_TESTBED_H
-#define IB_ASYNC_TESTBED_H
+#ifndef IBA_TESTBED_H
+#define IBA_TESTBED_H
 
 #include <limits.h>
 #include <stddef.h>
@@ -32,6 +32,6 @@ int iba_dev_of(const char *ibdev, struct iba_dev *dev);
  * (rxe0's, on veth0): its index, with the raw GID in @gid; -1 if there is
  * none.
  */
-int roce_v2_gid(const char *ibdev, uint8_t gid[16]);
+int iba_roce_v2_gid(const char *ibdev, uint8_t gid[16]);
 
-#endif /* IB_ASYNC_TESTBED_H */
+#endif /* IBA_TESTBED_H */

@@ -3,58 +3,64 @@
  * Thin wrappers over ib_async's object and data-path ioctls for the tests:
  * each returns 0 or -errno, as the kernel answered.
  */
-#ifndef IB_ASYNC_VERBS_H
-#define IB_ASYNC_VERBS_H
+#ifndef IBA_VERBS_H
+#define IBA_VERBS_H
 
 #include <stdbool.h>
 
-#include "ib_async_util.h"
+#include "iba_util.h"
 
-int ioc(int fd, unsigned long cmd, void *arg);
+int iba_ioc(int fd, unsigned long cmd, void *arg);
+
+/*
+ * A new channel of @fd, IB_ASYNC_CHANNEL_@type (EVENT or COMP), with
+ * exactly @flags (IB_ASYNC_CHANNEL_NONBLOCK...): its descriptor or -errno.
+ */
+int iba_channel(int fd, uint32_t type, uint32_t flags);
 
 /* A new event channel of @fd, O_NONBLOCK: its descriptor or -errno. */
-int event_channel(int fd, uint32_t flags);
+int iba_event_channel(int fd, uint32_t flags);
 
 /* Subscribe channel @ch of @fd: the subscription's id (> 0) or -errno. */
-int subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
+int iba_subscribe(int fd, int ch, uint32_t flags, uint64_t types, uint32_t port,
 	      uint32_t obj, uint64_t cookie);
 
 /* The port's attributes as the node's QUERY_PORT gives them: 0 or -errno. */
-int query_port(int fd, uint32_t port, struct ib_async_port_attr *out);
+int iba_query_port(int fd, uint32_t port, struct ib_async_port_attr *out);
 
 /*
  * Whether a state record's port state says what QUERY_PORT's @a says:
  * NULL, or the name of the first field that differs.
  */
-const char *port_state_differs(const struct ib_async_port_state *st,
+const char *iba_port_state_differs(const struct ib_async_port_state *st,
 			       const struct ib_async_port_attr *a);
 
-int create_pd(int fd, uint32_t *handle);
+int iba_create_pd(int fd, uint32_t *handle);
 
-int create_cq(int fd, uint64_t user_handle, uint32_t cqe, uint32_t *handle);
+int iba_create_cq(int fd, uint64_t user_handle, uint32_t cqe, uint32_t *handle);
 
-int create_qp(int fd, uint64_t user_handle, uint32_t pd, uint32_t cq,
+int iba_create_qp(int fd, uint64_t user_handle, uint32_t pd, uint32_t cq,
 	      uint32_t type, struct ib_async_create_qp *out);
 
-int modify_qp(int fd, uint32_t qp, uint32_t state, uint32_t mask,
+int iba_modify_qp(int fd, uint32_t qp, uint32_t state, uint32_t mask,
 	      struct ib_async_qp_attr *extra);
 
-int query_qp_state(int fd, uint32_t qp);
+int iba_query_qp_state(int fd, uint32_t qp);
 
-int destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported);
+int iba_destroy(int fd, uint32_t type, uint32_t handle, uint64_t *reported);
 
-int post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
+int iba_post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
 	      void *buf, uint32_t len);
 
 /* Register @len bytes at @addr on @pd, at iova @addr; @out may be NULL. */
-int reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
+int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 	   uint32_t access, struct ib_async_reg_mr *out);
 
 /* Poll until @want completions arrived or the timeout passed. */
-int poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
+int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
 
 /* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
-int ud_to_rts(int fd, uint32_t qp);
+int iba_ud_to_rts(int fd, uint32_t qp);
 
 /*
  * An RC (@rc) or UC QP through INIT, RTR (to @dqpn at @gid) and RTS
@@ -66,11 +72,11 @@ int iba_qp_connect(int fd, uint32_t qp, bool rc, uint32_t access,
 		   const uint8_t gid[16]);
 
 /* An RC QP through INIT, RTR (to @dqpn at @gid) and RTS: no remote access. */
-int rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
+int iba_rc_connect(int fd, uint32_t qp, uint32_t dqpn, int sgid,
 	       const uint8_t gid[16]);
 
 /* Two RC QPs on @cq, each connected to the other through @gid. */
-int rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
+int iba_rc_pair(int fd, uint32_t pd, uint32_t cq, int sgid,
 	    const uint8_t gid[16], struct ib_async_create_qp *a,
 	    struct ib_async_create_qp *b);
 
@@ -92,4 +98,4 @@ int iba_post_recvs(int fd, uint32_t type, uint32_t h,
 		   const struct ib_async_recv_wr *w, uint32_t n,
 		   const struct ib_async_sge *s, uint32_t ns);
 
-#endif /* IB_ASYNC_VERBS_H */
+#endif /* IBA_VERBS_H */

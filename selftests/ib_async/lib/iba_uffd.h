@@ -4,15 +4,15 @@
  * how tests hold a command inside its copy to or from user memory, or in
  * a pin, at a point of their choosing.
  */
-#ifndef IB_ASYNC_UFFD_H
-#define IB_ASYNC_UFFD_H
+#ifndef IBA_UFFD_H
+#define IBA_UFFD_H
 
 #include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <linux/userfaultfd.h>
 
-#include "ib_async_util.h"
+#include "iba_util.h"
 
 struct iba_stall {
 	int uffd;
@@ -121,4 +121,4 @@ int iba_stall_release(struct iba_stall *s, pthread_t reader,
 
 void iba_stall_free(struct iba_stall *s);
 
-#endif /* IB_ASYNC_UFFD_H */
+#endif /* IBA_UFFD_H */

@@ -4,36 +4,36 @@
  * debugfs files, the ids it gives objects, and the affiliated event types
  * with the object each concerns.
  */
-#ifndef IB_ASYNC_EVSRC_H
-#define IB_ASYNC_EVSRC_H
+#ifndef IBA_EVSRC_H
+#define IBA_EVSRC_H
 
 #include <stdarg.h>
 
-#include "ib_async_util.h"
+#include "iba_util.h"
 
-#define EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
-#define EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
-#define EVSRC_DIR	EVSRC_DBG "/evsrc0"
+#define IBA_EVSRC_KO	"/usr/lib/ib_async/test/ib_async_evsrc.ko"
+#define IBA_EVSRC_DBG	"/sys/kernel/debug/ib_async_evsrc"
+#define IBA_EVSRC_DIR	IBA_EVSRC_DBG "/evsrc0"
 
 /* The contexts evsrc raises events from, as its raise file names them. */
-static const char *const contexts[] = { "process", "softirq", "hardirq" };
+static const char *const iba_evsrc_contexts[] = { "process", "softirq", "hardirq" };
 
 /*
  * PREEMPT_RT runs every driver's interrupt handler in a thread, so no
  * event handler runs in hard-irq context there and evsrc refuses to fake
  * it (EOPNOTSUPP). Tests then use the contexts that exist.
  */
-int evsrc_rt(void);
+int iba_evsrc_rt(void);
 
-unsigned int evsrc_ncontexts(void);
+unsigned int iba_evsrc_ncontexts(void);
 
 /* The most atomic context evsrc offers here. */
-const char *evsrc_hard(void);
+const char *iba_evsrc_hard(void);
 
 static const struct {
 	uint32_t type;
 	uint32_t obj;
-} affiliated[] = {
+} iba_evsrc_affiliated[] = {
 	{ IB_ASYNC_EV_CQ_ERR, IB_ASYNC_OBJ_CQ },
 	{ IB_ASYNC_EV_QP_FATAL, IB_ASYNC_OBJ_QP },
 	{ IB_ASYNC_EV_QP_REQ_ERR, IB_ASYNC_OBJ_QP },
@@ -50,39 +50,64 @@ static const struct {
 
 /* printf into one of evsrc0's debugfs files: 0 or -errno. */
 __attribute__((format(printf, 2, 3)))
-int evsrc_write(const char *file, const char *fmt, ...);
+int iba_evsrc_write(const char *file, const char *fmt, ...);
 
 /* Raise events on evsrc0 (its "raise" file's syntax): 0 or -errno. */
 __attribute__((format(printf, 1, 2)))
-int evsrc_raise(const char *fmt, ...);
+int iba_evsrc_raise(const char *fmt, ...);
 
 /*
  * Register another evsrc device, @name, and wait for its ib_async node:
  * 0 with @dev filled, or -1. For tests that unplug a device of their own.
  */
-int evsrc_add_dev(const char *name, struct iba_dev *dev);
+int iba_evsrc_add_dev(const char *name, struct iba_dev *dev);
 
 /* evsrc's id of the newest object of a kind, or of the QP with @qpn. */
-int evsrc_find(const char *kind, unsigned int qpn);
+int iba_evsrc_find(const char *kind, unsigned int qpn);
 
 /* The state evsrc holds for its WQ @id, or -1. */
-int evsrc_wq_state(int id);
+int iba_evsrc_wq_state(int id);
 
 /* Load the module if it is not, and say whether evsrc0 exists. */
-int evsrc_present(void);
+int iba_evsrc_present(void);
 
 /*
  * Find evsrc0's ib_async node (loading the module if need be) in @dev.
  * Returns NULL, or why a test using it must skip.
  */
-const char *evsrc_dev(struct iba_dev *dev);
+const char *iba_evsrc_dev(struct iba_dev *dev);
 
 /*
- * evsrc_dev(), then its node opened for a test (read-write, nonblocking):
+ * iba_evsrc_dev(), then its node opened for a test (read-write, nonblocking):
  * the fd; or -1, with *@why saying why the test must skip or, when
  * *@why is NULL, errno why open() failed.
  */
-int evsrc_open(struct iba_dev *dev, const char **why);
+int iba_evsrc_open(struct iba_dev *dev, const char **why);
+
+/*
+ * iba_evsrc_open(), and then, if @feature is not 0, *@why = @lacking
+ * unless evsrc0's ib_async offers IB_ASYNC_FEATURE_ @feature (the
+ * descriptor is returned either way, for the fixture's teardown).
+ */
+int iba_evsrc_fixture(struct iba_dev *dev, uint64_t feature,
+		      const char *lacking, const char **why);
+
+#ifndef IBA_NO_HARNESS
+/*
+ * The setup the evsrc fixtures share (FIXTURE_SETUP only; @self has fd
+ * and dev): self->fd on evsrc0's node, O_NONBLOCK, or the test skipped
+ * without evsrc0 or without @feature (iba_evsrc_fixture()).
+ */
+#define IBA_EVSRC_FIXTURE_OPEN(self, feature, lacking) do {		\
+	const char *iba_why_;						\
+									\
+	(self)->fd = iba_evsrc_fixture(&(self)->dev, (feature),		\
+				       (lacking), &iba_why_);		\
+	if (iba_why_)							\
+		SKIP(return, "%s", iba_why_);				\
+	ASSERT_LE(0, (self)->fd);					\
+} while (0)
+#endif
 
 /*
  * On @fd, evsrc0's node: a PD, a CQ (user handle 0xc0, 8 entries) and a
@@ -90,7 +115,7 @@ int evsrc_open(struct iba_dev *dev, const char **why);
  * id of the QP in @ev_qp, for raising its events. 0, the failing
  * command's -errno, or -1 when evsrc has no id for the QP.
  */
-int evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
+int iba_evsrc_ud_qp(int fd, uint32_t *pd, uint32_t *cq, uint32_t *qp,
 		int *ev_qp);
 
-#endif /* IB_ASYNC_EVSRC_H */
+#endif /* IBA_EVSRC_H */

@@ -3,8 +3,8 @@
  * Helpers shared by the ib_async selftests: find the device, read records,
  * run the test bed's commands and drive the ib_async_storm test module.
  */
-#ifndef IB_ASYNC_UTIL_H
-#define IB_ASYNC_UTIL_H
+#ifndef IBA_UTIL_H
+#define IBA_UTIL_H
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,8 +27,8 @@
 
 #include <rdma/ib_async.h>
 
-#include "ib_async_testbed.h"
-#include "modules/ib_async_event_names.h"
+#include "iba_testbed.h"
+#include "../modules/ib_async_event_names.h"
 
 /*
  * kselftest_harness.h (6.1) has an unused parameter in its own code; keep
@@ -258,4 +258,4 @@ struct iba_reader {
 
 void *iba_reader_run(void *arg);
 
-#endif /* IB_ASYNC_UTIL_H */
+#endif /* IBA_UTIL_H */

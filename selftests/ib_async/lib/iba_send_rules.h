@@ -4,14 +4,14 @@
  * table indexed by opcode, for the kselftests and the fuzzer, which draw
  * opcode x QP type combinations from it and expect what it says.
  */
-#ifndef IB_ASYNC_SEND_RULES_TEST_H
-#define IB_ASYNC_SEND_RULES_TEST_H
+#ifndef IBA_SEND_RULES_H
+#define IBA_SEND_RULES_H
 
 #include <stdint.h>
 
 #include <rdma/ib_async.h>
 
-#include "../../kernel/verbs/send_rules.h"
+#include "../../../kernel/verbs/send_rules.h"
 
 /* One row of send_rules_table.h */
 struct iba_send_rule {
@@ -25,4 +25,4 @@ const struct iba_send_rule *iba_send_rule(uint32_t op);
 /* What POST_SEND_LIST must answer for @op on a QP of type @qpt. */
 int iba_send_rule_expect(uint32_t op, uint32_t qpt);
 
-#endif /* IB_ASYNC_SEND_RULES_TEST_H */
+#endif /* IBA_SEND_RULES_H */
