@@ -7,10 +7,7 @@
  * semantics), then a new device.
  *
  * The tests run in order; the destructive ones (fatal, unregister) come
- * last, and the last unloads the module: at exit the program puts
- * ib_async_evsrc and evsrc0 back if it found them loaded (restore_test_bed),
- * so the programs after it find the test bed as they would have before it.
- * Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
+ * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
 #include <pthread.h>
 #include <sys/resource.h>
@@ -81,34 +78,6 @@ static int evsrc_available(void)
 	if (access(IBA_EVSRC_DIR, F_OK) && evsrc_put(IBA_EVSRC_DBG "/add", EVSRC_DEV))
 		return -1;
 	return access(IBA_EVSRC_DIR "/raise", W_OK) ? -1 : 0;
-}
-
-/* The test bed as this program found it, and the process that found it. */
-static pid_t main_pid;
-static bool had_evsrc;
-
-static void __attribute__((constructor)) note_test_bed(void)
-{
-	main_pid = getpid();
-	had_evsrc = access("/sys/module/ib_async_evsrc", F_OK) == 0;
-}
-
-/*
- * At the harness's exit, in the parent only (tests run in children):
- * ib_async_evsrc and evsrc0 back if they were there, the module gone if
- * it was not.
- */
-static void __attribute__((destructor)) restore_test_bed(void)
-{
-	if (getpid() != main_pid)
-		return;
-	if (had_evsrc) {
-		if (evsrc_available())
-			fprintf(stderr, "# could not load ib_async_evsrc and add %s again\n",
-				EVSRC_DEV);
-	} else if (!access("/sys/module/ib_async_evsrc", F_OK)) {
-		iba_sh("rmmod ib_async_evsrc");
-	}
 }
 
 FIXTURE(evsrc) {
