@@ -37,7 +37,7 @@ ksft=$top/build/linux-src/tools/testing/selftests
 # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 version=$(chroot "$root" dpkg-query -W -f '${Version}' libibverbs1)
 src=$top/selftests/ib_async/ib_async_inline_verbs.c
-stamp="$version $(cat "$src" "$top"/selftests/ib_async/*.h \
+stamp="$version $(cat "$src" "$top"/selftests/ib_async/lib/*.h \
 	"$top"/selftests/ib_async/lib/*.c "$0" | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "$out"
