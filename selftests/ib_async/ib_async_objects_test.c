@@ -206,6 +206,35 @@ TEST_F(obj, bad_arguments_change_nothing)
 }
 
 /*
+ * As ib_uverbs: MODIFY_QP reads a field only under its mask bit.
+ * librdmacm's rdma_disconnect() moves the QP to ERR through an ibv_qp_attr
+ * left uninitialised but for qp_state (issue 44); ib_async refused the
+ * stack's leftovers in cur_qp_state, the disconnect failed before its
+ * DREQ and ucmatose's two sides waited for DISCONNECTED forever.
+ */
+TEST_F(obj, modify_qp_reads_only_the_fields_its_mask_names)
+{
+	enum { RESET = 0, ERR = 6 };	/* enum ib_qp_state */
+	struct ib_async_qp_attr junk = {
+		.cur_qp_state = 0xee, .path_mtu = 0x77, .port_num = 200,
+		.qkey = 0x80000001, .timeout = 0xff,
+	};
+	struct ib_async_create_qp qp;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_UVERBS_QPT_RC, &qp));
+	/* with the bit, the same value is still refused */
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, ERR,
+				     IB_ASYNC_QP_CUR_STATE, &junk));
+	EXPECT_EQ(RESET, query_qp_state(self->fd, qp.handle));
+	/* without it, the leftovers are not looked at: RESET to ERR */
+	EXPECT_EQ(0, modify_qp(self->fd, qp.handle, ERR, 0, &junk));
+	EXPECT_EQ(ERR, query_qp_state(self->fd, qp.handle));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+}
+
+/*
  * QUERY_QP's structure is in-out like any other: its reserved words (the
  * address vector's included) are input too, and non-zero is EINVAL, so
  * that a later uAPI can give them a meaning. Found by ib_async_fuzz.
