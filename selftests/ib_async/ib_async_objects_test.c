@@ -214,7 +214,8 @@ TEST_F(obj, bad_arguments_change_nothing)
  */
 TEST_F(obj, modify_qp_reads_only_the_fields_its_mask_names)
 {
-	enum { RESET = 0, ERR = 6 };	/* enum ib_qp_state */
+	enum { INIT = 1, ERR = 6 };	/* enum ib_qp_state */
+	struct ib_async_qp_attr init = { .port_num = 1 };
 	struct ib_async_qp_attr junk = {
 		.cur_qp_state = 0xee, .path_mtu = 0x77, .port_num = 200,
 		.qkey = 0x80000001, .timeout = 0xff,
@@ -224,11 +225,14 @@ TEST_F(obj, modify_qp_reads_only_the_fields_its_mask_names)
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_RC, &qp));
+	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, INIT,
+			       IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+			       IB_ASYNC_QP_ACCESS_FLAGS, &init));
 	/* with the bit, the same value is still refused */
 	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, ERR,
 				     IB_ASYNC_QP_CUR_STATE, &junk));
-	EXPECT_EQ(RESET, query_qp_state(self->fd, qp.handle));
-	/* without it, the leftovers are not looked at: RESET to ERR */
+	EXPECT_EQ(INIT, query_qp_state(self->fd, qp.handle));
+	/* without it, the leftovers are not looked at: INIT to ERR */
 	EXPECT_EQ(0, modify_qp(self->fd, qp.handle, ERR, 0, &junk));
 	EXPECT_EQ(ERR, query_qp_state(self->fd, qp.handle));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
