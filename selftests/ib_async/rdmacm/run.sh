@@ -34,11 +34,14 @@ mkdir -p "$work"
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# cm_bound PORT: an rdma_cm ID is bound to PORT (a server ready for its
-# client: listening, or bound for UD); `rdma resource show cm_id` asks the
-# kernel through netlink, the same on both stacks.
-cm_bound() {
-	rdma resource show cm_id 2>/dev/null | grep -q "src-addr [^ ]*:$1 "
+# cm_listening PORT: an rdma_cm ID listens on PORT, the server is ready
+# for its client (bound is not enough: a connect that comes between
+# rdma_bind_addr() and rdma_listen() is rejected, "invalid service ID");
+# `rdma resource show cm_id` asks the kernel through netlink, the same on
+# both stacks.
+cm_listening() {
+	rdma resource show cm_id 2>/dev/null | grep 'state LISTEN' |
+		grep -q "src-addr [^ ]*:$1 "
 }
 
 # alive PID: the process runs (a zombie does not count)
@@ -88,7 +91,10 @@ pair() {
 	LD_PRELOAD=$pre $server >"$out.server" 2>&1 &
 	spid=$!
 	if [ "$port" != - ]; then
-		wait_for 20 cm_bound "$port" || sleep 1
+		wait_for 20 cm_listening "$port" || {
+			echo "# $stack $name: no listener on $port seen:"
+			rdma resource show cm_id | sed "s|^|# $stack $name:   |"
+		}
 	else
 		sleep 2
 	fi
@@ -238,7 +244,7 @@ unplug() {
 	t0=$(uptime_s)
 	LD_PRELOAD=$SHIM rping -s -a $IP -p 7060 -C 100000 -S 64 >"$out.server" 2>&1 &
 	spid=$!
-	wait_for 20 cm_bound 7060 || sleep 1
+	wait_for 20 cm_listening 7060 || sleep 1
 	LD_PRELOAD=$SHIM rping -c -a $IP -p 7060 -C 100000 -S 64 -V >"$out.client" 2>&1 &
 	cpid=$!
 	LD_PRELOAD=$SHIM rdmacm_unplug $IP 7061 >"$out.probe" 2>&1 &
