@@ -265,6 +265,8 @@ int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 
 static int ib_async_qp_destroy(struct ib_async_uobj *uobj)
 {
+	/* each attachment is a use the core would refuse the destroy for */
+	ib_async_qp_detach_all(uobj);
 	return ib_destroy_qp_user(uobj->qp, NULL);
 }
 

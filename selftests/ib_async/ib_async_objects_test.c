@@ -239,6 +239,54 @@ TEST_F(obj, modify_qp_reads_only_the_fields_its_mask_names)
 }
 
 /*
+ * ATTACH_MCAST and DETACH_MCAST (what librdmacm's rdma_join_multicast()
+ * is followed by, issue 44) with ib_uverbs' rules, read back through what
+ * the kernel then allows: a second attach is a no-op (one detach
+ * suffices), DESTROY of an attached QP is EBUSY and leaves it, a detach
+ * from a group the QP is not in is EINVAL, the device refuses a unicast
+ * GID and an RC QP. The last attachment is left for close to detach.
+ */
+TEST_F(obj, multicast_attach_and_detach_follow_uverbs_rules)
+{
+	struct ib_async_mcast m = { .argsz = sizeof(m) };
+	static const __u8 mgid[16] = { 0xff, 0x0e, [10] = 0xff, [11] = 0xff,
+				       239, 1, 1, 7 };
+	struct ib_async_create_qp ud, rc;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+			       IB_UVERBS_QPT_UD, &ud));
+	m.qp_handle = ud.handle;
+	memcpy(m.gid, mgid, sizeof(m.gid));
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+	EXPECT_EQ(0, query_qp_state(self->fd, ud.handle));	/* still RESET */
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+
+	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, self->cq,
+			       IB_UVERBS_QPT_UD, &ud));
+	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
+			       IB_UVERBS_QPT_RC, &rc));
+	m.qp_handle = ud.handle;
+	m.reserved = 1;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	m.reserved = 0;
+	m.gid[0] = 0xfe;	/* fe0e::...: not a multicast GID */
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	m.gid[0] = 0xff;
+	m.qp_handle = rc.handle;
+	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, rc.handle, NULL));
+	/* attached when the fixture closes the file: close detaches */
+	m.qp_handle = ud.handle;
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+}
+
+/*
  * QUERY_QP's structure is in-out like any other: its reserved words (the
  * address vector's included) are input too, and non-zero is EINVAL, so
  * that a later uAPI can give them a meaning. Found by ib_async_fuzz.

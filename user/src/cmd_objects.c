@@ -304,6 +304,18 @@ int ibasync_cmd_create_ah(struct ibv_pd *pd, const struct ibv_ah_attr *attr,
 	return err;
 }
 
+/* ATTACH_MCAST or DETACH_MCAST of a UD QP; a kernel without them is ENOTTY */
+int ibasync_cmd_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid, bool attach)
+{
+	struct ib_async_mcast arg = { .qp_handle = qp->handle, .lid = lid };
+
+	memcpy(arg.gid, gid->raw, sizeof(arg.gid));
+	if (attach)
+		return IBASYNC_CTX_CMD(qp->context, ATTACH_MCAST, &arg);
+	return IBASYNC_CTX_CMD(qp->context, DETACH_MCAST, &arg);
+}
+
 /* ---- MR, destroy ---------------------------------------------------------*/
 
 int ibasync_cmd_reg_mr(struct ibv_pd *pd, struct ibv_mr *mr, void *addr,

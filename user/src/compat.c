@@ -60,18 +60,35 @@ IBASYNC_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
 	return null_eopnotsupp();
 }
 
+/*
+ * Multicast as librdmacm uses it after rdma_join_multicast(): the kernel
+ * attaches the UD QP with ib_uverbs' rules (ATTACH_MCAST). 0 or the error,
+ * in errno too, as libibverbs; a module without the commands (ENOTTY) is
+ * EOPNOTSUPP, as a device without multicast.
+ */
+static int mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid,
+		 bool attach)
+{
+	int ret;
+
+	if (!qp || !gid)
+		return ibasync_err(EINVAL);
+	ret = ibasync_cmd_mcast(qp, gid, lid, attach);
+	if (ret == ENOTTY)
+		ret = EOPNOTSUPP;
+	return ret ? ibasync_err(ret) : 0;
+}
+
 IBASYNC_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				    uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	return ibasync_err(EOPNOTSUPP);
+	return mcast(qp, gid, lid, true);
 }
 
 IBASYNC_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				    uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	return ibasync_err(EOPNOTSUPP);
+	return mcast(qp, gid, lid, false);
 }
 
 IBASYNC_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
