@@ -9,7 +9,9 @@
 # where both stacks ran it but what it moved differs (its shim column says
 # "data" too, and it does not count as ok), "gap" for either when
 # KNOWN_GAPS (known-gaps.txt) lists the program, "fixed" when a listed
-# program works over the shim, and "uverbs too"
+# program works over the shim, "STACK ran twice" where a program
+# run.sh knows to be racy (RACY) failed its first run (the second counts), and
+# "uverbs too"
 # where it fails on ib_uverbs already (the guest's or rxe's limit, not the
 # shim's: Documentation/ib_async.rst, "Applications that use librdmacm").
 #
@@ -60,6 +62,7 @@ $3 == "done" { done[$2] = 1; next }
 	res[$2, $3] = $4
 	d = $NF; sub(/^data=/, "", d); data[$2, $3] = d
 	how[$2, $3] = $6 " " $7
+	if ($8 == "retried=1") retried[$2, $3] = 1
 }
 function show(st, id) { return (st, id) in res ? res[st, id] : "missing" }
 END {
@@ -80,6 +83,11 @@ END {
 		if ((note == "SHIM" || note == "data") && (id in gap))
 			note = "gap"
 		if (note == "SHIM" || note == "data") bad++
+		for (k = 1; k <= 2; k++) {
+			st = k == 1 ? "uverbs" : "shim"
+			if ((st, id) in retried)
+				note = note (note == "" ? "" : ", ") st " ran twice"
+		}
 		line[i] = sprintf("%-20s %-8s %-8s %s", id, ru, rs, note)
 		if (note == "SHIM" || (note == "gap" && rs != "ok"))
 			line[i] = line[i] " (" how["shim", id] ")"
