@@ -244,7 +244,8 @@ TEST_F(obj, modify_qp_reads_only_the_fields_its_mask_names)
  * the kernel then allows: a second attach is a no-op (one detach
  * suffices), DESTROY of an attached QP is EBUSY and leaves it, a detach
  * from a group the QP is not in is EINVAL, the device refuses a unicast
- * GID and an RC QP. The last attachment is left for close to detach.
+ * GID and an RC QP, and one GID under two LIDs leaves the QP destroyable
+ * once both are detached. The last attachments are left for close.
  */
 TEST_F(obj, multicast_attach_and_detach_follow_uverbs_rules)
 {
@@ -281,8 +282,29 @@ TEST_F(obj, multicast_attach_and_detach_follow_uverbs_rules)
 	m.qp_handle = rc.handle;
 	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, rc.handle, NULL));
-	/* attached when the fixture closes the file: close detaches */
+
+	/*
+	 * One GID under two LIDs: two attachments for the program, one for
+	 * the device (rxe attaches a QP to a GID once, the core counts each
+	 * call): after both detaches the QP can be destroyed.
+	 */
 	m.qp_handle = ud.handle;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	m.lid = 0xc001;
+	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	m.lid = 0;
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+	m.lid = 0xc001;
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+
+	/* attached twice when the fixture closes the file: close detaches */
+	ASSERT_EQ(0, create_qp(self->fd, 4, self->pd, self->cq,
+			       IB_UVERBS_QPT_UD, &ud));
+	m.qp_handle = ud.handle;
+	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	m.lid = 0;
 	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 }
 
