@@ -44,6 +44,9 @@ cm_listening() {
 		grep -q "src-addr [^ ]*:$1 "
 }
 
+# joined FILE N: mckey printed N joins, each after its QP's attach
+joined() { [ "$(grep -c 'joined dgid' "$1" 2>/dev/null)" -ge "$2" ]; }
+
 # alive PID: the process runs (a zombie does not count)
 alive() {
 	[ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
@@ -78,9 +81,11 @@ finish_pid() { wait "$1"; }
 # string, in the background) and then the CLIENT command (the rest), both
 # under LD_PRELOAD=$pre. MODE "exits": the server must exit 0 by itself
 # after its client; "daemon": it serves until killed (rcopy, udpong,
-# cmtime), and
-# must still be running when its client is done. DATA: a shell function
-# printing what the programs moved ("-": none). Prints the @@RDMACM line.
+# cmtime), and must still be running when its client is done. PORT: the
+# client starts once an rdma_cm ID listens there; "joins:N", once the
+# server (mckey's receiver) printed N joins; "-", after 2 s. DATA: a
+# shell function printing what the programs moved ("-": none). Prints the
+# @@RDMACM line.
 pair() {
 	retried=0
 	try "$@" && return
@@ -114,14 +119,17 @@ try() {
 	# shellcheck disable=SC2086 # $server: the command and its arguments
 	LD_PRELOAD=$pre $server >"$out.server" 2>&1 &
 	spid=$!
-	if [ "$port" != - ]; then
+	case $port in
+	-) sleep 2 ;;
+	joins:*)	# mckey's receiver: every QP joined (and attached)
+		wait_for 30 joined "$out.server" "${port#joins:}" ||
+			echo "# $stack $name: the receiver did not join" ;;
+	*)
 		wait_for 20 cm_listening "$port" || {
 			echo "# $stack $name: no listener on $port seen:"
 			rdma resource show cm_id | sed "s|^|# $stack $name:   |"
-		}
-	else
-		sleep 2
-	fi
+		} ;;
+	esac
 	LD_PRELOAD=$pre "$@" >"$out.client" 2>&1 &
 	cpid=$!
 	status=ok
@@ -208,7 +216,7 @@ run_stack() {
 		udaddy -s $IP -c 2 -C 10 -S 100
 	# two receiving QPs; mckey exits 0 even when its join fails (its
 	# status is the leave's): what the receiver says is its data
-	pair mckey exits - mckey_data "mckey -m 239.1.1.7 -b $IP -c 2 -C 10" \
+	pair mckey exits joins:2 mckey_data "mckey -m 239.1.1.7 -b $IP -c 2 -C 10" \
 		mckey -m 239.1.1.7 -b $IP -s -C 10
 	pair rdma_client exits 7005 - "rdma_server -s $IP -p 7005" \
 		rdma_client -s $IP -p 7005
