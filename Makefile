@@ -32,7 +32,7 @@ export RAW_CMD := $(value CMD)
 
 .PHONY: all module test-modules user selftests linux-tools stage vm demo \
 	check check-run lint deps clean distclean help bench difftest fuzz \
-	peer-test
+	peer-test rdmacm-test
 
 all: module test-modules user selftests
 
@@ -183,6 +183,15 @@ difftest: deps
 peer-test: deps
 	$(MAKE) stage
 	@$(SELFTESTS)/peer/peer-test.sh --kver $(KVER) --stage $(STAGE)
+
+# make rdmacm-test: Debian's rdmacm-utils examples and perftest's verbs
+# tools with -R (librdmacm's connection setup), on rdma-core + ib_uverbs
+# and over the shim in one boot of the 6.1 guest (selftests/ib_async/rdmacm).
+# Ends with exactly "rdmacm: uverbs U ok; shim S ok of N"; fails when a
+# program that works on uverbs fails over the shim or moves other data.
+rdmacm-test: deps
+	$(MAKE) stage
+	@$(SELFTESTS)/rdmacm/rdmacm-test.sh --kver $(KVER) --stage $(STAGE)
 
 # make fuzz [CALLS=N] [SEED=S] [KERNEL=debug|stock|rt]: the structure-aware
 # fuzzer of the char device (selftests/ib_async/fuzz) in one guest boot, on

@@ -16,7 +16,9 @@
 # make install's test, --deb-host the packages installed on this host.
 # With 6.1, rdma-core's own test suite runs there too, on ib_uverbs and over
 # the shim (make peer-test, suite "peer"), and the differential test's
-# quick form (make difftest, suite "difftest").
+# quick form (make difftest, suite "difftest"); Debian's rdmacm-utils
+# programs and perftest -R on both stacks run on 6.1, 6.12 and the newest
+# kernel (make rdmacm-test, suites "rdmacm", "rdmacm-6.12", "rdmacm-newest").
 # Each suite writes its own TAP; this script renumbers the results into one
 # plan, prints "kernel RELEASE: N passed, M failed" for each guest kernel,
 # and "N passed, N failed, N skipped" last.
@@ -213,6 +215,14 @@ if wanted 6.1; then
 	run_suite difftest make -s -C "$top/selftests/ib_async/gen" run \
 		KVER="$KVER" STAGE="$guest_stage" PROGRAMS=40 SEED=1 TAP=1
 fi
+# Debian's rdmacm-utils examples and perftest -R (librdmacm's connection
+# setup) on uverbs and over the shim, one more boot of the 6.1 guest
+# (selftests/ib_async/rdmacm): one TAP line per program, which fails when
+# it works on uverbs and not over the shim; the table as "# " lines.
+if wanted 6.1; then
+	run_suite rdmacm "$top/selftests/ib_async/rdmacm/rdmacm-test.sh" --tap \
+		--kver "$KVER" --stage "$guest_stage" --out "$top/build/rdmacm"
+fi
 for g in "${GUESTS[@]}"; do
 	IFS=: read -r gname gkver gstage gkroot <<<"$g"
 	wanted "$gname" || continue
@@ -220,6 +230,16 @@ for g in "${GUESTS[@]}"; do
 	RAW_CMD=$guest_cmd run_suite "guest-$gname" "$top/scripts/guest/vm.sh" \
 		--kver "$gkver" --stage "$gstage" \
 		${gkroot:+--kernel-root "$gkroot"} --timeout 1500
+	# the librdmacm programs on the newer kernels too (6.12, the newest):
+	# the kernel's rdma_cm is what they meet first
+	case $gname in
+	6.12 | newest)
+		run_suite "rdmacm-$gname" \
+			"$top/selftests/ib_async/rdmacm/rdmacm-test.sh" --tap \
+			--kver "$gkver" --stage "$gstage" \
+			${gkroot:+--kernel-root "$gkroot"} \
+			--out "$top/build/rdmacm-$gname" ;;
+	esac
 done
 
 # One TAP stream. A result is "ok"/"not ok" at the start of a line (the

@@ -23,6 +23,8 @@ rdma-core            # rdma userspace config (/etc/libibverbs.d), reference beha
 ibverbs-utils        # ibv_devinfo, ibv_asyncwatch ... run in the guest
 ibverbs-providers    # librxe provider for libibverbs
 perftest             # ib_send_bw ... ib_atomic_bw: run in the guest over the shim and in make bench
+rdmacm-utils         # rping, ucmatose, udaddy...: make rdmacm-test runs them on both stacks
+librdmacm-dev        # rdma_cma.h: the hot-unplug probe of make rdmacm-test links librdmacm
 libibverbs-dev       # verbs headers and libibverbs.so to build against
 libsystemd-dev       # sd_journal_sendv() of ib_async_watch --journal
 prometheus           # promtool: make -C user check validates the --metrics file (daemon kept off)

@@ -135,6 +135,11 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 	IB_ASYNC_OP(POST_RECV_LIST, ib_async_cmd_post_recv_list,
 		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
 		    IB_ASYNC_CMD_OWN_LOCKS),
+	/* the second range, IB_ASYNC_CMD_BASE2 on */
+	IB_ASYNC_OP(ATTACH_MCAST, ib_async_cmd_attach_mcast,
+		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1, 0),
+	IB_ASYNC_OP(DETACH_MCAST, ib_async_cmd_detach_mcast,
+		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1, 0),
 };
 
 /*
@@ -170,9 +175,16 @@ static_assert(sizeof(struct ib_async_reg_mr) == IB_ASYNC_REG_MR_SIZE_V1);
 static_assert(sizeof(struct ib_async_post_list) == IB_ASYNC_POST_LIST_SIZE_V1);
 static_assert(sizeof(struct ib_async_send_wr) == IB_ASYNC_SEND_WR_SIZE_V1);
 static_assert(sizeof(struct ib_async_recv_wr) == IB_ASYNC_RECV_WR_SIZE_V1);
-/* The numbers fit the range the header reserves. */
+static_assert(sizeof(struct ib_async_mcast) == IB_ASYNC_MCAST_SIZE_V1);
+/*
+ * The numbers fit the ranges the header reserves: the second continues
+ * the first, which the core's dispatch (one table from
+ * IB_ASYNC_CMD_BASE) relies on.
+ */
+static_assert(IB_ASYNC_CMD_LAST + 1 == IB_ASYNC_CMD_BASE2);
+static_assert(IB_ASYNC_CMD_ATTACH_MCAST == IB_ASYNC_CMD_BASE2);
 static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_verbs_cmds) - 1 <=
-	      IB_ASYNC_CMD_LAST);
+	      IB_ASYNC_CMD_LAST2);
 
 const struct ib_async_verbs_ops ib_async_verbs_ops = {
 	.open		= ib_async_verbs_open,

@@ -148,7 +148,17 @@ int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 		return -EINVAL;
 	if (arg->attr_mask & ~IB_ASYNC_QP_ATTR_SUPPORTED)
 		return -EOPNOTSUPP;
-	if (arg->qp_state > IB_QPS_ERR || arg->cur_qp_state > IB_QPS_ERR ||
+	/*
+	 * As ib_uverbs' modify_qp(): a field counts only under its mask bit.
+	 * librdmacm's rdma_disconnect() moves the QP to ERR with an
+	 * ibv_qp_attr left uninitialised but for qp_state; refusing the
+	 * stack's leftovers in cur_qp_state failed the disconnect before its
+	 * DREQ, and ucmatose's peers waited for DISCONNECTED forever.
+	 */
+	if (((arg->attr_mask & IB_ASYNC_QP_STATE) &&
+	     arg->qp_state > IB_QPS_ERR) ||
+	    ((arg->attr_mask & IB_ASYNC_QP_CUR_STATE) &&
+	     arg->cur_qp_state > IB_QPS_ERR) ||
 	    ((arg->attr_mask & IB_ASYNC_QP_PORT) &&
 	     !rdma_is_port_valid(c->ib_dev, arg->port_num)))
 		return -EINVAL;
@@ -257,6 +267,8 @@ int ib_async_cmd_query_qp(struct ib_async_ucmd *c)
 
 static int ib_async_qp_destroy(struct ib_async_uobj *uobj)
 {
+	/* each attachment is a use the core would refuse the destroy for */
+	ib_async_qp_detach_all(uobj);
 	return ib_destroy_qp_user(uobj->qp, NULL);
 }
 

@@ -117,6 +117,7 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
 	uobj->user_handle = user_handle;
 	INIT_LIST_HEAD(&uobj->wrs);
 	INIT_LIST_HEAD(&uobj->sq_wrs);
+	INIT_LIST_HEAD(&uobj->mcast);
 	ret = ib_async_uobj_charge(uobj);
 	if (ret)
 		goto err_free;
@@ -325,7 +326,12 @@ static void ib_async_uobj_unlink(struct ib_async_uobj *uobj)
 int ib_async_uobj_remove(struct ib_async_uobj *uobj,
 			 enum ib_async_remove_reason why)
 {
-	int ret = ib_async_uobj_destroy_obj(uobj);
+	int ret;
+
+	/* as ib_uverbs: the program detaches; close and removal do it */
+	if (why == IB_ASYNC_REMOVE_DESTROY && !list_empty(&uobj->mcast))
+		return -EBUSY;
+	ret = ib_async_uobj_destroy_obj(uobj);
 
 	if (!ret && why != IB_ASYNC_REMOVE_DEVICE)
 		ib_async_uobj_unlink(uobj);

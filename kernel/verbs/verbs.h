@@ -111,6 +111,8 @@ struct ib_async_uobj {
 	 */
 	struct list_head wrs;
 	struct list_head sq_wrs;
+	/* QP: the multicast groups it is attached to (mcast.c) */
+	struct list_head mcast;
 	/* at close: destroyed, its records purged once no lock is held */
 	struct list_head ended;
 	/* PD: the QP that registers its MRs, made by the first REG_MR */
@@ -327,6 +329,11 @@ int ib_async_cmd_create_wq(struct ib_async_ucmd *u);
 int ib_async_cmd_modify_wq(struct ib_async_ucmd *u);
 /* ah.c */
 int ib_async_cmd_create_ah(struct ib_async_ucmd *u);
+
+/* mcast.c */
+int ib_async_cmd_attach_mcast(struct ib_async_ucmd *c);
+int ib_async_cmd_detach_mcast(struct ib_async_ucmd *c);
+void ib_async_qp_detach_all(struct ib_async_uobj *uobj);
 
 /* cmd.c: what the object commands share */
 int ib_async_cmd_destroy(struct ib_async_ucmd *u);

@@ -95,9 +95,9 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	char buf[256] = { 0 };
 
 	IBA_SKIPPED_IN_SETUP();
-	/* past the last command, and below the first */
+	/* past the last command (of the second range), and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_RING_WAIT + 1), buf));
+					  IB_ASYNC_CMD_DETACH_MCAST + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC, 0xff), buf));
 	EXPECT_EQ(ENOTTY, errno);
@@ -160,6 +160,8 @@ static const struct {
 	CMD(UNSUBSCRIBE, ib_async_unsubscribe, IB_ASYNC_UNSUBSCRIBE_SIZE_V1),
 	CMD(MAP_RING, ib_async_map_ring, IB_ASYNC_MAP_RING_SIZE_V1),
 	CMD(RING_WAIT, ib_async_ring_wait, IB_ASYNC_RING_WAIT_SIZE_V1),
+	CMD(ATTACH_MCAST, ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1),
+	CMD(DETACH_MCAST, ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1),
 #undef CMD
 };
 
@@ -187,7 +189,7 @@ TEST_F(ioc, every_command_checks_argsz_tail_and_flags)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* the last command: one added later must join the table */
-	ASSERT_EQ(IB_ASYNC_CMD_RING_WAIT - IB_ASYNC_CMD_BASE + 1,
+	ASSERT_EQ(IB_ASYNC_CMD_DETACH_MCAST - IB_ASYNC_CMD_BASE + 1,
 		  (int)ARRAY_SIZE(every_cmd));
 	for (size_t i = 0; i < ARRAY_SIZE(every_cmd); i++) {
 		unsigned int nr = every_cmd[i].nr;

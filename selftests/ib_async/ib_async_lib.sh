@@ -119,13 +119,24 @@ roce_gid_index() {
 	return 1
 }
 
-# hide_uverbs DIR: /dev/infiniband overlaid (bind mount) with copies of the
-# ib_async nodes alone, made (again) in DIR, so that a program that went to
-# ib_uverbs behind the shim could not open the device at all. Non-zero if
-# there is no ib_async node, the mount failed or uverbs0 stayed visible
+# hide_uverbs DIR [NODE...]: /dev/infiniband overlaid (bind mount) with
+# copies of the ib_async nodes alone, made (again) in DIR, so that a program
+# that went to ib_uverbs behind the shim could not open the device at all;
+# the NODEs named (rdma_cm, for librdmacm's programs) are kept too. Non-zero
+# if there is no ib_async node, the mount failed or uverbs0 stayed visible
 # (then nothing is left mounted). show_uverbs undoes it.
 hide_uverbs() {
 	mkdir -p "$1" || return 1
+	hu_dir=$1
+	shift
+	for hu_n in "$@"; do
+		hu_n=/dev/infiniband/$hu_n
+		hu_maj=$(stat -c %t "$hu_n") hu_min=$(stat -c %T "$hu_n") || return 1
+		rm -f "$hu_dir/${hu_n##*/}"
+		mknod -m 666 "$hu_dir/${hu_n##*/}" c $((0x$hu_maj)) $((0x$hu_min)) ||
+			return 1
+	done
+	set -- "$hu_dir"
 	hu_any=
 	for hu_n in /dev/infiniband/ib_async*; do
 		[ -e "$hu_n" ] || continue

@@ -80,6 +80,8 @@ int ibasync_cmd_create_wq(struct ibv_context *ctx, struct ibv_wq *wq,
 int ibasync_cmd_modify_wq(struct ibv_wq *wq, const struct ibv_wq_attr *attr);
 int ibasync_cmd_create_ah(struct ibv_pd *pd, const struct ibv_ah_attr *attr,
 			  uint32_t *handle);
+int ibasync_cmd_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid, bool attach);
 int ibasync_cmd_reg_mr(struct ibv_pd *pd, struct ibv_mr *mr, void *addr,
 		       size_t length, uint64_t iova, unsigned int access);
 /* @fd: the context's node; @comp_reported may be NULL (not a CQ) */

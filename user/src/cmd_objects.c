@@ -139,24 +139,36 @@ int ibasync_cmd_modify_qp(struct ibv_qp *qp, const struct ibv_qp_attr *attr,
 		.handle = qp->handle, .attr_mask = (uint32_t)attr_mask,
 	};
 
-	/* bits ib_async does not know are refused by the kernel, EOPNOTSUPP */
-	a.qp_state = attr->qp_state;
-	a.cur_qp_state = attr->cur_qp_state;
-	a.path_mtu = attr->path_mtu;
-	a.qkey = attr->qkey;
-	a.rq_psn = attr->rq_psn;
-	a.sq_psn = attr->sq_psn;
-	a.dest_qp_num = attr->dest_qp_num;
-	a.qp_access_flags = (uint32_t)attr->qp_access_flags;
-	a.pkey_index = attr->pkey_index;
-	a.port_num = attr->port_num;
-	a.en_sqd_async_notify = attr->en_sqd_async_notify;
-	a.max_rd_atomic = attr->max_rd_atomic;
-	a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	a.min_rnr_timer = attr->min_rnr_timer;
-	a.timeout = attr->timeout;
-	a.retry_cnt = attr->retry_cnt;
-	a.rnr_retry = attr->rnr_retry;
+	/*
+	 * Bits ib_async does not know are refused by the kernel, EOPNOTSUPP.
+	 * As libibverbs (copy_modify_qp_fields()), only the fields the mask
+	 * names are sent: callers leave the others uninitialised, as
+	 * librdmacm's rdma_disconnect() does with all but qp_state.
+	 */
+#define MASKED(bit, field)						\
+	do {								\
+		if (attr_mask & (bit))					\
+			a.field = attr->field;				\
+	} while (0)
+	MASKED(IBV_QP_STATE, qp_state);
+	MASKED(IBV_QP_CUR_STATE, cur_qp_state);
+	MASKED(IBV_QP_PATH_MTU, path_mtu);
+	MASKED(IBV_QP_QKEY, qkey);
+	MASKED(IBV_QP_RQ_PSN, rq_psn);
+	MASKED(IBV_QP_SQ_PSN, sq_psn);
+	MASKED(IBV_QP_DEST_QPN, dest_qp_num);
+	if (attr_mask & IBV_QP_ACCESS_FLAGS)
+		a.qp_access_flags = (uint32_t)attr->qp_access_flags;
+	MASKED(IBV_QP_PKEY_INDEX, pkey_index);
+	MASKED(IBV_QP_PORT, port_num);
+	MASKED(IBV_QP_EN_SQD_ASYNC_NOTIFY, en_sqd_async_notify);
+	MASKED(IBV_QP_MAX_QP_RD_ATOMIC, max_rd_atomic);
+	MASKED(IBV_QP_MAX_DEST_RD_ATOMIC, max_dest_rd_atomic);
+	MASKED(IBV_QP_MIN_RNR_TIMER, min_rnr_timer);
+	MASKED(IBV_QP_TIMEOUT, timeout);
+	MASKED(IBV_QP_RETRY_CNT, retry_cnt);
+	MASKED(IBV_QP_RNR_RETRY, rnr_retry);
+#undef MASKED
 	if (attr_mask & IBV_QP_AV)
 		av_from_ibv(&a.av, &attr->ah_attr);
 	return IBASYNC_CTX_CMD(qp->context, MODIFY_QP, &a);
@@ -290,6 +302,18 @@ int ibasync_cmd_create_ah(struct ibv_pd *pd, const struct ibv_ah_attr *attr,
 	if (!err)
 		*handle = arg.handle;
 	return err;
+}
+
+/* ATTACH_MCAST or DETACH_MCAST of a UD QP; a kernel without them is ENOTTY */
+int ibasync_cmd_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid, bool attach)
+{
+	struct ib_async_mcast arg = { .qp_handle = qp->handle, .lid = lid };
+
+	memcpy(arg.gid, gid->raw, sizeof(arg.gid));
+	if (attach)
+		return IBASYNC_CTX_CMD(qp->context, ATTACH_MCAST, &arg);
+	return IBASYNC_CTX_CMD(qp->context, DETACH_MCAST, &arg);
 }
 
 /* ---- MR, destroy ---------------------------------------------------------*/

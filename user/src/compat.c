@@ -12,7 +12,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <endian.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,36 +60,35 @@ IBASYNC_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
 	return null_eopnotsupp();
 }
 
+/*
+ * Multicast as librdmacm uses it after rdma_join_multicast(): the kernel
+ * attaches the UD QP with ib_uverbs' rules (ATTACH_MCAST). 0 or the error,
+ * in errno too, as libibverbs; a module without the commands (ENOTTY) is
+ * EOPNOTSUPP, as a device without multicast.
+ */
+static int mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid,
+		 bool attach)
+{
+	int ret;
+
+	if (!qp || !gid)
+		return ibasync_err(EINVAL);
+	ret = ibasync_cmd_mcast(qp, gid, lid, attach);
+	if (ret == ENOTTY)
+		ret = EOPNOTSUPP;
+	return ret ? ibasync_err(ret) : 0;
+}
+
 IBASYNC_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				    uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	return ibasync_err(EOPNOTSUPP);
+	return mcast(qp, gid, lid, true);
 }
 
 IBASYNC_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 				    uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	return ibasync_err(EOPNOTSUPP);
-}
-
-IBASYNC_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
-				       uint8_t port_num, struct ibv_wc *wc,
-				       struct ibv_grh *grh,
-				       struct ibv_ah_attr *ah_attr)
-{
-	(void)context; (void)port_num; (void)wc; (void)grh; (void)ah_attr;
-	return ibasync_err(EOPNOTSUPP);
-}
-
-IBASYNC_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
-						    struct ibv_wc *wc,
-						    struct ibv_grh *grh,
-						    uint8_t port_num)
-{
-	(void)pd; (void)wc; (void)grh; (void)port_num;
-	return null_eopnotsupp();
+	return mcast(qp, gid, lid, false);
 }
 
 IBASYNC_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
@@ -314,4 +316,180 @@ IBASYNC_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 		}
 	}
 	return (ssize_t)n;
+}
+
+/*
+ * The reply AH of a UD receive, as libibverbs' ibv_init_ah_from_wc()
+ * (verbs.c) computes it, which librdmacm's UD programs (udaddy, rsockets'
+ * udpong...) and every UD server rely on: the generic fields from the
+ * completion, and with a GRH the peer's GID as destination and the
+ * receiving GID's index as source, found in the context's GID table by
+ * value and type. On RoCE v2 over IPv4 the device writes the IPv4 header
+ * in the GRH's last 20 bytes (the first 20 are undefined): a header whose
+ * IPv6 version nibble is not 6, or one with a valid IPv4 checksum, is
+ * IPv4. Left to libibverbs, this would look the GID up through its own
+ * context ops, which a context of ours does not have; until then it was
+ * EOPNOTSUPP here and udaddy's server failed "to create reply AH".
+ */
+/* failure as libibverbs' calls here report it: -1, the reason in errno */
+static int minus_one(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static int ipv4_hdr_csum_ok(const struct iphdr *h)
+{
+	struct iphdr c;
+	const uint16_t *w = (const uint16_t *)&c;
+	uint32_t sum = 0;
+	unsigned int i;
+
+	memcpy(&c, h, sizeof(c));
+	c.check = 0;
+	for (i = 0; i < sizeof(c) / 2; i++)
+		sum += w[i];
+	sum = (sum & 0xffff) + (sum >> 16);
+	return h->check == (uint16_t)~sum;
+}
+
+/* 4 or 6: which IP header the GRH buffer holds; -1 (EPROTONOSUPPORT) if none */
+static int grh_ip_version(const struct ibv_grh *grh)
+{
+	const struct iphdr *ip4 = (const void *)((const char *)grh + 20);
+
+	if (((be32toh(grh->version_tclass_flow) >> 28) & 0xf) != 6) {
+		if (ip4->version == 4)
+			return 4;
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	/* the version nibble may be 6 or 4: a valid IPv4 header decides */
+	if (ip4->ihl != 5)
+		return 6;
+	return ipv4_hdr_csum_ok(ip4) ? 4 : 6;
+}
+
+static void ipv4_mapped_gid(uint32_t addr_be, union ibv_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = 0xff;
+	gid->raw[11] = 0xff;
+	memcpy(&gid->raw[12], &addr_be, 4);
+}
+
+/*
+ * The index of @gid of @type on @port in the context's table, or -1 with
+ * errno (EINVAL: not there, as libibverbs' lookup running off the table).
+ */
+static int find_gid_index(struct ibv_context *context, uint8_t port_num,
+			  const union ibv_gid *gid, uint32_t type)
+{
+	struct ibv_port_attr port;
+	uint32_t i;
+	int ret;
+
+	ret = ibasync_query_port_ex(context, port_num, &port, sizeof(port));
+	if (ret)
+		return minus_one(ret);
+	for (i = 0; i < (uint32_t)port.gid_tbl_len && i <= UINT8_MAX; i++) {
+		struct ibv_gid_entry e;
+
+		ret = fill_gid_entry(context, port_num, i, &e);
+		if (ret == ENODATA)
+			continue;
+		if (ret)
+			return minus_one(ret);
+		if (!memcmp(&e.gid, gid, sizeof(*gid)) &&
+		    (e.gid_type == IBV_GID_TYPE_ROCE_V2) ==
+		    (type == IBV_GID_TYPE_ROCE_V2))
+			return (int)i;
+	}
+	return minus_one(EINVAL);
+}
+
+static int ah_attr_by_ipv4(struct ibv_context *context, uint8_t port_num,
+			   const struct iphdr *ip4, struct ibv_ah_attr *attr)
+{
+	union ibv_gid sgid;
+	int idx;
+
+	/* no multicast GID is in the table */
+	if (IN_CLASSD(be32toh(ip4->daddr)))
+		return minus_one(EINVAL);
+	ipv4_mapped_gid(ip4->daddr, &sgid);
+	idx = find_gid_index(context, port_num, &sgid, IBV_GID_TYPE_ROCE_V2);
+	if (idx < 0)
+		return -1;
+	ipv4_mapped_gid(ip4->saddr, &attr->grh.dgid);
+	attr->grh.sgid_index = (uint8_t)idx;
+	attr->grh.hop_limit = ip4->ttl;
+	attr->grh.traffic_class = ip4->tos;
+	return 0;
+}
+
+#define IB_NEXT_HDR	0x1b	/* a GRH followed by the IB transport: RoCE v1 */
+
+static int ah_attr_by_ipv6(struct ibv_context *context, uint8_t port_num,
+			   const struct ibv_grh *grh, struct ibv_ah_attr *attr)
+{
+	uint32_t type;
+	int idx;
+
+	if (grh->dgid.raw[0] == 0xff)
+		return minus_one(EINVAL);
+	attr->grh.dgid = grh->sgid;
+	if (grh->next_hdr == IPPROTO_UDP)
+		type = IBV_GID_TYPE_ROCE_V2;
+	else if (grh->next_hdr == IB_NEXT_HDR)
+		type = IBV_GID_TYPE_ROCE_V1;
+	else
+		return minus_one(EPROTONOSUPPORT);
+	idx = find_gid_index(context, port_num, &grh->dgid, type);
+	if (idx < 0)
+		return -1;
+	attr->grh.sgid_index = (uint8_t)idx;
+	attr->grh.hop_limit = grh->hop_limit;
+	attr->grh.traffic_class =
+		(be32toh(grh->version_tclass_flow) >> 20) & 0xff;
+	return 0;
+}
+
+IBASYNC_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
+				       uint8_t port_num, struct ibv_wc *wc,
+				       struct ibv_grh *grh,
+				       struct ibv_ah_attr *ah_attr)
+{
+	int version;
+
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	/* as libibverbs, which reads the flow label even without a GRH */
+	ah_attr->grh.flow_label = be32toh(grh->version_tclass_flow) & 0xfffff;
+	ah_attr->dlid = wc->slid;
+	ah_attr->sl = wc->sl;
+	ah_attr->src_path_bits = wc->dlid_path_bits;
+	ah_attr->port_num = port_num;
+	if (!(wc->wc_flags & IBV_WC_GRH))
+		return 0;
+	ah_attr->is_global = 1;
+	version = grh_ip_version(grh);
+	if (version == 4)
+		return ah_attr_by_ipv4(context, port_num,
+				       (const void *)((char *)grh + 20),
+				       ah_attr);
+	if (version == 6)
+		return ah_attr_by_ipv6(context, port_num, grh, ah_attr);
+	return -1;
+}
+
+IBASYNC_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
+						    struct ibv_wc *wc,
+						    struct ibv_grh *grh,
+						    uint8_t port_num)
+{
+	struct ibv_ah_attr attr;
+
+	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
+		return NULL;
+	return ibv_create_ah(pd, &attr);
 }

@@ -35,12 +35,16 @@
  * 0x1b is the InfiniBand subsystem's ioctl type ("0x1b all" in
  * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.1 and 6.12). In
  * it, ib_umad and ib_uverbs use numbers 0x01-0x04 and hfi1 0xe0-0xef;
- * ib_async takes 0x90-0xaf. Numbers carry no direction and no size.
+ * ib_async takes 0x90-0xbf: 0x90-0xaf first, 0xb0-0xbf once that was
+ * full. Numbers carry no direction and no size.
  */
 
 #define IB_ASYNC_IOC_MAGIC	0x1b
 #define IB_ASYNC_CMD_BASE	0x90
 #define IB_ASYNC_CMD_LAST	0xaf
+/* the second range, which continues the first */
+#define IB_ASYNC_CMD_BASE2	0xb0
+#define IB_ASYNC_CMD_LAST2	0xbf
 
 /**
  * enum ib_async_cmd - ioctl numbers, _IO(IB_ASYNC_IOC_MAGIC, nr)
@@ -76,6 +80,9 @@
  * @IB_ASYNC_CMD_UNSUBSCRIBE: &struct ib_async_unsubscribe.
  * @IB_ASYNC_CMD_MAP_RING: &struct ib_async_map_ring.
  * @IB_ASYNC_CMD_RING_WAIT: &struct ib_async_ring_wait.
+ * @IB_ASYNC_CMD_ATTACH_MCAST: &struct ib_async_mcast (first of the second
+ *	range, IB_ASYNC_CMD_BASE2).
+ * @IB_ASYNC_CMD_DETACH_MCAST: &struct ib_async_mcast.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -110,6 +117,8 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_UNSUBSCRIBE,
 	IB_ASYNC_CMD_MAP_RING,
 	IB_ASYNC_CMD_RING_WAIT,
+	IB_ASYNC_CMD_ATTACH_MCAST,
+	IB_ASYNC_CMD_DETACH_MCAST,
 };
 
 /**
@@ -1233,6 +1242,37 @@ struct ib_async_create_ah {
 
 #define IB_ASYNC_CREATE_AH_SIZE_V1	48
 #define IB_ASYNC_IOC_CREATE_AH	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CREATE_AH)
+
+/**
+ * struct ib_async_mcast - argument of IB_ASYNC_IOC_ATTACH_MCAST and
+ *	IB_ASYNC_IOC_DETACH_MCAST
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @qp_handle: the UD QP that receives the group's messages.
+ * @lid: the group's LID (what the join reported; ignored on RoCE).
+ * @reserved: must be 0.
+ * @gid: the group's multicast GID.
+ *
+ * As ib_uverbs: attaching a QP twice to a group is a no-op, detaching it
+ * from a group it is not attached to is EINVAL, DESTROY of a QP still
+ * attached is EBUSY, and closing the file or removing the device
+ * detaches its QPs. The device refuses what is not a multicast GID or
+ * not a UD QP (EINVAL).
+ */
+struct ib_async_mcast {
+	__u32 argsz;
+	__u32 flags;
+	__u32 qp_handle;
+	__u16 lid;
+	__u16 reserved;
+	__u8 gid[16];
+};
+
+#define IB_ASYNC_MCAST_SIZE_V1	32
+#define IB_ASYNC_IOC_ATTACH_MCAST \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_ATTACH_MCAST)
+#define IB_ASYNC_IOC_DETACH_MCAST \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_DETACH_MCAST)
 
 /**
  * struct ib_async_destroy - argument of IB_ASYNC_IOC_DESTROY

@@ -339,6 +339,7 @@ struct fz_call {
 		struct ib_async_unsubscribe unsubscribe;
 		struct ib_async_map_ring map_ring;
 		struct ib_async_ring_wait ring_wait;
+		struct ib_async_mcast mcast;
 		struct ib_async_req_notify_cq req_notify_cq;
 		struct ib_async_reg_mr reg_mr;
 		struct ib_async_post_list post_list;
@@ -383,7 +384,8 @@ struct fz_cmd {
 	X(REQ_NOTIFY_CQ, req_notify_cq) X(REG_MR, reg_mr)		\
 	X(POST_SEND_LIST, post_send_list) X(POST_RECV_LIST, post_recv_list) \
 	X(SUBSCRIBE, subscribe) X(UNSUBSCRIBE, unsubscribe)		\
-	X(MAP_RING, map_ring) X(RING_WAIT, ring_wait)
+	X(MAP_RING, map_ring) X(RING_WAIT, ring_wait)			\
+	X(ATTACH_MCAST, attach_mcast) X(DETACH_MCAST, detach_mcast)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };

@@ -1060,6 +1060,56 @@ void fz_done_create_ah(struct fz_ctx *ctx, struct fz_call *c)
 }
 
 /*
+ * Multicast on the worker's QPs: mostly a multicast GID of a few groups
+ * (so attaches repeat and detaches find them), now and then any GID.
+ */
+static bool build_mcast(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj qp;
+	struct ib_async_mcast *a = &c->a.mcast;
+
+	NEED(ctx, c, IB_ASYNC_OBJ_QP, &qp);
+	a->qp_handle = qp.handle;
+	a->lid = fz_chance(&ctx->rng, 90) ? 0 : (uint16_t)fz_next(&ctx->rng);
+	if (fz_chance(&ctx->rng, 85)) {
+		a->gid[0] = 0xff;
+		a->gid[1] = 0x0e;
+		a->gid[10] = 0xff;
+		a->gid[11] = 0xff;
+		a->gid[12] = 239;
+		a->gid[15] = (uint8_t)fz_below(&ctx->rng, 3);
+	} else {
+		unsigned int i;
+
+		for (i = 0; i < sizeof(a->gid); i++)
+			a->gid[i] = (uint8_t)fz_next(&ctx->rng);
+	}
+	return true;
+}
+
+bool fz_build_attach_mcast(struct fz_ctx *ctx, struct fz_call *c)
+{
+	return build_mcast(ctx, c);
+}
+
+void fz_done_attach_mcast(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+bool fz_build_detach_mcast(struct fz_ctx *ctx, struct fz_call *c)
+{
+	return build_mcast(ctx, c);
+}
+
+void fz_done_detach_mcast(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}
+
+/*
  * Registrations of the worker's own memory, mostly valid: the access bits
  * ibv_reg_mr() passes, now and then a write to nothing writable, an iova
  * off by a few bytes or a length past the end.

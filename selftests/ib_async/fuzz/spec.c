@@ -324,6 +324,14 @@ static const struct fz_field f_unsubscribe[] = {
 	F(ib_async_unsubscribe, sub_id, FK_VAL, 0),
 };
 
+static const struct fz_field f_mcast[] = {
+	HDR(ib_async_mcast, 0),
+	F(ib_async_mcast, qp_handle, FK_HANDLE, IB_ASYNC_OBJ_QP),
+	F(ib_async_mcast, lid, FK_VAL, 0),
+	F(ib_async_mcast, reserved, FK_RSV, 0),
+	F(ib_async_mcast, gid, FK_VAL, 0),
+};
+
 static const struct fz_field f_map_ring[] = {
 	HDR(ib_async_map_ring, 0),
 	F(ib_async_map_ring, entries, FK_COUNT, 0),
@@ -413,6 +421,10 @@ const struct fz_cmd fz_cmds[] = {
 	    f_map_ring, 1, false),
 	CMD(RING_WAIT, ring_wait, ib_async_ring_wait,
 	    IB_ASYNC_RING_WAIT_SIZE_V1, f_ring_wait, 2, false),
+	CMD(ATTACH_MCAST, attach_mcast, ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1,
+	    f_mcast, 2, false),
+	CMD(DETACH_MCAST, detach_mcast, ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1,
+	    f_mcast, 2, false),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -422,7 +434,7 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_RING_WAIT,
+	       IB_ASYNC_CMD_DETACH_MCAST,
 	       "enum ib_async_cmd grew: describe the new command here");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)

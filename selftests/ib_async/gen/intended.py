@@ -37,18 +37,6 @@ INTENDED = (
                   r"ibv_dealloc_mw\(tmp\) = 0",
         "ibasync": r"ibv_alloc_mw\(tmp pd\d+\) = NULL EOPNOTSUPP",
     },
-    {
-        "name": "multicast",
-        "why": "ibv_attach_mcast() attaches a UD QP on rxe through "
-               "ib_uverbs and returns EOPNOTSUPP (errno too) over the "
-               "shim: the node has no multicast command, so the shim "
-               "reports max_mcast_grp 0 as a device without multicast "
-               "does; ops_mcast() detaches on success, on a QP of its own",
-        "uverbs": r"ibv_attach_mcast\(tmp\) = 0|"
-                  r"ibv_detach_mcast\(tmp\) = 0",
-        "ibasync": r"ibv_attach_mcast\(tmp\) = EOPNOTSUPP "
-                   r"errno=EOPNOTSUPP",
-    },
 )
 
 
