@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # rdmacm-test.sh --kver KVER --stage DIR [--kernel-root DIR] [--tap]
-#                [--timeout SECONDS] [--out DIR]
+#                [--timeout SECONDS] [--out DIR] [--report-only]
 # `make rdmacm-test`: the programs of Debian's rdmacm-utils and perftest's
 # verbs tools with -R (librdmacm's connection setup) in one guest boot of
 # KVER with the stage DIR (scripts/stage.sh), on rdma-core + ib_uverbs and
 # then over libibasync alone (run.sh); report.sh prints the per-program
 # table, the closing line "rdmacm: uverbs U ok; shim S ok of N" and the
 # verdict. --kernel-root: a kernel of a Debian chroot (vm.sh's option).
-# --tap: report.sh's TAP, for scripts/check.sh.
+# --tap: report.sh's TAP, for scripts/check.sh. --report-only: shim
+# failures are reported, not failed (report.sh's RDMACM_REPORT_ONLY).
 # Outputs in --out (default build/rdmacm): console.log (the guest's
 # console, with the output and, for a hang, the tasks' kernel stacks of
 # every program that did not pass), vm.out (vm.sh), report.txt.
@@ -26,8 +27,9 @@ while [ $# -gt 0 ]; do
 	--tap) tap=--tap; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--report-only) export RDMACM_REPORT_ONLY=1; shift ;;
 	*) echo "usage: $0 --kver KVER --stage DIR [--kernel-root DIR]" \
-		"[--tap] [--timeout S] [--out DIR]" >&2
+		"[--tap] [--timeout S] [--out DIR] [--report-only]" >&2
 	   exit 2 ;;
 	esac
 done

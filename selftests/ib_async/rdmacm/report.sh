@@ -24,13 +24,17 @@
 # hot-unplug check over the shim ("@@RDMACM unplug", last) passed: rping
 # and a probe saw the removal through librdmacm and ibv_get_async_event().
 # --tap: the same as TAP for scripts/check.sh (one line per program), the
-# table and the closing line as "# " comments.
+# table and the closing line as "# " comments. RDMACM_REPORT_ONLY=1: a
+# kernel the suite is not yet held to (the newer ones, issue 44): what
+# fails over the shim, and the hot-unplug check, are reported as skips
+# ("report only"), and only a guest that did not run both stacks fails.
 set -euo pipefail
 
 # 20 of the 22 programs work on 6.1's rxe (not rdma_xclient -c x: rxe has
 # no XRC; not udpong, see Documentation/ib_async.rst); a broken guest
 # passes none.
 UVERBS_FLOOR=${RDMACM_UVERBS_FLOOR:-15}
+REPORT_ONLY=${RDMACM_REPORT_ONLY:-0}
 
 tap=0 vm=0
 while [ $# -gt 0 ]; do
@@ -46,7 +50,8 @@ done
 }
 gaps=${2:-/dev/null}
 
-tr -d '\r' <"$1" | awk -v tap="$tap" -v floor="$UVERBS_FLOOR" -v vm="$vm" '
+tr -d '\r' <"$1" | awk -v tap="$tap" -v floor="$UVERBS_FLOOR" -v vm="$vm" \
+	-v report_only="$REPORT_ONLY" '
 FILENAME == ARGV[1] {
 	if ($0 !~ /^#/ && NF) gap[$1] = 1
 	next
@@ -80,7 +85,8 @@ END {
 		else if (rs == "data") note = "data"
 		else if (rs != "ok") note = "SHIM"
 		else if (id in gap) note = "fixed"
-		if ((note == "SHIM" || note == "data") && (id in gap))
+		if ((note == "SHIM" || note == "data") &&
+		    ((id in gap) || report_only))
 			note = "gap"
 		if (note == "SHIM" || note == "data") bad++
 		for (k = 1; k <= 2; k++) {
@@ -110,14 +116,20 @@ END {
 		print "1.." n + 2
 		for (i = 1; i <= n; i++) {
 			why = ""
-			if (notes[i] == "gap") why = " # SKIP known gap (known-gaps.txt)"
+			if (notes[i] == "gap" && report_only)
+				why = " # SKIP report only on this kernel"
+			else if (notes[i] == "gap")
+				why = " # SKIP known gap (known-gaps.txt)"
 			if (show("uverbs", ids[i]) != "ok") why = " # SKIP fails on uverbs too"
 			printf "%s %d rdmacm_%s%s\n", verdict[i], i, ids[i], why
 		}
 		printf "%s %d rdmacm_guest_ran_both_stacks\n", healthy ? "ok" : "not ok", n + 1
-		printf "%s %d rdmacm_hot_unplug_under_rping_over_the_shim\n",
-			unplug == "ok" ? "ok" : "not ok", n + 2
+		why = ""
+		if (unplug != "ok" && report_only)
+			why = " # SKIP report only on this kernel"
+		printf "%s %d rdmacm_hot_unplug_under_rping_over_the_shim%s\n",
+			unplug == "ok" || report_only ? "ok" : "not ok", n + 2, why
 	}
 	printf "rdmacm: uverbs %d ok; shim %d ok of %d\n", u, s, n
-	exit !(healthy && bad == 0 && unplug == "ok")
+	exit !(healthy && (report_only || (bad == 0 && unplug == "ok")))
 }' "$gaps" -
