@@ -35,6 +35,7 @@
  * behind a slow fault holds up only its own caller. Only the memory of
  * the process that opened the file is used (EPERM for any other).
  */
+#include <linux/kmemleak.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -238,10 +239,12 @@ void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner)
 
 /*
  * One request of an object removal gave up on leaves the file. A completed
- * one (on a CQ's backlog: unmapped, the device's no more) is freed; one
- * the device still owns stays allocated and mapped, where it is, as the
- * device may still write into it, but it is no longer the file's: no
- * completion can match it, and it is charged no more.
+ * one (on a CQ's backlog: unmapped, the device's no more) is freed. Of one
+ * the device still owns, the buffer stays allocated and mapped, as the
+ * device may still write into it, and is never freed (as the abandoned
+ * uobj); the request itself, which the device never sees (it knows the
+ * request by wr_id), is freed: no completion can match it any more, it is
+ * charged no more, and the module's cache empties, so that it can go.
  */
 static void ib_async_wr_let_go(struct ib_async_file *file,
 			       struct ib_async_wr *w)
@@ -254,6 +257,9 @@ static void ib_async_wr_let_go(struct ib_async_file *file,
 	file->verbs->wr_count--;
 	file->verbs->wr_bytes -= w->len;
 	ib_async_account_sub(file, ib_async_wr_cost(w->len));
+	list_del(&w->list);
+	kmemleak_not_leak(w->buf);
+	kmem_cache_free(ib_async_wr_cache, w);
 }
 
 /**

@@ -223,19 +223,19 @@ TEST_F(obj, modify_qp_reads_only_the_fields_its_mask_names)
 	struct ib_async_create_qp qp;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_RC, &qp));
-	ASSERT_EQ(0, modify_qp(self->fd, qp.handle, INIT,
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, INIT,
 			       IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
 			       IB_ASYNC_QP_ACCESS_FLAGS, &init));
 	/* with the bit, the same value is still refused */
-	EXPECT_EQ(-EINVAL, modify_qp(self->fd, qp.handle, ERR,
+	EXPECT_EQ(-EINVAL, iba_modify_qp(self->fd, qp.handle, ERR,
 				     IB_ASYNC_QP_CUR_STATE, &junk));
-	EXPECT_EQ(INIT, query_qp_state(self->fd, qp.handle));
+	EXPECT_EQ(INIT, iba_query_qp_state(self->fd, qp.handle));
 	/* without it, the leftovers are not looked at: INIT to ERR */
-	EXPECT_EQ(0, modify_qp(self->fd, qp.handle, ERR, 0, &junk));
-	EXPECT_EQ(ERR, query_qp_state(self->fd, qp.handle));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(0, iba_modify_qp(self->fd, qp.handle, ERR, 0, &junk));
+	EXPECT_EQ(ERR, iba_query_qp_state(self->fd, qp.handle));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
 }
 
 /*
@@ -255,33 +255,33 @@ TEST_F(obj, multicast_attach_and_detach_follow_uverbs_rules)
 	struct ib_async_create_qp ud, rc;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, create_qp(self->fd, 1, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &ud));
 	m.qp_handle = ud.handle;
 	memcpy(m.gid, mgid, sizeof(m.gid));
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
-	EXPECT_EQ(0, query_qp_state(self->fd, ud.handle));	/* still RESET */
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+	EXPECT_EQ(0, iba_query_qp_state(self->fd, ud.handle));	/* still RESET */
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
 
-	ASSERT_EQ(0, create_qp(self->fd, 2, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 2, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &ud));
-	ASSERT_EQ(0, create_qp(self->fd, 3, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 3, self->pd, self->cq,
 			       IB_UVERBS_QPT_RC, &rc));
 	m.qp_handle = ud.handle;
 	m.reserved = 1;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 	m.reserved = 0;
 	m.gid[0] = 0xfe;	/* fe0e::...: not a multicast GID */
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 	m.gid[0] = 0xff;
 	m.qp_handle = rc.handle;
-	EXPECT_EQ(-EINVAL, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, rc.handle, NULL));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, rc.handle, NULL));
 
 	/*
 	 * One GID under two LIDs: two attachments for the program, one for
@@ -289,23 +289,23 @@ TEST_F(obj, multicast_attach_and_detach_follow_uverbs_rules)
 	 * call): after both detaches the QP can be destroyed.
 	 */
 	m.qp_handle = ud.handle;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 	m.lid = 0xc001;
-	ASSERT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 	m.lid = 0;
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
-	EXPECT_EQ(-EBUSY, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(-EBUSY, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
 	m.lid = 0xc001;
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
-	EXPECT_EQ(0, destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_DETACH_MCAST, &m));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, ud.handle, NULL));
 
 	/* attached twice when the fixture closes the file: close detaches */
-	ASSERT_EQ(0, create_qp(self->fd, 4, self->pd, self->cq,
+	ASSERT_EQ(0, iba_create_qp(self->fd, 4, self->pd, self->cq,
 			       IB_UVERBS_QPT_UD, &ud));
 	m.qp_handle = ud.handle;
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 	m.lid = 0;
-	EXPECT_EQ(0, ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
+	EXPECT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_ATTACH_MCAST, &m));
 }
 
 /*
