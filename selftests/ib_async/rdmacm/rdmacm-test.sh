@@ -52,11 +52,23 @@ cp -L "$(gcc -print-file-name=libgcc_s.so.1)" "$out/payload/lib/"
 install -m 0644 "$here/run.sh" "$out/payload/"
 
 start=$(date +%s)
-vrc=0
-RAW_CMD='sh run.sh' IBASYNC_CONSOLE_LOG=$out/console.log \
-	"$top/scripts/guest/vm.sh" --kver "$kver" --stage "$stage" \
-	${kroot:+--kernel-root "$kroot"} \
-	--payload "$out/payload" --timeout "$timeout" >"$out/vm.out" 2>&1 || vrc=$?
+# A kernel that dies before either stack ran to its end, with an int3 in
+# code being patched (Debian's kernels under TCG, README), ran nothing of
+# ours: that boot is kept as vm.out.1 and the guest boots once more.
+for try in 1 2; do
+	vrc=0
+	RAW_CMD='sh run.sh' IBASYNC_CONSOLE_LOG=$out/console.log \
+		"$top/scripts/guest/vm.sh" --kver "$kver" --stage "$stage" \
+		${kroot:+--kernel-root "$kroot"} --payload "$out/payload" \
+		--timeout "$timeout" >"$out/vm.out" 2>&1 || vrc=$?
+	if [ "$vrc" = 0 ] || [ "$try" = 2 ] ||
+	   grep -q '@@RDMACM uverbs done' "$out/console.log" ||
+	   ! grep -q 'Oops: int3' "$out/vm.out"; then
+		break
+	fi
+	mv "$out/vm.out" "$out/vm.out.$try"
+	echo "# rdmacm: boot $try died of an int3 before the programs ran; booting again" >&2
+done
 secs=$(($(date +%s) - start))
 
 [ "$vrc" = 0 ] || tail -n 20 "$out/vm.out" | sed 's/^/# vm.out: /'
