@@ -420,6 +420,8 @@ int ib_async_cmd_read_batch(struct ib_async_ucmd *u);
  * @event_source: for a subscription (obj_mutex held): the type of the
  *	live object @handle names if it raises events; -ENOENT for none,
  *	-EINVAL for one that raises none, -ENODEV for one removal destroyed
+ * @mmap: map what a node's offset other than 0 names (offset 0 is the
+ *	event ring's); called with mmap_lock held, so it takes no obj_mutex
  * @cmds: its commands, indexed by number - IB_ASYNC_CMD_BASE
  * @n_cmds: how many entries @cmds has
  */
@@ -432,6 +434,7 @@ struct ib_async_verbs_ops {
 	void (*info)(struct ib_device *ib_dev, struct ib_async_info *info);
 	void (*fdinfo)(struct seq_file *m, struct ib_async_file *file);
 	int (*event_source)(struct ib_async_file *file, u32 handle, u32 *type);
+	int (*mmap)(struct ib_async_file *file, struct vm_area_struct *vma);
 	const struct ib_async_ioctl_op *cmds;
 	unsigned int n_cmds;
 };

@@ -224,6 +224,19 @@ static void ib_async_show_fdinfo(struct seq_file *m, struct file *filp)
 	ib_async_verbs->fdinfo(m, file);
 }
 
+/*
+ * Offset 0 is the event ring's (MAP_RING); what the verbs layer hands out
+ * (a CQ's completion ring) lies beyond it.
+ */
+static int ib_async_node_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	if (!vma->vm_pgoff)
+		return ib_async_qfile_mmap(filp, vma);
+	if (!ib_async_verbs->mmap)
+		return -EINVAL;
+	return ib_async_verbs->mmap(ib_async_file_of(filp), vma);
+}
+
 const struct file_operations ib_async_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ib_async_open,
@@ -231,7 +244,7 @@ const struct file_operations ib_async_fops = {
 	.read		= ib_async_qfile_read,
 	.poll		= ib_async_qfile_poll,
 	.fasync		= ib_async_qfile_fasync,
-	.mmap		= ib_async_qfile_mmap,
+	.mmap		= ib_async_node_mmap,
 	.unlocked_ioctl	= ib_async_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= ib_async_show_fdinfo,

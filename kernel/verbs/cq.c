@@ -97,7 +97,14 @@ int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u)
 	ret = ib_req_notify_cq(uobj->cq,
 			       arg->flags & IB_ASYNC_NOTIFY_SOLICITED ?
 			       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	/*
+	 * After arming: what came before is in the ring for the poll that
+	 * follows an arm, and what comes after raises the event.
+	 */
+	ib_async_cq_ring_fill(uobj);
+	return 0;
 }
 
 int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
@@ -220,9 +227,13 @@ static void ib_async_cq_set_name(struct ib_async_uobj *uobj, const char *name)
 	rdma_restrack_set_name(&uobj->cq->res, name);
 }
 
-/* Its records are gone from its channel: the CQ leaves it. */
+/*
+ * Its records are gone from its channel: the CQ leaves it, and lets its
+ * ring go (the program's mappings may keep it a while).
+ */
 static void ib_async_cq_free(struct ib_async_uobj *uobj)
 {
+	ib_async_cq_ring_drop(uobj);
 	if (uobj->comp_chan)
 		ib_async_channel_put_cq(uobj->comp_chan);
 	uobj->comp_chan = NULL;

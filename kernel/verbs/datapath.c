@@ -385,9 +385,9 @@ static void ib_async_wc_take(struct ib_async_file *file,
 }
 
 /* Move up to @max completions from the device's CQ to its backlog. */
-static int ib_async_cq_fetch(struct ib_async_file *file,
-			     struct ib_async_uobj *cq, u32 max,
-			     const struct ib_async_dead_qp *dead)
+static int ib_async_cq_fetch_dead(struct ib_async_file *file,
+				  struct ib_async_uobj *cq, u32 max,
+				  const struct ib_async_dead_qp *dead)
 {
 	struct ib_wc *wc = file->verbs->poll_wc;
 	int i, n;
@@ -404,11 +404,27 @@ static int ib_async_cq_fetch(struct ib_async_file *file,
 	return n;
 }
 
+/**
+ * ib_async_cq_fetch - move completions from a live CQ's device queue
+ * @file: the file
+ * @cq: the CQ
+ * @max: at most this many
+ *
+ * To the CQ's backlog, in order, settled as POLL_CQ settles them.
+ *
+ * Return: how many the device gave, or its error.
+ */
+int ib_async_cq_fetch(struct ib_async_file *file, struct ib_async_uobj *cq,
+		      u32 max)
+{
+	return ib_async_cq_fetch_dead(file, cq, max, NULL);
+}
+
 static void ib_async_cq_drain(struct ib_async_file *file,
 			      struct ib_async_uobj *cq,
 			      const struct ib_async_dead_qp *dead)
 {
-	while (ib_async_cq_fetch(file, cq, IB_ASYNC_POLL_BATCH, dead) > 0)
+	while (ib_async_cq_fetch_dead(file, cq, IB_ASYNC_POLL_BATCH, dead) > 0)
 		cond_resched();
 }
 
@@ -673,7 +689,7 @@ static int ib_async_cq_take(struct ib_async_file *file,
 		}
 		if (taken == count)
 			break;
-		n = ib_async_cq_fetch(file, cq, count - taken, NULL);
+		n = ib_async_cq_fetch(file, cq, count - taken);
 		if (n <= 0)
 			return taken ? taken : n;
 	}

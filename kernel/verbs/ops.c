@@ -21,6 +21,7 @@ static int ib_async_verbs_open(struct ib_async_file *file)
 		return -ENOMEM;
 	file->verbs = vf;
 	ib_async_file_objs_init(file);
+	xa_init(&vf->cq_rings);
 	snprintf(vf->owner_name, sizeof(vf->owner_name), "ib_async[%d]",
 		 task_tgid_vnr(current));
 	/* Only the opener's memory is used by the data path. */
@@ -38,6 +39,9 @@ static void ib_async_verbs_free(struct ib_async_file *file)
 		mmdrop(vf->mm);
 	xa_destroy(&vf->objs);
 	xa_destroy(&vf->wrs);
+	/* every CQ's uobj was freed, and dropped its ring */
+	WARN_ON_ONCE(!xa_empty(&vf->cq_rings));
+	xa_destroy(&vf->cq_rings);
 	kfree(vf);
 	file->verbs = NULL;
 }
@@ -52,7 +56,8 @@ static void ib_async_verbs_info(struct ib_device *ib_dev,
 	if (ib_dev->kverbs_provider && ib_async_can_resize_cq(ib_dev))
 		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
 	if (ib_async_user_mr_supported(ib_dev))
-		info->features |= IB_ASYNC_FEATURE_USER_MR;
+		info->features |= IB_ASYNC_FEATURE_USER_MR |
+				  IB_ASYNC_FEATURE_CQ_RING;
 }
 
 /* fdinfo: the data path's bookkeeping, one snapshot under obj_mutex. */
@@ -140,6 +145,11 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1, 0),
 	IB_ASYNC_OP(DETACH_MCAST, ib_async_cmd_detach_mcast,
 		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1, 0),
+	IB_ASYNC_OP(MAP_CQ_RING, ib_async_cmd_map_cq_ring,
+		    struct ib_async_map_cq_ring, IB_ASYNC_MAP_CQ_RING_SIZE_V1,
+		    0),
+	IB_ASYNC_OP(CQ_WAIT, ib_async_cmd_cq_wait, struct ib_async_cq_wait,
+		    IB_ASYNC_CQ_WAIT_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
 };
 
 /*
@@ -176,6 +186,11 @@ static_assert(sizeof(struct ib_async_post_list) == IB_ASYNC_POST_LIST_SIZE_V1);
 static_assert(sizeof(struct ib_async_send_wr) == IB_ASYNC_SEND_WR_SIZE_V1);
 static_assert(sizeof(struct ib_async_recv_wr) == IB_ASYNC_RECV_WR_SIZE_V1);
 static_assert(sizeof(struct ib_async_mcast) == IB_ASYNC_MCAST_SIZE_V1);
+static_assert(sizeof(struct ib_async_cq_ring_header) ==
+	      IB_ASYNC_CQ_RING_HEADER_SIZE_V1);
+static_assert(sizeof(struct ib_async_map_cq_ring) ==
+	      IB_ASYNC_MAP_CQ_RING_SIZE_V1);
+static_assert(sizeof(struct ib_async_cq_wait) == IB_ASYNC_CQ_WAIT_SIZE_V1);
 /*
  * The numbers fit the ranges the header reserves: the second continues
  * the first, which the core's dispatch (one table from
@@ -194,6 +209,7 @@ const struct ib_async_verbs_ops ib_async_verbs_ops = {
 	.info		= ib_async_verbs_info,
 	.fdinfo		= ib_async_verbs_fdinfo,
 	.event_source	= ib_async_uobj_event_source,
+	.mmap		= ib_async_cq_ring_mmap,
 	.cmds		= ib_async_verbs_cmds,
 	.n_cmds		= ARRAY_SIZE(ib_async_verbs_cmds),
 };

@@ -565,6 +565,8 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 		ret = ib_async_post_check_sges(file, &p, owner->uses[0]);
 	if (!ret)
 		posted = ib_async_post_run(file, &p, owner, &err);
+	if (!ret && owner->type == IB_ASYNC_OBJ_QP)
+		ib_async_qp_fill_rings(owner);
 	ib_async_ucmd_unlock(u);
 	/* Nothing posted: the call fails; some posted: the rest is told. */
 	if (!ret && !posted)

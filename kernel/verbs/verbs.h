@@ -31,6 +31,7 @@
 
 #include "core/core.h"
 
+struct ib_async_cq_ring;
 struct ib_async_mr;
 struct ib_async_queue_sizes;
 struct ib_async_regq;
@@ -53,6 +54,7 @@ struct ib_async_uobj_type;
  * @wr_bytes: their bookkeeping's bytes
  * @stale_wcs: completions that matched no request
  * @mr_keys: lkey -> MR uobj
+ * @cq_rings: CQ handle -> its completion ring (cq_ring.c), for mmap()
  * @verbs_bytes: of the file's charged bytes, the objects' queues'
  * @poll_wc: ib_poll_cq()'s output: 1 KB that would otherwise sit on the
  *	stack of every poll (and far more under KASAN)
@@ -72,6 +74,7 @@ struct ib_async_vfile {
 	u64 wr_bytes;
 	u64 stale_wcs;
 	struct xarray mr_keys;
+	struct xarray cq_rings;
 	u64 verbs_bytes;
 	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
 };
@@ -86,6 +89,8 @@ struct ib_async_uobj {
 	struct ib_async_evcount comp;	/* CQ: in comp_chan's queue */
 	/* CQ: where its completion events go, NULL for nowhere */
 	struct ib_async_channel *comp_chan;
+	/* CQ: where its completions go before POLL_CQ, NULL for nowhere */
+	struct ib_async_cq_ring *ring;
 	u32 handle;
 	u32 type;			/* enum ib_async_obj_type */
 	u32 port;			/* QP: for event records */
@@ -273,6 +278,15 @@ struct ib_async_channel *ib_async_channel_get_for_cq(struct ib_async_file *file,
 void ib_async_channel_put_cq(struct ib_async_channel *chan);
 void ib_async_comp_handler(struct ib_cq *cq, void *context);
 int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u);
+
+/* cq_ring.c: completion rings mapped by the program */
+int ib_async_cmd_map_cq_ring(struct ib_async_ucmd *u);
+int ib_async_cmd_cq_wait(struct ib_async_ucmd *u);
+int ib_async_cq_ring_mmap(struct ib_async_file *file,
+			  struct vm_area_struct *vma);
+u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq);
+void ib_async_qp_fill_rings(struct ib_async_uobj *qp);
+void ib_async_cq_ring_drop(struct ib_async_uobj *cq);
 
 /**
  * struct ib_async_queue_sizes - what a verbs object's queues hold

@@ -75,6 +75,8 @@ void ib_async_wr_discard(struct ib_async_wr *w);
 int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		       struct ib_async_uobj *owner);
 void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w);
+int ib_async_cq_fetch(struct ib_async_file *file, struct ib_async_uobj *cq,
+		      u32 max);
 int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
 		     u32 ah_handle, u32 remote_qpn, u32 remote_qkey,
 		     struct ib_ud_wr *wr);

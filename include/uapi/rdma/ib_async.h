@@ -83,6 +83,8 @@
  * @IB_ASYNC_CMD_ATTACH_MCAST: &struct ib_async_mcast (first of the second
  *	range, IB_ASYNC_CMD_BASE2).
  * @IB_ASYNC_CMD_DETACH_MCAST: &struct ib_async_mcast.
+ * @IB_ASYNC_CMD_MAP_CQ_RING: &struct ib_async_map_cq_ring.
+ * @IB_ASYNC_CMD_CQ_WAIT: &struct ib_async_cq_wait.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -119,6 +121,8 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_RING_WAIT,
 	IB_ASYNC_CMD_ATTACH_MCAST,
 	IB_ASYNC_CMD_DETACH_MCAST,
+	IB_ASYNC_CMD_MAP_CQ_RING,
+	IB_ASYNC_CMD_CQ_WAIT,
 };
 
 /**
@@ -286,6 +290,9 @@ struct ib_async_event {
  *	maps, on the node and on event channels.
  * @IB_ASYNC_FEATURE_STATE: state records: IB_ASYNC_CHANNEL_STATE,
  *	IB_ASYNC_CHANNEL_RESYNC and IB_ASYNC_SUB_STATE.
+ * @IB_ASYNC_FEATURE_CQ_RING: IB_ASYNC_IOC_MAP_CQ_RING and
+ *	IB_ASYNC_IOC_CQ_WAIT: a CQ's completions delivered into memory the
+ *	program maps (with IB_ASYNC_FEATURE_USER_MR).
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -299,6 +306,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_EVENT_CHANNEL	= 1 << 5,
 	IB_ASYNC_FEATURE_EVENT_RING	= 1 << 6,
 	IB_ASYNC_FEATURE_STATE		= 1 << 7,
+	IB_ASYNC_FEATURE_CQ_RING	= 1 << 8,
 };
 
 /**
@@ -1810,5 +1818,143 @@ struct ib_async_post_list {
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_SEND_LIST)
 #define IB_ASYNC_IOC_POST_RECV_LIST \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POST_RECV_LIST)
+
+/**
+ * DOC: Completion rings
+ *
+ * A CQ's completions can be delivered into memory the program maps, so
+ * that polling a CQ that has some takes no system call. The kernel moves
+ * completions from the device's CQ into the ring when a command of the
+ * file looks at the CQ: IB_ASYNC_IOC_POST_SEND_LIST and
+ * IB_ASYNC_IOC_POST_RECV_LIST for the CQs of the QP they posted to,
+ * IB_ASYNC_IOC_REQ_NOTIFY_CQ after arming, and IB_ASYNC_IOC_CQ_WAIT, which
+ * a program calls when the ring is empty. None is lost: when the ring is
+ * full, completions stay in the device's CQ (which overruns, raising
+ * IB_ASYNC_EV_CQ_ERR, exactly as without a ring) until the program makes
+ * room and asks again.
+ */
+
+/**
+ * struct ib_async_cq_ring_header - the start of a mapped completion ring
+ * @producer: written by the kernel: completions published so far, a count
+ *	that wraps at 2^32. Completion i is &struct ib_async_wc number
+ *	i & (entries - 1) of the array at @records_offset. Read it with
+ *	acquire semantics: every completion before it is then complete.
+ * @entries: completions the ring holds, a power of two.
+ * @record_size: sizeof(&struct ib_async_wc).
+ * @records_offset: byte offset of the array in the mapping.
+ * @flags: written by the kernel, enum ib_async_cq_ring_flags, as of the
+ *	last time it filled the ring.
+ * @reserved: 0.
+ *
+ * The header and the array are mapped read-only. The program's consumer
+ * index lives in a page of its own (&struct ib_async_cq_ring_consumer).
+ */
+struct ib_async_cq_ring_header {
+	__u32 producer;
+	__u32 entries;
+	__u32 record_size;
+	__u32 records_offset;
+	__u32 flags;
+	__u32 reserved[27];
+};
+
+#define IB_ASYNC_CQ_RING_HEADER_SIZE_V1	128
+
+/**
+ * enum ib_async_cq_ring_flags - &struct ib_async_cq_ring_header.flags
+ * @IB_ASYNC_CQ_RING_FULL: the ring was full when the kernel last filled it:
+ *	completions may wait in the device's CQ. Consume, then call
+ *	IB_ASYNC_IOC_CQ_WAIT.
+ * @IB_ASYNC_CQ_RING_POLL: the next completion is that of a receive posted
+ *	with IB_ASYNC_IOC_POST_RECV, whose data is copied at
+ *	IB_ASYNC_IOC_POLL_CQ: once the ring is empty, take it (and what
+ *	follows) with IB_ASYNC_IOC_POLL_CQ.
+ */
+enum ib_async_cq_ring_flags {
+	IB_ASYNC_CQ_RING_FULL	= 1 << 0,
+	IB_ASYNC_CQ_RING_POLL	= 1 << 1,
+};
+
+/**
+ * struct ib_async_cq_ring_consumer - the program's side of a ring
+ * @consumer: completions the program has finished with, the wrapping count
+ *	of @producer. Store it with release semantics once a completion is
+ *	read: the kernel may write completion i + entries as soon as
+ *	@consumer passes i. The kernel reads it but never trusts it: a value
+ *	ahead of the producer, or more than entries behind, makes the ring
+ *	count as full, and only this ring's CQ is affected.
+ * @reserved: 0.
+ */
+struct ib_async_cq_ring_consumer {
+	__u32 consumer;
+	__u32 reserved[15];
+};
+
+/**
+ * struct ib_async_map_cq_ring - argument of IB_ASYNC_IOC_MAP_CQ_RING
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: the CQ.
+ * @entries: in: completions the ring should hold, 0 for the CQ's size
+ *	plus one, else at most 16384; rounded up to a power of two. Out:
+ *	what it holds.
+ * @mmap_offset: out: mmap() offset of the header and completions, to map
+ *	with PROT_READ and MAP_SHARED (PROT_WRITE is refused).
+ * @mmap_size: out: their length.
+ * @consumer_offset: out: mmap() offset of the consumer's page, to map with
+ *	PROT_READ | PROT_WRITE and MAP_SHARED.
+ * @consumer_size: out: its length, one page.
+ *
+ * From the answer on, the CQ delivers its completions into the ring.
+ * IB_ASYNC_IOC_POLL_CQ still returns completions not yet in the ring: a
+ * program that uses both takes the ring's first. The ring's memory is
+ * charged to the caller's RLIMIT_MEMLOCK (unless it has CAP_IPC_LOCK) and
+ * memory cgroup until the CQ is destroyed and both mappings are gone.
+ * EBUSY if the CQ has a ring; EOPNOTSUPP without IB_ASYNC_FEATURE_CQ_RING.
+ * The mappings are not inherited across fork(), and only the process that
+ * opened the file may map or fill a ring (EPERM), as only it may poll.
+ */
+struct ib_async_map_cq_ring {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 entries;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__aligned_u64 consumer_offset;
+	__aligned_u64 consumer_size;
+};
+
+#define IB_ASYNC_MAP_CQ_RING_SIZE_V1	48
+#define IB_ASYNC_IOC_MAP_CQ_RING \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MAP_CQ_RING)
+
+/**
+ * struct ib_async_cq_wait - argument of IB_ASYNC_IOC_CQ_WAIT
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @handle: a CQ with a ring.
+ * @spin_us: in: while the ring is empty, keep polling the device's CQ for
+ *	up to this many microseconds (at most the module parameter
+ *	max_cq_spin_us); 0 polls once.
+ * @available: out: completions in the ring the program has not consumed.
+ * @ring_flags: out: &struct ib_async_cq_ring_header.flags.
+ *
+ * Never sleeps waiting for a completion: a program that wants to sleep
+ * arms the CQ with a completion channel. Returns early, with what the ring
+ * holds, when a signal is pending. EINVAL on a CQ without a ring.
+ */
+struct ib_async_cq_wait {
+	__u32 argsz;
+	__u32 flags;
+	__u32 handle;
+	__u32 spin_us;
+	__u32 available;
+	__u32 ring_flags;
+};
+
+#define IB_ASYNC_CQ_WAIT_SIZE_V1	24
+#define IB_ASYNC_IOC_CQ_WAIT	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CQ_WAIT)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

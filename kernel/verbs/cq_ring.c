@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completion rings (IB_ASYNC_IOC_MAP_CQ_RING, IB_ASYNC_IOC_CQ_WAIT): a
+ * CQ's completions delivered into memory the program maps, so that a poll
+ * that finds some makes no system call.
+ *
+ * The kernel fills a ring whenever a command of the file looks at its CQ
+ * anyway: a post list to a QP completing there (on rxe the completions of
+ * a loopback exist before the post returns), arming, and CQ_WAIT, which a
+ * program calls when the ring is empty and which may poll the device for
+ * a bounded time, as the NVMe-oF host reaps its polled queues in the
+ * waiting task's own system call. A fill moves only as many completions
+ * as the ring has room for: the rest stay in the device's CQ, which
+ * overruns exactly as it would without a ring, so none is lost and
+ * CQ_ERR means what it meant.
+ *
+ * Two mappings: the header and the completions, read-only (the kernel
+ * writes them through its own address), and one page for the program's
+ * consumer index, which the kernel reads once per fill and bounds against
+ * its private producer count, never trusting it.
+ *
+ * Lifetime: the ring holds one reference for its CQ, dropped when the
+ * CQ's uobj is freed, and one per mapping; its memory and its charge go
+ * with the last. mmap() runs with mmap_lock held and must not wait for
+ * obj_mutex, so it finds the ring through the file's cq_rings under RCU,
+ * and the ring is freed after a grace period.
+ */
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "verbs.h"
+#include "wr.h"
+
+/* More completions than a file may have requests could never be used. */
+#define IB_ASYNC_CQ_RING_MAX	IB_ASYNC_MAX_WRS
+
+static unsigned int max_cq_spin_us = 1000;
+module_param(max_cq_spin_us, uint, 0644);
+MODULE_PARM_DESC(max_cq_spin_us,
+		 "Longest a CQ_WAIT may poll an empty CQ, in microseconds (default 1000; 0: never spins)");
+
+/**
+ * struct ib_async_cq_ring - a CQ's completions, mapped by its program
+ * @ref: the CQ's reference and one per mapping
+ * @rcu: freed after mmap()'s lookups
+ * @user: charged for @pages (NULL: CAP_IPC_LOCK)
+ * @pages: pages charged: the records' and the consumer's
+ * @mem: header and records, vmalloc()ed
+ * @size: their bytes, whole pages
+ * @hdr: at @mem
+ * @recs: after it
+ * @cpage: the consumer's page
+ * @cons: in it
+ * @mask: entries - 1
+ * @producer: the kernel's own count of what it published
+ * @flags: what it last told the program (enum ib_async_cq_ring_flags)
+ */
+struct ib_async_cq_ring {
+	struct kref ref;
+	struct rcu_head rcu;
+	struct user_struct *user;
+	long pages;
+	void *mem;
+	size_t size;
+	struct ib_async_cq_ring_header *hdr;
+	struct ib_async_wc *recs;
+	struct page *cpage;
+	struct ib_async_cq_ring_consumer *cons;
+	u32 mask;
+	u32 producer;
+	u32 flags;
+};
+
+static void ib_async_cq_ring_release(struct kref *ref)
+{
+	struct ib_async_cq_ring *r = container_of(ref, struct ib_async_cq_ring,
+						  ref);
+
+	vfree(r->mem);
+	if (r->cpage)
+		__free_page(r->cpage);
+	if (r->user) {
+		ib_async_unaccount_pages(r->user, r->pages);
+		free_uid(r->user);
+	}
+	kfree_rcu(r, rcu);
+}
+
+static void ib_async_cq_ring_put(struct ib_async_cq_ring *r)
+{
+	kref_put(&r->ref, ib_async_cq_ring_release);
+}
+
+static struct ib_async_cq_ring *ib_async_cq_ring_alloc(u32 entries)
+{
+	struct ib_async_cq_ring *r;
+	size_t bytes;
+
+	bytes = PAGE_ALIGN(size_add(sizeof(struct ib_async_cq_ring_header),
+				    size_mul(entries,
+					     sizeof(struct ib_async_wc))));
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&r->ref);
+	r->user = ib_async_account_user();
+	r->pages = (bytes >> PAGE_SHIFT) + 1;
+	if (r->user && ib_async_account_pages(r->user, r->pages)) {
+		free_uid(r->user);
+		kfree(r);
+		return ERR_PTR(-ENOMEM);
+	}
+	r->size = bytes;
+	r->mem = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	r->cpage = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!r->mem || !r->cpage) {
+		ib_async_cq_ring_put(r);
+		return ERR_PTR(-ENOMEM);
+	}
+	r->hdr = r->mem;
+	r->recs = r->mem + sizeof(*r->hdr);
+	r->cons = page_address(r->cpage);
+	r->mask = entries - 1;
+	r->hdr->entries = entries;
+	r->hdr->record_size = sizeof(struct ib_async_wc);
+	r->hdr->records_offset = sizeof(*r->hdr);
+	return r;
+}
+
+/* The mmap() offsets of a CQ's two mappings, in pages. */
+static unsigned long ib_async_cq_ring_pgoff(u32 handle, bool consumer)
+{
+	return (unsigned long)handle << 1 | consumer;
+}
+
+static void ib_async_cq_ring_vm_open(struct vm_area_struct *vma)
+{
+	struct ib_async_cq_ring *r = vma->vm_private_data;
+
+	kref_get(&r->ref);
+}
+
+static void ib_async_cq_ring_vm_close(struct vm_area_struct *vma)
+{
+	ib_async_cq_ring_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct ib_async_cq_ring_vm_ops = {
+	.open	= ib_async_cq_ring_vm_open,
+	.close	= ib_async_cq_ring_vm_close,
+};
+
+/* Insert the pages of one of @r's mappings into @vma. */
+static int ib_async_cq_ring_insert(struct ib_async_cq_ring *r,
+				   struct vm_area_struct *vma, bool consumer)
+{
+	size_t size = consumer ? PAGE_SIZE : r->size;
+	unsigned long off;
+	int ret;
+
+	if (vma->vm_end - vma->vm_start != size)
+		return -EINVAL;
+	if (consumer)
+		return vm_insert_page(vma, vma->vm_start, r->cpage);
+	/* what the kernel writes is never the program's to write */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vm_flags_clear(vma, VM_MAYWRITE);
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(r->mem + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * ib_async_cq_ring_mmap - map one of a CQ ring's two parts
+ * @file: the node's file
+ * @vma: at an offset MAP_CQ_RING gave, shared, of the size it gave
+ *
+ * Return: 0, -EINVAL (no such ring, another size, a private mapping),
+ * -EPERM (the records mapped writable), or vm_insert_page()'s error.
+ */
+int ib_async_cq_ring_mmap(struct ib_async_file *file,
+			  struct vm_area_struct *vma)
+{
+	bool consumer = vma->vm_pgoff & 1;
+	struct ib_async_cq_ring *r;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff > U32_MAX * 2UL + 1)
+		return -EINVAL;
+	/* what the data path of another process may not poll either */
+	if (vma->vm_mm != file->verbs->mm)
+		return -EPERM;
+	rcu_read_lock();
+	r = xa_load(&file->verbs->cq_rings, vma->vm_pgoff >> 1);
+	if (r && !kref_get_unless_zero(&r->ref))
+		r = NULL;
+	rcu_read_unlock();
+	if (!r)
+		return -EINVAL;
+	/* A child's copy would share the parent's consumer index. */
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND);
+	ret = ib_async_cq_ring_insert(r, vma, consumer);
+	if (ret) {
+		ib_async_cq_ring_put(r);
+		return ret;
+	}
+	vma->vm_private_data = r;
+	vma->vm_ops = &ib_async_cq_ring_vm_ops;
+	return 0;
+}
+
+/**
+ * ib_async_cq_ring_drop - a CQ's uobj goes: so does its hold on the ring
+ * @cq: the CQ's uobj
+ *
+ * No new mapping finds the ring; those that exist keep it until unmapped.
+ */
+void ib_async_cq_ring_drop(struct ib_async_uobj *cq)
+{
+	if (!cq->ring)
+		return;
+	xa_erase(&cq->file->verbs->cq_rings, cq->handle);
+	ib_async_cq_ring_put(cq->ring);
+	cq->ring = NULL;
+}
+
+/* Completions the program has not consumed; more than fit means full. */
+static u32 ib_async_cq_ring_used(const struct ib_async_cq_ring *r)
+{
+	/* the program's reads of the records are done before it stored it */
+	u32 used = r->producer - smp_load_acquire(&r->cons->consumer);
+
+	return min(used, r->mask + 1);
+}
+
+/*
+ * Move completions the kernel took off the device into the ring while it
+ * has room. False if the head of the backlog is a kernel-buffer receive,
+ * whose data POLL_CQ copies out: it and what follows wait for POLL_CQ.
+ */
+static bool ib_async_cq_ring_take(struct ib_async_uobj *cq,
+				  struct ib_async_cq_ring *r, u32 *room)
+{
+	struct ib_async_wr *w;
+
+	while (*room && !list_empty(&cq->wrs)) {
+		w = list_first_entry(&cq->wrs, struct ib_async_wr, list);
+		if (w->recv && w->buf)
+			return false;
+		r->recs[r->producer & r->mask] = w->wc;
+		r->producer++;
+		(*room)--;
+		ib_async_wr_release(cq->file, w);
+	}
+	return true;
+}
+
+/**
+ * ib_async_cq_ring_fill - move a CQ's completions into its ring
+ * @cq: a live CQ
+ *
+ * First those already taken off the device, then the device's, no more
+ * than the ring has room for, and publishes them.
+ *
+ * Return: completions in the ring the program has not consumed; 0 if the
+ * CQ has no ring.
+ */
+u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq)
+{
+	struct ib_async_cq_ring *r = cq->ring;
+	u32 room, flags = 0;
+
+	if (!r)
+		return 0;
+	lockdep_assert_held(&cq->file->obj_mutex);
+	room = r->mask + 1 - ib_async_cq_ring_used(r);
+	for (;;) {
+		if (!ib_async_cq_ring_take(cq, r, &room)) {
+			flags |= IB_ASYNC_CQ_RING_POLL;
+			break;
+		}
+		if (!room) {
+			flags |= IB_ASYNC_CQ_RING_FULL;
+			break;
+		}
+		if (ib_async_cq_fetch(cq->file, cq, room) <= 0)
+			break;
+	}
+	r->flags = flags;
+	WRITE_ONCE(r->hdr->flags, flags);
+	/* the records, then the count that makes them the program's */
+	smp_store_release(&r->hdr->producer, r->producer);
+	return ib_async_cq_ring_used(r);
+}
+
+/**
+ * ib_async_qp_fill_rings - a post to @qp returned: fill its CQs' rings
+ * @qp: a live QP
+ *
+ * On rxe the completions of a loopback, and often of a send, exist by
+ * now: the program finds them without another system call.
+ */
+void ib_async_qp_fill_rings(struct ib_async_uobj *qp)
+{
+	ib_async_cq_ring_fill(qp->send_cq);
+	if (qp->recv_cq != qp->send_cq)
+		ib_async_cq_ring_fill(qp->recv_cq);
+}
+
+/*
+ * MAP_CQ_RING's answer reached the caller: only then does the CQ deliver
+ * into the ring, which a caller that never learnt where it is could not
+ * read, while its completions went there all the same.
+ */
+static int ib_async_cq_ring_answered(struct ib_async_ucmd *u, int ret)
+{
+	struct ib_async_map_cq_ring *arg = u->cmd;
+	struct ib_async_file *file = u->file;
+	struct ib_async_cq_ring *r = u->pending;
+	struct ib_async_uobj *cq;
+
+	if (!ret) {
+		ret = ib_async_ucmd_lock(u);
+		if (ret)
+			goto out;
+		cq = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_CQ);
+		ret = PTR_ERR_OR_ZERO(cq);
+		if (!ret && cq->ring)
+			ret = -EBUSY;
+		if (!ret)
+			ret = xa_err(xa_store(&file->verbs->cq_rings, cq->handle,
+					      r, GFP_KERNEL_ACCOUNT));
+		if (!ret)
+			cq->ring = r;
+		ib_async_ucmd_unlock(u);
+	}
+out:
+	if (ret)
+		ib_async_cq_ring_put(r);
+	return ret;
+}
+
+int ib_async_cmd_map_cq_ring(struct ib_async_ucmd *u)
+{
+	struct ib_async_map_cq_ring *arg = u->cmd;
+	struct ib_async_cq_ring *r;
+	struct ib_async_uobj *cq;
+	u32 entries;
+
+	if (arg->flags || arg->mmap_offset || arg->mmap_size ||
+	    arg->consumer_offset || arg->consumer_size ||
+	    arg->entries > IB_ASYNC_CQ_RING_MAX)
+		return -EINVAL;
+	if (!ib_async_user_mr_supported(u->ib_dev))
+		return -EOPNOTSUPP;
+	if (current->mm != u->file->verbs->mm)
+		return -EPERM;
+	cq = ib_async_uobj_get(u->file, arg->handle, IB_ASYNC_OBJ_CQ);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	if (cq->ring)
+		return -EBUSY;
+	entries = arg->entries ?: min_t(u32, cq->cq->cqe + 1,
+					IB_ASYNC_CQ_RING_MAX);
+	entries = roundup_pow_of_two(entries);
+	r = ib_async_cq_ring_alloc(entries);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	u->answered = ib_async_cq_ring_answered;
+	u->pending = r;
+	arg->entries = entries;
+	arg->mmap_offset = (u64)ib_async_cq_ring_pgoff(cq->handle, false)
+			   << PAGE_SHIFT;
+	arg->mmap_size = r->size;
+	arg->consumer_offset = (u64)ib_async_cq_ring_pgoff(cq->handle, true)
+			       << PAGE_SHIFT;
+	arg->consumer_size = PAGE_SIZE;
+	ib_async_ucmd_respond(u);
+	return 0;
+}
+
+/* One look at the CQ: fill its ring. */
+static int ib_async_cq_wait_once(struct ib_async_ucmd *u, u32 *avail,
+				 u32 *flags)
+{
+	struct ib_async_cq_wait *arg = u->cmd;
+	struct ib_async_uobj *cq;
+	int ret;
+
+	ret = ib_async_ucmd_lock(u);
+	if (ret)
+		return ret;
+	cq = ib_async_uobj_get(u->file, arg->handle, IB_ASYNC_OBJ_CQ);
+	ret = PTR_ERR_OR_ZERO(cq);
+	if (!ret && !cq->ring)
+		ret = -EINVAL;
+	if (!ret) {
+		*avail = ib_async_cq_ring_fill(cq);
+		*flags = cq->ring->flags;
+	}
+	ib_async_ucmd_unlock(u);
+	return ret;
+}
+
+/*
+ * The locks are taken anew for each look, so that another thread of the
+ * program posts, and device removal proceeds, while this one spins.
+ */
+int ib_async_cmd_cq_wait(struct ib_async_ucmd *u)
+{
+	struct ib_async_cq_wait *arg = u->cmd;
+	u32 avail = 0, flags = 0;
+	u64 spin_ns, end = 0;
+	int ret;
+
+	if (arg->flags || arg->available || arg->ring_flags)
+		return -EINVAL;
+	if (current->mm != u->file->verbs->mm)
+		return -EPERM;
+	spin_ns = (u64)min(arg->spin_us, READ_ONCE(max_cq_spin_us)) *
+		  NSEC_PER_USEC;
+	if (spin_ns)
+		end = ktime_get_ns() + spin_ns;
+	for (;;) {
+		ret = ib_async_cq_wait_once(u, &avail, &flags);
+		if (ret)
+			return ret;
+		if (avail || flags || !spin_ns || ktime_get_ns() >= end ||
+		    signal_pending(current))
+			break;
+		cond_resched();
+	}
+	arg->available = avail;
+	arg->ring_flags = flags;
+	ib_async_ucmd_respond(u);
+	return 0;
+}
