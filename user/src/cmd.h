@@ -133,6 +133,13 @@ int ibasync_cmd_post_srq_recv_list(struct ibv_srq *srq,
 /* @count: in, the records @wc holds; out, how many the kernel wrote */
 int ibasync_cmd_poll_cq(struct ibv_context *ctx, uint32_t handle,
 			struct ib_async_wc *wc, uint32_t *count);
+/* A CQ's completion ring: where to map it, its two mappings, a refill. */
+int ibasync_cmd_map_cq_ring(struct ibv_cq *cq, struct ib_async_map_cq_ring *m);
+void *ibasync_cmd_mmap_cq_ring(struct ibv_cq *cq, uint64_t offset,
+			       size_t size, bool writable);
+/* @ring_flags: out, enum ib_async_cq_ring_flags */
+int ibasync_cmd_cq_wait(struct ibv_cq *cq, uint32_t spin_us,
+			uint32_t *ring_flags);
 
 /* The raw call the cmd_*.c files share, and nobody else issues. */
 int ibasync_cmd_ioctl(int fd, unsigned long cmd, void *arg);

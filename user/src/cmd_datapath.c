@@ -3,6 +3,9 @@
  * The data path's commands (cmd.h): posts, one at a time through the
  * kernel's buffers or as lists over the kernel's MRs, and polls.
  */
+#include <string.h>
+#include <sys/mman.h>
+
 #include "cmd.h"
 
 int ibasync_cmd_post_send(struct ibv_qp *qp, const struct ibv_send_wr *wr,
@@ -52,5 +55,35 @@ int ibasync_cmd_poll_cq(struct ibv_context *ctx, uint32_t handle,
 	err = IBASYNC_CTX_CMD(ctx, POLL_CQ, &arg);
 	if (!err)
 		*count = arg.count;
+	return err;
+}
+
+int ibasync_cmd_map_cq_ring(struct ibv_cq *cq, struct ib_async_map_cq_ring *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->handle = cq->handle;
+	return IBASYNC_CTX_CMD(cq->context, MAP_CQ_RING, m);
+}
+
+void *ibasync_cmd_mmap_cq_ring(struct ibv_cq *cq, uint64_t offset,
+			       size_t size, bool writable)
+{
+	void *p = mmap(NULL, size, writable ? PROT_READ | PROT_WRITE :
+					      PROT_READ,
+		       MAP_SHARED, cq->context->cmd_fd, (off_t)offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int ibasync_cmd_cq_wait(struct ibv_cq *cq, uint32_t spin_us,
+			uint32_t *ring_flags)
+{
+	struct ib_async_cq_wait arg = {
+		.handle = cq->handle, .spin_us = spin_us,
+	};
+	int err;
+
+	err = IBASYNC_CTX_CMD(cq->context, CQ_WAIT, &arg);
+	*ring_flags = err ? 0 : arg.ring_flags;
 	return err;
 }

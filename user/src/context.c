@@ -135,6 +135,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 		ibasync_watch_forks();
 	c->user_mr = features & IB_ASYNC_FEATURE_USER_MR;
 	c->evchan = features & IB_ASYNC_FEATURE_EVENT_CHANNEL;
+	c->cq_ring = c->user_mr && (features & IB_ASYNC_FEATURE_CQ_RING);
 	c->state = c->evchan && (features & IB_ASYNC_FEATURE_STATE);
 	c->ring_ok = features & IB_ASYNC_FEATURE_EVENT_RING;
 	atomic_init(&c->lost_events, 0);

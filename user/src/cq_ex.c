@@ -40,7 +40,7 @@ static int fetch(struct ibasync_cq *q)
 	int err;
 
 	q->next = q->count = 0;
-	err = ibasync_cmd_poll_cq(q->ex.context, q->ex.handle, q->buf, &count);
+	err = ibasync_cq_fetch(q, q->buf, &count);
 	if (err)
 		return err;
 	q->count = count;
@@ -197,7 +197,6 @@ struct ibv_cq_ex *ibasync_create_cq_ex(struct ibv_context *context,
 			   attr->channel, attr->comp_vector);
 	if (!q)
 		return NULL;
-	pthread_mutex_init(&q->poll_lock, NULL);
 	q->is_ex = true;
 	q->ex.start_poll = start_poll;
 	q->ex.next_poll = next_poll;

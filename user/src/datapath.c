@@ -184,7 +184,7 @@ static void wc_to_ibv(struct ibv_wc *wc, const struct ib_async_wc *k)
  * Up to @num completions from the kernel after the @done already in @wc:
  * the total, or a negative value (errno set) if there were none.
  */
-static int poll_kernel(struct ibv_cq *cq, int num, struct ibv_wc *wc,
+static int poll_kernel(struct ibasync_cq *q, int num, struct ibv_wc *wc,
 		       int done)
 {
 	struct ib_async_wc k[POLL_CHUNK];
@@ -194,13 +194,14 @@ static int poll_kernel(struct ibv_cq *cq, int num, struct ibv_wc *wc,
 	while (done < num) {
 		count = (uint32_t)(num - done < POLL_CHUNK ?
 				   num - done : POLL_CHUNK);
-		err = ibasync_cmd_poll_cq(cq->context, cq->handle, k, &count);
+		err = ibasync_cq_fetch(q, k, &count);
 		if (err)
 			return done ? done : -err;
 		for (i = 0; i < (int)count; i++)
 			wc_to_ibv(&wc[done + i], &k[i]);
 		done += (int)count;
-		if (count < POLL_CHUNK)
+		/* a ring's next look would be a system call: return these */
+		if (count < POLL_CHUNK || ibasync_cq_ring_on(q))
 			break;
 	}
 	return done;
@@ -229,11 +230,12 @@ static int poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 		errno = EINVAL;
 		return -EINVAL;
 	}
-	if (!q->is_ex)
-		return poll_kernel(cq, num, wc, 0);
+	/* the kernel serializes polls of a CQ without a ring */
+	if (!q->is_ex && !ibasync_cq_ring_on(q))
+		return poll_kernel(q, num, wc, 0);
 	/* what the extended API fetched ahead comes first */
 	pthread_mutex_lock(&q->poll_lock);
-	ret = poll_kernel(cq, num, wc, drain_fetched(q, num, wc));
+	ret = poll_kernel(q, num, wc, drain_fetched(q, num, wc));
 	pthread_mutex_unlock(&q->poll_lock);
 	return ret;
 }

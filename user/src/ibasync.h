@@ -49,6 +49,15 @@
 #define IBASYNC_NO_RING_ENV	"IBASYNC_NO_RING"
 
 /*
+ * Non-empty: CQs poll through the kernel (IB_ASYNC_IOC_POLL_CQ), with no
+ * completion ring; see libibasync(7) and cq_ring.c.
+ */
+#define IBASYNC_NO_CQ_RING_ENV	"IBASYNC_NO_CQ_RING"
+/* How long a busy poller's empty ibv_poll_cq() may wait in the kernel. */
+#define IBASYNC_CQ_SPIN_US_ENV	"IBASYNC_CQ_SPIN_US"
+#define IBASYNC_CQ_SPIN_US_DEFAULT	50
+
+/*
  * A mapped event ring (ring.c); hdr NULL when there is none. Its
  * consumer is whoever holds the lock of the queue it belongs to.
  * gen is ibasync_fork_gen when it was mapped: the kernel maps rings
@@ -152,6 +161,8 @@ struct ibasync_context {
 	bool user_mr;
 	/* IB_ASYNC_FEATURE_EVENT_CHANNEL: ibasync_create_channel() works */
 	bool evchan;
+	/* IB_ASYNC_FEATURE_CQ_RING: CQs get completion rings (cq_ring.c) */
+	bool cq_ring;
 	/* IB_ASYNC_FEATURE_STATE: state channels too */
 	bool state;
 
@@ -241,6 +252,22 @@ static inline struct ibasync_qp *to_ibasync_qp(struct ibv_qp *qp)
 #define IBASYNC_CQ_EX_BATCH	16
 
 /*
+ * A CQ's completion ring (cq_ring.c), taken from under the CQ's
+ * poll_lock; hdr is NULL for a CQ without one.
+ */
+struct ibasync_cq_ring {
+	const struct ib_async_cq_ring_header *hdr;
+	const unsigned char *records;
+	uint32_t *consumer;
+	size_t map_size, consumer_size;
+	uint32_t mask, record_size;
+	uint32_t cons;		/* this process's consumer count */
+	uint32_t gen;		/* ibasync_fork_gen when mapped */
+	uint32_t spin_us;	/* how long a second empty poll may spin */
+	bool empty;		/* the last look found nothing */
+};
+
+/*
  * Every CQ, from ibv_create_cq() and ibv_create_cq_ex() alike: struct
  * ibv_cq_ex begins with struct ibv_cq (ibv_cq_ex_to_cq() is a cast), and
  * ibv_poll_cq() must see what the extended poll API fetched ahead.
@@ -262,7 +289,16 @@ struct ibasync_cq {
 	bool have_cur;
 	unsigned int next, count;
 	struct ib_async_wc buf[IBASYNC_CQ_EX_BATCH];
+	/* every CQ: held while its ring is read, as is_ex's batch */
+	struct ibasync_cq_ring ring;
 };
+
+/* cq_ring.c */
+int ibasync_cq_ring_map(struct ibasync_cq *q);
+void ibasync_cq_ring_unmap(struct ibasync_cq *q);
+bool ibasync_cq_ring_on(const struct ibasync_cq *q);
+int ibasync_cq_fetch(struct ibasync_cq *q, struct ib_async_wc *k,
+		     uint32_t *count);
 
 static inline struct ibasync_cq *to_ibasync_cq(struct ibv_cq *cq)
 {

@@ -171,6 +171,7 @@ struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
 {
 	struct ibasync_cq *q;
 	struct ibv_cq *cq;
+	int err;
 
 	if (!context || cqe < 1)
 		return fail_null(EINVAL);
@@ -189,6 +190,13 @@ struct ibasync_cq *ibasync_cq_new(struct ibv_context *context, int cqe,
 	cq->channel = channel;
 	cq->cq_context = cq_context;
 	init_sync(&cq->mutex, &cq->cond);
+	pthread_mutex_init(&q->poll_lock, NULL);
+	err = ibasync_cq_ring_map(q);
+	if (err) {
+		/* its completions would go where they cannot be read */
+		ibv_destroy_cq(cq);
+		return fail_null(err);
+	}
 	return q;
 }
 
@@ -231,8 +239,8 @@ IBASYNC_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 		return ret;
 	if (channel)
 		ibasync_channel_detach(channel);
-	if (to_ibasync_cq(cq)->is_ex)
-		pthread_mutex_destroy(&to_ibasync_cq(cq)->poll_lock);
+	ibasync_cq_ring_unmap(to_ibasync_cq(cq));
+	pthread_mutex_destroy(&to_ibasync_cq(cq)->poll_lock);
 	all = wait_acks(c, &cq->mutex, &cq->cond, &cq->comp_events_completed,
 			comp_reported);
 	all = wait_acks(c, &cq->mutex, &cq->cond, &cq->async_events_completed,
