@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include "fake_tree.h"
 
 static int mkdirs(const char *path)
@@ -129,4 +131,27 @@ void ft_destroy(char *root)
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	unsetenv("IBASYNC_TEST_ROOT");
 	free(root);
+}
+
+int ft_fake0_setup(struct ft_fake0 *f)
+{
+	*f = (struct ft_fake0){ .root = ft_create(true) };
+	if (!f->root || ft_add_device(f->root, 0, "fake0", "1: CA", NULL)) {
+		ft_destroy(f->root);
+		return -1;
+	}
+	f->list = ibv_get_device_list(NULL);
+	f->dev = f->list ? f->list[0] : NULL;
+	return 0;
+}
+
+struct ibv_context *ft_fake0_open(const struct ft_fake0 *f)
+{
+	return f->dev ? ibv_open_device(f->dev) : NULL;
+}
+
+void ft_fake0_teardown(struct ft_fake0 *f)
+{
+	ibv_free_device_list(f->list);
+	ft_destroy(f->root);
 }

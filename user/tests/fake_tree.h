@@ -23,4 +23,26 @@ int ft_write_event(int fd, uint32_t type, uint64_t element, uint64_t seq,
 		   uint64_t count, uint32_t port, uint32_t obj_type);
 void ft_destroy(char *root);
 
+struct ibv_context;
+struct ibv_device;
+
+/*
+ * What most tests start from: a tree (with the class) holding ib_async0,
+ * which serves "fake0", a CA, and libibverbs' list of its devices. dev is
+ * the list's first, fake0, or NULL when the list came back empty or not
+ * at all (ft_fake0_open() then opens nothing).
+ */
+struct ft_fake0 {
+	char *root;
+	struct ibv_device **list;
+	struct ibv_device *dev;
+};
+
+/* 0, or -1 when the tree could not be made; the test says "fake tree". */
+int ft_fake0_setup(struct ft_fake0 *f);
+/* ibv_open_device(f->dev); NULL without a device to open. */
+struct ibv_context *ft_fake0_open(const struct ft_fake0 *f);
+/* Frees the list and removes the tree; close the contexts first. */
+void ft_fake0_teardown(struct ft_fake0 *f);
+
 #endif

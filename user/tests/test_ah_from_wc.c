@@ -280,15 +280,12 @@ static void test_create(struct ibv_context *ctx)
 
 int main(void)
 {
-	struct ibv_device **list;
+	struct ft_fake0 ft;
 	struct ibv_context *ctx;
-	char *root;
 
-	root = ft_create(true);
-	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+	if (ft_fake0_setup(&ft))
 		return OK(0, "fake tree"), tap_done();
-	list = ibv_get_device_list(NULL);
-	ctx = list && list[0] ? ibv_open_device(list[0]) : NULL;
+	ctx = ft_fake0_open(&ft);
 	if (!OK(ctx != NULL, "open fake0"))
 		return tap_done();
 	test_ipv4(ctx);
@@ -296,7 +293,6 @@ int main(void)
 	test_no_grh(ctx);
 	test_create(ctx);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
-	ft_destroy(root);
+	ft_fake0_teardown(&ft);
 	return tap_done();
 }

@@ -441,22 +441,17 @@ static void test_records(struct ibv_context *ctx)
 
 int main(void)
 {
-	struct ibv_device **list = NULL;
-	struct ibv_context *ctx = NULL, *other = NULL, *old = NULL;
-	char *root;
+	struct ibv_context *ctx, *other, *old;
+	struct ft_fake0 ft;
 
-	root = ft_create(true);
-	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+	if (ft_fake0_setup(&ft))
 		return OK(0, "fake tree"), tap_done();
-	list = ibv_get_device_list(NULL);
 	fake.on = true;
-	if (list && list[0]) {
-		fake.features = IB_ASYNC_FEATURE_READ_BATCH;
-		old = ibv_open_device(list[0]);
-		fake.features |= IB_ASYNC_FEATURE_EVENT_CHANNEL;
-		ctx = ibv_open_device(list[0]);
-		other = ibv_open_device(list[0]);
-	}
+	fake.features = IB_ASYNC_FEATURE_READ_BATCH;
+	old = ft_fake0_open(&ft);
+	fake.features |= IB_ASYNC_FEATURE_EVENT_CHANNEL;
+	ctx = ft_fake0_open(&ft);
+	other = ft_fake0_open(&ft);
 	if (!OK(ctx && other && old, "open fake0 three times"))
 		return tap_done();
 	test_create(ctx, old);
@@ -467,7 +462,6 @@ int main(void)
 	ibv_close_device(old);
 	ibv_close_device(other);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
-	ft_destroy(root);
+	ft_fake0_teardown(&ft);
 	return tap_done();
 }

@@ -16,13 +16,7 @@
 #include "ibasync.h"
 #include "tap.h"
 
-static char *root;
-static struct ibv_device **list;
-
-static struct ibv_context *open_dev(void)
-{
-	return ibv_open_device(list[0]);
-}
+static struct ft_fake0 ft;
 
 static void test_fds(struct ibv_context *ctx)
 {
@@ -198,7 +192,7 @@ static void test_queue_len_env(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		setenv("IBASYNC_QUEUE_LEN", bad[i], 1);
 		errno = 0;
-		ctx = open_dev();
+		ctx = ft_fake0_open(&ft);
 		OK(!ctx && errno == EINVAL, "IBASYNC_QUEUE_LEN=\"%s\": EINVAL", bad[i]);
 		if (ctx)
 			ibv_close_device(ctx);
@@ -206,7 +200,7 @@ static void test_queue_len_env(void)
 	/* a FIFO has no ioctls: ENOTTY proves the ioctl was issued */
 	setenv("IBASYNC_QUEUE_LEN", "4096", 1);
 	errno = 0;
-	ctx = open_dev();
+	ctx = ft_fake0_open(&ft);
 	OK(!ctx && errno == ENOTTY, "valid IBASYNC_QUEUE_LEN applied by ioctl");
 	if (ctx)
 		ibv_close_device(ctx);
@@ -231,11 +225,11 @@ static void test_extensions(struct ibv_context *ctx)
  */
 static void test_read_records(int w)
 {
-	struct ibv_context *ctx = ibasync_open_device(list[0],
+	struct ibv_context *ctx = ibasync_open_device(ft.dev,
 						      IBASYNC_OPEN_NO_RING);
 	struct ib_async_event out[8];
 
-	OK(!strcmp(ibasync_root_dir(), root),
+	OK(!strcmp(ibasync_root_dir(), ft.root),
 	   "ibasync_root_dir: IBASYNC_TEST_ROOT's tree");
 	if (!OK(ctx, "ibasync_open_device(IBASYNC_OPEN_NO_RING)"))
 		return;
@@ -266,12 +260,10 @@ int main(void)
 	struct ibv_context *ctx;
 	int w;
 
-	root = ft_create(true);
-	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+	if (ft_fake0_setup(&ft))
 		return OK(0, "fake tree"), tap_done();
-	list = ibv_get_device_list(NULL);
-	w = ft_open_writer(root, 0);
-	ctx = list ? open_dev() : NULL;
+	w = ft_open_writer(ft.root, 0);
+	ctx = ft_fake0_open(&ft);
 	if (!OK(ctx && w >= 0, "open fake0"))
 		return tap_done();
 	test_fds(ctx);
@@ -284,7 +276,6 @@ int main(void)
 	test_read_records(w);
 	test_queue_len_env();
 	close(w);
-	ibv_free_device_list(list);
-	ft_destroy(root);
+	ft_fake0_teardown(&ft);
 	return tap_done();
 }

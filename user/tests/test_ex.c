@@ -624,18 +624,13 @@ static void test_cq_ex_threads(struct ibv_context *ctx)
 
 int main(void)
 {
-	struct ibv_device **list = NULL;
-	struct ibv_context *ctx = NULL, *other = NULL;
-	char *root;
+	struct ibv_context *ctx, *other;
+	struct ft_fake0 ft;
 
-	root = ft_create(true);
-	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+	if (ft_fake0_setup(&ft))
 		return OK(0, "fake tree"), tap_done();
-	list = ibv_get_device_list(NULL);
-	if (list && list[0]) {
-		ctx = ibv_open_device(list[0]);
-		other = ibv_open_device(list[0]);
-	}
+	ctx = ft_fake0_open(&ft);
+	other = ft_fake0_open(&ft);
 	if (!OK(ctx && other, "open fake0 twice"))
 		return tap_done();
 	fake.on = true;
@@ -649,7 +644,6 @@ int main(void)
 	fake.on = false;
 	ibv_close_device(other);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
-	ft_destroy(root);
+	ft_fake0_teardown(&ft);
 	return tap_done();
 }

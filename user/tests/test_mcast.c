@@ -41,17 +41,14 @@ int main(void)
 {
 	union ibv_gid mgid = { .raw = { 0xff, 0x0e, [10] = 0xff, [11] = 0xff,
 					239, 1, 1, 7 } };
-	struct ibv_device **list;
+	struct ft_fake0 ft;
 	struct ibv_context *ctx;
 	struct ibv_qp qp;
-	char *root;
 	int ret;
 
-	root = ft_create(true);
-	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+	if (ft_fake0_setup(&ft))
 		return OK(0, "fake tree"), tap_done();
-	list = ibv_get_device_list(NULL);
-	ctx = list && list[0] ? ibv_open_device(list[0]) : NULL;
+	ctx = ft_fake0_open(&ft);
 	if (!OK(ctx != NULL, "open fake0"))
 		return tap_done();
 	memset(&qp, 0, sizeof(qp));
@@ -85,7 +82,6 @@ int main(void)
 	   "a module without the command: EOPNOTSUPP (%d, %d)", ret, errno);
 
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
-	ft_destroy(root);
+	ft_fake0_teardown(&ft);
 	return tap_done();
 }

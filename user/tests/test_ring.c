@@ -1039,22 +1039,17 @@ static int node_as_file(const char *root)
 
 int main(void)
 {
-	struct ibv_device **list = NULL;
-	struct ibv_context *ctx = NULL;
-	char *root;
+	struct ibv_context *ctx;
+	struct ft_fake0 ft;
 
 	fake.node.rec_size = sizeof(struct ib_async_event);
 	fake.chan.rec_size = sizeof(struct ib_async_chan_event);
 	fake.chan.fd = -1;
 	alarm(60);	/* a destroy waiting for acks that never come */
-	root = ft_create(true);
-	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL) ||
-	    node_as_file(root))
+	if (ft_fake0_setup(&ft) || node_as_file(ft.root))
 		return OK(0, "fake tree"), tap_done();
-	list = ibv_get_device_list(NULL);
 	fake.on = true;
-	if (list && list[0])
-		ctx = ibv_open_device(list[0]);
+	ctx = ft_fake0_open(&ft);
 	if (!OK(ctx, "open fake0"))
 		return tap_done();
 	test_node_ring(ctx);
@@ -1066,15 +1061,14 @@ int main(void)
 	test_channel_wrap(ctx);
 	ibv_close_device(ctx);
 	fake_unmap(&fake.node);
-	test_channel_outlives(list[0]);
-	test_fork(list[0]);
-	test_fork_shared(list[0]);
-	test_no_ring(list[0]);
-	test_open_flags(list[0]);
-	test_raw_records(list[0]);
+	test_channel_outlives(ft.dev);
+	test_fork(ft.dev);
+	test_fork_shared(ft.dev);
+	test_no_ring(ft.dev);
+	test_open_flags(ft.dev);
+	test_raw_records(ft.dev);
 	fake.on = false;
 	close(fake.node.fd);
-	ibv_free_device_list(list);
-	ft_destroy(root);
+	ft_fake0_teardown(&ft);
 	return tap_done();
 }

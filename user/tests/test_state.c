@@ -461,24 +461,19 @@ out:
 
 int main(void)
 {
-	struct ibv_device **list = NULL;
-	struct ibv_context *ctx = NULL, *old = NULL, *rctx = NULL;
-	char *root;
+	struct ibv_context *ctx, *old, *rctx;
+	struct ft_fake0 ft;
 
-	root = ft_create(true);
-	if (!root || ft_add_device(root, 0, "fake0", "1: CA", NULL))
+	if (ft_fake0_setup(&ft))
 		return OK(0, "fake tree"), tap_done();
-	list = ibv_get_device_list(NULL);
 	fake.on = true;
-	if (list && list[0]) {
-		fake.features = IB_ASYNC_FEATURE_READ_BATCH |
-				IB_ASYNC_FEATURE_EVENT_CHANNEL;
-		old = ibv_open_device(list[0]);
-		fake.features |= IB_ASYNC_FEATURE_STATE;
-		ctx = ibv_open_device(list[0]);
-		fake.features |= IB_ASYNC_FEATURE_EVENT_RING;
-		rctx = ibv_open_device(list[0]);
-	}
+	fake.features = IB_ASYNC_FEATURE_READ_BATCH |
+			IB_ASYNC_FEATURE_EVENT_CHANNEL;
+	old = ft_fake0_open(&ft);
+	fake.features |= IB_ASYNC_FEATURE_STATE;
+	ctx = ft_fake0_open(&ft);
+	fake.features |= IB_ASYNC_FEATURE_EVENT_RING;
+	rctx = ft_fake0_open(&ft);
 	if (!OK(ctx && old && rctx, "open fake0 three times"))
 		return tap_done();
 	test_flags(ctx, old);
@@ -488,7 +483,6 @@ int main(void)
 	ibv_close_device(rctx);
 	ibv_close_device(old);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
-	ft_destroy(root);
+	ft_fake0_teardown(&ft);
 	return tap_done();
 }
