@@ -6,11 +6,14 @@
  * ring when a post to one of the CQ's QPs returns, when the CQ is armed,
  * and at IB_ASYNC_IOC_CQ_WAIT, which a poll calls when the ring is empty.
  *
- * A poll that follows an empty one lets CQ_WAIT spin in the kernel for up
- * to IBASYNC_CQ_SPIN_US microseconds (default 50), polling the device: a
- * busy-polling program makes one system call per wait rather than one per
- * empty poll, while a program that drains its CQ after a completion
- * event pays nothing more for its last, empty poll.
+ * With IBASYNC_CQ_SPIN_US set, a poll that follows an empty one lets
+ * CQ_WAIT spin in the kernel for up to that many microseconds, polling the
+ * device: a program that busy-polls one CQ makes one system call per wait
+ * rather than one per empty poll, while one that drains its CQ after a
+ * completion event pays nothing more for its last, empty poll. Not by
+ * default: ibv_poll_cq() does not block, and a program that polls several
+ * CQs in turn would wait the whole time on each idle one (measured with
+ * 50 us: an idle CQ's empty poll took 62-71 us instead of 2-4 us).
  *
  * Mapped when a CQ is made, where the node offers it and
  * IBASYNC_NO_CQ_RING is not set; a kernel that refuses (RLIMIT_MEMLOCK)

@@ -53,9 +53,13 @@
  * completion ring; see libibasync(7) and cq_ring.c.
  */
 #define IBASYNC_NO_CQ_RING_ENV	"IBASYNC_NO_CQ_RING"
-/* How long a busy poller's empty ibv_poll_cq() may wait in the kernel. */
+/*
+ * How long a busy poller's empty ibv_poll_cq() may wait in the kernel: not
+ * at all unless asked, since a program that polls several CQs in turn would
+ * wait that long on each idle one (cq_ring.c).
+ */
 #define IBASYNC_CQ_SPIN_US_ENV	"IBASYNC_CQ_SPIN_US"
-#define IBASYNC_CQ_SPIN_US_DEFAULT	50
+#define IBASYNC_CQ_SPIN_US_DEFAULT	0
 
 /*
  * A mapped event ring (ring.c); hdr NULL when there is none. Its
