@@ -9,9 +9,12 @@
  * stopped. A receive whose MR was deregistered fails, as on ib_uverbs,
  * instead of being written at poll time. UC QPs, which only this path
  * makes useful, connect and write; the ibv_wr_*() API posts a session.
+ * A poll that finds completions in the CQ's ring makes no system call.
  */
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <infiniband/verbs.h>
 
 #include "lib/iba_ibv.h"
@@ -20,6 +23,26 @@
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * The library's ioctl() calls bind to this one (the executable's symbol
+ * comes first): it counts them while a test asks it to.
+ */
+static int counting;
+static unsigned long ioctls;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (__atomic_load_n(&counting, __ATOMIC_RELAXED))
+		__atomic_add_fetch(&ioctls, 1, __ATOMIC_RELAXED);
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
 
 FIXTURE(rd) {
 	struct iba_dev dev;
@@ -474,6 +497,54 @@ TEST_F(rd, wr_api_posts_a_session_of_mixed_requests)
 	EXPECT_EQ(NULL, ibv_qp_to_qp_ex(self->qp[0]));
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ibv_destroy_qp(ex[i]));
+}
+
+TEST_F(rd, a_poll_that_finds_completions_makes_no_system_call)
+{
+	struct ibv_sge s[4];
+	struct ibv_send_wr w[4], *bad = NULL;
+	struct ibv_wc wc;
+	unsigned long before;
+	int got = 0, calls = 0, i, n;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (getenv("IBASYNC_NO_CQ_RING"))
+		SKIP(return, "IBASYNC_NO_CQ_RING is set");
+	for (i = 0; i < 4; i++) {
+		s[i] = (struct ibv_sge){ (uintptr_t)self->buf[0] + i * 8, 8,
+					 self->mr[0]->lkey };
+		w[i] = (struct ibv_send_wr){
+			.wr_id = 10 + i, .sg_list = &s[i], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.next = i < 3 ? &w[i + 1] : NULL,
+		};
+		w[i].wr.rdma.remote_addr = (uintptr_t)self->buf[1] + i * 8;
+		w[i].wr.rdma.rkey = self->mr[1]->rkey;
+	}
+	memcpy(self->buf[0] + 24, "lastone!", 8);
+	ASSERT_EQ(0, ibv_post_send(self->qp[0], w, &bad));
+	/* the device is done with all four */
+	ASSERT_EQ(0, iba_wait_byte(self->buf[1] + 31, '!'));
+	__atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < 10000 && got < 4; i++) {
+		before = __atomic_load_n(&ioctls, __ATOMIC_RELAXED);
+		n = ibv_poll_cq(self->cq, 1, &wc);
+		ASSERT_LE(0, n);
+		if (!n)
+			continue;
+		EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(10U + got, wc.wr_id);
+		got++;
+		/* at most the first found the ring empty and asked the kernel */
+		if (__atomic_load_n(&ioctls, __ATOMIC_RELAXED) != before)
+			calls++;
+	}
+	__atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+	ASSERT_EQ(4, got);
+	EXPECT_GE(1, calls);
+	TH_LOG("%d of the 4 polls that found a completion made a system call",
+	       calls);
 }
 
 TEST_HARNESS_MAIN
