@@ -36,6 +36,8 @@
 #define FZ_MAX_REPORTS	32
 #define FZ_REPORT_LEN	1536
 #define FZ_PAGE		4096UL
+/* every number the two command ranges hold, for per-command counts */
+#define FZ_MAX_CMDS	(IB_ASYNC_CMD_LAST2 - IB_ASYNC_CMD_BASE + 1)
 
 /* The generator: splitmix64, small and good enough for choices. */
 struct fz_rng {
@@ -160,7 +162,7 @@ struct fz_shared {
 	atomic_uint mid_epoch;
 	/* what the calls reached, for the run's closing statistics */
 	struct fz_stats {
-		atomic_ullong cmd_calls[32], cmd_ok[32];
+		atomic_ullong cmd_calls[FZ_MAX_CMDS], cmd_ok[FZ_MAX_CMDS];
 		atomic_ullong events[21];	/* by type; [20]: overflow */
 		atomic_ullong wc_ok, wc_err;
 		atomic_ullong slow_faults;	/* answered late */

@@ -436,6 +436,8 @@ _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
 	       IB_ASYNC_CMD_DETACH_MCAST,
 	       "enum ib_async_cmd grew: describe the new command here");
+_Static_assert(ARR(fz_cmds) <= FZ_MAX_CMDS,
+	       "the per-command counts have no room for every command");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)
 {
