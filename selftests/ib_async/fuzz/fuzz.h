@@ -438,6 +438,7 @@ uint64_t fz_bad_uptr(struct fz_ctx *ctx, uint64_t len, bool later);
 uint64_t fz_recv_uptr(struct fz_ctx *ctx, uint32_t len);
 uint64_t fz_out_uptr(struct fz_ctx *ctx, uint64_t len);
 void fz_file_reset(struct fz_file *f);
+void fz_check_wc(struct fz_ctx *ctx, const struct ib_async_wc *wc, bool ring);
 
 /* worker.c */
 void fz_mem_init(void);

@@ -102,8 +102,22 @@ bool fz_same_file(struct fz_ctx *ctx, uint32_t slot)
 	return same;
 }
 
-bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
-		 struct fz_obj *out)
+/* What a pick wants of an object: its type (0: any), and -1 or a value. */
+struct fz_want {
+	uint32_t type;
+	int qp_type, state;	/* QP: IB_UVERBS_QPT_*, QPS_* */
+};
+
+static bool wanted(const struct fz_obj *o, const struct fz_want *w)
+{
+	return (!w->type || o->type == w->type) &&
+	       (w->qp_type < 0 || o->qp_type == w->qp_type) &&
+	       (w->state < 0 || o->state == w->state);
+}
+
+/* One of the slot's objects that @w wants, each as likely. */
+static bool pick_wanted(struct fz_ctx *ctx, uint32_t slot,
+			const struct fz_want *w, struct fz_obj *out)
 {
 	struct fz_file *f = &ctx->sh->file[slot];
 	uint32_t i, n = 0, want;
@@ -111,21 +125,25 @@ bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
 
 	fz_lock(ctx->sh);
 	for (i = 0; i < f->nobj; i++)
-		n += !type || f->obj[i].type == type;
-	if (n) {
-		want = fz_below(&ctx->rng, n);
-		for (i = 0; i < f->nobj; i++) {
-			if (type && f->obj[i].type != type)
-				continue;
-			if (!want--) {
-				*out = f->obj[i];
-				found = true;
-				break;
-			}
-		}
+		n += wanted(&f->obj[i], w);
+	want = fz_below(&ctx->rng, n);
+	for (i = 0; n && i < f->nobj; i++) {
+		if (!wanted(&f->obj[i], w) || want--)
+			continue;
+		*out = f->obj[i];
+		found = true;
+		break;
 	}
 	fz_unlock(ctx->sh);
 	return found;
+}
+
+bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
+		 struct fz_obj *out)
+{
+	const struct fz_want w = { .type = type, .qp_type = -1, .state = -1 };
+
+	return pick_wanted(ctx, slot, &w, out);
 }
 
 /*
@@ -135,36 +153,13 @@ bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
 bool fz_pick_qp(struct fz_ctx *ctx, uint32_t slot, int qp_type, int state,
 		struct fz_obj *out)
 {
-	struct fz_file *f = &ctx->sh->file[slot];
-	uint32_t i, n = 0, want;
-	bool found = false;
+	const struct fz_want w = { .type = IB_ASYNC_OBJ_QP,
+				   .qp_type = qp_type, .state = state };
 
 	if (fz_chance(&ctx->rng, 25))
 		return fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
-	fz_lock(ctx->sh);
-	for (i = 0; i < f->nobj; i++) {
-		const struct fz_obj *o = &f->obj[i];
-
-		n += o->type == IB_ASYNC_OBJ_QP &&
-		     (qp_type < 0 || o->qp_type == qp_type) &&
-		     (state < 0 || o->state == state);
-	}
-	want = fz_below(&ctx->rng, n);
-	for (i = 0; n && i < f->nobj; i++) {
-		const struct fz_obj *o = &f->obj[i];
-
-		if (o->type != IB_ASYNC_OBJ_QP ||
-		    (qp_type >= 0 && o->qp_type != qp_type) ||
-		    (state >= 0 && o->state != state))
-			continue;
-		if (!want--) {
-			*out = *o;
-			found = true;
-			break;
-		}
-	}
-	fz_unlock(ctx->sh);
-	return found || fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
+	return pick_wanted(ctx, slot, &w, out) ||
+	       fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
 }
 
 void fz_obj_add(struct fz_ctx *ctx, uint32_t slot, const struct fz_obj *o)
@@ -248,23 +243,33 @@ bool fz_obj_del(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
 	return found;
 }
 
-void fz_obj_set_state(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
-		      uint8_t state, uint32_t port)
+/*
+ * The table's object @handle, if the call in flight went to the file the
+ * table describes (current_gen()); the caller holds the lock.
+ */
+static struct fz_obj *find_obj(struct fz_ctx *ctx, uint32_t slot,
+			       uint32_t handle)
 {
 	struct fz_file *f = &ctx->sh->file[slot];
 	uint32_t i;
 
-	fz_lock(ctx->sh);
-	if (!current_gen(ctx, slot)) {
-		fz_unlock(ctx->sh);
-		return;
-	}
-	for (i = 0; i < f->nobj; i++) {
-		struct fz_obj *o = &f->obj[i];
-		bool rx = state >= QPS_RTR && state <= QPS_SQE;
+	if (!current_gen(ctx, slot))
+		return NULL;
+	for (i = 0; i < f->nobj; i++)
+		if (f->obj[i].handle == handle)
+			return &f->obj[i];
+	return NULL;
+}
 
-		if (o->handle != handle)
-			continue;
+void fz_obj_set_state(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
+		      uint8_t state, uint32_t port)
+{
+	bool rx = state >= QPS_RTR && state <= QPS_SQE;
+	struct fz_obj *o;
+
+	fz_lock(ctx->sh);
+	o = find_obj(ctx, slot, handle);
+	if (o) {
 		if (o->rx && !rx)
 			o->quiet_ms = (uint32_t)fz_now_ms();
 		o->rx = rx;
@@ -409,6 +414,15 @@ uint64_t fz_bad_uptr(struct fz_ctx *ctx, uint64_t len, bool later)
 	}
 }
 
+/* Build command @nr instead of the one @c was. */
+static bool build_instead(struct fz_ctx *ctx, struct fz_call *c,
+			  unsigned int nr)
+{
+	c->cmd = fz_cmd_by_nr(nr);
+	memset(&c->a, 0, sizeof(c->a));
+	return c->cmd->build(ctx, c);
+}
+
 /* Build the command that makes an object of @type instead. */
 static bool make_instead(struct fz_ctx *ctx, struct fz_call *c, uint32_t type)
 {
@@ -422,9 +436,7 @@ static bool make_instead(struct fz_ctx *ctx, struct fz_call *c, uint32_t type)
 		[IB_ASYNC_OBJ_MR] = IB_ASYNC_CMD_REG_MR,
 	};
 
-	c->cmd = fz_cmd_by_nr(creator[type]);
-	memset(&c->a, 0, sizeof(c->a));
-	return c->cmd->build(ctx, c);
+	return build_instead(ctx, c, creator[type]);
 }
 
 /* Get an object of @type into *o, or turn @c into the call making one. */
@@ -2015,11 +2027,26 @@ void fz_done_poll_cq(struct fz_ctx *ctx, struct fz_call *c)
 	for (i = 0; i < a->count; i++) {
 		atomic_fetch_add(wc[i].status ? &ctx->sh->stats.wc_err :
 				 &ctx->sh->stats.wc_ok, 1);
-		check(ctx, wc[i].status < 32, "wc-status",
-		      "POLL_CQ: completion status out of range");
-		check(ctx, !wc[i].reserved, "wc-reserved",
-		      "POLL_CQ: completion's reserved field not 0");
+		fz_check_wc(ctx, &wc[i], false);
 	}
+}
+
+/*
+ * A completion as the kernel writes it, polled or read from a mapped ring
+ * (@ring), where a slot not yet written holds zeroes.
+ */
+void fz_check_wc(struct fz_ctx *ctx, const struct ib_async_wc *wc, bool ring)
+{
+	const char *where = ring ? "a mapped ring" : "POLL_CQ";
+
+	if (wc->status >= 32)
+		fz_report(ctx, ring ? "ring-wc-status" : "wc-status",
+			  "%s: completion status %u out of range", where,
+			  wc->status);
+	if (wc->reserved)
+		fz_report(ctx, ring ? "ring-wc-reserved" : "wc-reserved",
+			  "%s: completion's reserved field %#x, not 0", where,
+			  wc->reserved);
 }
 
 /* ---- mapped event rings ---- */
