@@ -209,6 +209,25 @@ static void say_stats(void)
 	    (unsigned long long)st.chan_reads, (unsigned long long)st.chan_recs,
 	    (unsigned long long)st.chan_lost, (unsigned long long)st.chan_drains,
 	    (unsigned long long)st.snap_calls, (unsigned long long)st.snap_busy);
+	say("fuzz: completion rings: %llu mapped, %llu unmapped, %llu tails "
+	    "unmapped, %llu moved, %llu mapped again; consumer pages written "
+	    "ahead %llu, behind %llu, anything %llu, consuming %llu, garbage "
+	    "%llu; %llu looks (%llu at a destroyed CQ's), %llu records checked, "
+	    "%llu completions seen "
+	    "published; CQ_WAIT %llu FULL, %llu POLL",
+	    (unsigned long long)st.ring_maps, (unsigned long long)st.ring_unmaps,
+	    (unsigned long long)st.ring_tails, (unsigned long long)st.ring_moves,
+	    (unsigned long long)st.ring_remaps,
+	    (unsigned long long)st.ring_writes[FZ_RW_AHEAD],
+	    (unsigned long long)st.ring_writes[FZ_RW_BEHIND],
+	    (unsigned long long)st.ring_writes[FZ_RW_ANY],
+	    (unsigned long long)st.ring_writes[FZ_RW_CONSUME],
+	    (unsigned long long)st.ring_writes[FZ_RW_PAGE],
+	    (unsigned long long)st.ring_looks,
+	    (unsigned long long)st.ring_dead_looks,
+	    (unsigned long long)st.ring_recs,
+	    (unsigned long long)st.ring_published,
+	    (unsigned long long)st.ring_full, (unsigned long long)st.ring_poll);
 }
 
 static void say_repeats(void)
