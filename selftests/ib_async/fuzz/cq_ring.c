@@ -290,17 +290,22 @@ static struct cq_ring *pick(struct fz_ctx *ctx, uint32_t slot,
 	return NULL;
 }
 
-/* Looks and writes at the ring of @slot's CQ @handle, or at any ring. */
-void fz_cq_ring_poke(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
-		     uint32_t n)
+/*
+ * @n looks and writes at the ring of @slot's CQ @handle, or at any ring.
+ * Returns how many were made: none without a ring.
+ */
+uint32_t fz_cq_ring_poke(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
+			 uint32_t n)
 {
 	struct cq_ring *r;
+	uint32_t i;
 
 	pthread_rwlock_rdlock(&rings_lock);
 	r = pick(ctx, slot, handle);
-	while (r && n--)
+	for (i = 0; r && i < n; i++)
 		poke(ctx, r);
 	unlock();
+	return i;
 }
 
 /* Whether CQ @handle of the file behind @fd has a ring: CQ_WAIT fills it. */

@@ -187,7 +187,9 @@ struct fz_shared {
 		 * pages by kind (enum fz_ring_write); looks at a ring, those
 		 * at the ring of a destroyed CQ, and the records checked in
 		 * them; completions the producer counts published while a
-		 * ring was watched; CQ_WAIT answers with FULL and with POLL.
+		 * ring was watched; CQ_WAIT answers with FULL and with POLL;
+		 * runs of the ring recipe that got to traffic, and its
+		 * scribbler's looks and writes.
 		 */
 		atomic_ullong ring_maps, ring_unmaps, ring_tails, ring_moves,
 			      ring_remaps;
@@ -195,6 +197,7 @@ struct fz_shared {
 		atomic_ullong ring_looks, ring_dead_looks, ring_recs,
 			      ring_published;
 		atomic_ullong ring_full, ring_poll;
+		atomic_ullong ring_recipes, ring_scribbles;
 	} stats;
 	uint32_t nreports;	/* reports raised (may exceed the slots) */
 	struct fz_report report[FZ_MAX_REPORTS];
@@ -428,13 +431,19 @@ struct fz_cmd {
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };
 
-/* Milliseconds of CLOCK_MONOTONIC. */
-static inline uint64_t fz_now_ms(void)
+/* Microseconds of CLOCK_MONOTONIC. */
+static inline uint64_t fz_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static inline uint64_t fz_now_ms(void)
+{
+	return fz_now_us() / 1000;
 }
 
 /* gen.c: one builder and one answer handler per command */
@@ -488,8 +497,8 @@ void fz_cq_ring_init(void);
 void fz_cq_ring_map(struct fz_ctx *ctx, int fd, uint32_t slot,
 		    const struct ib_async_map_cq_ring *a);
 void fz_cq_ring_destroyed(struct fz_ctx *ctx, uint32_t slot, uint32_t handle);
-void fz_cq_ring_poke(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
-		     uint32_t n);
+uint32_t fz_cq_ring_poke(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
+			 uint32_t n);
 void fz_cq_ring_unmap(struct fz_ctx *ctx, uint32_t slot, uint32_t handle);
 void fz_cq_ring_act(struct fz_ctx *ctx);
 

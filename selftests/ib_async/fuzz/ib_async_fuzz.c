@@ -214,7 +214,8 @@ static void say_stats(void)
 	    "ahead %llu, behind %llu, anything %llu, consuming %llu, garbage "
 	    "%llu; %llu looks (%llu at a destroyed CQ's), %llu records checked, "
 	    "%llu completions seen "
-	    "published; CQ_WAIT %llu FULL, %llu POLL",
+	    "published; CQ_WAIT %llu FULL, %llu POLL; ring recipe %llu runs, "
+	    "%llu by its scribbler",
 	    (unsigned long long)st.ring_maps, (unsigned long long)st.ring_unmaps,
 	    (unsigned long long)st.ring_tails, (unsigned long long)st.ring_moves,
 	    (unsigned long long)st.ring_remaps,
@@ -227,7 +228,9 @@ static void say_stats(void)
 	    (unsigned long long)st.ring_dead_looks,
 	    (unsigned long long)st.ring_recs,
 	    (unsigned long long)st.ring_published,
-	    (unsigned long long)st.ring_full, (unsigned long long)st.ring_poll);
+	    (unsigned long long)st.ring_full, (unsigned long long)st.ring_poll,
+	    (unsigned long long)st.ring_recipes,
+	    (unsigned long long)st.ring_scribbles);
 }
 
 static void say_repeats(void)
