@@ -36,6 +36,8 @@
 #define FZ_MAX_REPORTS	32
 #define FZ_REPORT_LEN	1536
 #define FZ_PAGE		4096UL
+/* every number the two command ranges hold, for per-command counts */
+#define FZ_MAX_CMDS	(IB_ASYNC_CMD_LAST2 - IB_ASYNC_CMD_BASE + 1)
 
 /* The generator: splitmix64, small and good enough for choices. */
 struct fz_rng {
@@ -102,6 +104,7 @@ struct fz_obj {
 	uint32_t port;		/* QP: port set at INIT; AH: its port */
 	uint32_t srq;		/* QP: its SRQ's handle, or 0 */
 	uint32_t cqe;		/* CQ: entries; SRQ: max_wr */
+	uint32_t ring;		/* CQ: its completion ring's entries, or 0 */
 	uint32_t pd;		/* QP, SRQ, MR: the PD's handle */
 	uint32_t lkey, rkey;	/* MR: its keys */
 	uint64_t addr, len;	/* MR: what it covers */
@@ -138,6 +141,16 @@ struct fz_file {
 	uint64_t destroys;
 };
 
+/* Writes of a mapped completion ring's consumer page (cq_ring.c). */
+enum fz_ring_write {
+	FZ_RW_AHEAD,	/* the index ahead of the producer */
+	FZ_RW_BEHIND,	/* more than the ring's size behind it */
+	FZ_RW_ANY,	/* any number */
+	FZ_RW_CONSUME,	/* past the records read, as a program does */
+	FZ_RW_PAGE,	/* garbage in the rest of the page */
+	FZ_RW_KINDS
+};
+
 struct fz_report {
 	char key[96];		/* what identifies it for de-duplication */
 	char text[FZ_REPORT_LEN];
@@ -160,7 +173,7 @@ struct fz_shared {
 	atomic_uint mid_epoch;
 	/* what the calls reached, for the run's closing statistics */
 	struct fz_stats {
-		atomic_ullong cmd_calls[32], cmd_ok[32];
+		atomic_ullong cmd_calls[FZ_MAX_CMDS], cmd_ok[FZ_MAX_CMDS];
 		atomic_ullong events[21];	/* by type; [20]: overflow */
 		atomic_ullong wc_ok, wc_err;
 		atomic_ullong slow_faults;	/* answered late */
@@ -168,6 +181,23 @@ struct fz_shared {
 		atomic_ullong chan_reads, chan_recs, chan_lost, chan_drains;
 		/* snapshots asked for by the state recipe, and refused */
 		atomic_ullong snap_calls, snap_busy;
+		/*
+		 * Completion rings (cq_ring.c): mappings made, unmapped (whole
+		 * or a tail), moved and made again; writes of their consumer
+		 * pages by kind (enum fz_ring_write); looks at a ring, those
+		 * at the ring of a destroyed CQ, and the records checked in
+		 * them; completions the producer counts published while a
+		 * ring was watched; CQ_WAIT answers with FULL and with POLL;
+		 * runs of the ring recipe that got to traffic, and its
+		 * scribbler's looks and writes.
+		 */
+		atomic_ullong ring_maps, ring_unmaps, ring_tails, ring_moves,
+			      ring_remaps;
+		atomic_ullong ring_writes[FZ_RW_KINDS];
+		atomic_ullong ring_looks, ring_dead_looks, ring_recs,
+			      ring_published;
+		atomic_ullong ring_full, ring_poll;
+		atomic_ullong ring_recipes, ring_scribbles;
 	} stats;
 	uint32_t nreports;	/* reports raised (may exceed the slots) */
 	struct fz_report report[FZ_MAX_REPORTS];
@@ -198,6 +228,14 @@ struct fz_ctx {
 	/* the call in flight: for reports, and its file's generation */
 	char desc[256];
 	uint32_t gen;
+	/*
+	 * The file its descriptor names, current or not: the slot's
+	 * generation it was opened as, and whether the descriptor is a dup
+	 * (which never changes) or the slot's own (which a reopen in this
+	 * process replaces). See fz_fd_unchanged().
+	 */
+	uint32_t fd_gen;
+	bool fd_dup;
 	/* channels this worker made, the slot and type of each */
 	int chan_fd[FZ_CHANNELS];
 	uint32_t chan_slot[FZ_CHANNELS];
@@ -343,6 +381,8 @@ struct fz_call {
 		struct ib_async_req_notify_cq req_notify_cq;
 		struct ib_async_reg_mr reg_mr;
 		struct ib_async_post_list post_list;
+		struct ib_async_map_cq_ring map_cq_ring;
+		struct ib_async_cq_wait cq_wait;
 	} a;
 	char mdesc[128];		/* the mutations, for reports */
 	uint8_t sent[256];		/* the argument as it went in */
@@ -385,18 +425,25 @@ struct fz_cmd {
 	X(POST_SEND_LIST, post_send_list) X(POST_RECV_LIST, post_recv_list) \
 	X(SUBSCRIBE, subscribe) X(UNSUBSCRIBE, unsubscribe)		\
 	X(MAP_RING, map_ring) X(RING_WAIT, ring_wait)			\
-	X(ATTACH_MCAST, attach_mcast) X(DETACH_MCAST, detach_mcast)
+	X(ATTACH_MCAST, attach_mcast) X(DETACH_MCAST, detach_mcast)	\
+	X(MAP_CQ_RING, map_cq_ring) X(CQ_WAIT, cq_wait)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };
 
-/* Milliseconds of CLOCK_MONOTONIC. */
-static inline uint64_t fz_now_ms(void)
+/* Microseconds of CLOCK_MONOTONIC. */
+static inline uint64_t fz_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static inline uint64_t fz_now_ms(void)
+{
+	return fz_now_us() / 1000;
 }
 
 /* gen.c: one builder and one answer handler per command */
@@ -436,6 +483,24 @@ uint64_t fz_bad_uptr(struct fz_ctx *ctx, uint64_t len, bool later);
 uint64_t fz_recv_uptr(struct fz_ctx *ctx, uint32_t len);
 uint64_t fz_out_uptr(struct fz_ctx *ctx, uint64_t len);
 void fz_file_reset(struct fz_file *f);
+void fz_check_wc(struct fz_ctx *ctx, const struct ib_async_wc *wc, bool ring);
+
+/*
+ * cq_ring.c: the completion rings this process mapped, and what its
+ * threads do to them while others post, wait, poll and destroy
+ */
+/* MAP_CQ_RING's bound on entries (include/uapi/rdma/ib_async.h) */
+#define FZ_CQ_RING_MAX	16384
+/* fz_cq_ring_map()'s slot for a file of the caller's own, not a slot's */
+#define FZ_OWN_FILE	UINT32_MAX
+void fz_cq_ring_init(void);
+void fz_cq_ring_map(struct fz_ctx *ctx, int fd, uint32_t slot,
+		    const struct ib_async_map_cq_ring *a);
+void fz_cq_ring_destroyed(struct fz_ctx *ctx, uint32_t slot, uint32_t handle);
+uint32_t fz_cq_ring_poke(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
+			 uint32_t n);
+void fz_cq_ring_unmap(struct fz_ctx *ctx, uint32_t slot, uint32_t handle);
+void fz_cq_ring_act(struct fz_ctx *ctx);
 
 /* worker.c */
 void fz_mem_init(void);
@@ -449,6 +514,7 @@ bool fz_prepare(struct fz_ctx *ctx, struct fz_call *c,
 int fz_ioc(struct fz_ctx *ctx, uint32_t slot, unsigned int nr, void *arg);
 int fz_ioc_on(struct fz_ctx *ctx, uint32_t slot, int fd, unsigned int nr,
 	      void *arg);
+bool fz_fd_unchanged(struct fz_ctx *ctx, uint32_t slot);
 void fz_unstick_init(void);
 __attribute__((format(printf, 3, 4)))
 void fz_report(struct fz_ctx *ctx, const char *key, const char *fmt, ...);

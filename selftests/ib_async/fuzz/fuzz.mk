@@ -11,7 +11,7 @@
 
 FUZZ_DIR := $(IB_ASYNC_TOP)/selftests/ib_async/fuzz
 FUZZ_SRCS := $(addprefix $(FUZZ_DIR)/,ib_async_fuzz.c spec.c gen.c worker.c \
-	recipes.c)
+	recipes.c cq_ring.c)
 FUZZ_CHECK_LOG := $(IB_ASYNC_TOP)/scripts/guest/check-log.sh
 
 EXTRA_CLEAN += $(OUTPUT)/fuzz_log_pattern.h

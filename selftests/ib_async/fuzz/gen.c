@@ -102,8 +102,24 @@ bool fz_same_file(struct fz_ctx *ctx, uint32_t slot)
 	return same;
 }
 
-bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
-		 struct fz_obj *out)
+/* What a pick wants of an object: its type (0: any), and -1 or a value. */
+struct fz_want {
+	uint32_t type;
+	int qp_type, state;	/* QP: IB_UVERBS_QPT_*, QPS_* */
+	int ring;		/* CQ: 1 with a completion ring, 0 without */
+};
+
+static bool wanted(const struct fz_obj *o, const struct fz_want *w)
+{
+	return (!w->type || o->type == w->type) &&
+	       (w->qp_type < 0 || o->qp_type == w->qp_type) &&
+	       (w->state < 0 || o->state == w->state) &&
+	       (w->ring < 0 || !o->ring == !w->ring);
+}
+
+/* One of the slot's objects that @w wants, each as likely. */
+static bool pick_wanted(struct fz_ctx *ctx, uint32_t slot,
+			const struct fz_want *w, struct fz_obj *out)
 {
 	struct fz_file *f = &ctx->sh->file[slot];
 	uint32_t i, n = 0, want;
@@ -111,21 +127,26 @@ bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
 
 	fz_lock(ctx->sh);
 	for (i = 0; i < f->nobj; i++)
-		n += !type || f->obj[i].type == type;
-	if (n) {
-		want = fz_below(&ctx->rng, n);
-		for (i = 0; i < f->nobj; i++) {
-			if (type && f->obj[i].type != type)
-				continue;
-			if (!want--) {
-				*out = f->obj[i];
-				found = true;
-				break;
-			}
-		}
+		n += wanted(&f->obj[i], w);
+	want = fz_below(&ctx->rng, n);
+	for (i = 0; n && i < f->nobj; i++) {
+		if (!wanted(&f->obj[i], w) || want--)
+			continue;
+		*out = f->obj[i];
+		found = true;
+		break;
 	}
 	fz_unlock(ctx->sh);
 	return found;
+}
+
+bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
+		 struct fz_obj *out)
+{
+	const struct fz_want w = { .type = type, .qp_type = -1, .state = -1,
+				   .ring = -1 };
+
+	return pick_wanted(ctx, slot, &w, out);
 }
 
 /*
@@ -135,36 +156,25 @@ bool fz_pick_obj(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
 bool fz_pick_qp(struct fz_ctx *ctx, uint32_t slot, int qp_type, int state,
 		struct fz_obj *out)
 {
-	struct fz_file *f = &ctx->sh->file[slot];
-	uint32_t i, n = 0, want;
-	bool found = false;
+	const struct fz_want w = { .type = IB_ASYNC_OBJ_QP,
+				   .qp_type = qp_type, .state = state,
+				   .ring = -1 };
 
 	if (fz_chance(&ctx->rng, 25))
 		return fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
-	fz_lock(ctx->sh);
-	for (i = 0; i < f->nobj; i++) {
-		const struct fz_obj *o = &f->obj[i];
+	return pick_wanted(ctx, slot, &w, out) ||
+	       fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
+}
 
-		n += o->type == IB_ASYNC_OBJ_QP &&
-		     (qp_type < 0 || o->qp_type == qp_type) &&
-		     (state < 0 || o->state == state);
-	}
-	want = fz_below(&ctx->rng, n);
-	for (i = 0; n && i < f->nobj; i++) {
-		const struct fz_obj *o = &f->obj[i];
+/* A CQ with a completion ring (@ring) or without; any CQ if none is. */
+static bool pick_cq(struct fz_ctx *ctx, uint32_t slot, bool ring,
+		    struct fz_obj *out)
+{
+	const struct fz_want w = { .type = IB_ASYNC_OBJ_CQ, .qp_type = -1,
+				   .state = -1, .ring = ring };
 
-		if (o->type != IB_ASYNC_OBJ_QP ||
-		    (qp_type >= 0 && o->qp_type != qp_type) ||
-		    (state >= 0 && o->state != state))
-			continue;
-		if (!want--) {
-			*out = *o;
-			found = true;
-			break;
-		}
-	}
-	fz_unlock(ctx->sh);
-	return found || fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_QP, out);
+	return pick_wanted(ctx, slot, &w, out) ||
+	       fz_pick_obj(ctx, slot, IB_ASYNC_OBJ_CQ, out);
 }
 
 void fz_obj_add(struct fz_ctx *ctx, uint32_t slot, const struct fz_obj *o)
@@ -248,23 +258,33 @@ bool fz_obj_del(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
 	return found;
 }
 
-void fz_obj_set_state(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
-		      uint8_t state, uint32_t port)
+/*
+ * The table's object @handle, if the call in flight went to the file the
+ * table describes (current_gen()); the caller holds the lock.
+ */
+static struct fz_obj *find_obj(struct fz_ctx *ctx, uint32_t slot,
+			       uint32_t handle)
 {
 	struct fz_file *f = &ctx->sh->file[slot];
 	uint32_t i;
 
-	fz_lock(ctx->sh);
-	if (!current_gen(ctx, slot)) {
-		fz_unlock(ctx->sh);
-		return;
-	}
-	for (i = 0; i < f->nobj; i++) {
-		struct fz_obj *o = &f->obj[i];
-		bool rx = state >= QPS_RTR && state <= QPS_SQE;
+	if (!current_gen(ctx, slot))
+		return NULL;
+	for (i = 0; i < f->nobj; i++)
+		if (f->obj[i].handle == handle)
+			return &f->obj[i];
+	return NULL;
+}
 
-		if (o->handle != handle)
-			continue;
+void fz_obj_set_state(struct fz_ctx *ctx, uint32_t slot, uint32_t handle,
+		      uint8_t state, uint32_t port)
+{
+	bool rx = state >= QPS_RTR && state <= QPS_SQE;
+	struct fz_obj *o;
+
+	fz_lock(ctx->sh);
+	o = find_obj(ctx, slot, handle);
+	if (o) {
 		if (o->rx && !rx)
 			o->quiet_ms = (uint32_t)fz_now_ms();
 		o->rx = rx;
@@ -409,6 +429,15 @@ uint64_t fz_bad_uptr(struct fz_ctx *ctx, uint64_t len, bool later)
 	}
 }
 
+/* Build command @nr instead of the one @c was. */
+static bool build_instead(struct fz_ctx *ctx, struct fz_call *c,
+			  unsigned int nr)
+{
+	c->cmd = fz_cmd_by_nr(nr);
+	memset(&c->a, 0, sizeof(c->a));
+	return c->cmd->build(ctx, c);
+}
+
 /* Build the command that makes an object of @type instead. */
 static bool make_instead(struct fz_ctx *ctx, struct fz_call *c, uint32_t type)
 {
@@ -422,9 +451,7 @@ static bool make_instead(struct fz_ctx *ctx, struct fz_call *c, uint32_t type)
 		[IB_ASYNC_OBJ_MR] = IB_ASYNC_CMD_REG_MR,
 	};
 
-	c->cmd = fz_cmd_by_nr(creator[type]);
-	memset(&c->a, 0, sizeof(c->a));
-	return c->cmd->build(ctx, c);
+	return build_instead(ctx, c, creator[type]);
 }
 
 /* Get an object of @type into *o, or turn @c into the call making one. */
@@ -1426,6 +1453,9 @@ void fz_done_destroy(struct fz_ctx *ctx, struct fz_call *c)
 	bool known;
 
 	known = fz_obj_del(ctx, c->slot, in->handle, &o);
+	/* the rings of a CQ destroyed in a file this process knows */
+	if (in->obj_type == IB_ASYNC_OBJ_CQ && fz_fd_unchanged(ctx, c->slot))
+		fz_cq_ring_destroyed(ctx, c->slot, in->handle);
 	if (in->obj_type != IB_ASYNC_OBJ_CQ || (known && !o.comp_chan)) {
 		check(ctx, !got, "destroy-comp",
 		      "DESTROY: comp_events_reported not 0 without a channel");
@@ -2015,11 +2045,26 @@ void fz_done_poll_cq(struct fz_ctx *ctx, struct fz_call *c)
 	for (i = 0; i < a->count; i++) {
 		atomic_fetch_add(wc[i].status ? &ctx->sh->stats.wc_err :
 				 &ctx->sh->stats.wc_ok, 1);
-		check(ctx, wc[i].status < 32, "wc-status",
-		      "POLL_CQ: completion status out of range");
-		check(ctx, !wc[i].reserved, "wc-reserved",
-		      "POLL_CQ: completion's reserved field not 0");
+		fz_check_wc(ctx, &wc[i], false);
 	}
+}
+
+/*
+ * A completion as the kernel writes it, polled or read from a mapped ring
+ * (@ring), where a slot not yet written holds zeroes.
+ */
+void fz_check_wc(struct fz_ctx *ctx, const struct ib_async_wc *wc, bool ring)
+{
+	const char *where = ring ? "a mapped ring" : "POLL_CQ";
+
+	if (wc->status >= 32)
+		fz_report(ctx, ring ? "ring-wc-status" : "wc-status",
+			  "%s: completion status %u out of range", where,
+			  wc->status);
+	if (wc->reserved)
+		fz_report(ctx, ring ? "ring-wc-reserved" : "wc-reserved",
+			  "%s: completion's reserved field %#x, not 0", where,
+			  wc->reserved);
 }
 
 /* ---- mapped event rings ---- */
@@ -2116,4 +2161,137 @@ void fz_done_ring_wait(struct fz_ctx *ctx, struct fz_call *c)
 {
 	check(ctx, c->a.ring_wait.available, "ring-wait",
 	      "RING_WAIT succeeded with nothing available");
+}
+
+/* ---- completion rings ---- */
+
+/*
+ * Entries to ask for: 0 (the CQ's size plus one), 1, powers of two, other
+ * numbers (rounded up), the bound, one past it, and absurd ones.
+ */
+static uint32_t cq_ring_entries(struct fz_rng *r)
+{
+	uint32_t p = fz_below(r, 100), v;
+
+	if (p < 30)
+		return 0;
+	if (p < 35)
+		return 1;
+	if (p < 60)
+		return 1u << fz_range(r, 1, 13);
+	if (p < 85) {
+		v = fz_chance(r, 80) ? fz_range(r, 3, 1000) :
+				       fz_range(r, 1001, FZ_CQ_RING_MAX - 1);
+		return v & (v - 1) ? v : v + 1;
+	}
+	if (p < 90)
+		return FZ_CQ_RING_MAX;
+	if (p < 95)
+		return FZ_CQ_RING_MAX + 1;
+	return fz_chance(r, 50) ? ~0u : fz_range(r, FZ_CQ_RING_MAX + 2, ~0u - 1);
+}
+
+/* A ring for one of the file's CQs, mostly one that has none yet (EBUSY). */
+bool fz_build_map_cq_ring(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_obj cq;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (!pick_cq(ctx, c->slot, fz_chance(&ctx->rng, 10), &cq))
+		return make_instead(ctx, c, IB_ASYNC_OBJ_CQ);
+	c->a.map_cq_ring.handle = cq.handle;
+	c->a.map_cq_ring.entries = cq_ring_entries(&ctx->rng);
+	return true;
+}
+
+/*
+ * The answer is a ring of a power of two no smaller than asked (the bound
+ * at most), whose header and records fit the size answered, and a page
+ * for the consumer, at offsets of their own (0 is the event ring's). The
+ * table learns the CQ's ring size; cq_ring.c maps it as a program would
+ * and keeps it for the threads to scribble on.
+ */
+void fz_done_map_cq_ring(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_map_cq_ring *a = &c->a.map_cq_ring;
+	const struct ib_async_map_cq_ring *in = (const void *)c->sent;
+	uint64_t need = sizeof(struct ib_async_cq_ring_header) +
+			(uint64_t)a->entries * sizeof(struct ib_async_wc);
+	struct fz_obj *cq;
+
+	if (!check(ctx, a->entries && !(a->entries & (a->entries - 1)) &&
+		   a->entries <= FZ_CQ_RING_MAX && a->entries >= in->entries &&
+		   (!in->entries || a->entries < 2ULL * in->entries) &&
+		   a->mmap_size >= need && a->mmap_size < need + FZ_PAGE &&
+		   !(a->mmap_size % FZ_PAGE) && a->consumer_size == FZ_PAGE &&
+		   a->mmap_offset && a->consumer_offset &&
+		   !(a->mmap_offset % FZ_PAGE) &&
+		   !(a->consumer_offset % FZ_PAGE) &&
+		   a->mmap_offset != a->consumer_offset,
+		   "cq-ring-answer", "MAP_CQ_RING answered an impossible ring"))
+		return;
+	fz_lock(ctx->sh);
+	cq = find_obj(ctx, c->slot, a->handle);
+	if (cq)
+		cq->ring = a->entries;
+	fz_unlock(ctx->sh);
+	fz_cq_ring_map(ctx, c->fd, c->slot, a);
+}
+
+/*
+ * Mostly a CQ with a ring (one without: EINVAL), or the ring made first;
+ * a spin of none, a little, up to the module's bound, or absurd.
+ */
+bool fz_build_cq_wait(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_cq_wait *a = &c->a.cq_wait;
+	struct fz_rng *r = &ctx->rng;
+	uint32_t p = fz_below(r, 100);
+	struct fz_obj cq;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (!pick_cq(ctx, c->slot, fz_chance(r, 90), &cq))
+		return make_instead(ctx, c, IB_ASYNC_OBJ_CQ);
+	if (!cq.ring && fz_chance(r, 50))
+		return build_instead(ctx, c, IB_ASYNC_CMD_MAP_CQ_RING);
+	a->handle = cq.handle;
+	if (p < 50)
+		a->spin_us = 0;
+	else if (p < 85)
+		a->spin_us = fz_range(r, 1, 100);
+	else if (p < 95)
+		a->spin_us = fz_range(r, 101, 2000);
+	else
+		a->spin_us = fz_chance(r, 50) ? ~0u : (uint32_t)fz_next(r);
+	return true;
+}
+
+/*
+ * No more available than the ring holds (its size when the table knows
+ * the ring, else the bound), and no flag but FULL and POLL.
+ */
+void fz_done_cq_wait(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_cq_wait *a = &c->a.cq_wait;
+	uint32_t most = FZ_CQ_RING_MAX;
+	struct fz_obj *cq;
+
+	fz_lock(ctx->sh);
+	cq = find_obj(ctx, c->slot, a->handle);
+	if (cq && cq->ring)
+		most = cq->ring;
+	fz_unlock(ctx->sh);
+	if (a->available > most)
+		fz_report(ctx, "cq-wait-available",
+			  "CQ_WAIT: %u completions available in a ring of %u",
+			  a->available, most);
+	if (a->ring_flags & ~(IB_ASYNC_CQ_RING_FULL | IB_ASYNC_CQ_RING_POLL))
+		fz_report(ctx, "cq-wait-flags", "CQ_WAIT: ring_flags %#x",
+			  a->ring_flags);
+	if (a->ring_flags & IB_ASYNC_CQ_RING_FULL)
+		atomic_fetch_add(&ctx->sh->stats.ring_full, 1);
+	if (a->ring_flags & IB_ASYNC_CQ_RING_POLL)
+		atomic_fetch_add(&ctx->sh->stats.ring_poll, 1);
 }

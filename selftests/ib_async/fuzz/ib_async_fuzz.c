@@ -98,9 +98,7 @@ static struct opts opt = {
 static struct fz_shared *sh;
 static uint64_t total_calls;
 /* the batches' statistics, added up */
-static uint64_t st_calls[32], st_ok[32], st_events[21], st_wc_ok, st_wc_err,
-		st_slow, st_chan_reads, st_chan_recs, st_chan_lost,
-		st_chan_drains, st_snap_calls, st_snap_busy;
+static struct fz_stats st;
 static uint32_t total_reports;
 static bool loaded_evsrc, loaded_storm;
 
@@ -169,6 +167,19 @@ static bool first_time(const char *key, uint64_t seed)
 	return true;
 }
 
+/* Every member of struct fz_stats is a counter of one type: add them all. */
+_Static_assert(sizeof(struct fz_stats) % sizeof(atomic_ullong) == 0,
+	       "struct fz_stats holds something other than atomic_ullong");
+
+static void stats_add(struct fz_stats *to, struct fz_stats *from)
+{
+	atomic_ullong *t = (atomic_ullong *)to, *f = (atomic_ullong *)from;
+	size_t i;
+
+	for (i = 0; i < sizeof(*to) / sizeof(*t); i++)
+		atomic_fetch_add(&t[i], atomic_load(&f[i]));
+}
+
 /* What the run reached: ioctls made and succeeded, records, completions. */
 static void say_stats(void)
 {
@@ -178,8 +189,8 @@ static void say_stats(void)
 
 	for (i = 0; i < fz_ncmds; i++) {
 		o += snprintf(line + o, sizeof(line) - o, " %s %llu/%llu",
-			      fz_cmds[i].name, (unsigned long long)st_ok[i],
-			      (unsigned long long)st_calls[i]);
+			      fz_cmds[i].name, (unsigned long long)st.cmd_ok[i],
+			      (unsigned long long)st.cmd_calls[i]);
 		if (o > 100 || i + 1 == fz_ncmds) {
 			say("fuzz: ok/calls:%s", line);
 			o = 0;
@@ -187,17 +198,39 @@ static void say_stats(void)
 	}
 	for (i = 0; i < 21; i++)
 		o += snprintf(line + o, sizeof(line) - o, " %s%llu",
-			      i == 20 ? "overflow:" : "", (unsigned long long)st_events[i]);
+			      i == 20 ? "overflow:" : "", (unsigned long long)st.events[i]);
 	say("fuzz: records read by type 0..19:%s", line);
 	say("fuzz: completions polled: %llu ok, %llu with an error status; "
-	    "%llu faults answered late", (unsigned long long)st_wc_ok,
-	    (unsigned long long)st_wc_err, (unsigned long long)st_slow);
+	    "%llu faults answered late", (unsigned long long)st.wc_ok,
+	    (unsigned long long)st.wc_err, (unsigned long long)st.slow_faults);
 	say("fuzz: event channels read with the sequence verdict: %llu reads, "
 	    "%llu records, %llu losses counted, %llu drains checked against "
 	    "GET_INFO's lost; state recipe snapshots: %llu asked, %llu EBUSY",
-	    (unsigned long long)st_chan_reads, (unsigned long long)st_chan_recs,
-	    (unsigned long long)st_chan_lost, (unsigned long long)st_chan_drains,
-	    (unsigned long long)st_snap_calls, (unsigned long long)st_snap_busy);
+	    (unsigned long long)st.chan_reads, (unsigned long long)st.chan_recs,
+	    (unsigned long long)st.chan_lost, (unsigned long long)st.chan_drains,
+	    (unsigned long long)st.snap_calls, (unsigned long long)st.snap_busy);
+	say("fuzz: completion rings: %llu mapped, %llu unmapped, %llu tails "
+	    "unmapped, %llu moved, %llu mapped again; consumer pages written "
+	    "ahead %llu, behind %llu, anything %llu, consuming %llu, garbage "
+	    "%llu; %llu looks (%llu at a destroyed CQ's), %llu records checked, "
+	    "%llu completions seen "
+	    "published; CQ_WAIT %llu FULL, %llu POLL; ring recipe %llu runs, "
+	    "%llu by its scribbler",
+	    (unsigned long long)st.ring_maps, (unsigned long long)st.ring_unmaps,
+	    (unsigned long long)st.ring_tails, (unsigned long long)st.ring_moves,
+	    (unsigned long long)st.ring_remaps,
+	    (unsigned long long)st.ring_writes[FZ_RW_AHEAD],
+	    (unsigned long long)st.ring_writes[FZ_RW_BEHIND],
+	    (unsigned long long)st.ring_writes[FZ_RW_ANY],
+	    (unsigned long long)st.ring_writes[FZ_RW_CONSUME],
+	    (unsigned long long)st.ring_writes[FZ_RW_PAGE],
+	    (unsigned long long)st.ring_looks,
+	    (unsigned long long)st.ring_dead_looks,
+	    (unsigned long long)st.ring_recs,
+	    (unsigned long long)st.ring_published,
+	    (unsigned long long)st.ring_full, (unsigned long long)st.ring_poll,
+	    (unsigned long long)st.ring_recipes,
+	    (unsigned long long)st.ring_scribbles);
 }
 
 static void say_repeats(void)
@@ -1014,21 +1047,7 @@ static bool run_batch(uint64_t seed, const char *what, uint64_t calls)
 		restore(seed);
 	kmsg_check(seed);
 	total_calls += atomic_load(&sh->calls);
-	for (uint32_t i = 0; i < 32; i++) {
-		st_calls[i] += atomic_load(&sh->stats.cmd_calls[i]);
-		st_ok[i] += atomic_load(&sh->stats.cmd_ok[i]);
-	}
-	for (uint32_t i = 0; i < 21; i++)
-		st_events[i] += atomic_load(&sh->stats.events[i]);
-	st_wc_ok += atomic_load(&sh->stats.wc_ok);
-	st_wc_err += atomic_load(&sh->stats.wc_err);
-	st_slow += atomic_load(&sh->stats.slow_faults);
-	st_chan_reads += atomic_load(&sh->stats.chan_reads);
-	st_chan_recs += atomic_load(&sh->stats.chan_recs);
-	st_chan_lost += atomic_load(&sh->stats.chan_lost);
-	st_chan_drains += atomic_load(&sh->stats.chan_drains);
-	st_snap_calls += atomic_load(&sh->stats.snap_calls);
-	st_snap_busy += atomic_load(&sh->stats.snap_busy);
+	stats_add(&st, &sh->stats);
 	say("fuzz: %s seed %" PRIu64 ": %llu calls (%" PRIu64
 	    " in all), %u reports so far, env %s/%s@%" PRIu64 ", %.1f s",
 	    what, seed, (unsigned long long)atomic_load(&sh->calls),

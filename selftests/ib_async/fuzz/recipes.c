@@ -5,13 +5,15 @@
  * traffic between the workers' own QPs on rxe's loopback, a CQ overrun
  * (CQ_ERR), an SRQ limit (SRQ_LIMIT_REACHED), a send queue drained in SQD
  * (SQ_DRAINED), a long queue of one object's records purged while events
- * keep coming (evsrc). Every step is one call of the worker's budget, goes
+ * keep coming (evsrc), a mapped completion ring scribbled on while
+ * traffic fills it. Every step is one call of the worker's budget, goes
  * through the same checks as any other and records its objects in the
  * shared table, where later calls use, break and destroy them.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -505,11 +507,246 @@ static bool state_losses(struct fz_ctx *ctx, uint32_t slot)
 	return true;
 }
 
+/*
+ * Issue #45's shapes: a CQ with a mapped completion ring, an RC pair
+ * looped back on it with an MR over receive memory, lists posted both
+ * ways and CQ_WAIT called, now and then arming and POLL_CQ, while a
+ * thread of the recipe's own scribbles on the ring's consumer page and
+ * reads its records (cq_ring.c); then, the scribbler still going, the
+ * pair and the CQ destroyed and the ring unmapped, in either order, or
+ * left to later calls.
+ */
+#define RING_MR_LEN	(64 * 1024)
+#define RING_MSG	512
+#define SCRIBBLE_US	200
+
+struct ring_pair {
+	uint32_t pd, cq;
+	struct ib_async_create_qp a, b;
+	struct ib_async_reg_mr mr;
+};
+
+struct scribbler {
+	struct fz_ctx ctx;	/* the worker's, with a generator of its own */
+	uint32_t slot, cq;
+	atomic_bool stop;
+};
+
+static void *scribble(void *arg)
+{
+	struct scribbler *s = arg;
+	struct fz_rng *r = &s->ctx.rng;
+	uint32_t n;
+
+	/*
+	 * Scribbling for a while each time it has a CPU, then yielding: on
+	 * two CPUs busy with the workers, a thread that sleeps or yields
+	 * after each write gets a turn every few milliseconds.
+	 */
+	while (!atomic_load(&s->stop)) {
+		uint64_t end = fz_now_us() + SCRIBBLE_US;
+
+		do {
+			n = fz_cq_ring_poke(&s->ctx, s->slot,
+					    fz_chance(r, 90) ? s->cq : 0, 4);
+			atomic_fetch_add(&s->ctx.sh->stats.ring_scribbles, n);
+		} while (fz_now_us() < end && !atomic_load(&s->stop));
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* The CQ and its ring (mapped by MAP_CQ_RING's handler), the MR, the pair. */
+static bool ring_setup(struct fz_ctx *ctx, uint32_t slot, struct ring_pair *t)
+{
+	struct ib_async_map_cq_ring m = { .argsz = sizeof(m) };
+	struct fz_rng *r = &ctx->rng;
+	uint32_t pages = (FZ_RECV_LEN - RING_MR_LEN) / FZ_PAGE + 1;
+
+	/* a small CQ overruns while a scribbled index keeps the ring full */
+	if (!make_pd(ctx, slot, &t->pd) ||
+	    !make_cq(ctx, slot, fz_chance(r, 30) ? fz_range(r, 2, 4) :
+			       fz_range(r, 16, 64), &t->cq))
+		return false;
+	m.handle = t->cq;
+	m.entries = fz_chance(r, 50) ? 0 : fz_range(r, 1, 64);
+	STEP(ctx, slot, MAP_CQ_RING, &m);
+	memset(&t->mr, 0, sizeof(t->mr));
+	t->mr.argsz = sizeof(t->mr);
+	t->mr.pd_handle = t->pd;
+	t->mr.addr = (uintptr_t)fz_mem.recv + fz_below(r, pages) * FZ_PAGE;
+	t->mr.iova = t->mr.addr;
+	t->mr.length = RING_MR_LEN;
+	t->mr.access = IB_UVERBS_ACCESS_LOCAL_WRITE;
+	STEP(ctx, slot, REG_MR, &t->mr);
+	return make_qp(ctx, slot, IB_UVERBS_QPT_RC, t->pd, t->cq, 0, &t->a) &&
+	       make_qp(ctx, slot, IB_UVERBS_QPT_RC, t->pd, t->cq, 0, &t->b) &&
+	       rc_up(ctx, slot, t->a.handle, t->b.qp_num) &&
+	       rc_up(ctx, slot, t->b.handle, t->a.qp_num);
+}
+
+/*
+ * @n receives, or signalled sends (no longer than a receive), on @qp,
+ * each one SGE in the MR; the list where no MR is.
+ */
+static bool ring_post(struct fz_ctx *ctx, uint32_t slot,
+		      const struct ring_pair *t, uint32_t qp, bool send,
+		      uint32_t n)
+{
+	struct ib_async_post_list a = {
+		.argsz = sizeof(a), .obj_type = IB_ASYNC_OBJ_QP, .handle = qp,
+		.count = n, .num_sges = n,
+	};
+	struct ib_async_send_wr *sw = (void *)ctx->lists;
+	struct ib_async_recv_wr *rw = (void *)ctx->lists;
+	struct fz_rng *r = &ctx->rng;
+	struct ib_async_sge *s;
+	uint32_t i;
+
+	if (send) {
+		s = (void *)(sw + n);
+		memset(sw, 0, n * sizeof(*sw));
+		a.wr_size = sizeof(*sw);
+	} else {
+		s = (void *)(rw + n);
+		memset(rw, 0, n * sizeof(*rw));
+		a.wr_size = sizeof(*rw);
+	}
+	for (i = 0; i < n; i++) {
+		if (send) {
+			sw[i].wr_id = fz_next(r);
+			sw[i].num_sge = 1;
+			sw[i].opcode = fz_chance(r, 80) ? IB_UVERBS_WR_SEND :
+				       IB_UVERBS_WR_SEND_WITH_IMM;
+			if (sw[i].opcode != IB_UVERBS_WR_SEND)
+				sw[i].imm_data = (uint32_t)fz_next(r);
+			sw[i].send_flags = fz_chance(r, 85) ?
+					   IB_ASYNC_SEND_SIGNALED : 0;
+		} else {
+			rw[i].wr_id = fz_next(r);
+			rw[i].num_sge = 1;
+		}
+		s[i].addr = t->mr.addr +
+			    fz_below(r, RING_MR_LEN / RING_MSG) * RING_MSG;
+		s[i].length = send ? fz_below(r, RING_MSG + 1) : RING_MSG;
+		s[i].lkey = t->mr.lkey;
+	}
+	a.wrs = (uintptr_t)ctx->lists;
+	a.sges = (uintptr_t)s;
+	if (send)
+		STEP(ctx, slot, POST_SEND_LIST, &a);
+	else
+		STEP(ctx, slot, POST_RECV_LIST, &a);
+	return true;
+}
+
+/* Rounds of traffic and waits; the worker consumes from the ring too. */
+static bool ring_rounds(struct fz_ctx *ctx, uint32_t slot,
+			const struct ring_pair *t)
+{
+	struct fz_rng *r = &ctx->rng;
+	uint32_t round, rounds = fz_range(r, 2, 8), n;
+	struct ib_async_cq_wait w;
+	struct ib_async_req_notify_cq arm;
+
+	for (round = 0; round < rounds; round++) {
+		n = fz_range(r, 1, 4);
+		if (!ring_post(ctx, slot, t, t->b.handle, false, n) ||
+		    !ring_post(ctx, slot, t, t->a.handle, true, n))
+			return false;
+		if (fz_chance(r, 30) &&
+		    (!ring_post(ctx, slot, t, t->a.handle, false, 1) ||
+		     !ring_post(ctx, slot, t, t->b.handle, true, 1)))
+			return false;
+		memset(&w, 0, sizeof(w));
+		w.argsz = sizeof(w);
+		w.handle = t->cq;
+		w.spin_us = fz_chance(r, 40) ? 0 : fz_range(r, 1, 1000);
+		STEP(ctx, slot, CQ_WAIT, &w);
+		if (fz_chance(r, 20)) {
+			memset(&arm, 0, sizeof(arm));
+			arm.argsz = sizeof(arm);
+			arm.handle = t->cq;
+			STEP(ctx, slot, REQ_NOTIFY_CQ, &arm);
+		}
+		if (fz_chance(r, 20) && !poll_some(ctx, slot, t->cq, 1))
+			return false;
+		if (fz_chance(r, 50))
+			fz_cq_ring_poke(ctx, slot, t->cq, fz_range(r, 1, 4));
+	}
+	return true;
+}
+
+static void destroy(struct fz_ctx *ctx, uint32_t slot, uint32_t type,
+		    uint32_t handle)
+{
+	struct ib_async_destroy d = { .argsz = sizeof(d), .obj_type = type,
+				      .handle = handle };
+
+	if (ctx->call < ctx->budget)
+		fz_ioc(ctx, slot, IB_ASYNC_CMD_DESTROY, &d);
+}
+
+/*
+ * The ring unmapped before the CQ's destroy, or after it, or the CQ
+ * destroyed and its ring left mapped, or everything left to later calls.
+ * Once the CQ is destroyed its ring stands still: a look checks it.
+ */
+static void ring_teardown(struct fz_ctx *ctx, uint32_t slot,
+			  const struct ring_pair *t)
+{
+	uint32_t p = fz_below(&ctx->rng, 100);
+
+	if (p < 25)
+		fz_cq_ring_unmap(ctx, slot, t->cq);
+	if (p < 70) {
+		destroy(ctx, slot, IB_ASYNC_OBJ_QP, t->a.handle);
+		destroy(ctx, slot, IB_ASYNC_OBJ_QP, t->b.handle);
+		destroy(ctx, slot, IB_ASYNC_OBJ_CQ, t->cq);
+		fz_cq_ring_poke(ctx, slot, t->cq, 4);
+	}
+	if (p >= 25 && p < 45)
+		fz_cq_ring_unmap(ctx, slot, t->cq);
+}
+
+static bool cq_ring_traffic(struct fz_ctx *ctx, uint32_t slot)
+{
+	struct scribbler s = { .slot = slot };
+	struct ring_pair t;
+	pthread_t thread;
+
+	/* the data path is the opener's, on rxe: file 0 is on rxe0 */
+	if (!ctx->opener)
+		return false;
+	if (ctx->sh->dev[fz_dev_of(ctx, slot)].kind != FZ_DEV_RXE)
+		slot = 0;
+	if (ctx->sh->dev[fz_dev_of(ctx, slot)].kind != FZ_DEV_RXE ||
+	    !ring_setup(ctx, slot, &t))
+		return false;
+	s.ctx = *ctx;
+	fz_seed(&s.ctx.rng, fz_next(&ctx->rng));
+	snprintf(s.ctx.desc, sizeof(s.ctx.desc),
+		 "the ring recipe's scribbler, slot %u CQ %u", slot, t.cq);
+	s.slot = slot;
+	s.cq = t.cq;
+	atomic_init(&s.stop, false);
+	if (pthread_create(&thread, NULL, scribble, &s))
+		return false;
+	atomic_fetch_add(&ctx->sh->stats.ring_recipes, 1);
+	ring_rounds(ctx, slot, &t);
+	ring_teardown(ctx, slot, &t);
+	atomic_store(&s.stop, true);
+	pthread_join(thread, NULL);
+	return true;
+}
+
 void fz_recipe(struct fz_ctx *ctx, uint32_t slot)
 {
 	if (fz_chance(&ctx->rng, 20) && flood_and_destroy(ctx, slot))
 		return;
 	if (fz_chance(&ctx->rng, 20) && state_losses(ctx, slot))
+		return;
+	if (fz_chance(&ctx->rng, 35) && cq_ring_traffic(ctx, slot))
 		return;
 	switch (fz_below(&ctx->rng, 5)) {
 	case 0:

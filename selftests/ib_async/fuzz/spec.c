@@ -346,6 +346,25 @@ static const struct fz_field f_ring_wait[] = {
 	F(ib_async_ring_wait, reserved, FK_RSV, 0),
 };
 
+/* The answers are refused going in: the kernel says where to map. */
+static const struct fz_field f_map_cq_ring[] = {
+	HDR(ib_async_map_cq_ring, 0),
+	F(ib_async_map_cq_ring, handle, FK_HANDLE, IB_ASYNC_OBJ_CQ),
+	F(ib_async_map_cq_ring, entries, FK_COUNT, 0),
+	F(ib_async_map_cq_ring, mmap_offset, FK_OUT0, 0),
+	F(ib_async_map_cq_ring, mmap_size, FK_OUT0, 0),
+	F(ib_async_map_cq_ring, consumer_offset, FK_OUT0, 0),
+	F(ib_async_map_cq_ring, consumer_size, FK_OUT0, 0),
+};
+
+static const struct fz_field f_cq_wait[] = {
+	HDR(ib_async_cq_wait, 0),
+	F(ib_async_cq_wait, handle, FK_HANDLE, IB_ASYNC_OBJ_CQ),
+	F(ib_async_cq_wait, spin_us, FK_VAL, 0),
+	F(ib_async_cq_wait, available, FK_OUT0, 0),
+	F(ib_async_cq_wait, ring_flags, FK_OUT0, 0),
+};
+
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 #define CMD(NR, fn, s, sz, flds, w, dp)					\
 	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
@@ -425,6 +444,10 @@ const struct fz_cmd fz_cmds[] = {
 	    f_mcast, 2, false),
 	CMD(DETACH_MCAST, detach_mcast, ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1,
 	    f_mcast, 2, false),
+	CMD(MAP_CQ_RING, map_cq_ring, ib_async_map_cq_ring,
+	    IB_ASYNC_MAP_CQ_RING_SIZE_V1, f_map_cq_ring, 3, true),
+	CMD(CQ_WAIT, cq_wait, ib_async_cq_wait, IB_ASYNC_CQ_WAIT_SIZE_V1,
+	    f_cq_wait, 5, true),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -434,8 +457,10 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_DETACH_MCAST,
+	       IB_ASYNC_CMD_CQ_WAIT,
 	       "enum ib_async_cmd grew: describe the new command here");
+_Static_assert(ARR(fz_cmds) <= FZ_MAX_CMDS,
+	       "the per-command counts have no room for every command");
 
 const struct fz_cmd *fz_cmd_by_nr(unsigned int nr)
 {

@@ -201,15 +201,37 @@ static int slot_fd(struct fz_ctx *ctx, uint32_t slot)
 
 	pthread_mutex_lock(&fd_lock);
 	gen = ctx->my_gen[slot];
-	if (use_dup && dups[i] >= 0 && dup_slot[i] == slot) {
+	ctx->fd_dup = use_dup && dups[i] >= 0 && dup_slot[i] == slot;
+	if (ctx->fd_dup) {
 		fd = dups[i];
 		gen = dup_gen[i];
 	}
+	ctx->fd_gen = gen;
 	pthread_mutex_unlock(&fd_lock);
 	fz_lock(ctx->sh);
 	ctx->gen = gen == ctx->sh->file[slot].gen ? gen : 0;
 	fz_unlock(ctx->sh);
 	return fd;
+}
+
+/*
+ * Whether the call's descriptor still names the file it named when the
+ * call was set up (ctx->fd_gen of @slot), whatever other processes did
+ * to the slot since: a dup always does, the slot's own descriptor until
+ * a reopen in this process replaces it. A generation names one file in a
+ * batch, so two calls for which this holds went to the same file if
+ * their fd_gen are equal.
+ */
+bool fz_fd_unchanged(struct fz_ctx *ctx, uint32_t slot)
+{
+	bool same;
+
+	if (ctx->fd_dup)
+		return true;
+	pthread_mutex_lock(&fd_lock);
+	same = ctx->my_gen[slot] == ctx->fd_gen;
+	pthread_mutex_unlock(&fd_lock);
+	return same;
 }
 
 static uint32_t some_slot(struct fz_ctx *ctx)
@@ -911,8 +933,25 @@ static void act_reopen(struct fz_ctx *ctx)
 }
 
 /*
- * A file of its own for a few calls, closed with objects, requests and
- * events still there.
+ * Now and then a completion ring for the short-lived file's CQ, mapped
+ * and kept in the process's table: the file is closed with it mapped, and
+ * its release waits for the last mapping.
+ */
+static void transient_ring(struct fz_ctx *ctx, int fd, uint32_t cq)
+{
+	struct ib_async_map_cq_ring m = {
+		.argsz = sizeof(m), .handle = cq,
+		.entries = fz_below(&ctx->rng, 5),
+	};
+
+	if (fz_chance(&ctx->rng, 50) &&
+	    !ioctl(fd, IB_ASYNC_IOC_MAP_CQ_RING, &m))
+		fz_cq_ring_map(ctx, fd, FZ_OWN_FILE, &m);
+}
+
+/*
+ * A file of its own for a few calls, closed with objects, requests,
+ * events and a mapped completion ring still there.
  */
 static void act_transient(struct fz_ctx *ctx)
 {
@@ -936,6 +975,7 @@ static void act_transient(struct fz_ctx *ctx)
 					 .obj_type = IB_ASYNC_OBJ_QP,
 					 .length = 64 };
 	struct ib_async_queue_len ql = { .argsz = sizeof(ql), .queue_len = 1 };
+	struct ib_async_req_notify_cq arm = { .argsz = sizeof(arm) };
 	int fd, i, n = fz_range(r, 1, 4);
 
 	/* its calls count as 7, whatever they come to */
@@ -955,6 +995,7 @@ static void act_transient(struct fz_ctx *ctx)
 		ioctl(fd, IB_ASYNC_IOC_SET_QUEUE_LEN, &ql);
 	if (!ioctl(fd, IB_ASYNC_IOC_CREATE_PD, &pd) &&
 	    !ioctl(fd, IB_ASYNC_IOC_CREATE_CQ, &cq)) {
+		transient_ring(ctx, fd, cq.handle);
 		qp.pd_handle = pd.handle;
 		qp.send_cq_handle = cq.handle;
 		qp.recv_cq_handle = cq.handle;
@@ -971,6 +1012,9 @@ static void act_transient(struct fz_ctx *ctx)
 			init.qp_state = 6;
 			if (fz_chance(r, 70))
 				ioctl(fd, IB_ASYNC_IOC_MODIFY_QP, &init);
+			/* arming fills the CQ's ring, if it has one */
+			arm.handle = cq.handle;
+			ioctl(fd, IB_ASYNC_IOC_REQ_NOTIFY_CQ, &arm);
 		}
 	}
 	close(fd);
@@ -1256,6 +1300,14 @@ fail:
 	slow_uffd = -1;
 }
 
+/* The process's completion rings scribbled, read, unmapped (cq_ring.c). */
+static void act_cq_ring(struct fz_ctx *ctx)
+{
+	snprintf(ctx->desc, sizeof(ctx->desc), "completion rings");
+	fz_cq_ring_act(ctx);
+	count_call(ctx);
+}
+
 static void run_loop(struct fz_ctx *ctx, bool child);
 
 static void on_alarm(int sig)
@@ -1338,7 +1390,7 @@ static void run_loop(struct fz_ctx *ctx, bool child)
 		else if (p < 985)
 			act_volatile(ctx);
 		else
-			act_ioctl(ctx, false);
+			act_cq_ring(ctx);
 	}
 }
 
@@ -1364,8 +1416,8 @@ static void fd_lock_give(void)
 
 /*
  * Per worker process: signals that interrupt blocking calls (no
- * SA_RESTART), and the process-local lock made safe across the forks of
- * act_fork().
+ * SA_RESTART), and the process-local lock and completion rings made safe
+ * across the forks of act_fork().
  */
 void fz_unstick_init(void)
 {
@@ -1375,4 +1427,5 @@ void fz_unstick_init(void)
 	sigaction(SIGIO, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	pthread_atfork(fd_lock_take, fd_lock_give, fd_lock_give);
+	fz_cq_ring_init();
 }
