@@ -6,8 +6,9 @@
  * connects two RC QPs of that device to each other over port 1 and runs
  * between them what perftest's ib_send_lat and ib_write_lat run between two
  * processes: SENDs answered by SENDs, then RDMA WRITEs answered by RDMA
- * WRITEs whose last byte the receiver polls. Everything happens in the
- * writing task, busy-polling: no system call, no user space, no completion
+ * WRITEs whose last byte the receiver polls. Client and server are two
+ * kernel threads on two CPUs, as the test bed pins perftest's processes,
+ * each busy-polling its side: no system call, no user space, no completion
  * handler, so what it measures is what the device itself costs a message,
  * the least any stack above it can reach. The write returns when both
  * ping-pongs are done; /sys/kernel/debug/ib_async_floor/result then says,
@@ -24,7 +25,8 @@
 #include <linux/gfp.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
-#include <linux/ktime.h>
+#include <linux/kthread.h>
+#include <linux/sched/clock.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
@@ -34,6 +36,8 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <uapi/linux/sched/types.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -55,8 +59,14 @@
 #define FLOOR_WR_RECV		2
 #define FLOOR_RESULT_MAX	256
 
-/* One end of the ping-pong: a QP with its own CQ and buffers. */
+/*
+ * One end of the ping-pong: a QP with its own CQ and buffers, and the
+ * thread that drives it, which alone touches the counters while it runs.
+ */
 struct floor_side {
+	struct floor_run *run;
+	struct floor_side *peer;
+	struct task_struct *task;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	/* the peer's RDMA WRITEs land in rx, registered for them */
@@ -82,6 +92,13 @@ struct floor_run {
 	u32 iters;
 	u32 size;
 	bool inline_data;
+	/* this test's: RDMA WRITEs rather than SENDs */
+	bool write;
+	/* the threads still running, and the writer waiting for none */
+	atomic_t running;
+	wait_queue_head_t wq;
+	/* set when one side failed or the writer was killed: all stop */
+	bool abort;
 	/* each round trip, nanoseconds */
 	u64 *rtt;
 };
@@ -243,17 +260,16 @@ static int floor_connect(struct floor_run *run, struct floor_side *s,
 }
 
 /*
- * Between two polls that found nothing: give the CPU to whoever the
- * device's own work waits for (rxe's tasks run in softirq or workqueue
- * context), and give up on a device that stopped answering or a writer
- * that was killed.
+ * Between two polls that found nothing: give up on a device that stopped
+ * answering or when the other side or the writer did, and let others run
+ * (floor_thread() made them preempt this thread).
  */
-static int floor_spin(unsigned long deadline)
+static int floor_spin(struct floor_side *s, unsigned long deadline)
 {
+	if (READ_ONCE(s->run->abort))
+		return -EINTR;
 	if (time_after(jiffies, deadline))
 		return -ETIMEDOUT;
-	if (fatal_signal_pending(current))
-		return -EINTR;
 	cond_resched();
 	return 0;
 }
@@ -288,19 +304,19 @@ static int floor_wait_cq(struct floor_side *s, const u64 *done, u64 want)
 			return ret;
 		if (ret)
 			continue;
-		ret = floor_spin(deadline);
+		ret = floor_spin(s, deadline);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static int floor_post_recv(struct floor_run *run, struct floor_side *s)
+static int floor_post_recv(struct floor_side *s)
 {
 	struct ib_sge sge = {
 		.addr = sg_dma_address(&s->rx_sg),
-		.length = run->size,
-		.lkey = run->pd->local_dma_lkey,
+		.length = s->run->size,
+		.lkey = s->run->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_id = FLOOR_WR_RECV,
@@ -312,13 +328,15 @@ static int floor_post_recv(struct floor_run *run, struct floor_side *s)
 }
 
 /*
- * Post @s's tx to @peer: a SEND, or an RDMA WRITE into @peer's rx. Every
- * request is signaled and reaped while waiting, so the send queue never
- * fills with requests whose slots only a later completion would free.
+ * Message @i from @s to its peer: a SEND, or an RDMA WRITE into the peer's
+ * rx, whose last byte says which message it is (never the previous one's
+ * mark). Every request is signaled and reaped while waiting, so the send
+ * queue never fills with requests whose slots only a later completion
+ * would free.
  */
-static int floor_post_send(struct floor_run *run, struct floor_side *s,
-			   struct floor_side *peer, enum ib_wr_opcode opcode)
+static int floor_send(struct floor_side *s, u32 i)
 {
+	struct floor_run *run = s->run;
 	struct ib_sge sge = {
 		.addr = s->tx_dma,
 		.length = run->size,
@@ -327,7 +345,7 @@ static int floor_post_send(struct floor_run *run, struct floor_side *s,
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.wr_id = FLOOR_WR_SEND,
-			.opcode = opcode,
+			.opcode = run->write ? IB_WR_RDMA_WRITE : IB_WR_SEND,
 			.sg_list = &sge,
 			.num_sge = 1,
 			.send_flags = IB_SEND_SIGNALED,
@@ -340,6 +358,7 @@ static int floor_post_send(struct floor_run *run, struct floor_side *s,
 			    s->sends_posted - (FLOOR_DEPTH - 1) : 0);
 	if (ret)
 		return ret;
+	((u8 *)s->tx)[run->size - 1] = i + 1;
 	if (run->inline_data) {
 		/* drivers copy inline data from its kernel address */
 		wr.wr.send_flags |= IB_SEND_INLINE;
@@ -348,15 +367,15 @@ static int floor_post_send(struct floor_run *run, struct floor_side *s,
 		ib_dma_sync_single_for_device(run->ibdev, s->tx_dma, run->size,
 					      DMA_TO_DEVICE);
 	}
-	if (opcode == IB_WR_RDMA_WRITE) {
-		wr.remote_addr = peer->mr->iova;
-		wr.rkey = peer->mr->rkey;
+	if (run->write) {
+		wr.remote_addr = s->peer->mr->iova;
+		wr.rkey = s->peer->mr->rkey;
 	}
 	/*
 	 * rxe (6.1) hands a kernel QP's send to a tasklet: with bottom halves
-	 * off around the post, it runs at local_bh_enable(), in this task,
-	 * rather than when ksoftirqd next gets the CPU this task is spinning
-	 * on. ib_async posts the same way; a floor that waited would not be one.
+	 * off around the post, it runs at local_bh_enable(), in this thread,
+	 * rather than when ksoftirqd next gets the CPU this thread spins on.
+	 * ib_async posts the same way; a floor that waited would not be one.
 	 */
 	local_bh_disable();
 	ret = ib_post_send(s->qp, &wr.wr, NULL);
@@ -367,10 +386,10 @@ static int floor_post_send(struct floor_run *run, struct floor_side *s,
 }
 
 /* Busy-poll @s's rx until its last byte is @mark, reaping sends meanwhile. */
-static int floor_wait_mark(struct floor_run *run, struct floor_side *s,
-			   u8 mark)
+static int floor_wait_mark(struct floor_side *s, u8 mark)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(FLOOR_TIMEOUT_MS);
+	struct floor_run *run = s->run;
 	u8 *last = (u8 *)s->rx + run->size - 1;
 	int ret;
 
@@ -385,59 +404,160 @@ static int floor_wait_mark(struct floor_run *run, struct floor_side *s,
 			return ret;
 		if (ret)
 			continue;
-		ret = floor_spin(deadline);
+		ret = floor_spin(s, deadline);
 		if (ret)
 			return ret;
 	}
 }
 
 /*
- * Half a round trip: @from sends message @i to @to, which takes it as
- * perftest's peer does: a SEND's receive completion, after which it posts
- * the receive again, or the last byte of a WRITE changing to the mark of
- * the message (never the previous one's).
+ * Take message @i at @s as perftest's peer does: a SEND's receive
+ * completion, after which the receive is posted again, or the WRITE's
+ * mark in the last byte.
  */
-static int floor_half(struct floor_run *run, struct floor_side *from,
-		      struct floor_side *to, bool write, u32 i)
+static int floor_take(struct floor_side *s, u32 i)
 {
-	u8 mark = i + 1;
 	int ret;
 
-	((u8 *)from->tx)[run->size - 1] = mark;
-	ret = floor_post_send(run, from, to,
-			      write ? IB_WR_RDMA_WRITE : IB_WR_SEND);
-	if (ret)
-		return ret;
-	if (write)
-		return floor_wait_mark(run, to, mark);
-	ret = floor_wait_cq(to, &to->recvs_done, to->recvs_done + 1);
-	return ret ? ret : floor_post_recv(run, to);
+	if (s->run->write)
+		return floor_wait_mark(s, i + 1);
+	ret = floor_wait_cq(s, &s->recvs_done, s->recvs_done + 1);
+	return ret ? ret : floor_post_recv(s);
 }
 
 /*
- * @iters round trips, each timed from the post that starts it to the post
- * that starts the next, as perftest times them: the reply taken and the
- * receive posted again are in it.
+ * perftest's client: each round trip timed from the post that starts it to
+ * the post that starts the next, as perftest times them (the reply taken
+ * and the receive posted again are in it); after the last, to the clock
+ * read that ends the loop. local_clock() reads this CPU's cycle counter,
+ * as perftest reads the TSC of the CPU it is pinned to; ktime_get_ns()
+ * would read the clocksource, in the test guest the emulated HPET, whose
+ * every read is an exit to QEMU's device model under its global lock.
  */
-static int floor_pingpong(struct floor_run *run, bool write)
+static int floor_client(struct floor_side *s)
 {
-	struct floor_side *a = &run->side[0], *b = &run->side[1];
+	struct floor_run *run = s->run;
 	u64 t0, t;
 	int ret;
 	u32 i;
 
-	t0 = ktime_get_ns();
+	t0 = local_clock();
 	for (i = 0; i < run->iters; i++) {
-		ret = floor_half(run, a, b, write, i);
+		ret = floor_send(s, i);
 		if (!ret)
-			ret = floor_half(run, b, a, write, i);
+			ret = floor_take(s, i);
 		if (ret)
 			return ret;
-		t = ktime_get_ns();
+		t = local_clock();
 		run->rtt[i] = t - t0;
 		t0 = t;
 	}
 	return 0;
+}
+
+/* perftest's server: each message answered as soon as it is taken. */
+static int floor_server(struct floor_side *s)
+{
+	int ret;
+	u32 i;
+
+	for (i = 0; i < s->run->iters; i++) {
+		ret = floor_take(s, i);
+		if (!ret)
+			ret = floor_send(s, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int floor_thread(void *data)
+{
+	/*
+	 * SCHED_IDLE: any other task woken on this CPU preempts the thread at
+	 * once, and gets the CPU at its next cond_resched(). As an ordinary
+	 * task it would wait for the thread's slice to end, a tick or more,
+	 * and a message can wait for one of them: from 6.4 on, rxe carries
+	 * every send in a worker, which needs a CPU both threads keep busy.
+	 */
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_IDLE,
+	};
+	struct floor_side *s = data;
+	struct floor_run *run = s->run;
+	int ret;
+
+	ret = sched_setattr_nocheck(current, &attr);
+	if (ret)
+		goto out;
+	ret = s == &run->side[0] ? floor_client(s) : floor_server(s);
+out:
+	if (ret)
+		WRITE_ONCE(run->abort, true);
+	if (atomic_dec_and_test(&run->running))
+		wake_up(&run->wq);
+	/* what kthread_stop() returns to the writer */
+	return ret;
+}
+
+/*
+ * One test, perftest's way: client and server in two threads, each
+ * busy-polling its own side, the client on the first online CPU and the
+ * server on the second, as the test bed pins perftest's processes. The
+ * writer waits, and stops them early if it is killed. On one CPU the two
+ * would take turns at the scheduler's tick, milliseconds apart: that is
+ * refused rather than measured.
+ */
+static int floor_pingpong(struct floor_run *run, bool write)
+{
+	unsigned int cpu[2];
+	int i, ret = 0, tret;
+
+	run->write = write;
+	run->abort = false;
+	/* a SEND's payload ends in its mark: the WRITEs start from none */
+	for (i = 0; i < 2; i++)
+		memset(run->side[i].rx, 0, run->size);
+	cpu[0] = cpumask_first(cpu_online_mask);
+	cpu[1] = cpumask_next(cpu[0], cpu_online_mask);
+	if (cpu[1] >= nr_cpu_ids)
+		return -EOPNOTSUPP;
+	for (i = 0; i < 2; i++) {
+		struct floor_side *s = &run->side[i];
+
+		s->task = kthread_create(floor_thread, s, "floor_%s",
+					 i ? "server" : "client");
+		if (IS_ERR(s->task)) {
+			ret = PTR_ERR(s->task);
+			s->task = NULL;
+			break;
+		}
+		/* kthread_stop() below may come after the thread's exit */
+		get_task_struct(s->task);
+		kthread_bind(s->task, cpu[i]);
+	}
+	atomic_set(&run->running, i);
+	if (ret)
+		WRITE_ONCE(run->abort, true);
+	for (i = 0; i < 2; i++)
+		if (run->side[i].task)
+			wake_up_process(run->side[i].task);
+	if (wait_event_killable(run->wq, !atomic_read(&run->running)))
+		WRITE_ONCE(run->abort, true);
+	for (i = 0; i < 2; i++) {
+		struct floor_side *s = &run->side[i];
+
+		if (!s->task)
+			continue;
+		tret = kthread_stop(s->task);
+		put_task_struct(s->task);
+		s->task = NULL;
+		/* the first failure, not the other side's -EINTR */
+		if (tret && (!ret || ret == -EINTR))
+			ret = tret;
+	}
+	return ret;
 }
 
 /*
@@ -563,6 +683,8 @@ static int floor_setup(struct floor_run *run)
 		return ret;
 	}
 	for (i = 0; i < 2; i++) {
+		run->side[i].run = run;
+		run->side[i].peer = &run->side[!i];
 		ret = floor_side_create(run, &run->side[i]);
 		if (ret)
 			return ret;
@@ -573,7 +695,7 @@ static int floor_setup(struct floor_run *run)
 	for (i = 0; i < 2 && !ret; i++) {
 		/* a SEND must find a receive posted, or it is NAKed */
 		for (j = 0; j < FLOOR_DEPTH && !ret; j++)
-			ret = floor_post_recv(run, &run->side[i]);
+			ret = floor_post_recv(&run->side[i]);
 		if (!ret)
 			ret = floor_register_rx(run, &run->side[i]);
 	}
@@ -620,14 +742,24 @@ static void floor_report(struct floor_run *run, const char *test)
 		  run->size);
 }
 
-static int floor_measure(struct floor_run *run)
+/* Both tests on @ibdev, their result lines in floor_result_text. */
+static int floor_measure(struct ib_device *ibdev, u32 iters, u32 size)
 {
-	int ret;
+	struct floor_run *run;
+	int ret = -ENOMEM;
 
-	run->inline_data = run->size <= FLOOR_MAX_INLINE;
-	run->rtt = kvcalloc(run->iters, sizeof(*run->rtt), GFP_KERNEL);
-	if (!run->rtt)
+	/* too large for the stack of a kernel with KASAN */
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
 		return -ENOMEM;
+	run->ibdev = ibdev;
+	run->iters = iters;
+	run->size = size;
+	run->inline_data = size <= FLOOR_MAX_INLINE;
+	init_waitqueue_head(&run->wq);
+	run->rtt = kvcalloc(iters, sizeof(*run->rtt), GFP_KERNEL);
+	if (!run->rtt)
+		goto out;
 	ret = floor_setup(run);
 	if (!ret)
 		ret = floor_pingpong(run, false);
@@ -639,6 +771,8 @@ static int floor_measure(struct floor_run *run)
 		floor_report(run, "write_lat");
 	floor_teardown(run);
 	kvfree(run->rtt);
+out:
+	kfree(run);
 	return ret;
 }
 
@@ -646,7 +780,8 @@ static ssize_t floor_run_write(struct file *file, const char __user *ubuf,
 			       size_t len, loff_t *ppos)
 {
 	char name[IB_DEVICE_NAME_MAX], iters_str[16], size_str[16], extra;
-	struct floor_run run = {};
+	struct ib_device *ibdev;
+	u32 iters, size;
 	char *buf;
 	int ret;
 
@@ -659,11 +794,10 @@ static ssize_t floor_run_write(struct file *file, const char __user *ubuf,
 		     &extra);
 	kfree(buf);
 	/* kstrto*() rather than %u: they reject signs and overflow */
-	if (ret != 3 || kstrtou32(iters_str, 0, &run.iters) ||
-	    kstrtou32(size_str, 0, &run.size))
+	if (ret != 3 || kstrtou32(iters_str, 0, &iters) ||
+	    kstrtou32(size_str, 0, &size))
 		return -EINVAL;
-	if (!run.iters || run.iters > FLOOR_MAX_ITERS || !run.size ||
-	    run.size > PAGE_SIZE)
+	if (!iters || iters > FLOOR_MAX_ITERS || !size || size > PAGE_SIZE)
 		return -EINVAL;
 
 	ret = mutex_lock_interruptible(&floor_lock);
@@ -671,15 +805,15 @@ static ssize_t floor_run_write(struct file *file, const char __user *ubuf,
 		return ret;
 	/* a failed run leaves no result behind to be mistaken for its own */
 	floor_result_text[0] = '\0';
-	run.ibdev = floor_get_device(name);
-	if (!run.ibdev) {
+	ibdev = floor_get_device(name);
+	if (!ibdev) {
 		ret = -ENODEV;
 	} else {
-		if (!rdma_is_port_valid(run.ibdev, FLOOR_PORT))
+		if (!rdma_is_port_valid(ibdev, FLOOR_PORT))
 			ret = -EINVAL;
 		else
-			ret = floor_measure(&run);
-		ib_device_put(run.ibdev);
+			ret = floor_measure(ibdev, iters, size);
+		ib_device_put(ibdev);
 	}
 	if (ret)
 		floor_result_text[0] = '\0';
