@@ -55,8 +55,14 @@
 /* A message that has not arrived by then never will (a broken device). */
 #define FLOOR_TIMEOUT_MS	5000
 #define FLOOR_POLL_BATCH	4
+/*
+ * Every so many sends one is signaled, as perftest signals every cq_mod-th:
+ * its completion frees the send queue's slots of those before it.
+ */
+#define FLOOR_SIGNAL_EVERY	(FLOOR_DEPTH / 2)
 #define FLOOR_WR_SEND		1
 #define FLOOR_WR_RECV		2
+#define FLOOR_WR_REG		3
 #define FLOOR_RESULT_MAX	256
 
 /*
@@ -78,10 +84,11 @@ struct floor_side {
 	void *tx;
 	u64 tx_dma;
 	bool tx_mapped;
-	/* work requests posted and completions reaped, per kind */
+	/* sends posted; completions reaped, per kind */
 	u64 sends_posted;
 	u64 sends_done;
 	u64 recvs_done;
+	u64 regs_done;
 };
 
 struct floor_run {
@@ -286,19 +293,36 @@ static int floor_reap(struct floor_side *s)
 			return -EIO;
 		if (wc[i].wr_id == FLOOR_WR_RECV)
 			s->recvs_done++;
+		else if (wc[i].wr_id == FLOOR_WR_REG)
+			s->regs_done++;
 		else
 			s->sends_done++;
 	}
 	return n;
 }
 
-/* Busy-poll @s's CQ until *@done (one of its counters) reaches @want. */
-static int floor_wait_cq(struct floor_side *s, const u64 *done, u64 want)
+/* The last byte of @s's rx: the mark of the last WRITE that landed there. */
+static u8 floor_rx_mark(struct floor_side *s)
+{
+	struct floor_run *run = s->run;
+
+	ib_dma_sync_single_for_cpu(run->ibdev, sg_dma_address(&s->rx_sg),
+				   run->size, DMA_FROM_DEVICE);
+	return READ_ONCE(((u8 *)s->rx)[run->size - 1]);
+}
+
+/*
+ * Busy-poll @s until what it waits for came: *@done (one of its counters)
+ * reaching @want or, with @done NULL, @mark in its rx. Completions are
+ * reaped meanwhile either way.
+ */
+static int floor_wait(struct floor_side *s, const u64 *done, u64 want,
+		      u8 mark)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(FLOOR_TIMEOUT_MS);
 	int ret;
 
-	while (*done < want) {
+	while (done ? *done < want : floor_rx_mark(s) != mark) {
 		ret = floor_reap(s);
 		if (ret < 0)
 			return ret;
@@ -330,9 +354,7 @@ static int floor_post_recv(struct floor_side *s)
 /*
  * Message @i from @s to its peer: a SEND, or an RDMA WRITE into the peer's
  * rx, whose last byte says which message it is (never the previous one's
- * mark). Every request is signaled and reaped while waiting, so the send
- * queue never fills with requests whose slots only a later completion
- * would free.
+ * mark). Signaled completions are reaped while waiting for messages.
  */
 static int floor_send(struct floor_side *s, u32 i)
 {
@@ -348,16 +370,21 @@ static int floor_send(struct floor_side *s, u32 i)
 			.opcode = run->write ? IB_WR_RDMA_WRITE : IB_WR_SEND,
 			.sg_list = &sge,
 			.num_sge = 1,
-			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
+	u64 n = s->sends_posted;
 	int ret;
 
-	ret = floor_wait_cq(s, &s->sends_done,
-			    s->sends_posted > FLOOR_DEPTH - 1 ?
-			    s->sends_posted - (FLOOR_DEPTH - 1) : 0);
-	if (ret)
-		return ret;
+	/* room for one more: the sends a signaled completion freed */
+	if (n + 1 > FLOOR_DEPTH) {
+		ret = floor_wait(s, &s->sends_done,
+				 DIV_ROUND_UP(n + 1 - FLOOR_DEPTH,
+					      FLOOR_SIGNAL_EVERY), 0);
+		if (ret)
+			return ret;
+	}
+	if (n % FLOOR_SIGNAL_EVERY == FLOOR_SIGNAL_EVERY - 1)
+		wr.wr.send_flags |= IB_SEND_SIGNALED;
 	((u8 *)s->tx)[run->size - 1] = i + 1;
 	if (run->inline_data) {
 		/* drivers copy inline data from its kernel address */
@@ -385,31 +412,6 @@ static int floor_send(struct floor_side *s, u32 i)
 	return ret;
 }
 
-/* Busy-poll @s's rx until its last byte is @mark, reaping sends meanwhile. */
-static int floor_wait_mark(struct floor_side *s, u8 mark)
-{
-	unsigned long deadline = jiffies + msecs_to_jiffies(FLOOR_TIMEOUT_MS);
-	struct floor_run *run = s->run;
-	u8 *last = (u8 *)s->rx + run->size - 1;
-	int ret;
-
-	for (;;) {
-		ib_dma_sync_single_for_cpu(run->ibdev,
-					   sg_dma_address(&s->rx_sg),
-					   run->size, DMA_FROM_DEVICE);
-		if (READ_ONCE(*last) == mark)
-			return 0;
-		ret = floor_reap(s);
-		if (ret < 0)
-			return ret;
-		if (ret)
-			continue;
-		ret = floor_spin(s, deadline);
-		if (ret)
-			return ret;
-	}
-}
-
 /*
  * Take message @i at @s as perftest's peer does: a SEND's receive
  * completion, after which the receive is posted again, or the WRITE's
@@ -420,8 +422,8 @@ static int floor_take(struct floor_side *s, u32 i)
 	int ret;
 
 	if (s->run->write)
-		return floor_wait_mark(s, i + 1);
-	ret = floor_wait_cq(s, &s->recvs_done, s->recvs_done + 1);
+		return floor_wait(s, NULL, 0, i + 1);
+	ret = floor_wait(s, &s->recvs_done, s->recvs_done + 1, 0);
 	return ret ? ret : floor_post_recv(s);
 }
 
@@ -568,7 +570,7 @@ static int floor_register_rx(struct floor_run *run, struct floor_side *s)
 {
 	struct ib_reg_wr wr = {
 		.wr = {
-			.wr_id = FLOOR_WR_SEND,
+			.wr_id = FLOOR_WR_REG,
 			.opcode = IB_WR_REG_MR,
 			.send_flags = IB_SEND_SIGNALED,
 		},
@@ -588,10 +590,7 @@ static int floor_register_rx(struct floor_run *run, struct floor_side *s)
 	wr.mr = s->mr;
 	wr.key = s->mr->rkey;
 	ret = ib_post_send(s->qp, &wr.wr, NULL);
-	if (ret)
-		return ret;
-	s->sends_posted++;
-	return floor_wait_cq(s, &s->sends_done, s->sends_posted);
+	return ret ? ret : floor_wait(s, &s->regs_done, 1, 0);
 }
 
 /* A page each for rx and tx (the MR then needs one page), mapped. */
