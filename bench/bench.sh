@@ -13,7 +13,8 @@
 # objects are destroyed (1048576), BENCH_COMP_K completion-event latency
 # samples per run (default BENCH_LAT_K), BENCH_FLOOD_CQS armed CQs on one
 # channel (64) and BENCH_FLOOD_ROUNDS completions of each (200),
-# BENCH_PERF_N iterations of each perftest tool per run (5000),
+# BENCH_PERF_N iterations of each perftest tool and of the floor per run
+# (5000),
 # BENCH_DP_K calls of each part of the data path's profile (3000),
 # BENCH_FFAN_N events of the filtered fan-out (BENCH_FAN_N), half of each
 # of the two BENCH_FFAN_TYPES ("SM_CHANGE LID_CHANGE"), to BENCH_FFAN_CTX
@@ -106,6 +107,22 @@ perf() {
 	echo "$line" >>"$RES"
 }
 
+# floor SIZE: the latency floor, the limit row under perftest's: what
+# ib_async_floor.ko measures when it runs ib_send_lat's and ib_write_lat's
+# ping-pong between two kernel QPs of $DEV, client and server kernel
+# threads busy-polling on the two CPUs (no system call, no user space),
+# $PERF_N iterations of SIZE bytes, as perftest's rows; appended to $RES
+# as a side of its own, typical and 99.9th percentile one-way latency (us)
+FLOOR=/sys/kernel/debug/ib_async_floor
+floor() {
+	echo "$DEV $PERF_N $1" >"$FLOOR/run" || fail "floor: $DEV $PERF_N $1"
+	lines=$(sed -e 's/^floor \([a-z_]*\) /side=floor mode=perf tool=\1 /' \
+		-e 's/ typical_us=/ typ=/' -e 's/ p999_us=/ p999=/' "$FLOOR/result")
+	[ "$(echo "$lines" | grep -c '^side=floor mode=perf tool=[a-z_]* typ=')" = 2 ] ||
+		fail "floor: no send_lat and write_lat in $FLOOR/result"
+	echo "$lines" >>"$RES"
+}
+
 # in_turn FN ARGS...: FN uverbs ARGS, and FN ib_async ARGS, the order swapped
 # on even repetitions so that neither side always runs on a warmer system
 in_turn() {
@@ -136,7 +153,8 @@ both() { in_turn run_side "$@"; }
 perf_both() { in_turn perf "$@"; }
 
 [ -d /sys/module/ib_async ] || fail "ib_async.ko not loaded"
-load_module ib_async_storm || fail "cannot load ib_async_storm"
+load_module ib_async_storm ib_async_floor ||
+	fail "cannot load ib_async_storm and ib_async_floor"
 # queues as large as the drain and fan-out storms
 echo 1048576 >"$MAXQ" || fail "cannot raise $MAXQ"
 : >"$RES"
@@ -187,12 +205,13 @@ while [ "$rep" -le "$REPS" ]; do
 	both compflood "$FLOOD_CQS" "$FLOOD_ROUNDS"
 	progress "rep $rep/$REPS: data path profile, $DP_K calls per part"
 	both dpprof "$DP_K"
-	progress "rep $rep/$REPS: perftest, $PERF_N iterations per tool"
+	progress "rep $rep/$REPS: perftest and its floor, $PERF_N iterations per tool"
 	perf_both send_bw ib_send_bw -s 4096
 	perf_both write_bw ib_write_bw -s 4096
 	perf_both read_bw ib_read_bw -s 4096
 	perf_both send_lat ib_send_lat -s 64
 	perf_both write_lat ib_write_lat -s 64
+	floor 64
 	rep=$((rep + 1))
 done
 progress "done"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # build-modules.sh [--only ib_async|test|core] KDIR WORK [MAKE_ARG...]:
-# builds ib_async.ko and the test modules (storm, evsrc), or only one of
-# the two, or (core, for scripts/lint.sh only) the event core alone,
+# builds ib_async.ko and the test modules (storm, evsrc, strict, floor),
+# or only one of the two, or (core, for scripts/lint.sh only) the event
+# core alone,
 # against the kbuild tree KDIR, W=1 and MAKE_ARGs (C=1...), from copies of
 # their sources under WORK, so the checkout's own build stays as it is:
 #   WORK/ib_async/kernel/ib_async.ko

@@ -5,7 +5,8 @@
 # The guest overlay, what the guest's /init finds under / at boot
 # (scripts/guest/vm.sh --stage OUT):
 #   usr/lib/ib_async/ib_async.ko    the module
-#   usr/lib/ib_async/test/*.ko      the test modules (storm, evsrc)
+#   usr/lib/ib_async/test/*.ko      the test modules (storm, evsrc, strict,
+#                                   floor)
 #   usr/lib/<multiarch>/, usr/bin/  the shim and ib_async_watch
 #   usr/lib/ib_async/selftests/     the kselftest tree: run_kselftest.sh,
 #                                   kselftest-list.txt, ib_async/

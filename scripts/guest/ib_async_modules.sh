@@ -9,7 +9,7 @@
 
 # module_ko NAME: the .ko of ib_async or of a test module: the one the
 # environment names ($IB_ASYNC_KO, $IB_ASYNC_STORM_KO, $IB_ASYNC_EVSRC_KO,
-# $IB_ASYNC_STRICT_KO),
+# $IB_ASYNC_STRICT_KO, $IB_ASYNC_FLOOR_KO),
 # else where make stage puts it in the test guest, else ./NAME.ko.
 module_ko() {
 	case $1 in
@@ -17,6 +17,7 @@ module_ko() {
 	ib_async_storm) mk_env=${IB_ASYNC_STORM_KO:-} mk_dir=/usr/lib/ib_async/test ;;
 	ib_async_evsrc) mk_env=${IB_ASYNC_EVSRC_KO:-} mk_dir=/usr/lib/ib_async/test ;;
 	ib_async_strict) mk_env=${IB_ASYNC_STRICT_KO:-} mk_dir=/usr/lib/ib_async/test ;;
+	ib_async_floor) mk_env=${IB_ASYNC_FLOOR_KO:-} mk_dir=/usr/lib/ib_async/test ;;
 	*) return 1 ;;
 	esac
 	for mk_ko in "$mk_env" "$mk_dir/$1.ko" "./$1.ko"; do
@@ -36,7 +37,8 @@ load_module() {
 	for lm_name in "$@"; do
 		[ -d "/sys/module/$lm_name" ] && continue
 		case $lm_name in
-		ib_async | ib_async_storm | ib_async_evsrc | ib_async_strict)
+		ib_async | ib_async_storm | ib_async_evsrc | ib_async_strict | \
+		ib_async_floor)
 			if ! lm_ko=$(module_ko "$lm_name"); then
 				echo "load_module: no $lm_name.ko found" >&2
 				lm_rc=1
