@@ -98,8 +98,8 @@
 #include "lib/iba_ibv.h"
 
 #ifdef BENCH_IBASYNC
-#include <stdarg.h>
 #include <sys/ioctl.h>
+#include "lib/iba_ioctls.h"
 #include <sys/mman.h>
 #include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
@@ -130,27 +130,13 @@ static void fail(const char *what)
 
 #ifdef BENCH_IBASYNC
 /*
- * Every ioctl() of the process, libibasync's included (its calls bind to
- * this definition, as to any the program makes): with a mapped ring the
- * shim's system calls are RING_WAITs, which syscr does not count.
+ * Every ioctl() of the process, libibasync's included (lib/ioctls.c):
+ * with a mapped ring the shim's system calls are RING_WAITs, which syscr
+ * does not count.
  */
-static atomic_ulong ioctl_calls;
-
-int ioctl(int fd, unsigned long req, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	atomic_fetch_add_explicit(&ioctl_calls, 1, memory_order_relaxed);
-	return (int)syscall(SYS_ioctl, fd, req, arg);
-}
-
 static unsigned long ioctls(void)
 {
-	return atomic_load_explicit(&ioctl_calls, memory_order_relaxed);
+	return iba_ioctls();
 }
 #else
 static unsigned long ioctls(void)

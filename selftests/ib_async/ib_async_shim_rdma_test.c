@@ -12,37 +12,16 @@
  * A poll that finds completions in the CQ's ring makes no system call.
  */
 #include <arpa/inet.h>
-#include <stdarg.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <infiniband/verbs.h>
 
 #include "lib/iba_ibv.h"
+#include "lib/iba_ioctls.h"
 #include "lib/iba_verbs.h"
 
 #define BUF_LEN		(64 * 1024)
 #define ACC_ALL		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
-
-/*
- * The library's ioctl() calls bind to this one (the executable's symbol
- * comes first): it counts them while a test asks it to.
- */
-static int counting;
-static unsigned long ioctls;
-
-int ioctl(int fd, unsigned long req, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (__atomic_load_n(&counting, __ATOMIC_RELAXED))
-		__atomic_add_fetch(&ioctls, 1, __ATOMIC_RELAXED);
-	return (int)syscall(SYS_ioctl, fd, req, arg);
-}
 
 FIXTURE(rd) {
 	struct iba_dev dev;
@@ -526,9 +505,8 @@ TEST_F(rd, a_poll_that_finds_completions_makes_no_system_call)
 	ASSERT_EQ(0, ibv_post_send(self->qp[0], w, &bad));
 	/* the device is done with all four */
 	ASSERT_EQ(0, iba_wait_byte(self->buf[1] + 31, '!'));
-	__atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 10000 && got < 4; i++) {
-		before = __atomic_load_n(&ioctls, __ATOMIC_RELAXED);
+		before = iba_ioctls();
 		n = ibv_poll_cq(self->cq, 1, &wc);
 		ASSERT_LE(0, n);
 		if (!n)
@@ -537,10 +515,9 @@ TEST_F(rd, a_poll_that_finds_completions_makes_no_system_call)
 		EXPECT_EQ(10U + got, wc.wr_id);
 		got++;
 		/* at most the first found the ring empty and asked the kernel */
-		if (__atomic_load_n(&ioctls, __ATOMIC_RELAXED) != before)
+		if (iba_ioctls() != before)
 			calls++;
 	}
-	__atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
 	ASSERT_EQ(4, got);
 	EXPECT_GE(1, calls);
 	TH_LOG("%d of the 4 polls that found a completion made a system call",
