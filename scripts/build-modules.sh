@@ -56,5 +56,6 @@ if [ "$only" != ib_async ]; then
 	# their event names are ../../../include's
 	tm=selftests/ib_async/modules
 	build_copy test $tm kernel/conftest.sh kernel/conftest.mk \
-		kernel/conftest include/ib_async_event_types.h $tm
+		kernel/conftest include/ib_async_event_types.h \
+		include/ib_async_event_names.h $tm
 fi

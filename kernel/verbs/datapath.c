@@ -543,7 +543,7 @@ err_discard:
 }
 
 /*
- * One kernel buffer goes out as a send: a send opcode (send_rules.h) with
+ * One kernel buffer goes out as a send: a send opcode (ib_async_send_rules.h) with
  * its fields, signalled or solicited at most.
  */
 static int ib_async_check_send(const struct ib_async_post_send *arg)

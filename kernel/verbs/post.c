@@ -154,7 +154,7 @@ static int ib_async_copy_elems(void *dst, size_t ksize, u64 src, u32 usize,
 }
 
 /*
- * What needs no QP (send_rules.h): an opcode with a kernel equivalent, its
+ * What needs no QP (ib_async_send_rules.h): an opcode with a kernel equivalent, its
  * flags, zero in the fields it does not use, an atomic's one entry.
  */
 static int ib_async_check_send_wr(const struct ib_async_send_wr *w)
@@ -295,7 +295,7 @@ static int ib_async_post_prepare(const struct ib_async_post_list *arg,
 
 /*
  * Under the locks: every send is one @qp's type takes, with the datagram
- * fields on UD only (send_rules.h). Before any request is built, so none
+ * fields on UD only (ib_async_send_rules.h). Before any request is built, so none
  * that a driver would misread can reach it.
  */
 static int ib_async_post_check_qp(const struct ib_async_post *p,
@@ -357,7 +357,7 @@ static u64 ib_async_sge_bytes(const struct ib_sge *sges, u32 n)
 }
 
 /*
- * The member of @k that @u's opcode is built as (send_rules.h), its own
+ * The member of @k that @u's opcode is built as (ib_async_send_rules.h), its own
  * fields filled in; a send on a UD QP is a datagram. Only that member is
  * written: what a driver reads as another member of the union is never
  * the caller's.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The send rules of send_rules.h as the kernel applies them: every send
+ * The send rules of ib_async_send_rules.h as the kernel applies them: every send
  * work request a user describes is checked here, before any kernel
  * request is built from it (post.c, datapath.c).
  */
@@ -20,7 +20,7 @@ static_assert((int)IB_UVERBS_QPT_UD == (int)IB_QPT_UD);
 
 static const struct ib_async_send_rule
 ib_async_send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-#include "send_rules_table.h"
+#include "ib_async_send_rules_table.h"
 };
 
 /**
@@ -83,7 +83,7 @@ int ib_async_send_rule_fields(const struct ib_async_send_rule *r,
  *
  * The opcode must be one the QP type takes, and only a UD QP uses the
  * datagram fields. Checked before any request is built: see
- * send_rules.h for what a driver does with one that is not.
+ * ib_async_send_rules.h for what a driver does with one that is not.
  *
  * Return: 0 or -EINVAL.
  */

@@ -9,7 +9,7 @@
 #define IB_ASYNC_WR_H
 
 #include "verbs.h"
-#include "send_rules.h"
+#include "ib_async_send_rules.h"
 
 /* Outstanding work requests a file may have, and their bytes. */
 #define IB_ASYNC_MAX_WRS	16384
@@ -82,7 +82,7 @@ int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
 		     struct ib_ud_wr *wr);
 
 /**
- * struct ib_async_send_rule - what a send opcode takes (send_rules.h)
+ * struct ib_async_send_rule - what a send opcode takes (ib_async_send_rules.h)
  * @qp_types: the QP types that take it (IB_ASYNC_SR_QPT() bits)
  * @fields: the fields it uses (IB_ASYNC_SR_REMOTE...), and properties of
  *	its entries (IB_ASYNC_SR_WRITES, IB_ASYNC_SR_ONE_U64)

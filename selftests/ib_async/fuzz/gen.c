@@ -1305,7 +1305,7 @@ static bool send_rule_fill(struct fz_ctx *ctx, uint32_t slot,
  * Mostly a connected QP that sends (RC in RTS) and an opcode it takes;
  * else any QP and any opcode, drawn from the kernel's send rules, which
  * say whether the call must fail: a request the QP type cannot take
- * reaches no driver (kernel/verbs/send_rules.h says why).
+ * reaches no driver (include/ib_async_send_rules.h says why).
  */
 bool fz_build_post_send_list(struct fz_ctx *ctx, struct fz_call *c)
 {

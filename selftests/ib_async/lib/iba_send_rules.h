@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kernel's send rules (kernel/verbs/send_rules.h, send_rules_table.h) as a
+ * The kernel's send rules (include/ib_async_send_rules.h, ib_async_send_rules_table.h) as a
  * table indexed by opcode, for the kselftests and the fuzzer, which draw
  * opcode x QP type combinations from it and expect what it says.
  */
@@ -11,9 +11,9 @@
 
 #include <rdma/ib_async.h>
 
-#include "../../../kernel/verbs/send_rules.h"
+#include "../../../include/ib_async_send_rules.h"
 
-/* One row of send_rules_table.h */
+/* One row of ib_async_send_rules_table.h */
 struct iba_send_rule {
 	uint32_t qpts, fields, flags;
 	enum ib_async_sr_kind kind;

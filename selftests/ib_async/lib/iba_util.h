@@ -28,7 +28,7 @@
 #include <rdma/ib_async.h>
 
 #include "iba_testbed.h"
-#include "../modules/ib_async_event_names.h"
+#include "../../../include/ib_async_event_names.h"
 
 /*
  * kselftest_harness.h (6.1) has an unused parameter in its own code; keep

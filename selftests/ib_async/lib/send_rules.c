@@ -7,7 +7,7 @@
 #define IB_ASYNC_SEND_RULE(op, q, f, fl, k)				\
 	[op] = { .qpts = (q), .fields = (f), .flags = (fl), .kind = (k) },
 static const struct iba_send_rule send_rules[IB_ASYNC_SR_OPCODE_LAST + 1] = {
-#include "../../../kernel/verbs/send_rules_table.h"
+#include "../../../include/ib_async_send_rules_table.h"
 };
 
 const struct iba_send_rule *iba_send_rule(uint32_t op)

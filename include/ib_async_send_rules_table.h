@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The send rules (send_rules.h says what they are for), one row per
+ * The send rules (ib_async_send_rules.h says what they are for), one row per
  * opcode: IB_ASYNC_SEND_RULE(opcode, QP types, fields, send flags, kind).
  * Include it with IB_ASYNC_SEND_RULE defined to turn the rows into
  * whatever the includer needs (the kernel's table, a test's); it is
@@ -10,7 +10,7 @@
  * memory windows, TSO, flush) has no kernel equivalent: EOPNOTSUPP.
  * Beyond it: EINVAL.
  */
-#include "send_rules.h"
+#include "ib_async_send_rules.h"
 
 IB_ASYNC_SEND_RULE(IB_UVERBS_WR_SEND, IB_ASYNC_SR_QPTS, 0,
 		   IB_ASYNC_SR_FLAGS_ALL, IB_ASYNC_SR_SEND)

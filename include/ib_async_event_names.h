@@ -19,7 +19,7 @@
 #endif
 
 /* relative: the test modules, the tests and the fuzzer include this */
-#include "../../../include/ib_async_event_types.h"
+#include "ib_async_event_types.h"
 
 /* Each type's row in the list: its value */
 #define IBA_EV_ROW(name, element)	IBA_EV_ROW_##name,

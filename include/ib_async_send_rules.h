@@ -7,7 +7,7 @@
  * they build any request; the fuzzer and the kselftests draw their
  * opcode x QP type combinations from it and expect EINVAL for each it
  * refuses. It names only uAPI constants, so userspace includes it too.
- * The rows are in send_rules_table.h; this header has their vocabulary.
+ * The rows are in ib_async_send_rules_table.h; this header has their vocabulary.
  *
  * Why a request the QP type cannot take must never reach a driver:
  * hardware drivers build a WQE from the member the QP type implies, not
