@@ -97,7 +97,7 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	IBA_SKIPPED_IN_SETUP();
 	/* past the last command (of the second range), and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_DETACH_MCAST + 1), buf));
+					  IB_ASYNC_CMD_CQ_WAIT + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC, 0xff), buf));
 	EXPECT_EQ(ENOTTY, errno);
@@ -162,6 +162,8 @@ static const struct {
 	CMD(RING_WAIT, ib_async_ring_wait, IB_ASYNC_RING_WAIT_SIZE_V1),
 	CMD(ATTACH_MCAST, ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1),
 	CMD(DETACH_MCAST, ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1),
+	CMD(MAP_CQ_RING, ib_async_map_cq_ring, IB_ASYNC_MAP_CQ_RING_SIZE_V1),
+	CMD(CQ_WAIT, ib_async_cq_wait, IB_ASYNC_CQ_WAIT_SIZE_V1),
 #undef CMD
 };
 
@@ -189,7 +191,7 @@ TEST_F(ioc, every_command_checks_argsz_tail_and_flags)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* the last command: one added later must join the table */
-	ASSERT_EQ(IB_ASYNC_CMD_DETACH_MCAST - IB_ASYNC_CMD_BASE + 1,
+	ASSERT_EQ(IB_ASYNC_CMD_CQ_WAIT - IB_ASYNC_CMD_BASE + 1,
 		  (int)ARRAY_SIZE(every_cmd));
 	for (size_t i = 0; i < ARRAY_SIZE(every_cmd); i++) {
 		unsigned int nr = every_cmd[i].nr;
@@ -260,7 +262,8 @@ TEST_F(ioc, get_info_reports_features)
 						    IB_ASYNC_FEATURE_USER_MR |
 						    IB_ASYNC_FEATURE_EVENT_CHANNEL |
 						    IB_ASYNC_FEATURE_EVENT_RING |
-						    IB_ASYNC_FEATURE_STATE));
+						    IB_ASYNC_FEATURE_STATE |
+						    IB_ASYNC_FEATURE_CQ_RING));
 	/* rings, event channels and states need no kernel verbs: every device */
 	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_EVENT_RING);
 	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_STATE);
@@ -275,6 +278,9 @@ TEST_F(ioc, get_info_reports_features)
 						 IB_ASYNC_FEATURE_COMP_CHANNEL |
 						 IB_ASYNC_FEATURE_USER_MR));
 	} else {
+		/* completion rings come with user memory */
+		EXPECT_EQ(!!(info.features & IB_ASYNC_FEATURE_USER_MR),
+			  !!(info.features & IB_ASYNC_FEATURE_CQ_RING));
 		EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_COMP_CHANNEL);
 	}
 }
