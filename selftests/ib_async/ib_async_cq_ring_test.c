@@ -118,24 +118,6 @@ static int poll_rest(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
 	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
 }
 
-/* POLL_CQ until it gave @want in all (or time is up): how many, or -errno. */
-static int poll_rest_for(int fd, uint32_t cq, struct ib_async_wc *wc,
-			 int want)
-{
-	uint64_t end = iba_now_ms() + WAIT_MS;
-	int got = 0, n;
-
-	while (got < want && iba_now_ms() < end) {
-		n = poll_rest(fd, cq, wc + got, want - got);
-		if (n < 0)
-			return n;
-		got += n;
-		if (!n)
-			usleep(1000);
-	}
-	return got;
-}
-
 FIXTURE(cq_ring) {
 	struct iba_dev dev;
 	int fd, sgid;
@@ -271,7 +253,7 @@ TEST_F(cq_ring, a_full_ring_leaves_the_rest_in_the_device)
 	ids[got++] = take(&self->r).wr_id;
 	ids[got++] = take(&self->r).wr_id;
 	/* the rest, still in the device, through POLL_CQ (after a while) */
-	n = poll_rest_for(self->fd, self->cq, wc, 8 - got);
+	n = iba_poll_cq(self->fd, self->cq, wc, 8 - got);
 	ASSERT_EQ(8 - got, n);
 	for (j = 0; j < n; j++) {
 		EXPECT_EQ(0U, wc[j].status);
@@ -304,7 +286,7 @@ TEST_F(cq_ring, a_made_up_consumer_only_stops_its_own_ring)
 	EXPECT_EQ(4, cq_wait(self->fd, self->cq, 0, &flags));
 	EXPECT_EQ(0U, produced(&self->r));
 	/* the completions wait in the device, where POLL_CQ finds them */
-	EXPECT_EQ(2, poll_rest_for(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
 	/* and a sane consumer again makes the ring work */
 	self->r.c->consumer = 0;
 	ASSERT_EQ(0, exchange(self, 1));
