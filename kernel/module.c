@@ -2,7 +2,8 @@
 /*
  * ib_async.ko: the event core (core/) with the verbs layer (verbs/)
  * plugged in. The core never calls the verbs layer by name; this is where
- * the two meet: the layer's caches first, then the core with its ops.
+ * the two meet: the layer's cache and its module holds (hold.c) first,
+ * then the core with its ops.
  */
 #include <linux/module.h>
 
@@ -15,15 +16,25 @@ static int __init ib_async_init(void)
 	ret = ib_async_wr_cache_init();
 	if (ret)
 		return ret;
+	ret = ib_async_holds_init();
+	if (ret)
+		goto err_cache;
 	ret = ib_async_core_init(&ib_async_verbs_ops);
 	if (ret)
-		ib_async_wr_cache_exit();
+		goto err_holds;
+	return 0;
+
+err_holds:
+	ib_async_holds_exit();
+err_cache:
+	ib_async_wr_cache_exit();
 	return ret;
 }
 
 static void __exit ib_async_exit(void)
 {
 	ib_async_core_exit();
+	ib_async_holds_exit();
 	ib_async_wr_cache_exit();
 }
 

@@ -161,7 +161,8 @@ int ib_async_device_attach_file(struct ib_async_device *adev,
  * after removal.
  *
  * Return: false if the driver refused to destroy some object: the file
- * then stays listed, orphaned, and removal destroys and frees it.
+ * then stays listed, orphaned, holding the module, and removal destroys
+ * (or gives up on) what is left and frees it.
  */
 bool ib_async_device_detach_file(struct ib_async_device *adev,
 				 struct ib_async_file *file)
@@ -185,7 +186,13 @@ bool ib_async_device_detach_file(struct ib_async_device *adev,
 		list_del_rcu(&file->list);
 		spin_unlock(&adev->files_lock);
 	} else {
+		/*
+		 * The driver still has objects whose handlers are ib_async's:
+		 * the module stays until removal destroys or abandons them
+		 * (ib_async_device_remove() drops this).
+		 */
 		file->orphaned = true;
+		__module_get(THIS_MODULE);
 	}
 	up_read(&adev->disassoc_rwsem);
 	return gone;
@@ -295,6 +302,12 @@ void ib_async_device_remove(struct ib_async_device *adev)
 		up_read(&adev->disassoc_rwsem);
 		ib_async_verbs->end_destroyed(&ended);
 		ib_async_file_free(file);
+		/*
+		 * Taken when the file was orphaned. Even the last reference
+		 * may go here: ib_async's exit, in ib_unregister_client(),
+		 * waits for this remove callback to return.
+		 */
+		module_put(THIS_MODULE);
 	}
 
 	spin_lock(&adev->files_lock);

@@ -403,6 +403,11 @@ int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 			  const struct ib_sge *sge, bool write);
 int ib_async_regq_destroy(struct ib_async_regq *rq);
 
+/* hold.c: ib_async stays while a driver keeps what removal gave up on */
+void ib_async_hold_for(struct ib_device *ib_dev);
+int ib_async_holds_init(void);
+void ib_async_holds_exit(void);
+
 /* ops.c: the layer as the core sees it */
 extern const struct ib_async_verbs_ops ib_async_verbs_ops;
 

@@ -7,7 +7,9 @@
  * semantics), then a new device.
  *
  * The tests run in order; the destructive ones (fatal, unregister) come
- * last. Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
+ * last, and the last unloads the module: at exit the program puts
+ * ib_async_evsrc and evsrc0 back if it found them loaded (restore_test_bed).
+ * Environment: IB_ASYNC_EVSRC_KO (the module to insmod).
  */
 #include <pthread.h>
 #include <sys/resource.h>
@@ -78,6 +80,45 @@ static int evsrc_available(void)
 	if (access(IBA_EVSRC_DIR, F_OK) && evsrc_put(IBA_EVSRC_DBG "/add", EVSRC_DEV))
 		return -1;
 	return access(IBA_EVSRC_DIR "/raise", W_OK) ? -1 : 0;
+}
+
+/* ib_async's module reference count, as the kernel reports it; -1 if none. */
+static long ib_async_refcnt(void)
+{
+	char buf[32];
+
+	if (iba_read_line("/sys/module/ib_async/refcnt", buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/* The test bed as this program found it, and the process that found it. */
+static pid_t main_pid;
+static bool had_evsrc;
+
+static void __attribute__((constructor)) note_test_bed(void)
+{
+	main_pid = getpid();
+	had_evsrc = access("/sys/module/ib_async_evsrc", F_OK) == 0;
+}
+
+/*
+ * At the harness's exit, in the parent only (tests run in children):
+ * ib_async_evsrc and evsrc0 back if they were there, so that the programs
+ * after this one, in any order, find the test bed as it was. What removal
+ * gave up on in the tests holds ib_async only until the module goes.
+ */
+static void __attribute__((destructor)) restore_test_bed(void)
+{
+	if (getpid() != main_pid)
+		return;
+	if (had_evsrc) {
+		if (evsrc_available())
+			fprintf(stderr, "# could not load ib_async_evsrc and add %s again\n",
+				EVSRC_DEV);
+	} else if (!access("/sys/module/ib_async_evsrc", F_OK)) {
+		iba_sh("rmmod ib_async_evsrc");
+	}
 }
 
 FIXTURE(evsrc) {
@@ -738,14 +779,20 @@ TEST_F_TIMEOUT(evsrc, driver_refusing_at_close_is_retried_at_removal, 120)
 {
 	uint32_t qp, qpn;
 	int fd, id;
+	long refs;
 
 	IBA_SKIPPED_IN_SETUP();
+	/* an open file holds the module (twice: its cdev and its fops) */
+	refs = ib_async_refcnt();
+	ASSERT_LT(0, refs);
 	fd = open(self->dev.node, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, evsrc_qp(fd, &qp, &qpn));
 	ASSERT_EQ(0, evsrc_put(IBA_EVSRC_DIR "/fail_destroy", "1000000"));
 	iba_sh("dmesg -c >/dev/null");
 	close(fd);
+	/* the QP's handlers are ib_async's: the closed file keeps the module */
+	EXPECT_EQ(refs + 1, ib_async_refcnt());
 	id = iba_evsrc_find("qp", qpn);
 	ASSERT_LE(0, id);
 	EXPECT_EQ(0, iba_evsrc_raise("QP_FATAL qp:%d", id));
@@ -757,6 +804,8 @@ TEST_F_TIMEOUT(evsrc, driver_refusing_at_close_is_retried_at_removal, 120)
 	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 0,
 				     IBA_EVENT_TIMEOUT_MS));
 	EXPECT_NE(0, iba_sh("dmesg | grep -q 'abandoning them'"));
+	/* removal destroyed the QP: the module is free to go again */
+	EXPECT_EQ(refs, ib_async_refcnt());
 	/* The tests after this one want evsrc0 back. */
 	ASSERT_EQ(0, evsrc_readd());
 }
@@ -775,6 +824,7 @@ TEST_F_TIMEOUT(evsrc, object_removal_gives_up_is_dead_to_later_commands, 120)
 	uint64_t reported = 99;
 	uint32_t cq;
 	int fd, id;
+	long refs;
 
 	IBA_SKIPPED_IN_SETUP();
 	fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
@@ -803,7 +853,20 @@ TEST_F_TIMEOUT(evsrc, object_removal_gives_up_is_dead_to_later_commands, 120)
 	ASSERT_EQ(IBA_REC, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ((uint32_t)IB_ASYNC_EV_DEVICE_FATAL, ev.event_type);
 	close(fd);
-	ASSERT_EQ(0, evsrc_readd());
+
+	/*
+	 * evsrc kept the CQ, with ib_async's handlers: ib_async must not
+	 * unload before evsrc does. The hold (one, however many objects)
+	 * goes with evsrc's module and no sooner.
+	 */
+	refs = ib_async_refcnt();
+	ASSERT_LT(0, refs);
+	ASSERT_EQ(0, iba_sh("rmmod ib_async_evsrc"));
+	EXPECT_EQ(refs - 1, ib_async_refcnt())
+		TH_LOG("the abandoned CQ did not hold ib_async until its driver went");
+	/* The tests after this one want evsrc and evsrc0 back. */
+	ASSERT_EQ(0, evsrc_available());
+	ASSERT_EQ(0, evsrc_wait_node(EVSRC_DEV, NULL, 1, IBA_EVENT_TIMEOUT_MS));
 }
 
 /*

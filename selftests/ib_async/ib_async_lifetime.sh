@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lifetime and leaks. It unloads ib_async and loads it again and, with
+# Lifetime and leaks. It unloads ib_async (and ib_async_evsrc before it, if
+# loaded) and loads them again and, with
 # IB_ASYNC_TEST_UNPLUG=1, deletes rxe0 and re-creates it on its netdev,
 # waiting for its port to be ACTIVE again: the tests after it (in any
 # order, run_guest.sh's IB_ASYNC_SHUFFLE) find the test bed as it was.
@@ -76,6 +77,15 @@ check "memavailable_after_churn_near_baseline" \
 check "module_refcnt_back_after_close" \
 	[ "$(cat /sys/module/ib_async/refcnt)" = "$refcnt" ]
 
+# A driver that kept objects removal gave up on holds ib_async until its
+# own module goes (kernel/verbs/hold.c): the event source may, after
+# ib_async_evsrc_test. It goes first, and comes back at the end.
+evsrc_was_loaded=
+if [ -d /sys/module/ib_async_evsrc ]; then
+	evsrc_was_loaded=1
+	check "evsrc_unloaded_first" rmmod ib_async_evsrc
+fi
+
 # A file open: the module cannot go. ib_async_storm does not use it.
 exec 3< "$node"
 if rmmod ib_async 2>/dev/null; then
@@ -97,6 +107,9 @@ check "insmod_again" load_module ib_async
 check "node_back" wait_for 10 have_node
 node=$(find_node)
 check "usable_after_reload" ib_async_churn 10
+if [ -n "$evsrc_was_loaded" ]; then
+	check "evsrc_back" load_module ib_async_evsrc
+fi
 
 # Hot unplug with a file open: removal must not wait for the file.
 if [ "${IB_ASYNC_TEST_UNPLUG:-1}" = 1 ] && command -v rdma >/dev/null &&
