@@ -67,6 +67,39 @@ void ib_async_unaccount_pages(struct user_struct *user, long pages)
 	atomic_long_sub(pages, &user->locked_vm);
 }
 
+/**
+ * ib_async_charge_user_pages - charge memory a program maps to its budget
+ * @pages: how many pages
+ * @user: out: the user charged, with a reference; NULL if the caller may
+ *	lock memory freely (CAP_IPC_LOCK), and nothing is charged then
+ *
+ * What every ring a program maps is charged with, besides the memory
+ * cgroup its allocation is accounted to.
+ *
+ * Return: 0, or -ENOMEM past RLIMIT_MEMLOCK (nothing charged or held).
+ */
+int ib_async_charge_user_pages(long pages, struct user_struct **user)
+{
+	struct user_struct *u = ib_async_account_user();
+
+	if (u && ib_async_account_pages(u, pages)) {
+		free_uid(u);
+		return -ENOMEM;
+	}
+	*user = u;
+	return 0;
+}
+
+/* Give back what ib_async_charge_user_pages() charged, once. */
+void ib_async_uncharge_user_pages(struct user_struct **user, long pages)
+{
+	if (!*user)
+		return;
+	ib_async_unaccount_pages(*user, pages);
+	free_uid(*user);
+	*user = NULL;
+}
+
 /* Whole pages a running byte total is charged as. */
 static unsigned long ib_async_account_pages_of(u64 bytes)
 {

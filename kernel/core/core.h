@@ -379,6 +379,8 @@ void ib_async_show_ring(struct seq_file *m, const struct ib_async_evq_stat *st);
 void ib_async_account_init(struct ib_async_file *file);
 int ib_async_account_add(struct ib_async_file *file, u64 bytes);
 struct user_struct *ib_async_account_user(void);
+int ib_async_charge_user_pages(long pages, struct user_struct **user);
+void ib_async_uncharge_user_pages(struct user_struct **user, long pages);
 void ib_async_account_sub(struct ib_async_file *file, u64 bytes);
 void ib_async_account_exit(struct ib_async_file *file);
 

@@ -15,7 +15,6 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
-#include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -36,9 +35,7 @@ static struct ib_async_uring *ib_async_uring_alloc(u32 entries, u32 rec_size)
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
-	r->user = ib_async_account_user();
-	if (r->user && ib_async_account_pages(r->user, pages)) {
-		free_uid(r->user);
+	if (ib_async_charge_user_pages(pages, &r->user)) {
 		kfree(r);
 		return ERR_PTR(-ENOMEM);
 	}

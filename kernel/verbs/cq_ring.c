@@ -31,7 +31,6 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -86,10 +85,7 @@ static void ib_async_cq_ring_release(struct kref *ref)
 	vfree(r->mem);
 	if (r->cpage)
 		__free_page(r->cpage);
-	if (r->user) {
-		ib_async_unaccount_pages(r->user, r->pages);
-		free_uid(r->user);
-	}
+	ib_async_uncharge_user_pages(&r->user, r->pages);
 	kfree_rcu(r, rcu);
 }
 
@@ -110,10 +106,8 @@ static struct ib_async_cq_ring *ib_async_cq_ring_alloc(u32 entries)
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&r->ref);
-	r->user = ib_async_account_user();
 	r->pages = (bytes >> PAGE_SHIFT) + 1;
-	if (r->user && ib_async_account_pages(r->user, r->pages)) {
-		free_uid(r->user);
+	if (ib_async_charge_user_pages(r->pages, &r->user)) {
 		kfree(r);
 		return ERR_PTR(-ENOMEM);
 	}
