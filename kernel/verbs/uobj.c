@@ -539,6 +539,7 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 		xa_for_each(&file->verbs->objs, handle, uobj)
 			if (uobj->obj)
 				ib_async_uobj_abandon(uobj);
+		/* the driver keeps our handlers: stay until it goes */
 		ib_async_hold_for(file->adev->ib_dev);
 		left = 0;
 	}
