@@ -1683,8 +1683,10 @@ static bool channel_record_ok(uint32_t chan_type, uint32_t rec_size,
 /*
  * GET_INFO of this worker's channel @i: 0, or -1 when the call failed.
  * The queue never holds more than its events, the overflow record that
- * may follow them, the end record and, in a state channel, one
- * snapshot's state records (the device's and every port's).
+ * may follow them and the end record; a state channel (the rst's "The
+ * queue's bound") one snapshot's state records (the device's and every
+ * port's) too, and at the end of the stream a loss kept aside behind a
+ * snapshot besides the overflow record: N + 1 + (ports + 1) + 2.
  */
 static int chan_info(struct fz_ctx *ctx, uint32_t i, struct ib_async_info *in)
 {
@@ -1696,7 +1698,7 @@ static int chan_info(struct fz_ctx *ctx, uint32_t i, struct ib_async_info *in)
 		return -1;
 	most = in->queue_len + 2;
 	if (ctx->chan_flags[i] & IB_ASYNC_CHANNEL_STATE)
-		most += dev_of(ctx, ctx->chan_slot[i])->ports + 1;
+		most += dev_of(ctx, ctx->chan_slot[i])->ports + 1 + 1;
 	if (in->queued > most)
 		fz_report(ctx, "chan-info-queued",
 			  "GET_INFO: %u records queued in a channel of %u%s",
