@@ -11,6 +11,8 @@
 # environment names ($IB_ASYNC_KO, $IB_ASYNC_STORM_KO, $IB_ASYNC_EVSRC_KO,
 # $IB_ASYNC_STRICT_KO, $IB_ASYNC_FLOOR_KO),
 # else where make stage puts it in the test guest, else ./NAME.ko.
+# Returns 1 if none is found, 2 if NAME is none of ours (this list is the
+# only one: load_module asks it).
 module_ko() {
 	case $1 in
 	ib_async) mk_env=${IB_ASYNC_KO:-} mk_dir=/usr/lib/ib_async ;;
@@ -18,7 +20,7 @@ module_ko() {
 	ib_async_evsrc) mk_env=${IB_ASYNC_EVSRC_KO:-} mk_dir=/usr/lib/ib_async/test ;;
 	ib_async_strict) mk_env=${IB_ASYNC_STRICT_KO:-} mk_dir=/usr/lib/ib_async/test ;;
 	ib_async_floor) mk_env=${IB_ASYNC_FLOOR_KO:-} mk_dir=/usr/lib/ib_async/test ;;
-	*) return 1 ;;
+	*) return 2 ;;
 	esac
 	for mk_ko in "$mk_env" "$mk_dir/$1.ko" "./$1.ko"; do
 		[ -n "$mk_ko" ] && [ -r "$mk_ko" ] && echo "$mk_ko" && return 0
@@ -36,18 +38,16 @@ load_module() {
 	lm_rc=0
 	for lm_name in "$@"; do
 		[ -d "/sys/module/$lm_name" ] && continue
-		case $lm_name in
-		ib_async | ib_async_storm | ib_async_evsrc | ib_async_strict | \
-		ib_async_floor)
-			if ! lm_ko=$(module_ko "$lm_name"); then
-				echo "load_module: no $lm_name.ko found" >&2
-				lm_rc=1
-				continue
-			fi
+		lm_ko=$(module_ko "$lm_name")
+		case $? in
+		0)
 			for lm_dep in $(modinfo -F depends "$lm_ko" 2>/dev/null | tr ',' ' '); do
 				modprobe "$lm_dep" || lm_rc=1
 			done
 			insmod "$lm_ko" || lm_rc=1 ;;
+		1)
+			echo "load_module: no $lm_name.ko found" >&2
+			lm_rc=1 ;;
 		*)
 			modprobe "$lm_name" || lm_rc=1 ;;
 		esac
