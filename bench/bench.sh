@@ -71,15 +71,17 @@ run() {
 
 # perf SIDE NAME TOOL ARGS...: one perftest TOOL run (ib_send_bw...) on
 # ib_uverbs (SIDE uverbs) or through the shim alone (SIDE ib_async: the
-# uverbs nodes hidden), its client's figures appended to $RES: bandwidth
-# (MB/s) or typical and 99.9th percentile latency (us). perftest converts
+# uverbs nodes hidden), $PERF_N iterations unless ARGS give -n, its
+# client's figures appended to $RES: for a NAME in _bw bandwidth (MB/s)
+# and message rate (Mpps), in _rate the message rate alone, in _lat
+# typical and 99.9th percentile latency (us). perftest converts
 # TSC cycles with a CPU frequency it samples itself; when that sample fails
 # (a busy host under TCG) it prints 0: such a run is made again, up to
 # three times.
 perf_port=19000
 perf() {
-	side=$1 name=$2
-	shift 2
+	side=$1 name=$2 tool=$3
+	shift 3
 	pre=''
 	[ "$side" = ib_async ] && pre=libibasync.so.1
 	for try in 1 2 3; do
@@ -87,23 +89,27 @@ perf() {
 			hide_uverbs /tmp/bench.dev || fail "cannot hide the uverbs nodes"
 		fi
 		perf_port=$((perf_port + 1))
-		perftest_pair /tmp bench.perf "$perf_port" "$pre" "$@" -n "$PERF_N"
+		perftest_pair /tmp bench.perf "$perf_port" "$pre" "$tool" \
+			-n "$PERF_N" "$@"
 		prc=$?
 		[ "$side" = ib_async ] && show_uverbs
 		[ "$prc" = 0 ] || {
 			cat /tmp/bench.perf.server /tmp/bench.perf.client
-			fail "$side $*"
+			fail "$side $tool $*"
 		}
 		line=$(perftest_row /tmp/bench.perf.client | awk -v s="$side" -v t="$name" '
 			t ~ /_bw$/ && $4 > 0 {
-				printf "side=%s mode=perf tool=%s bw=%s\n", s, t, $4 }
+				printf "side=%s mode=perf tool=%s bw=%s mpps=%s\n",
+					s, t, $4, $5 }
+			t ~ /_rate$/ && $5 > 0 {
+				printf "side=%s mode=perf tool=%s mpps=%s\n", s, t, $5 }
 			t ~ /_lat$/ && $5 > 0 {
 				printf "side=%s mode=perf tool=%s typ=%s p999=%s\n",
 					s, t, $5, $9 }')
 		[ -n "$line" ] && break
 		progress "$side $name: perftest printed no figure (try $try)"
 	done
-	[ -n "$line" ] || fail "$side $*: no figure in three runs"
+	[ -n "$line" ] || fail "$side $tool $*: no figure in three runs"
 	echo "$line" >>"$RES"
 }
 
