@@ -14,7 +14,8 @@
 # samples per run (default BENCH_LAT_K), BENCH_FLOOD_CQS armed CQs on one
 # channel (64) and BENCH_FLOOD_ROUNDS completions of each (200),
 # BENCH_PERF_N iterations of each perftest tool and of the floor per run
-# (5000),
+# (5000; the message rate's rounded up to a multiple of its list),
+# BENCH_POST_LIST SENDs per post list of the message rate (8),
 # BENCH_DP_K calls of each part of the data path's profile (3000),
 # BENCH_FFAN_N events of the filtered fan-out (BENCH_FAN_N), half of each
 # of the two BENCH_FFAN_TYPES ("SM_CHANGE LID_CHANGE"), to BENCH_FFAN_CTX
@@ -40,6 +41,9 @@ COMP_K=${BENCH_COMP_K:-$LAT_K}
 FLOOD_CQS=${BENCH_FLOOD_CQS:-64}
 FLOOD_ROUNDS=${BENCH_FLOOD_ROUNDS:-200}
 PERF_N=${BENCH_PERF_N:-5000}
+POST_LIST=${BENCH_POST_LIST:-8}
+# perftest wants the iterations a multiple of the post list
+RATE_N=$(((PERF_N + POST_LIST - 1) / POST_LIST * POST_LIST))
 DP_K=${BENCH_DP_K:-3000}
 FFAN_N=${BENCH_FFAN_N:-$FAN_N}
 FFAN_TYPES=${BENCH_FFAN_TYPES:-"SM_CHANGE LID_CHANGE"}
@@ -215,6 +219,8 @@ while [ "$rep" -le "$REPS" ]; do
 	perf_both send_bw ib_send_bw -s 4096
 	perf_both write_bw ib_write_bw -s 4096
 	perf_both read_bw ib_read_bw -s 4096
+	perf_both atomic_bw ib_atomic_bw -A FETCH_AND_ADD
+	perf_both send_rate ib_send_bw -s 64 -l "$POST_LIST" -n "$RATE_N"
 	perf_both send_lat ib_send_lat -s 64
 	perf_both write_lat ib_write_lat -s 64
 	floor 64
@@ -236,6 +242,7 @@ awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
     -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
     -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
     -v fan_n="$FAN_N" -v compk="$COMP_K" -v perfn="$PERF_N" -v dpk="$DP_K" -v host="$(cat host.txt 2>/dev/null)" \
+    -v postlist="$POST_LIST" \
     -v ffan_n="$FFAN_N" -v ffan_ctx="$FFAN_CTX" -v ffan_types="$FFAN_TYPES" \
     -v ffan_ctxq="$FFAN_CTXQ" -v coal_sizes="$COAL_SIZES" \
     -f table.awk "$RES"
