@@ -14,7 +14,8 @@
 # samples per run (default BENCH_LAT_K), BENCH_FLOOD_CQS armed CQs on one
 # channel (64) and BENCH_FLOOD_ROUNDS completions of each (200),
 # BENCH_PERF_N iterations of each perftest tool and of the floor per run
-# (5000),
+# (5000; the message rate's rounded up to a multiple of its list),
+# BENCH_POST_LIST SENDs per post list of the message rate (8),
 # BENCH_DP_K calls of each part of the data path's profile (3000),
 # BENCH_FFAN_N events of the filtered fan-out (BENCH_FAN_N), half of each
 # of the two BENCH_FFAN_TYPES ("SM_CHANGE LID_CHANGE"), to BENCH_FFAN_CTX
@@ -40,6 +41,9 @@ COMP_K=${BENCH_COMP_K:-$LAT_K}
 FLOOD_CQS=${BENCH_FLOOD_CQS:-64}
 FLOOD_ROUNDS=${BENCH_FLOOD_ROUNDS:-200}
 PERF_N=${BENCH_PERF_N:-5000}
+POST_LIST=${BENCH_POST_LIST:-8}
+# perftest wants the iterations a multiple of the post list
+RATE_N=$(((PERF_N + POST_LIST - 1) / POST_LIST * POST_LIST))
 DP_K=${BENCH_DP_K:-3000}
 FFAN_N=${BENCH_FFAN_N:-$FAN_N}
 FFAN_TYPES=${BENCH_FFAN_TYPES:-"SM_CHANGE LID_CHANGE"}
@@ -71,15 +75,17 @@ run() {
 
 # perf SIDE NAME TOOL ARGS...: one perftest TOOL run (ib_send_bw...) on
 # ib_uverbs (SIDE uverbs) or through the shim alone (SIDE ib_async: the
-# uverbs nodes hidden), its client's figures appended to $RES: bandwidth
-# (MB/s) or typical and 99.9th percentile latency (us). perftest converts
+# uverbs nodes hidden), $PERF_N iterations unless ARGS give -n, its
+# client's figures appended to $RES: for a NAME in _bw bandwidth (MB/s)
+# and message rate (Mpps), in _rate the message rate alone, in _lat
+# typical and 99.9th percentile latency (us). perftest converts
 # TSC cycles with a CPU frequency it samples itself; when that sample fails
 # (a busy host under TCG) it prints 0: such a run is made again, up to
 # three times.
 perf_port=19000
 perf() {
-	side=$1 name=$2
-	shift 2
+	side=$1 name=$2 tool=$3
+	shift 3
 	pre=''
 	[ "$side" = ib_async ] && pre=libibasync.so.1
 	for try in 1 2 3; do
@@ -87,23 +93,27 @@ perf() {
 			hide_uverbs /tmp/bench.dev || fail "cannot hide the uverbs nodes"
 		fi
 		perf_port=$((perf_port + 1))
-		perftest_pair /tmp bench.perf "$perf_port" "$pre" "$@" -n "$PERF_N"
+		perftest_pair /tmp bench.perf "$perf_port" "$pre" "$tool" \
+			-n "$PERF_N" "$@"
 		prc=$?
 		[ "$side" = ib_async ] && show_uverbs
 		[ "$prc" = 0 ] || {
 			cat /tmp/bench.perf.server /tmp/bench.perf.client
-			fail "$side $*"
+			fail "$side $tool $*"
 		}
 		line=$(perftest_row /tmp/bench.perf.client | awk -v s="$side" -v t="$name" '
 			t ~ /_bw$/ && $4 > 0 {
-				printf "side=%s mode=perf tool=%s bw=%s\n", s, t, $4 }
+				printf "side=%s mode=perf tool=%s bw=%s mpps=%s\n",
+					s, t, $4, $5 }
+			t ~ /_rate$/ && $5 > 0 {
+				printf "side=%s mode=perf tool=%s mpps=%s\n", s, t, $5 }
 			t ~ /_lat$/ && $5 > 0 {
 				printf "side=%s mode=perf tool=%s typ=%s p999=%s\n",
 					s, t, $5, $9 }')
 		[ -n "$line" ] && break
 		progress "$side $name: perftest printed no figure (try $try)"
 	done
-	[ -n "$line" ] || fail "$side $*: no figure in three runs"
+	[ -n "$line" ] || fail "$side $tool $*: no figure in three runs"
 	echo "$line" >>"$RES"
 }
 
@@ -209,6 +219,8 @@ while [ "$rep" -le "$REPS" ]; do
 	perf_both send_bw ib_send_bw -s 4096
 	perf_both write_bw ib_write_bw -s 4096
 	perf_both read_bw ib_read_bw -s 4096
+	perf_both atomic_bw ib_atomic_bw -A FETCH_AND_ADD
+	perf_both send_rate ib_send_bw -s 64 -l "$POST_LIST" -n "$RATE_N"
 	perf_both send_lat ib_send_lat -s 64
 	perf_both write_lat ib_write_lat -s 64
 	floor 64
@@ -230,6 +242,7 @@ awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
     -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
     -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
     -v fan_n="$FAN_N" -v compk="$COMP_K" -v perfn="$PERF_N" -v dpk="$DP_K" -v host="$(cat host.txt 2>/dev/null)" \
+    -v postlist="$POST_LIST" \
     -v ffan_n="$FFAN_N" -v ffan_ctx="$FFAN_CTX" -v ffan_types="$FFAN_TYPES" \
     -v ffan_ctxq="$FFAN_CTXQ" -v coal_sizes="$COAL_SIZES" \
     -f table.awk "$RES"

@@ -3,7 +3,8 @@
 # table.awk: turn bench.sh's result lines (key=value, one per run) into the
 # benchmark table (reStructuredText simple tables), medians per figure.
 # Variables (-v): reps kver ncpu cpu accel dev latk sizes fanctx drain_n
-# fan_n compk perfn dpk host ffan_n ffan_ctx ffan_types ffan_ctxq coal_sizes.
+# fan_n compk perfn dpk host ffan_n ffan_ctx ffan_types ffan_ctxq coal_sizes
+# postlist.
 function kv(line,    i, n, f, p) {
 	delete F
 	n = split(line, f, " ")
@@ -131,9 +132,11 @@ function row(w, a1, a2, a3, a4, a5, a6, a7, a8,    n, i, a, s) {
 		g = side SUBSEP "perf" SUBSEP F["tool"]
 		if (F["tool"] ~ /_bw$/)
 			add(g, "bw", F["bw"])
-		else {
+		else if (F["tool"] ~ /_lat$/) {
 			add(g, "typ", F["typ"]); add(g, "p999", F["p999"])
 		}
+		if ("mpps" in F)
+			add(g, "mpps", F["mpps"])
 	} else if (mode == "dpprof") {
 		g = side SUBSEP "dpprof"
 		split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns post_send_ns poll_send_ns poll_recv_ns iter_ns empty_polls", PK, " ")
@@ -430,6 +433,19 @@ END {
 		print row(w, B[i], sprintf("%.1f", median(gu, "bw")), sprintf("%.1f", median(ga, "bw")),
 			sprintf("%.2fx", r), "", ">= 0.9x")
 	}
+	# 8-byte atomics and 64-byte SENDs: too few MB/s for perftest's two
+	# decimals, so in millions of operations per second (its MsgRate)
+	split("atomic_bw send_rate", B, " ")
+	for (i = 1; i <= 2; i++) {
+		gu = "uverbs" SUBSEP "perf" SUBSEP B[i]; ga = "ib_async" SUBSEP "perf" SUBSEP B[i]
+		r = median(gu, "mpps") ? median(ga, "mpps") / median(gu, "mpps") : 0
+		if (i == 1 && r < 0.9)
+			perf_ok = 0
+		if (i == 2)
+			rate_ok = r >= 1
+		print row(w, B[i] " Mpps", sprintf("%.4f", median(gu, "mpps")), sprintf("%.4f", median(ga, "mpps")),
+			sprintf("%.2fx", r), "", i == 1 ? ">= 0.9x" : ">= 1.0x")
+	}
 	split("send_lat write_lat", B, " ")
 	split("typ p999", K, " ")
 	for (i = 1; i <= 2; i++) {
@@ -457,7 +473,11 @@ END {
 	}
 	print rule(w)
 	print ""
+	printf "atomic_bw: ib_atomic_bw's 8-byte FETCH_AND_ADD; send_rate: the message\n"
+	printf "rate, ib_send_bw's 64-byte SENDs posted in lists of %d (-l %d, a\n", postlist, postlist
+	printf "completion per list); both in millions per second (perftest's MsgRate).\n"
 	printf "Target: bandwidth at least 0.9x and latency at most 1.2x ib_uverbs: %s\n", yn(perf_ok)
+	printf "Target: message rate at least 1.0x ib_uverbs: %s\n", yn(rate_ok)
 	gu = "uverbs" SUBSEP "perf" SUBSEP "send_lat"; gf = "floor" SUBSEP "perf" SUBSEP "send_lat"
 	gw = "uverbs" SUBSEP "perf" SUBSEP "write_lat"; gx = "floor" SUBSEP "perf" SUBSEP "write_lat"
 	if (C[gf, "typ"] && C[gx, "typ"]) {
