@@ -620,6 +620,9 @@ TEST_F(wr_ring, the_ring_outlives_its_qp_while_mapped)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, make_qp(self, 3, &q));
+	/* receives are taken from INIT on: any peer will do */
+	ASSERT_EQ(0, iba_rc_connect(self->fd, q.handle, self->b.qp_num,
+				    self->sgid, self->gid));
 	ASSERT_EQ(0, ring_map(self->fd, IB_ASYNC_OBJ_QP, q.handle,
 			      IB_ASYNC_WR_RING_RECV, 4, &r2));
 	put_recv(&r2, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
