@@ -361,8 +361,10 @@ static void mutate_field(struct fz_ctx *ctx, struct fz_call *c)
 	uint64_t v;
 
 	switch (fz_below(r, 8)) {
-	case 0:	/* an unknown flag bit */
+	case 0:	/* an unknown flag bit; a doorbell has no flags */
 		f = pick_field(ctx, cmd, FK_FLAGS);
+		if (!f)
+			break;
 		v = get_field(c, f);
 		do {
 			v |= 1ULL << fz_below(r, 32);
@@ -420,7 +422,8 @@ static void mutate_field(struct fz_ctx *ctx, struct fz_call *c)
 	}
 	/* any field, any value */
 	f = pick_field(ctx, cmd, -1);
-	if (f == &cmd->fields[0]) {	/* argsz has its own mutations */
+	/* argsz has its own mutations (a doorbell's one field is its value) */
+	if (f == &cmd->fields[0] && !cmd->value) {
 		mutate_argsz(ctx, c);
 		return;
 	}
