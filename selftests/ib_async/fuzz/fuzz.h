@@ -105,6 +105,7 @@ struct fz_obj {
 	uint32_t srq;		/* QP: its SRQ's handle, or 0 */
 	uint32_t cqe;		/* CQ: entries; SRQ: max_wr */
 	uint32_t ring;		/* CQ: its completion ring's entries, or 0 */
+	uint8_t wr_rings;	/* QP, SRQ: 1 << kind of each submission ring */
 	uint32_t pd;		/* QP, SRQ, MR: the PD's handle */
 	uint32_t lkey, rkey;	/* MR: its keys */
 	uint64_t addr, len;	/* MR: what it covers */

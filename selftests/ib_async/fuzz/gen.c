@@ -2396,6 +2396,7 @@ void fz_done_map_wr_ring(struct fz_ctx *ctx, struct fz_call *c)
 	const struct ib_async_map_wr_ring *a = &c->a.map_wr_ring;
 	const struct ib_async_map_wr_ring *in = (const void *)c->sent;
 	const struct ib_async_wr_ring_header *h;
+	struct fz_obj *o;
 	uint8_t *s;
 
 	if (!check(ctx, a->entries && !(a->entries & (a->entries - 1)) &&
@@ -2410,6 +2411,12 @@ void fz_done_map_wr_ring(struct fz_ctx *ctx, struct fz_call *c)
 		   a->mmap_offset != a->slots_mmap_offset,
 		   "wr-ring-answer", "MAP_WR_RING answered an impossible ring"))
 		return;
+	/* its doorbell is worth ringing now */
+	fz_lock(ctx->sh);
+	o = find_obj(ctx, c->slot, a->handle);
+	if (o)
+		o->wr_rings |= 1 << a->kind;
+	fz_unlock(ctx->sh);
 	if (!ctx->opener)
 		return;
 	h = mmap(NULL, a->mmap_size, PROT_READ, MAP_SHARED, c->fd,
@@ -2436,6 +2443,7 @@ bool fz_build_wr_doorbell(struct fz_ctx *ctx, struct fz_call *c)
 {
 	struct fz_rng *r = &ctx->rng;
 	struct fz_obj o;
+	uint32_t kind;
 
 	if (!datapath_here(ctx, c->slot))
 		return false;
@@ -2446,9 +2454,13 @@ bool fz_build_wr_doorbell(struct fz_ctx *ctx, struct fz_call *c)
 	if (!fz_pick_obj(ctx, c->slot, fz_chance(r, 80) ? IB_ASYNC_OBJ_QP :
 							  IB_ASYNC_OBJ_SRQ, &o))
 		return make_instead(ctx, c, IB_ASYNC_OBJ_QP);
-	if (fz_chance(r, 30))
+	/* mostly a ring the object has; without one, often make it first */
+	if (!o.wr_rings && fz_chance(r, 60))
 		return build_instead(ctx, c, IB_ASYNC_CMD_MAP_WR_RING);
-	c->a.doorbell.value = (uint64_t)o.handle << 1 | fz_below(r, 2);
+	kind = fz_below(r, 2);
+	if (o.wr_rings && fz_chance(r, 90) && !(o.wr_rings & (1 << kind)))
+		kind = !kind;
+	c->a.doorbell.value = (uint64_t)o.handle << 1 | kind;
 	return true;
 }
 
