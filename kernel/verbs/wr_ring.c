@@ -361,6 +361,17 @@ out:
 	return ret;
 }
 
+/**
+ * ib_async_cmd_map_wr_ring - make a QP's or SRQ's submission ring
+ * @u: the command, with the device pinned and the file's obj_mutex held
+ *
+ * The ring is allocated and charged here; a doorbell and mmap() find it
+ * only once the answer reached the caller (ib_async_wr_ring_answered()).
+ *
+ * Return: 0, or -EINVAL (a field out of range, an answer set going in, a
+ * kind the object has no queue for), -EOPNOTSUPP, -EPERM, -EBUSY, the
+ * lookup's error or -ENOMEM (RLIMIT_MEMLOCK).
+ */
 int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u)
 {
 	struct ib_async_map_wr_ring *arg = u->cmd;
