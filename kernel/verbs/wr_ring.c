@@ -33,7 +33,6 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
-#include <linux/sched/user.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -105,10 +104,7 @@ static void ib_async_wr_ring_release(struct kref *ref)
 	vfree(r->mem);
 	if (r->hpage)
 		__free_page(r->hpage);
-	if (r->user) {
-		ib_async_unaccount_pages(r->user, r->pages);
-		free_uid(r->user);
-	}
+	ib_async_uncharge_user_pages(&r->user, r->pages);
 	kfree_rcu(r, rcu);
 }
 
@@ -152,10 +148,8 @@ static struct ib_async_wr_ring *ib_async_wr_ring_alloc(bool send, u32 entries,
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&r->ref);
-	r->user = ib_async_account_user();
 	r->pages = (bytes >> PAGE_SHIFT) + 1;
-	if (r->user && ib_async_account_pages(r->user, r->pages)) {
-		free_uid(r->user);
+	if (ib_async_charge_user_pages(r->pages, &r->user)) {
 		kfree(r);
 		return ERR_PTR(-ENOMEM);
 	}
