@@ -249,6 +249,11 @@ enum {
 	IB_ASYNC_CMD_AFTER_REMOVAL	= BIT(2),
 	/* a queue command: works on a channel's file too */
 	IB_ASYNC_CMD_QUEUE		= BIT(3),
+	/*
+	 * a doorbell: the ioctl's argument is a value (ib_async_ucmd.arg),
+	 * not a structure; nothing is copied in or out
+	 */
+	IB_ASYNC_CMD_NO_ARG		= BIT(4),
 };
 
 /**
@@ -263,6 +268,8 @@ enum {
  *       extended to the kernel's structure; the handler answers in place
  * @user_size: the caller's size of it (argsz)
  * @size: the kernel's size of it
+ * @arg: an IB_ASYNC_CMD_NO_ARG command's argument, as the caller passed
+ *       it (@cmd is NULL then)
  * @respond: copy @cmd back to the caller once every lock is dropped
  * @unlocked: called once every device lock is dropped, before the answer
  *            is copied back, to finish with what @unlocked_arg holds (an
@@ -291,6 +298,7 @@ struct ib_async_ucmd {
 	void *cmd;
 	u32 user_size;
 	u32 size;
+	unsigned long arg;
 	bool respond;
 	void (*unlocked)(struct ib_async_ucmd *u);
 	void *unlocked_arg;
@@ -343,6 +351,17 @@ struct ib_async_ioctl_op {
 					  IB_ASYNC_UCMD_BUF_SIZE),	\
 		.min_size = _min,					\
 		.flags = _flags,					\
+	}
+
+/*
+ * One entry for a command whose argument is a value, not a structure (a
+ * doorbell): the dispatcher copies nothing and leaves the value in
+ * ib_async_ucmd.arg.
+ */
+#define IB_ASYNC_OP_NO_ARG(_cmd, _fn, _flags)				\
+	[IB_ASYNC_CMD_##_cmd - IB_ASYNC_CMD_BASE] = {			\
+		.execute = _fn,						\
+		.flags = (_flags) | IB_ASYNC_CMD_NO_ARG,		\
 	}
 
 void ib_async_uapi_init(const struct ib_async_ioctl_op *cmds, unsigned int n);

@@ -138,6 +138,26 @@ static void ib_async_ucmd_install(struct ib_async_ucmd *u, bool ok)
 }
 
 /*
+ * A doorbell: its argument is a value, which reaches the handler as it
+ * came; no structure is copied either way and nothing is answered.
+ */
+static long ib_async_ucmd_exec_value(struct ib_async_ucmd *u,
+				     const struct ib_async_ioctl_op *op,
+				     unsigned long arg)
+{
+	long ret;
+
+	u->arg = arg;
+	u->flags = op->flags;
+	ret = ib_async_ucmd_run(u, op);
+	/* a command that answers has a structure to answer in */
+	WARN_ON_ONCE(u->respond || u->answered || u->new_file);
+	if (u->unlocked)
+		u->unlocked(u);
+	return ret;
+}
+
+/*
  * Copy the argument in, run the command, copy the answer out: @u says
  * which file and queue it came through.
  */
@@ -149,6 +169,8 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
 	u32 usize;
 	long ret;
 
+	if (op->flags & IB_ASYNC_CMD_NO_ARG)
+		return ib_async_ucmd_exec_value(u, op, (unsigned long)uarg);
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
 	if (usize < op->min_size)
@@ -185,6 +207,7 @@ static long ib_async_ucmd_exec(struct ib_async_ucmd *u,
  * Return: 0 or a negative errno: -ENOTTY for a number that is not one of
  * ours, -EINVAL for an argsz below the command's first version, -E2BIG
  * for a larger structure with a non-zero tail or an argsz past a page.
+ * A doorbell (IB_ASYNC_CMD_NO_ARG) takes @uarg as a value.
  */
 long ib_async_uapi_ioctl(struct file *filp, unsigned int cmd,
 			 void __user *uarg)

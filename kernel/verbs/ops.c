@@ -22,6 +22,7 @@ static int ib_async_verbs_open(struct ib_async_file *file)
 	file->verbs = vf;
 	ib_async_file_objs_init(file);
 	xa_init(&vf->cq_rings);
+	xa_init(&vf->wr_rings);
 	snprintf(vf->owner_name, sizeof(vf->owner_name), "ib_async[%d]",
 		 task_tgid_vnr(current));
 	/* Only the opener's memory is used by the data path. */
@@ -42,6 +43,9 @@ static void ib_async_verbs_free(struct ib_async_file *file)
 	/* every CQ's uobj was freed, and dropped its ring */
 	WARN_ON_ONCE(!xa_empty(&vf->cq_rings));
 	xa_destroy(&vf->cq_rings);
+	/* and every QP's and SRQ's theirs */
+	WARN_ON_ONCE(!xa_empty(&vf->wr_rings));
+	xa_destroy(&vf->wr_rings);
 	kfree(vf);
 	file->verbs = NULL;
 }
@@ -57,7 +61,8 @@ static void ib_async_verbs_info(struct ib_device *ib_dev,
 		info->features |= IB_ASYNC_FEATURE_RESIZE_CQ;
 	if (ib_async_user_mr_supported(ib_dev))
 		info->features |= IB_ASYNC_FEATURE_USER_MR |
-				  IB_ASYNC_FEATURE_CQ_RING;
+				  IB_ASYNC_FEATURE_CQ_RING |
+				  IB_ASYNC_FEATURE_WR_RING;
 }
 
 /* fdinfo: the data path's bookkeeping, one snapshot under obj_mutex. */
@@ -150,6 +155,10 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    0),
 	IB_ASYNC_OP(CQ_WAIT, ib_async_cmd_cq_wait, struct ib_async_cq_wait,
 		    IB_ASYNC_CQ_WAIT_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+	IB_ASYNC_OP(MAP_WR_RING, ib_async_cmd_map_wr_ring,
+		    struct ib_async_map_wr_ring, IB_ASYNC_MAP_WR_RING_SIZE_V1,
+		    0),
+	IB_ASYNC_OP_NO_ARG(WR_DOORBELL, ib_async_cmd_wr_doorbell, 0),
 };
 
 /*
@@ -191,6 +200,12 @@ static_assert(sizeof(struct ib_async_cq_ring_header) ==
 static_assert(sizeof(struct ib_async_map_cq_ring) ==
 	      IB_ASYNC_MAP_CQ_RING_SIZE_V1);
 static_assert(sizeof(struct ib_async_cq_wait) == IB_ASYNC_CQ_WAIT_SIZE_V1);
+static_assert(sizeof(struct ib_async_wr_ring_header) ==
+	      IB_ASYNC_WR_RING_HEADER_SIZE_V1);
+static_assert(sizeof(struct ib_async_wr_ring_producer) ==
+	      IB_ASYNC_WR_RING_PRODUCER_SIZE_V1);
+static_assert(sizeof(struct ib_async_map_wr_ring) ==
+	      IB_ASYNC_MAP_WR_RING_SIZE_V1);
 /*
  * The numbers fit the ranges the header reserves: the second continues
  * the first, which the core's dispatch (one table from
@@ -201,6 +216,18 @@ static_assert(IB_ASYNC_CMD_ATTACH_MCAST == IB_ASYNC_CMD_BASE2);
 static_assert(IB_ASYNC_CMD_BASE + ARRAY_SIZE(ib_async_verbs_cmds) - 1 <=
 	      IB_ASYNC_CMD_LAST2);
 
+/*
+ * What a node's offset other than 0 names: a submission ring's parts lie
+ * above every completion ring's (wr_ring.c), so the offset alone says.
+ */
+static int ib_async_verbs_mmap(struct ib_async_file *file,
+			       struct vm_area_struct *vma)
+{
+	if (ib_async_wr_ring_pgoff(vma->vm_pgoff))
+		return ib_async_wr_ring_mmap(file, vma);
+	return ib_async_cq_ring_mmap(file, vma);
+}
+
 const struct ib_async_verbs_ops ib_async_verbs_ops = {
 	.open		= ib_async_verbs_open,
 	.free		= ib_async_verbs_free,
@@ -209,7 +236,7 @@ const struct ib_async_verbs_ops ib_async_verbs_ops = {
 	.info		= ib_async_verbs_info,
 	.fdinfo		= ib_async_verbs_fdinfo,
 	.event_source	= ib_async_uobj_event_source,
-	.mmap		= ib_async_cq_ring_mmap,
+	.mmap		= ib_async_verbs_mmap,
 	.cmds		= ib_async_verbs_cmds,
 	.n_cmds		= ARRAY_SIZE(ib_async_verbs_cmds),
 };

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The data path over registered memory: IB_ASYNC_IOC_POST_SEND_LIST and
- * IB_ASYNC_IOC_POST_RECV_LIST.
+ * IB_ASYNC_IOC_POST_RECV_LIST, and the slots of a submission ring
+ * (wr_ring.c), which share everything here but where the requests are
+ * loaded from.
  *
  * A call's work requests and their scatter/gather entries are copied in
  * before any lock is taken (so is inline data, below), checked completely
- * under the locks, and posted as one chain. The device then reads and
+ * under the locks, and posted as one chain. A ring's slots arrive already
+ * copied into kernel memory (struct ib_async_slots), under the locks; they
+ * are checked by the same functions, in order, and where a list fails
+ * whole, a ring's batch ends at the first request refused: those before
+ * it are posted and the refusal is the ring's error. The device then reads and
  * writes the caller's memory itself, through the keys of the file's own
  * MRs (mr.c): every lkey is checked against them, so an lkey of another
  * file, of a kernel user, or a device's reserved lkey never reaches the
@@ -48,7 +54,11 @@ union ib_async_kwr {
 /**
  * struct ib_async_post - one call's work requests
  * @send: a send list (else receives)
- * @count: work requests
+ * @ring: a ring's slots: a refused request ends the batch (@count becomes
+ *	its index, @stop_err its error) rather than failing the call
+ * @count: work requests still to be posted
+ * @ntr: work requests allocated, tracking included (@count or more)
+ * @stop_err: a ring's: why request @count was refused, or 0
  * @nsge: scatter/gather entries
  * @swrs: send requests as the caller gave them
  * @rwrs: receive requests as the caller gave them
@@ -63,7 +73,10 @@ union ib_async_kwr {
  */
 struct ib_async_post {
 	bool send;
+	bool ring;
 	u32 count;
+	u32 ntr;
+	int stop_err;
 	u32 nsge;
 	struct ib_async_send_wr *swrs;
 	struct ib_async_recv_wr *rwrs;
@@ -82,7 +95,7 @@ static void ib_async_post_free(struct ib_async_post *p)
 	u32 i;
 
 	if (p->tr)
-		for (i = 0; i < p->count; i++)
+		for (i = 0; i < p->ntr; i++)
 			if (p->tr[i])
 				ib_async_wr_discard(p->tr[i]);
 	kvfree(p->mem);
@@ -112,6 +125,7 @@ static int ib_async_post_alloc(struct ib_async_post *p)
 	size_t n8 = sizeof(u64);
 	u8 *cur;
 
+	p->ntr = p->count;
 	p->mem = kvzalloc(ALIGN(p->count * uwr, n8) +
 			  ALIGN(p->count * kwr, n8) +
 			  ALIGN(p->count * sizeof(*p->tr), n8) +
@@ -151,6 +165,25 @@ static int ib_async_copy_elems(void *dst, size_t ksize, u64 src, u32 usize,
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * Request @i is refused with @err. A list fails whole; a ring's batch ends
+ * before it, the requests ahead of it still to be posted.
+ */
+static int ib_async_post_stop(struct ib_async_post *p, u32 i, int err)
+{
+	if (!p->ring)
+		return err;
+	p->count = i;
+	p->stop_err = err;
+	return 0;
+}
+
+/* A request's entries. */
+static u32 ib_async_post_nsge(const struct ib_async_post *p, u32 i)
+{
+	return p->send ? p->swrs[i].num_sge : p->rwrs[i].num_sge;
 }
 
 /*
@@ -220,8 +253,60 @@ static int ib_async_read_inline(struct ib_async_post *p)
 }
 
 /*
- * Copy in and check what needs no lock: sizes, opcodes, flags, that the
- * work requests use the entries exactly, inline data.
+ * What needs no lock, for every request, in order: its reserved field or
+ * its opcode's rules, an atomic's one 8-byte entry; and the device's copy
+ * of the entries.
+ */
+static int ib_async_post_check_wrs(struct ib_async_post *p)
+{
+	u32 i, s = 0;
+	int ret;
+
+	for (i = 0; i < p->nsge; i++) {
+		p->sges[i].addr = p->usges[i].addr;
+		p->sges[i].length = p->usges[i].length;
+		p->sges[i].lkey = p->usges[i].lkey;
+	}
+	for (i = 0; i < p->count; s += ib_async_post_nsge(p, i), i++) {
+		if (!p->send) {
+			if (p->rwrs[i].reserved)
+				return ib_async_post_stop(p, i, -EINVAL);
+			continue;
+		}
+		ret = ib_async_check_send_wr(&p->swrs[i]);
+		/*
+		 * An atomic's one entry receives the 8-byte original value.
+		 * (A list whose requests take more entries than it has fails
+		 * next, in ib_async_post_prepare().)
+		 */
+		if (!ret && (ib_async_send_rule(p->swrs[i].opcode)->fields &
+			     IB_ASYNC_SR_ONE_U64) &&
+		    s < p->nsge && p->sges[s].length != sizeof(u64))
+			ret = -EINVAL;
+		if (ret)
+			return ib_async_post_stop(p, i, ret);
+	}
+	return 0;
+}
+
+/* The tracking of every request still to be posted. */
+static int ib_async_post_track(struct ib_async_post *p)
+{
+	u32 i;
+
+	for (i = 0; i < p->count; i++) {
+		p->tr[i] = ib_async_wr_alloc_direct(!p->send,
+						    p->send ? p->swrs[i].wr_id :
+							      p->rwrs[i].wr_id);
+		if (!p->tr[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A list: copy in and check what needs no lock: sizes, opcodes, flags,
+ * that the work requests use the entries exactly, inline data.
  */
 static int ib_async_post_prepare(const struct ib_async_post_list *arg,
 				 struct ib_async_post *p)
@@ -254,43 +339,104 @@ static int ib_async_post_prepare(const struct ib_async_post_list *arg,
 	if (ret)
 		return ret;
 
-	for (i = 0; i < p->count; i++) {
-		u32 n = p->send ? p->swrs[i].num_sge : p->rwrs[i].num_sge;
-
-		if (!p->send && p->rwrs[i].reserved)
-			return -EINVAL;
-		if (p->send) {
-			ret = ib_async_check_send_wr(&p->swrs[i]);
-			if (ret)
-				return ret;
-		}
-		used += n;
-	}
+	ret = ib_async_post_check_wrs(p);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->count; i++)
+		used += ib_async_post_nsge(p, i);
 	if (used != p->nsge)
 		return -EINVAL;
-	for (i = 0; i < p->nsge; i++) {
-		p->sges[i].addr = p->usges[i].addr;
-		p->sges[i].length = p->usges[i].length;
-		p->sges[i].lkey = p->usges[i].lkey;
-	}
-	/* An atomic's one entry receives the 8-byte original value. */
-	for (i = 0, used = 0; p->send && i < p->count; i++) {
-		if ((ib_async_send_rule(p->swrs[i].opcode)->fields &
-		     IB_ASYNC_SR_ONE_U64) &&
-		    p->sges[used].length != sizeof(u64))
-			return -EINVAL;
-		used += p->swrs[i].num_sge;
-	}
 	if (p->send)
 		ret = ib_async_read_inline(p);
-	for (i = 0; !ret && i < p->count; i++) {
-		p->tr[i] = ib_async_wr_alloc_direct(!p->send,
-						    p->send ? p->swrs[i].wr_id :
-							      p->rwrs[i].wr_id);
-		if (!p->tr[i])
-			ret = -ENOMEM;
+	return ret ?: ib_async_post_track(p);
+}
+
+/* Slot @i of @s: its request, then its entries, then its inline data. */
+static const u8 *ib_async_slot(const struct ib_async_slots *s, u32 i)
+{
+	return (const u8 *)s->mem + (size_t)i * s->slot_size;
+}
+
+/*
+ * How many of @s's slots come before the first with more entries than a
+ * slot holds, and the entries they take. That one is refused, as a list
+ * is that uses its entries wrongly; the rest are read only from the copy.
+ */
+static u32 ib_async_slots_within(const struct ib_async_slots *s, u32 *nsge)
+{
+	u32 i, n;
+
+	/* num_sge is at the same place in both kinds of request */
+	BUILD_BUG_ON(offsetof(struct ib_async_recv_wr, num_sge) !=
+		     offsetof(struct ib_async_send_wr, num_sge));
+	*nsge = 0;
+	for (i = 0; i < s->count; i++) {
+		memcpy(&n, ib_async_slot(s, i) +
+		       offsetof(struct ib_async_recv_wr, num_sge), sizeof(n));
+		if (n > s->max_sge)
+			break;
+		*nsge += n;
 	}
-	return ret;
+	return i;
+}
+
+/*
+ * A send slot's inline data: in the slot itself, its entries' lengths in
+ * order, no more than the slot holds. The entries the device gets point
+ * into the copy, which outlives the post.
+ */
+static int ib_async_slot_inline(struct ib_async_post *p,
+				const struct ib_async_slots *s, u32 i, u32 first)
+{
+	const u8 *data = ib_async_slot(s, i) + s->inline_offset;
+	u64 off = 0;
+	u32 j;
+
+	for (j = first; j < first + p->swrs[i].num_sge; j++) {
+		if (off + p->sges[j].length > s->max_inline)
+			return -EINVAL;
+		p->sges[j].addr = (uintptr_t)(data + off);
+		off += p->sges[j].length;
+	}
+	return 0;
+}
+
+/*
+ * A ring's slots, already copied: load them as a list's arrays and check
+ * what needs no QP, ending the batch at the first refused.
+ */
+static int ib_async_post_load_slots(const struct ib_async_slots *s,
+				    struct ib_async_post *p)
+{
+	size_t wr = p->send ? sizeof(struct ib_async_send_wr) :
+			      sizeof(struct ib_async_recv_wr);
+	u32 i, n, j = 0;
+	int ret;
+
+	p->count = ib_async_slots_within(s, &p->nsge);
+	if (p->count < s->count)
+		p->stop_err = -EINVAL;
+	if (!p->count)
+		return 0;
+	ret = ib_async_post_alloc(p);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->count; i++) {
+		memcpy(p->send ? (void *)&p->swrs[i] : (void *)&p->rwrs[i],
+		       ib_async_slot(s, i), wr);
+		n = ib_async_post_nsge(p, i);
+		memcpy(&p->usges[j], ib_async_slot(s, i) + wr,
+		       n * sizeof(*p->usges));
+		j += n;
+	}
+	ret = ib_async_post_check_wrs(p);
+	for (i = 0, j = 0; !ret && p->send && i < p->count; i++) {
+		if ((p->swrs[i].send_flags & IB_ASYNC_SEND_INLINE) &&
+		    ib_async_slot_inline(p, s, i, j))
+			ret = ib_async_post_stop(p, i, -EINVAL);
+		j += p->swrs[i].num_sge;
+	}
+	return ret ?: ib_async_post_track(p);
 }
 
 /*
@@ -298,7 +444,7 @@ static int ib_async_post_prepare(const struct ib_async_post_list *arg,
  * fields on UD only (ib_async_send_rules.h). Before any request is built, so none
  * that a driver would misread can reach it.
  */
-static int ib_async_post_check_qp(const struct ib_async_post *p,
+static int ib_async_post_check_qp(struct ib_async_post *p,
 				  const struct ib_async_uobj *qp)
 {
 	const struct ib_async_send_wr *u;
@@ -311,7 +457,7 @@ static int ib_async_post_check_qp(const struct ib_async_post *p,
 					    qp->qp->qp_type, u->ah_handle,
 					    u->remote_qpn, u->remote_qkey);
 		if (ret)
-			return ret;
+			return ib_async_post_stop(p, i, ret);
 	}
 	return 0;
 }
@@ -338,7 +484,7 @@ static int ib_async_post_check_sges(struct ib_async_file *file,
 			ret = ib_async_mr_check_sge(file, pd, &p->sges[j],
 						    write);
 			if (ret)
-				return ret;
+				return ib_async_post_stop(p, i, ret);
 		}
 		s += n;
 	}
@@ -535,6 +681,30 @@ settle:
 	return posted;
 }
 
+/*
+ * Under the locks, for a list and a ring alike: check what needs the
+ * owner, post. Return: how many were posted; *@err the error of the
+ * first that was not (a ring's may be the checks' refusal).
+ */
+static u32 ib_async_post_locked(struct ib_async_file *file,
+				struct ib_async_post *p,
+				struct ib_async_uobj *owner, int *err)
+{
+	u32 posted = 0;
+	int ret;
+
+	ret = ib_async_post_check_qp(p, owner);
+	if (!ret)
+		ret = ib_async_post_check_sges(file, p, owner->uses[0]);
+	if (!ret && p->count)
+		posted = ib_async_post_run(file, p, owner, &ret);
+	/* all it was given posted: a ring's batch may have ended earlier */
+	if (!ret && posted == p->count)
+		ret = p->stop_err;
+	*err = ret;
+	return posted;
+}
+
 static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 {
 	struct ib_async_post_list *arg = u->cmd;
@@ -560,11 +730,7 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 	owner = ib_async_uobj_get(file, arg->handle, arg->obj_type);
 	ret = PTR_ERR_OR_ZERO(owner);
 	if (!ret)
-		ret = ib_async_post_check_qp(&p, owner);
-	if (!ret)
-		ret = ib_async_post_check_sges(file, &p, owner->uses[0]);
-	if (!ret)
-		posted = ib_async_post_run(file, &p, owner, &err);
+		posted = ib_async_post_locked(file, &p, owner, &err);
 	if (!ret && owner->type == IB_ASYNC_OBJ_QP)
 		ib_async_qp_fill_rings(owner);
 	ib_async_ucmd_unlock(u);
@@ -589,4 +755,34 @@ int ib_async_cmd_post_send_list(struct ib_async_ucmd *u)
 int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u)
 {
 	return ib_async_cmd_post_list(u, false);
+}
+
+/**
+ * ib_async_post_slots - post a submission ring's slots
+ * @file: the file, its obj_mutex held and its device pinned
+ * @owner: the live QP or SRQ the ring feeds
+ * @s: the slots, copied out of the ring once
+ * @err: out: 0 when every slot was posted, else the error of the first
+ *	that was not
+ *
+ * The slots are checked as a list's requests are, in order, and posted as
+ * one chain; the first refused (by a check or by the device) ends it.
+ *
+ * Return: how many of the slots were posted, from the first.
+ */
+u32 ib_async_post_slots(struct ib_async_file *file,
+			struct ib_async_uobj *owner,
+			const struct ib_async_slots *s, int *err)
+{
+	struct ib_async_post p = { .send = s->send, .ring = true };
+	u32 posted = 0;
+	int ret;
+
+	lockdep_assert_held(&file->obj_mutex);
+	ret = ib_async_post_load_slots(s, &p);
+	if (!ret)
+		posted = ib_async_post_locked(file, &p, owner, &ret);
+	ib_async_post_free(&p);
+	*err = ret;
+	return posted;
 }

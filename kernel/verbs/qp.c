@@ -283,12 +283,19 @@ static void ib_async_qp_set_name(struct ib_async_uobj *uobj, const char *name)
 	rdma_restrack_set_name(&uobj->qp->res, name);
 }
 
+/* The uobj goes: it lets its submission rings go (mappings may keep them). */
+static void ib_async_qp_free(struct ib_async_uobj *uobj)
+{
+	ib_async_wr_rings_drop(uobj);
+}
+
 const struct ib_async_uobj_type ib_async_qp_type = {
 	.type		= IB_ASYNC_OBJ_QP,
 	.destroy	= ib_async_qp_destroy,
 	.destroyed	= ib_async_qp_settle,
 	.set_name	= ib_async_qp_set_name,
 	.let_go		= ib_async_wrs_let_go,
+	.free		= ib_async_qp_free,
 	.queue_bytes	= ib_async_qp_bytes,
 	.events		= true,
 };

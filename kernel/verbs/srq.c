@@ -167,12 +167,19 @@ static void ib_async_srq_set_name(struct ib_async_uobj *uobj,
 	rdma_restrack_set_name(&uobj->srq->res, name);
 }
 
+/* The uobj goes: it lets its submission ring go (mappings may keep it). */
+static void ib_async_srq_free(struct ib_async_uobj *uobj)
+{
+	ib_async_wr_rings_drop(uobj);
+}
+
 const struct ib_async_uobj_type ib_async_srq_type = {
 	.type		= IB_ASYNC_OBJ_SRQ,
 	.destroy	= ib_async_srq_destroy,
 	.destroyed	= ib_async_srq_destroyed,
 	.set_name	= ib_async_srq_set_name,
 	.let_go		= ib_async_wrs_let_go,
+	.free		= ib_async_srq_free,
 	.queue_bytes	= ib_async_rq_bytes,
 	.events		= true,
 };

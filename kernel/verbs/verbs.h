@@ -32,6 +32,7 @@
 #include "core/core.h"
 
 struct ib_async_cq_ring;
+struct ib_async_wr_ring;
 struct ib_async_mr;
 struct ib_async_queue_sizes;
 struct ib_async_regq;
@@ -55,6 +56,8 @@ struct ib_async_uobj_type;
  * @stale_wcs: completions that matched no request
  * @mr_keys: lkey -> MR uobj
  * @cq_rings: CQ handle -> its completion ring (cq_ring.c), for mmap()
+ * @wr_rings: QP or SRQ handle << 1 | kind -> its submission ring
+ *	(wr_ring.c), for mmap() and the doorbell
  * @verbs_bytes: of the file's charged bytes, the objects' queues'
  * @poll_wc: ib_poll_cq()'s output: 1 KB that would otherwise sit on the
  *	stack of every poll (and far more under KASAN)
@@ -75,6 +78,7 @@ struct ib_async_vfile {
 	u64 stale_wcs;
 	struct xarray mr_keys;
 	struct xarray cq_rings;
+	struct xarray wr_rings;
 	u64 verbs_bytes;
 	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
 };
@@ -91,6 +95,11 @@ struct ib_async_uobj {
 	struct ib_async_channel *comp_chan;
 	/* CQ: where its completions go before POLL_CQ, NULL for nowhere */
 	struct ib_async_cq_ring *ring;
+	/*
+	 * QP: its send and receive queues' submission rings; SRQ: its
+	 * receive ring (indexed by enum ib_async_wr_ring_kind); NULL for none
+	 */
+	struct ib_async_wr_ring *wr_ring[2];
 	u32 handle;
 	u32 type;			/* enum ib_async_obj_type */
 	u32 port;			/* QP: for event records */
@@ -224,9 +233,35 @@ static inline int ib_async_post_send(struct ib_qp *qp,
 	return ret;
 }
 
+/**
+ * struct ib_async_slots - a submission ring's pending slots, copied once
+ * @mem: the copy, in kernel memory: @count slots of @slot_size bytes
+ * @count: slots
+ * @slot_size: bytes each
+ * @max_sge: entries a slot holds after its work request
+ * @max_inline: inline bytes a send slot holds at @inline_offset
+ * @inline_offset: where they begin
+ * @send: send slots (else receives)
+ *
+ * Whatever @mem holds is checked as a caller's list is: the ring's memory
+ * itself is never looked at again.
+ */
+struct ib_async_slots {
+	const void *mem;
+	u32 count;
+	u32 slot_size;
+	u32 max_sge;
+	u32 max_inline;
+	u32 inline_offset;
+	bool send;
+};
+
 /* post.c: the data path over registered memory */
 int ib_async_cmd_post_send_list(struct ib_async_ucmd *u);
 int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
+u32 ib_async_post_slots(struct ib_async_file *file,
+			struct ib_async_uobj *owner,
+			const struct ib_async_slots *s, int *err);
 
 /**
  * struct ib_async_uobj_type - what one object kind does its own way
@@ -287,6 +322,14 @@ int ib_async_cq_ring_mmap(struct ib_async_file *file,
 u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq);
 void ib_async_qp_fill_rings(struct ib_async_uobj *qp);
 void ib_async_cq_ring_drop(struct ib_async_uobj *cq);
+
+/* wr_ring.c: submission rings mapped by the program */
+int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u);
+int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u);
+bool ib_async_wr_ring_pgoff(unsigned long pgoff);
+int ib_async_wr_ring_mmap(struct ib_async_file *file,
+			  struct vm_area_struct *vma);
+void ib_async_wr_rings_drop(struct ib_async_uobj *owner);
 
 /**
  * struct ib_async_queue_sizes - what a verbs object's queues hold

@@ -24,6 +24,8 @@
 #include <infiniband/ib_async.h>
 #include <rdma/ib_async.h>
 
+struct ibasync_wr_ring;
+
 /* ---- event ABI (cmd_event.c): @fd is the node or a channel -------------- */
 
 int ibasync_cmd_get_info(int fd, struct ib_async_info *info);
@@ -130,12 +132,29 @@ int ibasync_cmd_post_recv_list(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 int ibasync_cmd_post_srq_recv_list(struct ibv_srq *srq,
 				   struct ibv_recv_wr *wr,
 				   struct ibv_recv_wr **bad_wr);
+/*
+ * Submission rings (cmd_post.c): one request written into a ring's slot
+ * as the kernel reads it (0, or EINVAL/EOPNOTSUPP as a list is refused:
+ * nothing is written then), and the doorbell, whose argument is the value
+ * MAP_WR_RING returned.
+ */
+int ibasync_cmd_ring_send(struct ibv_qp *qp, const struct ibasync_wr_ring *r,
+			  uint32_t i, const struct ibv_send_wr *wr);
+int ibasync_cmd_ring_recv(const struct ibasync_wr_ring *r, uint32_t i,
+			  const struct ibv_recv_wr *wr);
+int ibasync_cmd_wr_doorbell(struct ibv_context *ctx, uint64_t doorbell);
 /* @count: in, the records @wc holds; out, how many the kernel wrote */
 int ibasync_cmd_poll_cq(struct ibv_context *ctx, uint32_t handle,
 			struct ib_async_wc *wc, uint32_t *count);
 /* A CQ's completion ring: where to map it, its two mappings, a refill. */
 int ibasync_cmd_map_cq_ring(struct ibv_cq *cq, struct ib_async_map_cq_ring *m);
 void *ibasync_cmd_mmap_cq_ring(struct ibv_cq *cq, uint64_t offset,
+			       size_t size, bool writable);
+/* A QP's or SRQ's submission ring: where to map it, its mappings. */
+int ibasync_cmd_map_wr_ring(struct ibv_context *ctx, uint32_t obj_type,
+			    uint32_t handle, uint32_t kind, uint32_t entries,
+			    struct ib_async_map_wr_ring *m);
+void *ibasync_cmd_mmap_wr_ring(struct ibv_context *ctx, uint64_t offset,
 			       size_t size, bool writable);
 /* @ring_flags: out, enum ib_async_cq_ring_flags */
 int ibasync_cmd_cq_wait(struct ibv_cq *cq, uint32_t spin_us,

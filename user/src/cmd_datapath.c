@@ -75,6 +75,28 @@ void *ibasync_cmd_mmap_cq_ring(struct ibv_cq *cq, uint64_t offset,
 	return p == MAP_FAILED ? NULL : p;
 }
 
+int ibasync_cmd_map_wr_ring(struct ibv_context *ctx, uint32_t obj_type,
+			    uint32_t handle, uint32_t kind, uint32_t entries,
+			    struct ib_async_map_wr_ring *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->obj_type = obj_type;
+	m->handle = handle;
+	m->kind = kind;
+	m->entries = entries;
+	return IBASYNC_CTX_CMD(ctx, MAP_WR_RING, m);
+}
+
+void *ibasync_cmd_mmap_wr_ring(struct ibv_context *ctx, uint64_t offset,
+			       size_t size, bool writable)
+{
+	void *p = mmap(NULL, size, writable ? PROT_READ | PROT_WRITE :
+					      PROT_READ,
+		       MAP_SHARED, ctx->cmd_fd, (off_t)offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 int ibasync_cmd_cq_wait(struct ibv_cq *cq, uint32_t spin_us,
 			uint32_t *ring_flags)
 {

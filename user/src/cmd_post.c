@@ -14,6 +14,11 @@
  * not posted; the ones before it were. A list the kernel refuses as a
  * whole (it checks a call's requests before posting any) fails at its
  * first request.
+ *
+ * The same requests also go into the slots of a submission ring (wr_ring.c
+ * decides when), marshalled by the same code: a slot holds one request,
+ * its entries and, for an inline send, its data, which is copied into the
+ * slot here as a provider copies it into its queue.
  */
 #include <errno.h>
 #include <string.h>
@@ -225,4 +230,67 @@ int ibasync_cmd_post_srq_recv_list(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 {
 	return post_recvs(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,
 			  bad_wr);
+}
+
+/*
+ * Send @wr into slot @i of @r: its request, its entries, and for an inline
+ * send its data in the slot, the entries' lengths saying how it is cut.
+ * More entries than a slot holds is EINVAL, as providers refuse more than
+ * max_send_sge.
+ */
+int ibasync_cmd_ring_send(struct ibv_qp *qp, const struct ibasync_wr_ring *r,
+			  uint32_t i, const struct ibv_send_wr *wr)
+{
+	unsigned char *slot = ibasync_wr_slot(r, i);
+	struct ib_async_sge *sg = (void *)(slot + sizeof(struct ib_async_send_wr));
+	struct ib_async_send_wr k;
+	size_t off = 0;
+	int err, j;
+
+	err = fill_send(qp, wr, &k);
+	if (err)
+		return ibasync_err(err);
+	if (k.num_sge > r->max_sge)
+		return ibasync_err(EINVAL);
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		for (j = 0; j < wr->num_sge; j++) {
+			if (wr->sg_list[j].length > r->max_inline - off)
+				return ibasync_err(EINVAL);
+			memcpy(slot + r->inline_offset + off,
+			       (const void *)(uintptr_t)wr->sg_list[j].addr,
+			       wr->sg_list[j].length);
+			sg[j] = (struct ib_async_sge){
+				.length = wr->sg_list[j].length,
+			};
+			off += wr->sg_list[j].length;
+		}
+	} else {
+		fill_sges(wr->sg_list, wr->num_sge, sg);
+	}
+	memcpy(slot, &k, sizeof(k));
+	return 0;
+}
+
+int ibasync_cmd_ring_recv(const struct ibasync_wr_ring *r, uint32_t i,
+			  const struct ibv_recv_wr *wr)
+{
+	unsigned char *slot = ibasync_wr_slot(r, i);
+	struct ib_async_recv_wr k = {
+		.wr_id = wr->wr_id, .num_sge = (uint32_t)wr->num_sge,
+	};
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > r->max_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return ibasync_err(EINVAL);
+	fill_sges(wr->sg_list, wr->num_sge,
+		  (void *)(slot + sizeof(struct ib_async_recv_wr)));
+	memcpy(slot, &k, sizeof(k));
+	return 0;
+}
+
+int ibasync_cmd_wr_doorbell(struct ibv_context *ctx, uint64_t doorbell)
+{
+	/* the value itself is the argument: nothing to copy either way */
+	return ibasync_cmd_ioctl(ctx->cmd_fd, IB_ASYNC_IOC_WR_DOORBELL,
+				 (void *)(uintptr_t)doorbell);
 }

@@ -136,6 +136,7 @@ static void init_context(struct ibasync_context *c, struct ibasync_device *dev,
 	c->user_mr = features & IB_ASYNC_FEATURE_USER_MR;
 	c->evchan = features & IB_ASYNC_FEATURE_EVENT_CHANNEL;
 	c->cq_ring = c->user_mr && (features & IB_ASYNC_FEATURE_CQ_RING);
+	c->wr_ring = c->user_mr && (features & IB_ASYNC_FEATURE_WR_RING);
 	c->state = c->evchan && (features & IB_ASYNC_FEATURE_STATE);
 	c->ring_ok = features & IB_ASYNC_FEATURE_EVENT_RING;
 	atomic_init(&c->lost_events, 0);

@@ -2,7 +2,8 @@
 /*
  * The data path behind rdma-core's inline ibv_post_send(),
  * ibv_post_recv(), ibv_post_srq_recv() and ibv_poll_cq(). Where the node
- * registers user memory (IB_ASYNC_FEATURE_USER_MR) posts go to
+ * registers user memory (IB_ASYNC_FEATURE_USER_MR) posts go through the
+ * queue's submission ring (wr_ring.c) where it has one, else to
  * cmd_post.c, in lists over the kernel's MRs. Elsewhere: one command per
  * work request through ib_async's kernel buffers (see
  * Documentation/ib_async.rst, "Data path"), which exists so that real
@@ -92,8 +93,11 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	int err;
 
+	/* rings come with user MRs, and only then is there one to look at */
 	if (to_ibasync_ctx(qp->context)->user_mr)
-		return ibasync_cmd_post_send_list(qp, wr, bad_wr);
+		return ibasync_wr_ring_on(&to_ibasync_qp(qp)->sq_ring) ?
+		       ibasync_wr_ring_post_send(qp, wr, bad_wr) :
+		       ibasync_cmd_post_send_list(qp, wr, bad_wr);
 	for (; wr; wr = wr->next) {
 		err = post_one_send(qp, wr);
 		if (err) {
@@ -147,8 +151,12 @@ static int post_recv_list(struct ibv_context *ctx, uint32_t obj_type,
 static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
+	struct ibasync_wr_ring *r = &to_ibasync_qp(qp)->rq_ring;
+
 	if (to_ibasync_ctx(qp->context)->user_mr)
-		return ibasync_cmd_post_recv_list(qp, wr, bad_wr);
+		return ibasync_wr_ring_on(r) ?
+		       ibasync_wr_ring_post_recv(qp->context, r, wr, bad_wr) :
+		       ibasync_cmd_post_recv_list(qp, wr, bad_wr);
 	return post_recv_list(qp->context, IB_ASYNC_OBJ_QP, qp->handle, wr,
 			      bad_wr);
 }
@@ -156,8 +164,12 @@ static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 static int post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr)
 {
+	struct ibasync_wr_ring *r = &to_ibasync_srq(srq)->ring;
+
 	if (to_ibasync_ctx(srq->context)->user_mr)
-		return ibasync_cmd_post_srq_recv_list(srq, wr, bad_wr);
+		return ibasync_wr_ring_on(r) ?
+		       ibasync_wr_ring_post_recv(srq->context, r, wr, bad_wr) :
+		       ibasync_cmd_post_srq_recv_list(srq, wr, bad_wr);
 	return post_recv_list(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, wr,
 			      bad_wr);
 }

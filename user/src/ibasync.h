@@ -62,6 +62,12 @@
 #define IBASYNC_CQ_SPIN_US_DEFAULT	0
 
 /*
+ * Non-empty: posts go through the list commands (IB_ASYNC_IOC_POST_*_LIST),
+ * with no submission ring; see libibasync(7) and wr_ring.c.
+ */
+#define IBASYNC_NO_WR_RING_ENV	"IBASYNC_NO_WR_RING"
+
+/*
  * A mapped event ring (ring.c); hdr NULL when there is none. Its
  * consumer is whoever holds the lock of the queue it belongs to.
  * gen is ibasync_fork_gen when it was mapped: the kernel maps rings
@@ -167,6 +173,11 @@ struct ibasync_context {
 	bool evchan;
 	/* IB_ASYNC_FEATURE_CQ_RING: CQs get completion rings (cq_ring.c) */
 	bool cq_ring;
+	/*
+	 * IB_ASYNC_FEATURE_WR_RING: QPs and SRQs get submission rings
+	 * (wr_ring.c)
+	 */
+	bool wr_ring;
 	/* IB_ASYNC_FEATURE_STATE: state channels too */
 	bool state;
 
@@ -229,6 +240,33 @@ struct ibasync_wr_list {
 };
 
 /*
+ * A submission ring (wr_ring.c): a queue's work requests written into the
+ * slots and posted by one doorbell. hdr is NULL for a queue without one.
+ * lock is the queue's post lock, held from the first slot written to the
+ * doorbell's answer read, as a provider holds its queue's lock; prod is
+ * this process's producer count, equal to the kernel's consumer whenever
+ * the lock is free.
+ */
+struct ibasync_wr_ring {
+	const struct ib_async_wr_ring_header *hdr;
+	uint32_t *producer;
+	unsigned char *slots;
+	size_t map_size, slots_map_size;
+	uint64_t doorbell;
+	uint32_t mask, slot_size, max_sge, max_inline, inline_offset;
+	uint32_t prod;
+	uint32_t gen;		/* ibasync_fork_gen when mapped */
+	pthread_mutex_t lock;
+};
+
+/* Where a ring's slot @i (a wrapping count) is. */
+static inline unsigned char *ibasync_wr_slot(const struct ibasync_wr_ring *r,
+					     uint32_t i)
+{
+	return r->slots + (size_t)(i & r->mask) * r->slot_size;
+}
+
+/*
  * A QP remembers what ibv_query_qp() reports as its init attributes. One
  * created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is a struct ibv_qp_ex too
  * (is_ex): ibv_qp_to_qp_ex() hands it out.
@@ -245,12 +283,37 @@ struct ibasync_qp {
 	bool is_ex;
 	uint64_t send_ops;	/* IBV_QP_EX_WITH_* granted */
 	struct ibasync_wr_list wl;
+	/* its send and receive queues' submission rings (wr_ring.c) */
+	struct ibasync_wr_ring sq_ring, rq_ring;
 };
 
 static inline struct ibasync_qp *to_ibasync_qp(struct ibv_qp *qp)
 {
 	return (struct ibasync_qp *)qp;
 }
+
+/* An SRQ, and its submission ring (wr_ring.c). */
+struct ibasync_srq {
+	struct ibv_srq srq;
+	struct ibasync_wr_ring ring;
+};
+
+static inline struct ibasync_srq *to_ibasync_srq(struct ibv_srq *srq)
+{
+	return (struct ibasync_srq *)srq;
+}
+
+/* wr_ring.c */
+void ibasync_wr_ring_map(struct ibv_context *ctx, uint32_t obj_type,
+			 uint32_t handle, uint32_t kind, uint32_t max_wr,
+			 struct ibasync_wr_ring *r);
+void ibasync_wr_ring_unmap(struct ibasync_wr_ring *r);
+bool ibasync_wr_ring_on(const struct ibasync_wr_ring *r);
+int ibasync_wr_ring_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			      struct ibv_send_wr **bad_wr);
+int ibasync_wr_ring_post_recv(struct ibv_context *ctx,
+			      struct ibasync_wr_ring *r, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr);
 
 /* Completions an extended CQ fetches from the kernel at a time. */
 #define IBASYNC_CQ_EX_BATCH	16

@@ -313,6 +313,13 @@ struct ibv_qp *ibasync_create_qp(struct ibv_pd *pd,
 	init_sync(&qp->mutex, &qp->cond);
 	q->cap = attr->cap;
 	q->sq_sig_all = !!attr->sq_sig_all;
+	ibasync_wr_ring_map(qp->context, IB_ASYNC_OBJ_QP, qp->handle,
+			    IB_ASYNC_WR_RING_SEND, q->cap.max_send_wr,
+			    &q->sq_ring);
+	/* a QP on an SRQ receives through the SRQ's: no requests here */
+	ibasync_wr_ring_map(qp->context, IB_ASYNC_OBJ_QP, qp->handle,
+			    IB_ASYNC_WR_RING_RECV,
+			    attr->srq ? 0 : q->cap.max_recv_wr, &q->rq_ring);
 	return qp;
 }
 
@@ -369,6 +376,12 @@ IBASYNC_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	bool is_ex = to_ibasync_qp(qp)->is_ex;
 	int ret;
 
+	/*
+	 * Its rings first, which destroy_evobj() may free: a QP the kernel
+	 * then refuses to destroy posts through the lists, as well.
+	 */
+	ibasync_wr_ring_unmap(&to_ibasync_qp(qp)->sq_ring);
+	ibasync_wr_ring_unmap(&to_ibasync_qp(qp)->rq_ring);
 	ret = destroy_evobj(qp->context, IB_ASYNC_OBJ_QP, qp->handle,
 			    to_ibasync_qp(qp), &qp->mutex, &qp->cond,
 			    &qp->events_completed);
@@ -382,22 +395,26 @@ IBASYNC_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 IBASYNC_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 					      struct ibv_srq_init_attr *attr)
 {
+	struct ibasync_srq *s;
 	struct ibv_srq *srq;
 
 	if (!pd || !attr)
 		return fail_null(EINVAL);
-	srq = calloc(1, sizeof(*srq));
-	if (!srq)
+	s = calloc(1, sizeof(*s));
+	if (!s)
 		return NULL;
+	srq = &s->srq;
 	/* attr->attr becomes what the kernel granted */
 	if (ibasync_cmd_create_srq(pd, srq, attr)) {
-		free_keep_errno(srq);
+		free_keep_errno(s);
 		return NULL;
 	}
 	srq->context = pd->context;
 	srq->srq_context = attr->srq_context;
 	srq->pd = pd;
 	init_sync(&srq->mutex, &srq->cond);
+	ibasync_wr_ring_map(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle,
+			    IB_ASYNC_WR_RING_RECV, attr->attr.max_wr, &s->ring);
 	return srq;
 }
 
@@ -449,6 +466,8 @@ IBASYNC_EXPORT int ibv_query_srq(struct ibv_srq *srq,
 
 IBASYNC_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
+	/* its ring first, as for a QP */
+	ibasync_wr_ring_unmap(&to_ibasync_srq(srq)->ring);
 	return destroy_evobj(srq->context, IB_ASYNC_OBJ_SRQ, srq->handle, srq,
 			     &srq->mutex, &srq->cond, &srq->events_completed);
 }

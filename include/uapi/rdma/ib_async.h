@@ -85,6 +85,9 @@
  * @IB_ASYNC_CMD_DETACH_MCAST: &struct ib_async_mcast.
  * @IB_ASYNC_CMD_MAP_CQ_RING: &struct ib_async_map_cq_ring.
  * @IB_ASYNC_CMD_CQ_WAIT: &struct ib_async_cq_wait.
+ * @IB_ASYNC_CMD_MAP_WR_RING: &struct ib_async_map_wr_ring.
+ * @IB_ASYNC_CMD_WR_DOORBELL: no structure: the argument is the value
+ *	IB_ASYNC_IOC_MAP_WR_RING returned in &struct ib_async_map_wr_ring.doorbell.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -123,6 +126,8 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_DETACH_MCAST,
 	IB_ASYNC_CMD_MAP_CQ_RING,
 	IB_ASYNC_CMD_CQ_WAIT,
+	IB_ASYNC_CMD_MAP_WR_RING,
+	IB_ASYNC_CMD_WR_DOORBELL,
 };
 
 /**
@@ -293,6 +298,9 @@ struct ib_async_event {
  * @IB_ASYNC_FEATURE_CQ_RING: IB_ASYNC_IOC_MAP_CQ_RING and
  *	IB_ASYNC_IOC_CQ_WAIT: a CQ's completions delivered into memory the
  *	program maps (with IB_ASYNC_FEATURE_USER_MR).
+ * @IB_ASYNC_FEATURE_WR_RING: IB_ASYNC_IOC_MAP_WR_RING and
+ *	IB_ASYNC_IOC_WR_DOORBELL: work requests written into memory the
+ *	program maps and posted by a doorbell (with IB_ASYNC_FEATURE_USER_MR).
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -307,6 +315,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_EVENT_RING	= 1 << 6,
 	IB_ASYNC_FEATURE_STATE		= 1 << 7,
 	IB_ASYNC_FEATURE_CQ_RING	= 1 << 8,
+	IB_ASYNC_FEATURE_WR_RING	= 1 << 9,
 };
 
 /**
@@ -1956,5 +1965,176 @@ struct ib_async_cq_wait {
 
 #define IB_ASYNC_CQ_WAIT_SIZE_V1	24
 #define IB_ASYNC_IOC_CQ_WAIT	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_CQ_WAIT)
+
+/**
+ * DOC: Submission rings
+ *
+ * A QP's send or receive queue, or an SRQ, can take its work requests from
+ * memory the program maps: the program writes each request into the next
+ * slot of the ring, advances its producer count and rings the doorbell
+ * (IB_ASYNC_IOC_WR_DOORBELL), one system call with no argument structure,
+ * for any number of requests. The kernel reads the producer once, bounds
+ * it against its own private consumer count, copies each pending slot
+ * once into kernel memory and checks only that copy (the rules of
+ * IB_ASYNC_IOC_POST_SEND_LIST and IB_ASYNC_IOC_POST_RECV_LIST, and the
+ * QP's granted limits), posts them as one chain and publishes how far it
+ * got: its consumer count and, where it stopped early, the error of the
+ * first slot it did not post. A slot rewritten after the doorbell can
+ * never change what was posted.
+ *
+ * Two mappings: the kernel's header (&struct ib_async_wr_ring_header),
+ * read-only; and the program's producer (&struct
+ * ib_async_wr_ring_producer) followed by the slots, read-write.
+ */
+
+/* Slots a ring holds at most: a doorbell posts no more than a list call. */
+#define IB_ASYNC_WR_RING_MAX	IB_ASYNC_POST_MAX_WRS
+
+/**
+ * enum ib_async_wr_ring_kind - which of an object's queues a ring feeds
+ * @IB_ASYNC_WR_RING_SEND: a QP's send queue: slots hold
+ *	&struct ib_async_send_wr.
+ * @IB_ASYNC_WR_RING_RECV: a QP's receive queue or an SRQ: slots hold
+ *	&struct ib_async_recv_wr.
+ */
+enum ib_async_wr_ring_kind {
+	IB_ASYNC_WR_RING_SEND	= 0,
+	IB_ASYNC_WR_RING_RECV	= 1,
+};
+
+/**
+ * struct ib_async_wr_ring_header - the kernel's side of a submission ring
+ * @consumer: written by the kernel: slots it has taken, a count that
+ *	wraps at 2^32 (slot i is number i & (entries - 1)). Read it with
+ *	acquire semantics: @error is then the one that goes with it. Slots
+ *	before it were posted (or refused by the device, see @error); the
+ *	program may write them again.
+ * @error: written by the kernel before @consumer: 0 when the last
+ *	doorbell took every slot up to the producer it read, else the
+ *	positive errno of slot @consumer, the first it did not post (the
+ *	slots after it were not looked at). ibv_post_send()'s bad_wr.
+ * @entries: slots, a power of two.
+ * @slot_size: bytes per slot, a multiple of 64.
+ * @max_sge: entries a slot holds after its work request: the QP's (or
+ *	SRQ's) granted max_send_sge or max_recv_sge when the ring was made.
+ * @max_inline: bytes of inline data a send slot holds at @inline_offset:
+ *	the QP's granted max_inline_data (0 for a receive ring).
+ * @inline_offset: where in a slot its inline data begins.
+ * @kind: enum ib_async_wr_ring_kind.
+ * @reserved: 0.
+ *
+ * Alone in a page mapped read-only. The kernel never reads it back.
+ */
+struct ib_async_wr_ring_header {
+	__u32 consumer;
+	__u32 error;
+	__u32 entries;
+	__u32 slot_size;
+	__u32 max_sge;
+	__u32 max_inline;
+	__u32 inline_offset;
+	__u32 kind;
+	__u32 reserved[8];
+};
+
+#define IB_ASYNC_WR_RING_HEADER_SIZE_V1	64
+
+/**
+ * struct ib_async_wr_ring_producer - the program's side of a ring
+ * @producer: slots the program has written, the wrapping count of
+ *	&struct ib_async_wr_ring_header.consumer. Store it with release
+ *	semantics once the slots before it are written. The kernel reads it
+ *	once per doorbell and never trusts it: more than entries ahead of
+ *	its consumer is EINVAL, with nothing posted. Setting it back to the
+ *	consumer drops slots the kernel refused.
+ * @reserved: ignored.
+ *
+ * At offset 0 of the slots' mapping; the slots follow at slots_offset.
+ * A slot is one work request (&struct ib_async_send_wr or &struct
+ * ib_async_recv_wr, whose num_sge is at most max_sge), then max_sge
+ * &struct ib_async_sge entries (the first num_sge used), then, in a send
+ * ring, max_inline bytes: an IB_ASYNC_SEND_INLINE send carries its data
+ * there, its entries' lengths in order (their addr and lkey unused).
+ */
+struct ib_async_wr_ring_producer {
+	__u32 producer;
+	__u32 reserved[15];
+};
+
+#define IB_ASYNC_WR_RING_PRODUCER_SIZE_V1	64
+
+/**
+ * struct ib_async_map_wr_ring - argument of IB_ASYNC_IOC_MAP_WR_RING
+ * @argsz: size of the structure.
+ * @flags: must be 0.
+ * @obj_type: IB_ASYNC_OBJ_QP, or IB_ASYNC_OBJ_SRQ for a receive ring.
+ * @handle: the QP or SRQ.
+ * @kind: enum ib_async_wr_ring_kind. A QP on an SRQ has no receive ring.
+ * @entries: in: slots, 0 for 256, else at most IB_ASYNC_WR_RING_MAX;
+ *	rounded up to a power of two. Out: what the ring holds.
+ * @slot_size: out: &struct ib_async_wr_ring_header.slot_size.
+ * @slots_offset: out: where slot 0 begins in the slots' mapping.
+ * @max_sge: out: &struct ib_async_wr_ring_header.max_sge.
+ * @max_inline: out: &struct ib_async_wr_ring_header.max_inline.
+ * @inline_offset: out: &struct ib_async_wr_ring_header.inline_offset.
+ * @reserved: must be 0.
+ * @doorbell: out: the argument of IB_ASYNC_IOC_WR_DOORBELL for this ring:
+ *	@handle << 1 | @kind.
+ * @mmap_offset: out: mmap() offset of the header, to map with PROT_READ
+ *	and MAP_SHARED (PROT_WRITE is refused).
+ * @mmap_size: out: its length, one page.
+ * @slots_mmap_offset: out: mmap() offset of the producer and the slots, to
+ *	map with PROT_READ | PROT_WRITE and MAP_SHARED.
+ * @slots_mmap_size: out: their length.
+ *
+ * The ring's memory is charged to the caller's RLIMIT_MEMLOCK (unless it
+ * has CAP_IPC_LOCK) and memory cgroup until the QP or SRQ is destroyed and
+ * both mappings are gone. EBUSY if the queue has a ring; EOPNOTSUPP
+ * without IB_ASYNC_FEATURE_WR_RING or for a 32-bit caller (the mmap()
+ * offsets do not fit its calls). The mappings are not inherited across
+ * fork(), and only the process that opened the file may map a ring or
+ * ring its doorbell (EPERM), as only it may post. IB_ASYNC_IOC_POST_SEND_LIST
+ * and IB_ASYNC_IOC_POST_RECV_LIST keep working on a queue with a ring.
+ */
+struct ib_async_map_wr_ring {
+	__u32 argsz;
+	__u32 flags;
+	__u32 obj_type;
+	__u32 handle;
+	__u32 kind;
+	__u32 entries;
+	__u32 slot_size;
+	__u32 slots_offset;
+	__u32 max_sge;
+	__u32 max_inline;
+	__u32 inline_offset;
+	__u32 reserved;
+	__aligned_u64 doorbell;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__aligned_u64 slots_mmap_offset;
+	__aligned_u64 slots_mmap_size;
+};
+
+#define IB_ASYNC_MAP_WR_RING_SIZE_V1	88
+#define IB_ASYNC_IOC_MAP_WR_RING \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_MAP_WR_RING)
+
+/*
+ * IB_ASYNC_IOC_WR_DOORBELL: ioctl(fd, IB_ASYNC_IOC_WR_DOORBELL, doorbell),
+ * the argument being &struct ib_async_map_wr_ring.doorbell itself, not a
+ * pointer: nothing is copied in or out. Posts the ring's slots from the
+ * kernel's consumer up to the producer it reads, and publishes the
+ * consumer and error (&struct ib_async_wr_ring_header). Returns 0 when it
+ * posted every pending slot, or some of them; fails with the error of the
+ * first pending slot when it posted none (the header says so too), with
+ * EINVAL and nothing posted or published when the producer is more than
+ * entries ahead of the consumer, and with ENOENT (no such object), EINVAL
+ * (no such ring) or EPERM (another process) as the other commands do.
+ * The completions of a QP's CQs are moved into their completion rings
+ * afterwards, as after IB_ASYNC_IOC_POST_SEND_LIST.
+ */
+#define IB_ASYNC_IOC_WR_DOORBELL \
+	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_WR_DOORBELL)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */

@@ -105,6 +105,7 @@ struct fz_obj {
 	uint32_t srq;		/* QP: its SRQ's handle, or 0 */
 	uint32_t cqe;		/* CQ: entries; SRQ: max_wr */
 	uint32_t ring;		/* CQ: its completion ring's entries, or 0 */
+	uint8_t wr_rings;	/* QP, SRQ: 1 << kind of each submission ring */
 	uint32_t pd;		/* QP, SRQ, MR: the PD's handle */
 	uint32_t lkey, rkey;	/* MR: its keys */
 	uint64_t addr, len;	/* MR: what it covers */
@@ -334,6 +335,14 @@ struct fz_field {
 #define FZ_ARG_MAX	(FZ_PAGE + 64)
 
 /* One ioctl being prepared: the command, its file and its argument. */
+/*
+ * WR_DOORBELL's argument is a value, not a structure: the fuzzer keeps it
+ * where a structure would be, and passes it as the ioctl's argument.
+ */
+struct fz_doorbell {
+	uint64_t value;
+};
+
 struct fz_call {
 	const struct fz_cmd *cmd;
 	uint32_t slot;			/* file slot */
@@ -383,6 +392,8 @@ struct fz_call {
 		struct ib_async_post_list post_list;
 		struct ib_async_map_cq_ring map_cq_ring;
 		struct ib_async_cq_wait cq_wait;
+		struct ib_async_map_wr_ring map_wr_ring;
+		struct fz_doorbell doorbell;
 	} a;
 	char mdesc[128];		/* the mutations, for reports */
 	uint8_t sent[256];		/* the argument as it went in */
@@ -405,6 +416,7 @@ struct fz_cmd {
 	void (*done)(struct fz_ctx *ctx, struct fz_call *c);
 	unsigned int weight;
 	bool datapath;		/* needs the opener's memory */
+	bool value;		/* its argument is a value (struct fz_doorbell) */
 };
 
 /* Every command, in the order of enum ib_async_cmd. */
@@ -426,7 +438,8 @@ struct fz_cmd {
 	X(SUBSCRIBE, subscribe) X(UNSUBSCRIBE, unsubscribe)		\
 	X(MAP_RING, map_ring) X(RING_WAIT, ring_wait)			\
 	X(ATTACH_MCAST, attach_mcast) X(DETACH_MCAST, detach_mcast)	\
-	X(MAP_CQ_RING, map_cq_ring) X(CQ_WAIT, cq_wait)
+	X(MAP_CQ_RING, map_cq_ring) X(CQ_WAIT, cq_wait)			\
+	X(MAP_WR_RING, map_wr_ring) X(WR_DOORBELL, wr_doorbell)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };

@@ -2297,3 +2297,176 @@ void fz_done_cq_wait(struct fz_ctx *ctx, struct fz_call *c)
 	if (a->ring_flags & IB_ASYNC_CQ_RING_POLL)
 		atomic_fetch_add(&ctx->sh->stats.ring_poll, 1);
 }
+
+/* ---- submission rings ---- */
+
+/*
+ * A QP's send or receive ring, or an SRQ's; now and then the kind an
+ * object cannot have (EINVAL), or one of another type.
+ */
+bool fz_build_map_wr_ring(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_map_wr_ring *a = &c->a.map_wr_ring;
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj o;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (fz_chance(r, 25) && fz_pick_obj(ctx, c->slot, IB_ASYNC_OBJ_SRQ, &o))
+		a->kind = fz_chance(r, 90) ? IB_ASYNC_WR_RING_RECV :
+					     IB_ASYNC_WR_RING_SEND;
+	else if (fz_pick_obj(ctx, c->slot, IB_ASYNC_OBJ_QP, &o))
+		a->kind = fz_below(r, 2);
+	else
+		return make_instead(ctx, c, IB_ASYNC_OBJ_QP);
+	a->obj_type = o.type;
+	a->handle = o.handle;
+	a->entries = fz_chance(r, 80) ? fz_below(r, 65) :
+				       some_count(r, 64, IB_ASYNC_WR_RING_MAX + 1);
+	return true;
+}
+
+/*
+ * Write what a confused or hostile program would into a ring's slots: the
+ * bytes of a receive or a send with some fields right, the rest noise,
+ * and a producer near the kernel's consumer, or anywhere.
+ */
+static void wr_ring_scribble(struct fz_ctx *ctx,
+			     const struct ib_async_map_wr_ring *a,
+			     uint8_t *slots, uint32_t *producer,
+			     uint32_t consumer)
+{
+	struct fz_rng *r = &ctx->rng;
+	uint32_t i, j, n = fz_below(r, a->entries + 1);
+
+	for (i = 0; i < n; i++) {
+		uint8_t *s = slots + (size_t)((consumer + i) &
+					      (a->entries - 1)) * a->slot_size;
+		struct ib_async_send_wr w = {
+			.wr_id = fz_next(r),
+			.num_sge = fz_chance(r, 80) ? fz_below(r, a->max_sge + 1) :
+						      (uint32_t)fz_next(r),
+			.opcode = fz_chance(r, 70) ? IB_UVERBS_WR_SEND :
+						     fz_below(r, 16),
+			.send_flags = fz_chance(r, 60) ? IB_ASYNC_SEND_SIGNALED :
+							 (uint32_t)fz_next(r),
+		};
+
+		if (fz_chance(r, 10)) {
+			for (j = 0; j < a->slot_size; j++)
+				s[j] = (uint8_t)fz_next(r);
+			continue;
+		}
+		if (a->kind == IB_ASYNC_WR_RING_SEND) {
+			memcpy(s, &w, sizeof(w));
+		} else {
+			struct ib_async_recv_wr rw = {
+				.wr_id = w.wr_id, .num_sge = w.num_sge,
+				.reserved = fz_chance(r, 90) ? 0 : 1,
+			};
+
+			memcpy(s, &rw, sizeof(rw));
+		}
+		for (j = a->inline_offset - a->max_sge *
+			 (uint32_t)sizeof(struct ib_async_sge);
+		     j < a->inline_offset; j += sizeof(struct ib_async_sge)) {
+			struct ib_async_sge g = {
+				.addr = fz_valid_uptr(ctx, 64),
+				.length = fz_below(r, 128),
+				.lkey = (uint32_t)fz_next(r),
+			};
+
+			memcpy(s + j, &g, sizeof(g));
+		}
+	}
+	__atomic_store_n(producer,
+			 fz_chance(r, 90) ? consumer + n : (uint32_t)fz_next(r),
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * The answer is a ring of a power of two no smaller than asked, of whole
+ * 64-byte slots, whose slots fit the size answered, behind a doorbell
+ * naming the object and the kind. A process that may map it does, writes
+ * into it as a program would (and worse), and unmaps it again: the next
+ * doorbell finds what was left there.
+ */
+void fz_done_map_wr_ring(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_map_wr_ring *a = &c->a.map_wr_ring;
+	const struct ib_async_map_wr_ring *in = (const void *)c->sent;
+	const struct ib_async_wr_ring_header *h;
+	struct fz_obj *o;
+	uint8_t *s;
+
+	if (!check(ctx, a->entries && !(a->entries & (a->entries - 1)) &&
+		   a->entries <= IB_ASYNC_WR_RING_MAX &&
+		   a->entries >= in->entries && a->slot_size &&
+		   !(a->slot_size % 64) && a->inline_offset <= a->slot_size &&
+		   a->slots_offset >= sizeof(struct ib_async_wr_ring_producer) &&
+		   a->slots_mmap_size >= a->slots_offset +
+					 (uint64_t)a->entries * a->slot_size &&
+		   !(a->slots_mmap_size % FZ_PAGE) && a->mmap_size == FZ_PAGE &&
+		   a->doorbell == ((uint64_t)a->handle << 1 | a->kind) &&
+		   a->mmap_offset != a->slots_mmap_offset,
+		   "wr-ring-answer", "MAP_WR_RING answered an impossible ring"))
+		return;
+	/* its doorbell is worth ringing now */
+	fz_lock(ctx->sh);
+	o = find_obj(ctx, c->slot, a->handle);
+	if (o)
+		o->wr_rings |= 1 << a->kind;
+	fz_unlock(ctx->sh);
+	if (!ctx->opener)
+		return;
+	h = mmap(NULL, a->mmap_size, PROT_READ, MAP_SHARED, c->fd,
+		 (off_t)a->mmap_offset);
+	s = mmap(NULL, a->slots_mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 c->fd, (off_t)a->slots_mmap_offset);
+	/* the file may have been reopened since: then this ring is gone */
+	if (h != MAP_FAILED && s != MAP_FAILED && h->entries == a->entries &&
+	    h->slot_size == a->slot_size)
+		wr_ring_scribble(ctx, a, s + a->slots_offset, (uint32_t *)s,
+				 __atomic_load_n(&h->consumer,
+						 __ATOMIC_ACQUIRE));
+	if (h != MAP_FAILED)
+		munmap((void *)h, a->mmap_size);
+	if (s != MAP_FAILED)
+		munmap(s, a->slots_mmap_size);
+}
+
+/*
+ * Mostly a QP's or SRQ's ring (the object may have none: EINVAL), now and
+ * then any value at all.
+ */
+bool fz_build_wr_doorbell(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct fz_rng *r = &ctx->rng;
+	struct fz_obj o;
+	uint32_t kind;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (fz_chance(r, 5)) {
+		c->a.doorbell.value = fz_next(r);
+		return true;
+	}
+	if (!fz_pick_obj(ctx, c->slot, fz_chance(r, 80) ? IB_ASYNC_OBJ_QP :
+							  IB_ASYNC_OBJ_SRQ, &o))
+		return make_instead(ctx, c, IB_ASYNC_OBJ_QP);
+	/* mostly a ring the object has; without one, often make it first */
+	if (!o.wr_rings && fz_chance(r, 60))
+		return build_instead(ctx, c, IB_ASYNC_CMD_MAP_WR_RING);
+	kind = fz_below(r, 2);
+	if (o.wr_rings && fz_chance(r, 90) && !(o.wr_rings & (1 << kind)))
+		kind = !kind;
+	c->a.doorbell.value = (uint64_t)o.handle << 1 | kind;
+	return true;
+}
+
+/* Nothing comes back: the header says what happened, to the program. */
+void fz_done_wr_doorbell(struct fz_ctx *ctx, struct fz_call *c)
+{
+	(void)ctx;
+	(void)c;
+}

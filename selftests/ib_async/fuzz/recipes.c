@@ -6,7 +6,8 @@
  * (CQ_ERR), an SRQ limit (SRQ_LIMIT_REACHED), a send queue drained in SQD
  * (SQ_DRAINED), a long queue of one object's records purged while events
  * keep coming (evsrc), a mapped completion ring scribbled on while
- * traffic fills it. Every step is one call of the worker's budget, goes
+ * traffic fills it, and submission rings posted through while the same
+ * thread scribbles on their slots. Every step is one call of the worker's budget, goes
  * through the same checks as any other and records its objects in the
  * shared table, where later calls use, break and destroy them.
  */
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -510,27 +512,55 @@ static bool state_losses(struct fz_ctx *ctx, uint32_t slot)
 /*
  * Issue #45's shapes: a CQ with a mapped completion ring, an RC pair
  * looped back on it with an MR over receive memory, lists posted both
- * ways and CQ_WAIT called, now and then arming and POLL_CQ, while a
- * thread of the recipe's own scribbles on the ring's consumer page and
- * reads its records (cq_ring.c); then, the scribbler still going, the
- * pair and the CQ destroyed and the ring unmapped, in either order, or
- * left to later calls.
+ * ways (or, where the pair got submission rings, slots written and
+ * doorbells rung) and CQ_WAIT called, now and then arming and POLL_CQ,
+ * while a thread of the recipe's own scribbles on the ring's consumer
+ * page and reads its records (cq_ring.c), and writes over the submission
+ * rings' slots and now and then their producers; then, the scribbler
+ * still going, the pair and the CQ destroyed and the ring unmapped, in
+ * either order, or left to later calls.
  */
 #define RING_MR_LEN	(64 * 1024)
 #define RING_MSG	512
 #define SCRIBBLE_US	200
 
+/* A submission ring the recipe posts through, mapped as a program maps it. */
+struct wr_map {
+	struct ib_async_map_wr_ring m;
+	const struct ib_async_wr_ring_header *h;
+	uint8_t *p;		/* the producer, then the slots */
+};
+
 struct ring_pair {
 	uint32_t pd, cq;
 	struct ib_async_create_qp a, b;
 	struct ib_async_reg_mr mr;
+	struct wr_map sq, rq;	/* A's send ring, B's receive ring */
 };
 
 struct scribbler {
 	struct fz_ctx ctx;	/* the worker's, with a generator of its own */
 	uint32_t slot, cq;
+	struct wr_map *wr[2];
 	atomic_bool stop;
 };
+
+/* Random bytes somewhere in a submission ring's slots, or its producer. */
+static uint32_t wr_ring_poke(struct fz_rng *r, const struct wr_map *w)
+{
+	uint64_t span = (uint64_t)w->m.entries * w->m.slot_size;
+	uint32_t *prod = (uint32_t *)w->p;
+
+	if (!w->p)
+		return 0;
+	if (fz_chance(r, 2)) {
+		__atomic_store_n(prod, fz_chance(r, 50) ? (uint32_t)fz_next(r) :
+				 *prod + fz_below(r, 3), __ATOMIC_RELEASE);
+		return 1;
+	}
+	w->p[w->m.slots_offset + fz_next(r) % span] = (uint8_t)fz_next(r);
+	return 1;
+}
 
 static void *scribble(void *arg)
 {
@@ -549,11 +579,62 @@ static void *scribble(void *arg)
 		do {
 			n = fz_cq_ring_poke(&s->ctx, s->slot,
 					    fz_chance(r, 90) ? s->cq : 0, 4);
+			n += wr_ring_poke(r, s->wr[fz_below(r, 2)]);
 			atomic_fetch_add(&s->ctx.sh->stats.ring_scribbles, n);
 		} while (fz_now_us() < end && !atomic_load(&s->stop));
 		sched_yield();
 	}
 	return NULL;
+}
+
+/*
+ * MAP_WR_RING for queue @kind of @qp, then both mappings. What the
+ * answer's handler (gen.c) left pending there is dropped: the producer is
+ * set back to the consumer. False, with @w unmapped, when the node gives
+ * no ring or it cannot be mapped: the recipe then posts lists.
+ */
+static bool wr_map(struct fz_ctx *ctx, uint32_t slot, uint32_t qp,
+		   uint32_t kind, struct wr_map *w)
+{
+	int fd = ctx->sh->file[slot].fd;
+	void *h, *p;
+
+	memset(w, 0, sizeof(*w));
+	w->m.argsz = sizeof(w->m);
+	w->m.obj_type = IB_ASYNC_OBJ_QP;
+	w->m.handle = qp;
+	w->m.kind = kind;
+	w->m.entries = fz_range(&ctx->rng, 1, 16);
+	if (ctx->call >= ctx->budget ||
+	    fz_ioc(ctx, slot, IB_ASYNC_CMD_MAP_WR_RING, &w->m))
+		return false;
+	h = mmap(NULL, w->m.mmap_size, PROT_READ, MAP_SHARED, fd,
+		 (off_t)w->m.mmap_offset);
+	p = mmap(NULL, w->m.slots_mmap_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, (off_t)w->m.slots_mmap_offset);
+	if (h == MAP_FAILED || p == MAP_FAILED) {
+		if (h != MAP_FAILED)
+			munmap(h, w->m.mmap_size);
+		if (p != MAP_FAILED)
+			munmap(p, w->m.slots_mmap_size);
+		return false;
+	}
+	w->h = h;
+	w->p = p;
+	__atomic_store_n((uint32_t *)p,
+			 __atomic_load_n(&w->h->consumer, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	return true;
+}
+
+static void wr_unmap(struct wr_map *w)
+{
+	if (w->h)
+		munmap((void *)w->h, w->m.mmap_size);
+	if (w->p)
+		munmap(w->p, w->m.slots_mmap_size);
+	w->h = NULL;
+	w->p = NULL;
 }
 
 /* The CQ and its ring (mapped by MAP_CQ_RING's handler), the MR, the pair. */
@@ -563,6 +644,9 @@ static bool ring_setup(struct fz_ctx *ctx, uint32_t slot, struct ring_pair *t)
 	struct fz_rng *r = &ctx->rng;
 	uint32_t pages = (FZ_RECV_LEN - RING_MR_LEN) / FZ_PAGE + 1;
 
+	/* no submission ring unless one is made below */
+	memset(&t->sq, 0, sizeof(t->sq));
+	memset(&t->rq, 0, sizeof(t->rq));
 	/* a small CQ overruns while a scribbled index keeps the ring full */
 	if (!make_pd(ctx, slot, &t->pd) ||
 	    !make_cq(ctx, slot, fz_chance(r, 30) ? fz_range(r, 2, 4) :
@@ -579,20 +663,53 @@ static bool ring_setup(struct fz_ctx *ctx, uint32_t slot, struct ring_pair *t)
 	t->mr.length = RING_MR_LEN;
 	t->mr.access = IB_UVERBS_ACCESS_LOCAL_WRITE;
 	STEP(ctx, slot, REG_MR, &t->mr);
-	return make_qp(ctx, slot, IB_UVERBS_QPT_RC, t->pd, t->cq, 0, &t->a) &&
-	       make_qp(ctx, slot, IB_UVERBS_QPT_RC, t->pd, t->cq, 0, &t->b) &&
-	       rc_up(ctx, slot, t->a.handle, t->b.qp_num) &&
-	       rc_up(ctx, slot, t->b.handle, t->a.qp_num);
+	if (!make_qp(ctx, slot, IB_UVERBS_QPT_RC, t->pd, t->cq, 0, &t->a) ||
+	    !make_qp(ctx, slot, IB_UVERBS_QPT_RC, t->pd, t->cq, 0, &t->b) ||
+	    !rc_up(ctx, slot, t->a.handle, t->b.qp_num) ||
+	    !rc_up(ctx, slot, t->b.handle, t->a.qp_num))
+		return false;
+	/* submission rings half the time; posts without one take lists */
+	if (fz_chance(r, 50)) {
+		wr_map(ctx, slot, t->a.handle, IB_ASYNC_WR_RING_SEND, &t->sq);
+		wr_map(ctx, slot, t->b.handle, IB_ASYNC_WR_RING_RECV, &t->rq);
+	}
+	return true;
+}
+
+/*
+ * Ring @w's doorbell for the @n slots written from its consumer on; then,
+ * as a program does, drop what the kernel refused. The consumer never
+ * moves further than a ring's size (the producer is the scribbler's too).
+ */
+static void wr_doorbell(struct fz_ctx *ctx, uint32_t slot,
+			const struct wr_map *w, uint32_t cons, uint32_t n)
+{
+	struct fz_doorbell db = { .value = w->m.doorbell };
+	uint32_t after;
+
+	__atomic_store_n((uint32_t *)w->p, cons + n, __ATOMIC_RELEASE);
+	if (ctx->call >= ctx->budget)
+		return;
+	fz_ioc(ctx, slot, IB_ASYNC_CMD_WR_DOORBELL, &db);
+	after = __atomic_load_n(&w->h->consumer, __ATOMIC_ACQUIRE);
+	if (after - cons > w->m.entries)
+		fz_report(ctx, "wr-ring-consumer",
+			  "WR_DOORBELL moved the consumer %u slots in a ring of %u",
+			  after - cons, w->m.entries);
+	__atomic_store_n((uint32_t *)w->p, after, __ATOMIC_RELEASE);
 }
 
 /*
  * @n receives, or signalled sends (no longer than a receive), on @qp,
- * each one SGE in the MR; the list where no MR is.
+ * each one SGE in the MR; through @w's slots and its doorbell where the
+ * queue has a ring, else as a list.
  */
 static bool ring_post(struct fz_ctx *ctx, uint32_t slot,
 		      const struct ring_pair *t, uint32_t qp, bool send,
 		      uint32_t n)
 {
+	const struct wr_map *w = qp == t->a.handle && send ? &t->sq :
+				 qp == t->b.handle && !send ? &t->rq : NULL;
 	struct ib_async_post_list a = {
 		.argsz = sizeof(a), .obj_type = IB_ASYNC_OBJ_QP, .handle = qp,
 		.count = n, .num_sges = n,
@@ -630,6 +747,22 @@ static bool ring_post(struct fz_ctx *ctx, uint32_t slot,
 			    fz_below(r, RING_MR_LEN / RING_MSG) * RING_MSG;
 		s[i].length = send ? fz_below(r, RING_MSG + 1) : RING_MSG;
 		s[i].lkey = t->mr.lkey;
+	}
+	if (w && w->p && n <= w->m.entries && fz_chance(r, 80)) {
+		size_t wr = send ? sizeof(*sw) : sizeof(*rw);
+		uint32_t cons = __atomic_load_n(&w->h->consumer,
+						__ATOMIC_ACQUIRE);
+		uint8_t *at;
+
+		for (i = 0; i < n; i++) {
+			at = w->p + w->m.slots_offset +
+			     (size_t)((cons + i) & (w->m.entries - 1)) *
+			     w->m.slot_size;
+			memcpy(at, send ? (void *)&sw[i] : (void *)&rw[i], wr);
+			memcpy(at + wr, &s[i], sizeof(s[i]));
+		}
+		wr_doorbell(ctx, slot, w, cons, n);
+		return true;
 	}
 	a.wrs = (uintptr_t)ctx->lists;
 	a.sges = (uintptr_t)s;
@@ -729,14 +862,22 @@ static bool cq_ring_traffic(struct fz_ctx *ctx, uint32_t slot)
 		 "the ring recipe's scribbler, slot %u CQ %u", slot, t.cq);
 	s.slot = slot;
 	s.cq = t.cq;
+	s.wr[0] = &t.sq;
+	s.wr[1] = &t.rq;
 	atomic_init(&s.stop, false);
-	if (pthread_create(&thread, NULL, scribble, &s))
+	if (pthread_create(&thread, NULL, scribble, &s)) {
+		wr_unmap(&t.sq);
+		wr_unmap(&t.rq);
 		return false;
+	}
 	atomic_fetch_add(&ctx->sh->stats.ring_recipes, 1);
 	ring_rounds(ctx, slot, &t);
 	ring_teardown(ctx, slot, &t);
 	atomic_store(&s.stop, true);
 	pthread_join(thread, NULL);
+	/* the scribbler is done with them: mapped until now, QP or not */
+	wr_unmap(&t.sq);
+	wr_unmap(&t.rq);
 	return true;
 }
 

@@ -365,6 +365,31 @@ static const struct fz_field f_cq_wait[] = {
 	F(ib_async_cq_wait, ring_flags, FK_OUT0, 0),
 };
 
+/* The answers again: the kernel says where to map and what to ring. */
+static const struct fz_field f_map_wr_ring[] = {
+	HDR(ib_async_map_wr_ring, 0),
+	F(ib_async_map_wr_ring, obj_type, FK_OBJTYPE, 0),
+	F(ib_async_map_wr_ring, handle, FK_HANDLE, 0),
+	F(ib_async_map_wr_ring, kind, FK_VAL, 0),
+	F(ib_async_map_wr_ring, entries, FK_COUNT, 0),
+	F(ib_async_map_wr_ring, slot_size, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, slots_offset, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, max_sge, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, max_inline, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, inline_offset, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, reserved, FK_RSV, 0),
+	F(ib_async_map_wr_ring, doorbell, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, mmap_offset, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, mmap_size, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, slots_mmap_offset, FK_OUT0, 0),
+	F(ib_async_map_wr_ring, slots_mmap_size, FK_OUT0, 0),
+};
+
+/* No structure: the one value, handle << 1 | kind, or anything at all. */
+static const struct fz_field f_wr_doorbell[] = {
+	F(fz_doorbell, value, FK_VAL, 0),
+};
+
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 #define CMD(NR, fn, s, sz, flds, w, dp)					\
 	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
@@ -373,6 +398,16 @@ static const struct fz_field f_cq_wait[] = {
 		.fields = flds, .nfields = ARR(flds),			\
 		.build = fz_build_##fn, .done = fz_done_##fn,		\
 		.weight = w, .datapath = dp,				\
+	}
+
+/* A command whose argument is a value: no size, no argsz. */
+#define CMD_VALUE(NR, fn, flds, w, dp)					\
+	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
+		.name = #NR, .nr = IB_ASYNC_CMD_##NR,			\
+		.size = sizeof(struct fz_doorbell),			\
+		.fields = flds, .nfields = ARR(flds),			\
+		.build = fz_build_##fn, .done = fz_done_##fn,		\
+		.weight = w, .datapath = dp, .value = true,		\
 	}
 
 const struct fz_cmd fz_cmds[] = {
@@ -448,6 +483,9 @@ const struct fz_cmd fz_cmds[] = {
 	    IB_ASYNC_MAP_CQ_RING_SIZE_V1, f_map_cq_ring, 3, true),
 	CMD(CQ_WAIT, cq_wait, ib_async_cq_wait, IB_ASYNC_CQ_WAIT_SIZE_V1,
 	    f_cq_wait, 5, true),
+	CMD(MAP_WR_RING, map_wr_ring, ib_async_map_wr_ring,
+	    IB_ASYNC_MAP_WR_RING_SIZE_V1, f_map_wr_ring, 3, true),
+	CMD_VALUE(WR_DOORBELL, wr_doorbell, f_wr_doorbell, 8, true),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -457,7 +495,7 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_CQ_WAIT,
+	       IB_ASYNC_CMD_WR_DOORBELL,
 	       "enum ib_async_cmd grew: describe the new command here");
 _Static_assert(ARR(fz_cmds) <= FZ_MAX_CMDS,
 	       "the per-command counts have no room for every command");

@@ -361,8 +361,10 @@ static void mutate_field(struct fz_ctx *ctx, struct fz_call *c)
 	uint64_t v;
 
 	switch (fz_below(r, 8)) {
-	case 0:	/* an unknown flag bit */
+	case 0:	/* an unknown flag bit; a doorbell has no flags */
 		f = pick_field(ctx, cmd, FK_FLAGS);
+		if (!f)
+			break;
 		v = get_field(c, f);
 		do {
 			v |= 1ULL << fz_below(r, 32);
@@ -420,7 +422,8 @@ static void mutate_field(struct fz_ctx *ctx, struct fz_call *c)
 	}
 	/* any field, any value */
 	f = pick_field(ctx, cmd, -1);
-	if (f == &cmd->fields[0]) {	/* argsz has its own mutations */
+	/* argsz has its own mutations (a doorbell's one field is its value) */
+	if (f == &cmd->fields[0] && !cmd->value) {
 		mutate_argsz(ctx, c);
 		return;
 	}
@@ -614,6 +617,41 @@ static int canary_hit(const uint8_t *canary)
 	return -1;
 }
 
+/*
+ * A doorbell: the value is the argument, nothing is placed, and nothing
+ * comes back to check but the result.
+ */
+static int issue_value(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct fz_cmd *cmd = c->cmd;
+	char key[96];
+	int ret, err;
+
+	snprintf(ctx->desc, sizeof(ctx->desc), "%s slot %u value %#llx%s%s",
+		 cmd->name, c->slot, (unsigned long long)c->a.doorbell.value,
+		 c->mdesc[0] ? " mutated " : "", c->mdesc);
+	atomic_store(&ctx->busy_since, fz_now_ms());
+	ret = ioctl(c->fd, _IO(IB_ASYNC_IOC_MAGIC, cmd->nr),
+		    (unsigned long)c->a.doorbell.value);
+	err = ret < 0 ? errno : 0;
+	atomic_store(&ctx->busy_since, 0);
+	fz_trace(ctx, "%s fd %d gen %u -> %d", ctx->desc, c->fd, ctx->gen,
+		 ret < 0 ? -err : ret);
+	count_call(ctx);
+	atomic_fetch_add(&ctx->sh->stats.cmd_calls[cmd->nr - IB_ASYNC_CMD_BASE], 1);
+	if (!ret)
+		atomic_fetch_add(&ctx->sh->stats.cmd_ok[cmd->nr - IB_ASYNC_CMD_BASE],
+				 1);
+	check_errno(ctx, cmd->name, err);
+	if (ret > 0) {
+		snprintf(key, sizeof(key), "positive-%s", cmd->name);
+		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
+	}
+	if (!ret && cmd->done)
+		cmd->done(ctx, c);
+	return ret < 0 ? -err : 0;
+}
+
 static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 {
 	const struct fz_cmd *cmd = c->cmd;
@@ -623,6 +661,8 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 	void *where;
 	char key[96];
 
+	if (cmd->value)
+		return issue_value(ctx, c);
 	if (c->len > sizeof(c->a.raw))
 		c->len = sizeof(c->a.raw);
 	where = place(ctx, c, bad_place);
@@ -761,7 +801,8 @@ static void act_ioctl(struct fz_ctx *ctx, bool mutate)
 	if (mutate) {
 		i = fz_chance(r, 70) ? 1 : fz_range(r, 2, 3);
 		while (i--) {
-			if (fz_chance(r, 25))
+			/* a doorbell has no argsz to get wrong */
+			if (fz_chance(r, 25) && !c.cmd->value)
 				mutate_argsz(ctx, &c);
 			else
 				mutate_field(ctx, &c);

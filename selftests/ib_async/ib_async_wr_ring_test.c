@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Submission rings (IB_ASYNC_IOC_MAP_WR_RING, IB_ASYNC_IOC_WR_DOORBELL) on
+ * rxe: requests written into a mapped ring are posted by one doorbell and
+ * complete as the list path's do, inline data included; a producer more
+ * than the ring's size ahead posts nothing; a refused slot stops the
+ * batch there, the ones before it posted, the consumer and the error
+ * saying where and why; slots rewritten while doorbells run can never
+ * change what was posted; the header cannot be mapped writable, a child
+ * of fork() has no mapping and may not ring; the ring outlives its QP
+ * while mapped, and device removal leaves it readable; it is charged to
+ * RLIMIT_MEMLOCK.
+ */
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "lib/iba_verbs.h"
+
+#define MEM_LEN		4096
+#define RECV_AT		2048
+#define MSG		8
+#define INLINE_MAX	64
+#define CQE		1024
+#define BAD_LKEY	0xbad0bad0U
+/* The scribbling test: how long, and how many posts at most. */
+#define SCRIBBLE_MS	15000
+#define SCRIBBLE_POSTS	300
+
+struct wr_ring {
+	struct ib_async_map_wr_ring m;
+	const struct ib_async_wr_ring_header *h;
+	struct ib_async_wr_ring_producer *p;
+	unsigned char *slots;
+	int fd;
+};
+
+static int ring_ask(int fd, uint32_t type, uint32_t handle, uint32_t kind,
+		    uint32_t entries, struct wr_ring *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->m.argsz = sizeof(r->m);
+	r->m.obj_type = type;
+	r->m.handle = handle;
+	r->m.kind = kind;
+	r->m.entries = entries;
+	return iba_ioc(fd, IB_ASYNC_IOC_MAP_WR_RING, &r->m);
+}
+
+/* MAP_WR_RING, then both mappings as the answer says to make them. */
+static int ring_map(int fd, uint32_t type, uint32_t handle, uint32_t kind,
+		    uint32_t entries, struct wr_ring *r)
+{
+	void *h, *s;
+	int ret = ring_ask(fd, type, handle, kind, entries, r);
+
+	if (ret)
+		return ret;
+	h = mmap(NULL, r->m.mmap_size, PROT_READ, MAP_SHARED, fd,
+		 (off_t)r->m.mmap_offset);
+	if (h == MAP_FAILED)
+		return -errno;
+	s = mmap(NULL, r->m.slots_mmap_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, (off_t)r->m.slots_mmap_offset);
+	if (s == MAP_FAILED)
+		return -errno;
+	r->h = h;
+	r->p = s;
+	r->slots = (unsigned char *)s + r->m.slots_offset;
+	return 0;
+}
+
+static void ring_unmap(struct wr_ring *r)
+{
+	if (r->h)
+		munmap((void *)r->h, r->m.mmap_size);
+	if (r->p)
+		munmap(r->p, r->m.slots_mmap_size);
+	r->h = NULL;
+	r->p = NULL;
+}
+
+static unsigned char *slot(const struct wr_ring *r, uint32_t i)
+{
+	return r->slots + (size_t)(i & (r->m.entries - 1)) * r->m.slot_size;
+}
+
+static struct ib_async_sge *slot_sges(const struct wr_ring *r, uint32_t i)
+{
+	size_t wr = r->m.kind == IB_ASYNC_WR_RING_SEND ?
+		    sizeof(struct ib_async_send_wr) :
+		    sizeof(struct ib_async_recv_wr);
+
+	return (struct ib_async_sge *)(slot(r, i) + wr);
+}
+
+static uint32_t consumed(const struct wr_ring *r)
+{
+	return __atomic_load_n(&r->h->consumer, __ATOMIC_ACQUIRE);
+}
+
+static void set_producer(struct wr_ring *r, uint32_t v)
+{
+	/* the slots before it, then the count */
+	__atomic_store_n(&r->p->producer, v, __ATOMIC_RELEASE);
+}
+
+/* The doorbell: its value is the argument itself. 0 or -errno. */
+static int doorbell(const struct wr_ring *r)
+{
+	return ioctl(r->fd, IB_ASYNC_IOC_WR_DOORBELL,
+		     (unsigned long)r->m.doorbell) ? -errno : 0;
+}
+
+/* Slot @i of a receive ring: @len bytes at @addr through @lkey. */
+static void put_recv(struct wr_ring *r, uint32_t i, uint64_t wr_id,
+		     uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	struct ib_async_recv_wr w = { .wr_id = wr_id, .num_sge = 1 };
+
+	memcpy(slot(r, i), &w, sizeof(w));
+	slot_sges(r, i)[0] = (struct ib_async_sge){ addr, len, lkey };
+}
+
+/* Slot @i of a send ring: a signalled SEND of @len bytes at @addr. */
+static void put_send(struct wr_ring *r, uint32_t i, uint64_t wr_id,
+		     uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	struct ib_async_send_wr w = {
+		.wr_id = wr_id, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+
+	memcpy(slot(r, i), &w, sizeof(w));
+	slot_sges(r, i)[0] = (struct ib_async_sge){ addr, len, lkey };
+}
+
+/* POLL_CQ once: completions, or -errno. */
+static int poll_now(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
+{
+	struct ib_async_poll_cq p = {
+		.argsz = sizeof(p), .handle = cq, .count = (uint32_t)max,
+		.wc = (uintptr_t)wc,
+	};
+
+	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
+}
+
+FIXTURE(wr_ring) {
+	struct iba_dev dev;
+	int fd, sgid;
+	uint8_t gid[16];
+	uint32_t pd, cq;
+	struct ib_async_create_qp a, b;
+	char *mem;
+	struct ib_async_reg_mr mr;
+	struct wr_ring s, r;
+};
+
+/* An RC QP with room for inline data and more receives than the lib's. */
+static int make_qp(FIXTURE_DATA(wr_ring) *self, uint64_t cookie,
+		   struct ib_async_create_qp *q)
+{
+	*q = (struct ib_async_create_qp){
+		.argsz = sizeof(*q), .user_handle = cookie,
+		.pd_handle = self->pd, .send_cq_handle = self->cq,
+		.recv_cq_handle = self->cq, .qp_type = IB_UVERBS_QPT_RC,
+		.max_send_wr = 16, .max_recv_wr = 128, .max_send_sge = 2,
+		.max_recv_sge = 2, .max_inline_data = INLINE_MAX,
+	};
+	return iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, q);
+}
+
+FIXTURE_SETUP(wr_ring)
+{
+	self->fd = -1;
+	self->mem = MAP_FAILED;
+	if (iba_find_dev(&self->dev) || strncmp(self->dev.ibdev, "rxe", 3))
+		SKIP(return, "no ib_async node for an rxe device");
+	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, self->fd);
+	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_WR_RING))
+		SKIP(return, "no IB_ASYNC_FEATURE_WR_RING");
+	ASSERT_NE(0ULL, iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR);
+	self->sgid = iba_roce_v2_gid(self->dev.ibdev, self->gid);
+	ASSERT_LE(0, self->sgid);
+	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
+	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc0, CQE, &self->cq));
+	ASSERT_EQ(0, make_qp(self, 1, &self->a));
+	ASSERT_EQ(0, make_qp(self, 2, &self->b));
+	ASSERT_LE((uint32_t)MSG, self->a.max_inline_data);
+	ASSERT_EQ(0, iba_rc_connect(self->fd, self->a.handle, self->b.qp_num,
+				    self->sgid, self->gid));
+	ASSERT_EQ(0, iba_rc_connect(self->fd, self->b.handle, self->a.qp_num,
+				    self->sgid, self->gid));
+	self->mem = mmap(NULL, MEM_LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->mem);
+	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->mem, MEM_LEN,
+				IB_UVERBS_ACCESS_LOCAL_WRITE, &self->mr));
+}
+
+FIXTURE_TEARDOWN(wr_ring)
+{
+	ring_unmap(&self->s);
+	ring_unmap(&self->r);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->mem != MAP_FAILED)
+		munmap(self->mem, MEM_LEN);
+}
+
+/* A's send ring and B's receive ring, of @entries slots each. */
+static int map_both(FIXTURE_DATA(wr_ring) *self, uint32_t entries)
+{
+	return ring_map(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+			IB_ASYNC_WR_RING_SEND, entries, &self->s) ?:
+	       ring_map(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+			IB_ASYNC_WR_RING_RECV, entries, &self->r);
+}
+
+static uintptr_t at(FIXTURE_DATA(wr_ring) *self, size_t off)
+{
+	return (uintptr_t)self->mem + off;
+}
+
+TEST_F(wr_ring, posts_through_the_ring_complete)
+{
+	struct ib_async_send_wr *w;
+	struct ib_async_wc wc[8];
+	int recvs = 0, sends = 0, i;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, map_both(self, 0));
+	/* the default size, the geometry the answer and the header give */
+	EXPECT_EQ(256U, self->s.m.entries);
+	EXPECT_EQ(256U, self->s.h->entries);
+	EXPECT_EQ(self->s.m.slot_size, self->s.h->slot_size);
+	EXPECT_EQ(0U, self->s.m.slot_size % 64);
+	EXPECT_EQ(self->a.max_send_sge, self->s.h->max_sge);
+	EXPECT_EQ(self->a.max_inline_data, self->s.h->max_inline);
+	EXPECT_EQ((uint32_t)IB_ASYNC_WR_RING_RECV, self->r.h->kind);
+	EXPECT_EQ(0U, self->r.h->max_inline);
+	EXPECT_EQ(((uint64_t)self->a.handle << 1) | IB_ASYNC_WR_RING_SEND,
+		  self->s.m.doorbell);
+	EXPECT_EQ(0U, consumed(&self->s));
+
+	for (i = 0; i < 4; i++)
+		put_recv(&self->r, i, 0x100 + i, at(self, RECV_AT + i * 16),
+			 16, self->mr.lkey);
+	set_producer(&self->r, 4);
+	ASSERT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(4U, consumed(&self->r));
+	EXPECT_EQ(0U, self->r.h->error);
+	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+
+	/* three from registered memory, one inline from the slot itself */
+	memcpy(self->mem, "ringring", MSG);
+	for (i = 0; i < 3; i++)
+		put_send(&self->s, i, 0x200 + i, at(self, 0), MSG,
+			 self->mr.lkey);
+	put_send(&self->s, 3, 0x203, 0, MSG, 0);
+	w = (struct ib_async_send_wr *)slot(&self->s, 3);
+	w->send_flags |= IB_ASYNC_SEND_INLINE;
+	memcpy(slot(&self->s, 3) + self->s.m.inline_offset, "inlined!", MSG);
+	set_producer(&self->s, 4);
+	ASSERT_EQ(0, doorbell(&self->s));
+	EXPECT_EQ(4U, consumed(&self->s));
+	EXPECT_EQ(0U, self->s.h->error);
+
+	ASSERT_EQ(8, iba_poll_cq(self->fd, self->cq, wc, 8));
+	for (i = 0; i < 8; i++) {
+		EXPECT_EQ(0U, wc[i].status);
+		if ((wc[i].wr_id & ~0xffULL) == 0x100) {
+			recvs++;
+			EXPECT_EQ((uint32_t)MSG, wc[i].byte_len);
+		} else {
+			sends++;
+			EXPECT_EQ(0x200ULL, wc[i].wr_id & ~3ULL);
+		}
+	}
+	EXPECT_EQ(4, recvs);
+	EXPECT_EQ(4, sends);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, memcmp(self->mem + RECV_AT + i * 16, "ringring",
+				    MSG));
+	EXPECT_EQ(0, memcmp(self->mem + RECV_AT + 3 * 16, "inlined!", MSG));
+	/* nothing pending: a doorbell posts nothing */
+	EXPECT_EQ(0, doorbell(&self->s));
+	EXPECT_EQ(4U, consumed(&self->s));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+}
+
+TEST_F(wr_ring, a_producer_beyond_the_ring_posts_nothing)
+{
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, map_both(self, 4));
+	ASSERT_EQ(4U, self->r.h->entries);
+	for (i = 0; i < 4; i++)
+		put_recv(&self->r, i, 0x100 + i, at(self, RECV_AT), 8,
+			 self->mr.lkey);
+	set_producer(&self->r, 5);
+	EXPECT_EQ(-EINVAL, doorbell(&self->r));
+	EXPECT_EQ(0U, consumed(&self->r));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	/* behind the consumer reads as far ahead: refused too */
+	set_producer(&self->r, (uint32_t)-1);
+	EXPECT_EQ(-EINVAL, doorbell(&self->r));
+	EXPECT_EQ(0U, consumed(&self->r));
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	/* exactly the ring's size is a full ring, and is posted */
+	set_producer(&self->r, 4);
+	EXPECT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(4U, consumed(&self->r));
+	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+}
+
+TEST_F(wr_ring, a_refused_slot_stops_the_batch_there)
+{
+	struct ib_async_recv_wr *rw;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, map_both(self, 8));
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 2, 0x102, at(self, RECV_AT), 8, BAD_LKEY);
+	put_recv(&self->r, 3, 0x103, at(self, RECV_AT), 8, self->mr.lkey);
+	set_producer(&self->r, 4);
+	/* some posted: the call succeeds, the header says the rest */
+	EXPECT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(2U, consumed(&self->r));
+	EXPECT_EQ((uint32_t)EINVAL, self->r.h->error);
+	EXPECT_EQ(2, iba_fdinfo(self->fd, "work-requests"));
+	/* rung again as it is: the same slot, the same refusal */
+	EXPECT_EQ(-EINVAL, doorbell(&self->r));
+	EXPECT_EQ(2U, consumed(&self->r));
+	EXPECT_EQ((uint32_t)EINVAL, self->r.h->error);
+	/* the program drops what was refused */
+	set_producer(&self->r, 2);
+	EXPECT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(2U, consumed(&self->r));
+	EXPECT_EQ(0U, self->r.h->error);
+	/* more entries than a slot holds; a reserved field */
+	put_recv(&self->r, 2, 0x104, at(self, RECV_AT), 8, self->mr.lkey);
+	rw = (struct ib_async_recv_wr *)slot(&self->r, 3);
+	put_recv(&self->r, 3, 0x105, at(self, RECV_AT), 8, self->mr.lkey);
+	rw->num_sge = self->r.m.max_sge + 1;
+	set_producer(&self->r, 4);
+	EXPECT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(3U, consumed(&self->r));
+	EXPECT_EQ((uint32_t)EINVAL, self->r.h->error);
+	rw->num_sge = 1;
+	rw->reserved = 1;
+	EXPECT_EQ(-EINVAL, doorbell(&self->r));
+	EXPECT_EQ(3U, consumed(&self->r));
+	rw->reserved = 0;
+	EXPECT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(4U, consumed(&self->r));
+	EXPECT_EQ(0U, self->r.h->error);
+	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+
+	/* a send the rules refuse first: the call fails, nothing posted */
+	put_send(&self->s, 0, 0x200, at(self, 0), 8, self->mr.lkey);
+	((struct ib_async_send_wr *)slot(&self->s, 0))->opcode = 0xee;
+	set_producer(&self->s, 1);
+	EXPECT_EQ(-EINVAL, doorbell(&self->s));
+	EXPECT_EQ(0U, consumed(&self->s));
+	EXPECT_EQ((uint32_t)EINVAL, self->s.h->error);
+	/* inline data beyond what the slot holds */
+	put_send(&self->s, 0, 0x200, 0, self->s.m.max_inline + 1, 0);
+	((struct ib_async_send_wr *)slot(&self->s, 0))->send_flags |=
+		IB_ASYNC_SEND_INLINE;
+	EXPECT_EQ(-EINVAL, doorbell(&self->s));
+	EXPECT_EQ(0U, consumed(&self->s));
+	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+}
+
+/* What the scribbler thread writes over a send ring while it runs. */
+struct scribble {
+	struct wr_ring *ring;
+	uint32_t good_lkey;
+	volatile int stop;
+	unsigned long writes;
+};
+
+/*
+ * Every field a send's validity hangs on, over every slot: in turn a value
+ * the checks refuse whatever the other fields hold, and the value the main
+ * thread writes. A request posted with any of the former would complete
+ * with an error (or not at all), so only a kernel that posted something
+ * other than what it checked could make one fail. Never wr_id:
+ * completions must name what the main thread posted.
+ */
+static void *scribble_run(void *arg)
+{
+	struct scribble *sc = arg;
+	struct wr_ring *r = sc->ring;
+	unsigned int k = 0;
+	uint32_t i;
+
+	while (!sc->stop) {
+		for (i = 0; i < r->m.entries; i++) {
+			struct ib_async_send_wr *w = (void *)slot(r, i);
+			struct ib_async_sge *sg = slot_sges(r, i);
+			bool bad = k & 1;
+
+			switch ((k >> 1) & 3) {
+			case 0:
+				sg->lkey = bad ? BAD_LKEY : sc->good_lkey;
+				break;
+			case 1:
+				/* past the MR wherever it starts */
+				sg->length = bad ? MEM_LEN + MSG : MSG;
+				break;
+			case 2:
+				w->num_sge = bad ? r->m.max_sge + 1 : 1;
+				break;
+			default:
+				/* no opcode at all */
+				w->opcode = bad ? 0xee : IB_UVERBS_WR_SEND;
+				break;
+			}
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		}
+		k++;
+		sc->writes++;
+	}
+	return NULL;
+}
+
+/* Receives for the scribbling test, through the list path. */
+static int more_recvs(FIXTURE_DATA(wr_ring) *self, uint32_t n)
+{
+	struct ib_async_recv_wr w[16];
+	struct ib_async_sge s[16];
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		w[i] = (struct ib_async_recv_wr){ .wr_id = 0x9000 + i,
+						  .num_sge = 1 };
+		s[i] = (struct ib_async_sge){ at(self, RECV_AT), MSG,
+					      self->mr.lkey };
+	}
+	return iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle, w, n,
+			      s, n);
+}
+
+TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
+{
+	struct scribble sc = { 0 };
+	struct ib_async_wc wc[16];
+	uint64_t end = iba_now_ms() + SCRIBBLE_MS;
+	uint32_t prod = 0, posted = 0, refused = 0, sent_ok = 0, recvd = 0;
+	pthread_t t;
+	int n, i, ret;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, map_both(self, 4));
+	memcpy(self->mem, "scribble", MSG);
+	ASSERT_EQ(0, more_recvs(self, 16));
+	ASSERT_EQ(0, more_recvs(self, 16));
+	sc.ring = &self->s;
+	sc.good_lkey = self->mr.lkey;
+	ASSERT_EQ(0, pthread_create(&t, NULL, scribble_run, &sc));
+	while (posted < SCRIBBLE_POSTS && iba_now_ms() < end) {
+		put_send(&self->s, prod, 0x10000 + prod, at(self, 0), MSG,
+			 self->mr.lkey);
+		set_producer(&self->s, prod + 1);
+		ret = doorbell(&self->s);
+		if (consumed(&self->s) == prod + 1) {
+			EXPECT_EQ(0, ret);
+			EXPECT_EQ(0U, self->s.h->error);
+			prod++;
+			posted++;
+			if (more_recvs(self, 1))
+				break;
+		} else {
+			/* refused whole: the one slot is dropped, and again */
+			EXPECT_NE(0, ret);
+			EXPECT_NE(0U, self->s.h->error);
+			EXPECT_EQ(prod, consumed(&self->s));
+			set_producer(&self->s, prod);
+			refused++;
+		}
+		n = poll_now(self->fd, self->cq, wc, 16);
+		ASSERT_LE(0, n);
+		for (i = 0; i < n; i++) {
+			/* a request posted after its copy was checked */
+			EXPECT_EQ(0U, wc[i].status);
+			if (wc[i].wr_id >= 0x10000) {
+				EXPECT_GT(0x10000ULL + prod, wc[i].wr_id);
+				sent_ok++;
+			} else {
+				EXPECT_EQ((uint32_t)MSG, wc[i].byte_len);
+				recvd++;
+			}
+		}
+	}
+	sc.stop = 1;
+	pthread_join(t, NULL);
+	while (sent_ok < posted || recvd < posted) {
+		n = iba_poll_cq(self->fd, self->cq, wc, 1);
+		if (n <= 0)
+			break;
+		EXPECT_EQ(0U, wc[0].status);
+		if (wc[0].wr_id >= 0x10000)
+			sent_ok++;
+		else
+			recvd++;
+	}
+	TH_LOG("%u posted, %u refused, %lu scribbles", posted, refused,
+	       sc.writes);
+	EXPECT_LT(0U, posted);
+	EXPECT_EQ(posted, sent_ok);
+	EXPECT_EQ(posted, recvd);
+	/* B's QP is still fine: nothing malformed ever reached it */
+	EXPECT_EQ(3, iba_query_qp_state(self->fd, self->b.handle));
+	EXPECT_EQ(3, iba_query_qp_state(self->fd, self->a.handle));
+}
+
+TEST_F(wr_ring, mapping_and_argument_rules)
+{
+	struct ib_async_create_srq srq = {
+		.argsz = sizeof(srq), .max_wr = 8, .max_sge = 1,
+	};
+	struct ib_async_create_qp q;
+	struct wr_ring r2;
+	void *p;
+	int ch;
+
+	IBA_SKIPPED_IN_SETUP();
+	/* no ring yet: nothing to ring */
+	memset(&r2, 0, sizeof(r2));
+	r2.fd = self->fd;
+	r2.m.doorbell = (uint64_t)self->a.handle << 1;
+	EXPECT_EQ(-EINVAL, doorbell(&r2));
+	r2.m.doorbell = 0x7777ULL << 1;
+	EXPECT_EQ(-ENOENT, doorbell(&r2));
+	r2.m.doorbell = (uint64_t)self->pd << 1;
+	EXPECT_EQ(-EINVAL, doorbell(&r2));
+	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+				    0, IB_ASYNC_WR_RING_MAX + 1, &r2));
+	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+				    2, 0, &r2));
+	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_CQ, self->cq, 0, 0,
+				    &r2));
+	EXPECT_EQ(-ENOENT, ring_ask(self->fd, IB_ASYNC_OBJ_QP, 0x7777, 0, 0,
+				    &r2));
+	memset(&r2, 0, sizeof(r2));
+	r2.m.argsz = sizeof(r2.m);
+	r2.m.obj_type = IB_ASYNC_OBJ_QP;
+	r2.m.handle = self->a.handle;
+	r2.m.slot_size = 64;
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
+	r2.m.slot_size = 0;
+	r2.m.flags = 1;
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
+	r2.m.flags = 0;
+	r2.m.reserved = 1;
+	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
+
+	/* an SRQ has a receive ring only; a QP on it, a send ring only */
+	srq.pd_handle = self->pd;
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+				    IB_ASYNC_WR_RING_SEND, 4, &r2));
+	q = (struct ib_async_create_qp){
+		.argsz = sizeof(q), .pd_handle = self->pd,
+		.send_cq_handle = self->cq, .recv_cq_handle = self->cq,
+		.srq_handle = srq.handle, .qp_type = IB_UVERBS_QPT_RC,
+		.max_send_wr = 4, .max_send_sge = 1,
+	};
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &q));
+	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_QP, q.handle,
+				    IB_ASYNC_WR_RING_RECV, 4, &r2));
+	EXPECT_EQ(0, ring_map(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+			      IB_ASYNC_WR_RING_RECV, 4, &r2));
+	EXPECT_EQ(((uint64_t)srq.handle << 1) | 1, r2.m.doorbell);
+	EXPECT_EQ(0, doorbell(&r2));
+	ring_unmap(&r2);
+
+	ASSERT_EQ(0, map_both(self, 8));
+	EXPECT_EQ(-EBUSY, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+				   IB_ASYNC_WR_RING_SEND, 8, &r2));
+	/* the header is the kernel's to write */
+	p = mmap(NULL, self->s.m.mmap_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, self->fd, (off_t)self->s.m.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_NE(0, mprotect((void *)self->s.h, self->s.m.mmap_size,
+			      PROT_READ | PROT_WRITE));
+	/* private, another size, another offset */
+	p = mmap(NULL, self->s.m.slots_mmap_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE, self->fd, (off_t)self->s.m.slots_mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, self->s.m.slots_mmap_size * 2, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, self->fd, (off_t)self->s.m.slots_mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, self->s.m.mmap_size, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)self->s.m.mmap_offset + (8 << 12));
+	EXPECT_EQ(MAP_FAILED, p);
+	/* a doorbell is no command of a channel's file */
+	ch = iba_channel(self->fd, IB_ASYNC_CHANNEL_COMP, 0);
+	ASSERT_LE(0, ch);
+	EXPECT_NE(0, ioctl(ch, IB_ASYNC_IOC_WR_DOORBELL,
+			   (unsigned long)self->s.m.doorbell));
+	EXPECT_EQ(ENOTTY, errno);
+	close(ch);
+}
+
+TEST_F(wr_ring, the_ring_outlives_its_qp_while_mapped)
+{
+	struct ib_async_create_qp q;
+	struct wr_ring r2;
+	void *p;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, make_qp(self, 3, &q));
+	/* receives are taken from INIT on: any peer will do */
+	ASSERT_EQ(0, iba_rc_connect(self->fd, q.handle, self->b.qp_num,
+				    self->sgid, self->gid));
+	ASSERT_EQ(0, ring_map(self->fd, IB_ASYNC_OBJ_QP, q.handle,
+			      IB_ASYNC_WR_RING_RECV, 4, &r2));
+	put_recv(&r2, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	set_producer(&r2, 1);
+	ASSERT_EQ(0, doorbell(&r2));
+	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, q.handle, NULL));
+	/* still there to read and write, never looked at again */
+	EXPECT_EQ(4U, r2.h->entries);
+	EXPECT_EQ(1U, consumed(&r2));
+	set_producer(&r2, 2);
+	EXPECT_EQ(-ENOENT, doorbell(&r2));
+	EXPECT_EQ(1U, consumed(&r2));
+	/* no new mapping finds it */
+	p = mmap(NULL, r2.m.mmap_size, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)r2.m.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	ring_unmap(&r2);
+	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	/* the file's other QPs and their rings go on */
+	ASSERT_EQ(0, map_both(self, 4));
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	set_producer(&self->r, 1);
+	EXPECT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(1U, consumed(&self->r));
+}
+
+TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
+{
+	unsigned char vec[1];
+	pid_t pid;
+	int status;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, map_both(self, 4));
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	set_producer(&self->r, 1);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct wr_ring r2;
+		void *p;
+
+		/* not the opener's memory: the kernel refuses to post */
+		if (doorbell(&self->r) != -EPERM)
+			_exit(10);
+		/* the parent's mappings did not come along */
+		if (mincore((void *)self->r.h, 4096, vec) != -1 ||
+		    errno != ENOMEM)
+			_exit(11);
+		if (mincore(self->r.p, 4096, vec) != -1 || errno != ENOMEM)
+			_exit(12);
+		/* nor may it map them, or ask for a ring of its own */
+		p = mmap(NULL, self->r.m.slots_mmap_size,
+			 PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+			 (off_t)self->r.m.slots_mmap_offset);
+		if (p != MAP_FAILED || errno != EPERM)
+			_exit(13);
+		if (ring_ask(self->fd, IB_ASYNC_OBJ_SRQ, 0x7777,
+			     IB_ASYNC_WR_RING_RECV, 4, &r2) != -EPERM)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* the parent's ring still works, and the child posted nothing */
+	EXPECT_EQ(0U, consumed(&self->r));
+	EXPECT_EQ(0, doorbell(&self->r));
+	EXPECT_EQ(1U, consumed(&self->r));
+	EXPECT_EQ(1, iba_fdinfo(self->fd, "work-requests"));
+}
+
+TEST_F(wr_ring, charged_to_rlimit_memlock)
+{
+	struct rlimit rl = { 0, 0 };
+	struct wr_ring r2;
+
+	IBA_SKIPPED_IN_SETUP();
+	/* this test's own process: the harness forks one per test */
+	ASSERT_EQ(0, iba_drop_ipc_lock());
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	EXPECT_EQ(-ENOMEM, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+				    IB_ASYNC_WR_RING_SEND, 4, &r2));
+	/* refused, nothing attached: it may be asked again */
+	rl.rlim_cur = rl.rlim_max = 1 << 20;
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	EXPECT_EQ(0, ring_map(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+			      IB_ASYNC_WR_RING_SEND, 4, &r2));
+	ring_unmap(&r2);
+}
+
+/*
+ * Last, as it takes the device away: removal with a ring mapped waits for
+ * nothing of this file; the ring stays mapped and readable, its doorbell
+ * fails with ENODEV, and destroying the QP afterwards lets it go. rxe0 is
+ * re-created afterwards.
+ */
+TEST_F_TIMEOUT(wr_ring, removal_with_a_ring_mapped, 120)
+{
+	uint64_t t0;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (geteuid())
+		SKIP(return, "needs root to delete the rxe device");
+	ASSERT_EQ(0, map_both(self, 4));
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	set_producer(&self->r, 1);
+	ASSERT_EQ(0, doorbell(&self->r));
+	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->mr.lkey);
+	set_producer(&self->r, 2);
+
+	t0 = iba_now_ms();
+	ASSERT_EQ(0, iba_sh("rdma link delete %s", self->dev.ibdev));
+	EXPECT_GT((uint64_t)10000, iba_now_ms() - t0);
+	EXPECT_EQ(-ENODEV, doorbell(&self->r));
+	EXPECT_EQ(1U, consumed(&self->r));
+	EXPECT_EQ(4U, self->r.h->entries);
+	self->r.p->producer = 3;
+	/* destroying the dead QP lets the ring go once it is unmapped */
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				 NULL));
+	EXPECT_EQ(-ENODEV, doorbell(&self->r));
+	EXPECT_EQ(1U, consumed(&self->r));
+	ring_unmap(&self->r);
+
+	ASSERT_EQ(0, iba_sh("rdma link add %s type rxe netdev %s",
+			    self->dev.ibdev,
+			    getenv("IB_ASYNC_NETDEV") ?: "veth0"));
+	t0 = iba_now_ms();
+	while (iba_find_dev(&self->dev) && iba_now_ms() - t0 < 10000)
+		iba_sleep_ms(100);
+	EXPECT_EQ(0, access(self->dev.node, F_OK));
+}
+
+TEST_HARNESS_MAIN
