@@ -618,35 +618,50 @@ static int canary_hit(const uint8_t *canary)
 }
 
 /*
+ * The ioctl of @c with @arg, as every call is made: the watchdog's clock
+ * around it, traced, counted, and checked for an errno the command may
+ * not return and for a positive result. Return: the ioctl's; *@err its
+ * errno, 0 on success.
+ */
+static int send_ioctl(struct fz_ctx *ctx, struct fz_call *c, unsigned long arg,
+		      int *err)
+{
+	const struct fz_cmd *cmd = c->cmd;
+	char key[96];
+	int ret;
+
+	atomic_store(&ctx->busy_since, fz_now_ms());
+	ret = ioctl(c->fd, _IO(IB_ASYNC_IOC_MAGIC, cmd->nr), arg);
+	*err = ret < 0 ? errno : 0;
+	atomic_store(&ctx->busy_since, 0);
+	fz_trace(ctx, "%s fd %d gen %u -> %d", ctx->desc, c->fd, ctx->gen,
+		 ret < 0 ? -*err : ret);
+	count_call(ctx);
+	atomic_fetch_add(&ctx->sh->stats.cmd_calls[cmd->nr - IB_ASYNC_CMD_BASE], 1);
+	if (!ret)
+		atomic_fetch_add(&ctx->sh->stats.cmd_ok[cmd->nr - IB_ASYNC_CMD_BASE],
+				 1);
+	check_errno(ctx, cmd->name, *err);
+	if (ret > 0) {
+		snprintf(key, sizeof(key), "positive-%s", cmd->name);
+		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
+	}
+	return ret;
+}
+
+/*
  * A doorbell: the value is the argument, nothing is placed, and nothing
  * comes back to check but the result.
  */
 static int issue_value(struct fz_ctx *ctx, struct fz_call *c)
 {
 	const struct fz_cmd *cmd = c->cmd;
-	char key[96];
 	int ret, err;
 
 	snprintf(ctx->desc, sizeof(ctx->desc), "%s slot %u value %#llx%s%s",
 		 cmd->name, c->slot, (unsigned long long)c->a.doorbell.value,
 		 c->mdesc[0] ? " mutated " : "", c->mdesc);
-	atomic_store(&ctx->busy_since, fz_now_ms());
-	ret = ioctl(c->fd, _IO(IB_ASYNC_IOC_MAGIC, cmd->nr),
-		    (unsigned long)c->a.doorbell.value);
-	err = ret < 0 ? errno : 0;
-	atomic_store(&ctx->busy_since, 0);
-	fz_trace(ctx, "%s fd %d gen %u -> %d", ctx->desc, c->fd, ctx->gen,
-		 ret < 0 ? -err : ret);
-	count_call(ctx);
-	atomic_fetch_add(&ctx->sh->stats.cmd_calls[cmd->nr - IB_ASYNC_CMD_BASE], 1);
-	if (!ret)
-		atomic_fetch_add(&ctx->sh->stats.cmd_ok[cmd->nr - IB_ASYNC_CMD_BASE],
-				 1);
-	check_errno(ctx, cmd->name, err);
-	if (ret > 0) {
-		snprintf(key, sizeof(key), "positive-%s", cmd->name);
-		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
-	}
+	ret = send_ioctl(ctx, c, (unsigned long)c->a.doorbell.value, &err);
 	if (!ret && cmd->done)
 		cmd->done(ctx, c);
 	return ret < 0 ? -err : 0;
@@ -684,19 +699,7 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 	snprintf(ctx->desc, sizeof(ctx->desc),
 		 "%s slot %u argsz %u%s%s", cmd->name, c->slot, c->argsz,
 		 c->mdesc[0] ? " mutated " : "", c->mdesc);
-	atomic_store(&ctx->busy_since, fz_now_ms());
-	ret = ioctl(c->fd, _IO(IB_ASYNC_IOC_MAGIC, cmd->nr), where);
-	err = ret < 0 ? errno : 0;
-	atomic_store(&ctx->busy_since, 0);
-	fz_trace(ctx, "%s fd %d gen %u -> %d", ctx->desc, c->fd, ctx->gen,
-		 ret < 0 ? -err : ret);
-	count_call(ctx);
-	atomic_fetch_add(&ctx->sh->stats.cmd_calls[cmd->nr - IB_ASYNC_CMD_BASE], 1);
-	if (!ret)
-		atomic_fetch_add(&ctx->sh->stats.cmd_ok[cmd->nr - IB_ASYNC_CMD_BASE],
-				 1);
-
-	check_errno(ctx, cmd->name, err);
+	ret = send_ioctl(ctx, c, (unsigned long)where, &err);
 	hit = canary_hit(canary);
 	if (hit >= 0) {
 		snprintf(key, sizeof(key), "past-argsz-%s", cmd->name);
@@ -709,10 +712,6 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		fz_report(ctx, key,
 			  "%s (%s) wrote byte %d past its structure, in argsz",
 			  cmd->name, ret ? strerror(err) : "success", hit);
-	}
-	if (ret > 0) {
-		snprintf(key, sizeof(key), "positive-%s", cmd->name);
-		fz_report(ctx, key, "%s returned %d", cmd->name, ret);
 	}
 	/*
 	 * The verdict is of the list as built, for the QP the slot's table
