@@ -145,6 +145,16 @@ int ft_fake0_setup(struct ft_fake0 *f)
 	return 0;
 }
 
+int ft_fake0_node_as_file(const struct ft_fake0 *f)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/dev/infiniband/ib_async0", f->root);
+	if (unlink(path))
+		return -1;
+	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+}
+
 struct ibv_context *ft_fake0_open(const struct ft_fake0 *f)
 {
 	return f->dev ? ibv_open_device(f->dev) : NULL;

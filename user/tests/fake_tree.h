@@ -40,6 +40,12 @@ struct ft_fake0 {
 
 /* 0, or -1 when the tree could not be made; the test says "fake tree". */
 int ft_fake0_setup(struct ft_fake0 *f);
+/*
+ * fake0's node made a regular file, which the library can mmap() as it
+ * maps a ring: a descriptor of it (for the test's ftruncate and pages),
+ * or -1.
+ */
+int ft_fake0_node_as_file(const struct ft_fake0 *f);
 /* ibv_open_device(f->dev); NULL without a device to open. */
 struct ibv_context *ft_fake0_open(const struct ft_fake0 *f);
 /* Frees the list and removes the tree; close the contexts first. */

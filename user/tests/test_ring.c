@@ -1021,21 +1021,6 @@ static void test_raw_records(struct ibv_device *dev)
 	fake_unmap(&fake.node);
 }
 
-/* The fake tree's node, a regular file here: mmap()able. */
-static int node_as_file(const char *root)
-{
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/dev/infiniband/ib_async0", root);
-	if (unlink(path))
-		return -1;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	fake.node.fd = fd;	/* a descriptor of the same file, for ftruncate */
-	return 0;
-}
 
 int main(void)
 {
@@ -1046,7 +1031,8 @@ int main(void)
 	fake.chan.rec_size = sizeof(struct ib_async_chan_event);
 	fake.chan.fd = -1;
 	alarm(60);	/* a destroy waiting for acks that never come */
-	if (ft_fake0_setup(&ft) || node_as_file(ft.root))
+	if (ft_fake0_setup(&ft) ||
+	    (fake.node.fd = ft_fake0_node_as_file(&ft)) < 0)
 		return OK(0, "fake tree"), tap_done();
 	fake.on = true;
 	ctx = ft_fake0_open(&ft);

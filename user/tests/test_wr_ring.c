@@ -454,17 +454,6 @@ out:
 	unsetenv(IBASYNC_NO_WR_RING_ENV);
 }
 
-static int node_as_file(const char *root)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/dev/infiniband/ib_async0", root);
-	if (unlink(path))
-		return -1;
-	fake.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	return fake.fd < 0 ? -1 : 0;
-}
-
 int main(void)
 {
 	struct ibv_context *ctx;
@@ -472,7 +461,7 @@ int main(void)
 	struct objs o;
 
 	alarm(60);
-	if (ft_fake0_setup(&ft) || node_as_file(ft.root))
+	if (ft_fake0_setup(&ft) || (fake.fd = ft_fake0_node_as_file(&ft)) < 0)
 		return OK(0, "fake tree"), tap_done();
 	fake.on = true;
 	ctx = ft_fake0_open(&ft);
