@@ -90,8 +90,21 @@ kernel_612_packages() {
 			"package lists (is bookworm-security in the sources?)" >&2
 		return 1
 	fi
-	printf '%s\n' "linux-image-$n+deb12-amd64" \
+	printf '%s\n' "$(kernel_612_image "$n")" \
 		"linux-headers-$n+deb12-amd64" "linux-headers-$n+deb12-rt-amd64"
+}
+
+# The image of 6.12.N: the signed package, or while Debian has not signed
+# that N yet (the security suite then carries only the -unsigned package,
+# and the signed name is a virtual one apt cannot install) its -unsigned
+# twin, which installs the same /boot and /lib/modules files.
+kernel_612_image() {
+	local img=linux-image-$1+deb12-amd64
+	if apt-cache policy "$img" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+		echo "$img"
+	else
+		echo "$img-unsigned"
+	fi
 }
 
 # A machine reset in the middle of a dpkg run (deb-test.sh --host's
