@@ -22,12 +22,10 @@
  * fault or wait on the program); another file's doorbells never wait for
  * it.
  *
- * Lifetime, as for completion rings (cq_ring.c): the ring holds one
- * reference for its QP or SRQ, dropped when that uobj is freed, and one
- * per mapping; its memory and its charge go with the last. mmap() runs
- * with mmap_lock held and must not wait for obj_mutex, so it finds the
- * ring through the file's wr_rings under RCU, and the ring is freed after
- * a grace period.
+ * Lifetime, mapping and charge are mapped_ring.c's, as for completion
+ * rings: the ring holds one reference for its QP or SRQ, dropped when
+ * that uobj is freed, and one per mapping; mmap() finds it through the
+ * file's wr_rings, a doorbell through its live owner.
  */
 #include <linux/compat.h>
 #include <linux/log2.h>
@@ -35,9 +33,8 @@
 #include <linux/overflow.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
-#include "verbs.h"
+#include "mapped_ring.h"
 
 /* Slots when the program asks for no number. */
 #define IB_ASYNC_WR_RING_DEFAULT	256
@@ -55,15 +52,9 @@
 
 /**
  * struct ib_async_wr_ring - a queue's work requests, written by its program
- * @ref: the owner's reference and one per mapping
- * @rcu: freed after mmap()'s lookups
- * @user: charged for @pages (NULL: CAP_IPC_LOCK)
- * @pages: pages charged: the header's and the slots'
- * @hpage: the header's page
- * @hdr: in it
- * @mem: the producer and the slots, vmalloc()ed
- * @size: their bytes, whole pages
- * @prod: at @mem
+ * @m: its memory: @hdr's page, read-only; @prod and @slots, read-write
+ * @hdr: in @m.page
+ * @prod: at @m.mem
  * @slots: after it
  * @key: the owner's handle << 1 | kind, its index in wr_rings
  * @send: a send ring
@@ -76,14 +67,8 @@
  *	it ever bounds the program's producer against
  */
 struct ib_async_wr_ring {
-	struct kref ref;
-	struct rcu_head rcu;
-	struct user_struct *user;
-	long pages;
-	struct page *hpage;
+	struct ib_async_mapped_ring m;
 	struct ib_async_wr_ring_header *hdr;
-	void *mem;
-	size_t size;
 	struct ib_async_wr_ring_producer *prod;
 	void *slots;
 	unsigned long key;
@@ -96,22 +81,8 @@ struct ib_async_wr_ring {
 	u32 consumer;
 };
 
-static void ib_async_wr_ring_release(struct kref *ref)
-{
-	struct ib_async_wr_ring *r = container_of(ref, struct ib_async_wr_ring,
-						  ref);
-
-	vfree(r->mem);
-	if (r->hpage)
-		__free_page(r->hpage);
-	ib_async_uncharge_user_pages(&r->user, r->pages);
-	kfree_rcu(r, rcu);
-}
-
-static void ib_async_wr_ring_put(struct ib_async_wr_ring *r)
-{
-	kref_put(&r->ref, ib_async_wr_ring_release);
-}
+/* freeing @m frees the ring */
+static_assert(offsetof(struct ib_async_wr_ring, m) == 0);
 
 /* A slot's bytes: its request, @max_sge entries, @max_inline bytes. */
 static size_t ib_async_wr_slot_size(bool send, u32 max_sge, u32 max_inline,
@@ -139,6 +110,7 @@ static struct ib_async_wr_ring *ib_async_wr_ring_alloc(bool send, u32 entries,
 	struct ib_async_wr_ring *r;
 	size_t slot, bytes;
 	u32 inl;
+	int ret;
 
 	slot = ib_async_wr_slot_size(send, max_sge, max_inline, &inl);
 	if (slot > IB_ASYNC_WR_SLOT_MAX)
@@ -147,22 +119,14 @@ static struct ib_async_wr_ring *ib_async_wr_ring_alloc(bool send, u32 entries,
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&r->ref);
-	r->pages = (bytes >> PAGE_SHIFT) + 1;
-	if (ib_async_charge_user_pages(r->pages, &r->user)) {
+	ret = ib_async_mapped_ring_init(&r->m, bytes, IB_ASYNC_MAPPED_MEM);
+	if (ret) {
 		kfree(r);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(ret);
 	}
-	r->size = bytes;
-	r->mem = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	r->hpage = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!r->mem || !r->hpage) {
-		ib_async_wr_ring_put(r);
-		return ERR_PTR(-ENOMEM);
-	}
-	r->hdr = page_address(r->hpage);
-	r->prod = r->mem;
-	r->slots = r->mem + IB_ASYNC_WR_SLOTS_OFFSET;
+	r->hdr = page_address(r->m.page);
+	r->prod = r->m.mem;
+	r->slots = r->m.mem + IB_ASYNC_WR_SLOTS_OFFSET;
 	r->send = send;
 	r->entries = entries;
 	r->slot_size = slot;
@@ -195,49 +159,6 @@ bool ib_async_wr_ring_pgoff(unsigned long pgoff)
 	return pgoff & IB_ASYNC_WR_RING_PGOFF;
 }
 
-static void ib_async_wr_ring_vm_open(struct vm_area_struct *vma)
-{
-	struct ib_async_wr_ring *r = vma->vm_private_data;
-
-	kref_get(&r->ref);
-}
-
-static void ib_async_wr_ring_vm_close(struct vm_area_struct *vma)
-{
-	ib_async_wr_ring_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct ib_async_wr_ring_vm_ops = {
-	.open	= ib_async_wr_ring_vm_open,
-	.close	= ib_async_wr_ring_vm_close,
-};
-
-/* Insert the pages of one of @r's mappings into @vma. */
-static int ib_async_wr_ring_insert(struct ib_async_wr_ring *r,
-				   struct vm_area_struct *vma, bool slots)
-{
-	size_t size = slots ? r->size : PAGE_SIZE;
-	unsigned long off;
-	int ret;
-
-	if (vma->vm_end - vma->vm_start != size)
-		return -EINVAL;
-	if (!slots) {
-		/* what the kernel writes is never the program's to write */
-		if (vma->vm_flags & VM_WRITE)
-			return -EPERM;
-		vm_flags_clear(vma, VM_MAYWRITE);
-		return vm_insert_page(vma, vma->vm_start, r->hpage);
-	}
-	for (off = 0; off < size; off += PAGE_SIZE) {
-		ret = vm_insert_page(vma, vma->vm_start + off,
-				     vmalloc_to_page(r->mem + off));
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /**
  * ib_async_wr_ring_mmap - map one of a submission ring's two parts
  * @file: the node's file
@@ -251,32 +172,14 @@ int ib_async_wr_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma)
 {
 	unsigned long key = (vma->vm_pgoff & ~IB_ASYNC_WR_RING_PGOFF) >> 1;
-	bool slots = vma->vm_pgoff & 1;
-	struct ib_async_wr_ring *r;
-	int ret;
+	enum ib_async_mapped_part part = vma->vm_pgoff & 1 ?
+					 IB_ASYNC_MAPPED_MEM :
+					 IB_ASYNC_MAPPED_PAGE;
 
-	if (!(vma->vm_flags & VM_SHARED) || key > U32_MAX * 2UL + 1)
+	if (key > U32_MAX * 2UL + 1)
 		return -EINVAL;
-	/* what the data path of another process may not post to either */
-	if (vma->vm_mm != file->verbs->mm)
-		return -EPERM;
-	rcu_read_lock();
-	r = xa_load(&file->verbs->wr_rings, key);
-	if (r && !kref_get_unless_zero(&r->ref))
-		r = NULL;
-	rcu_read_unlock();
-	if (!r)
-		return -EINVAL;
-	/* A child's copy would write into the parent's queue. */
-	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND);
-	ret = ib_async_wr_ring_insert(r, vma, slots);
-	if (ret) {
-		ib_async_wr_ring_put(r);
-		return ret;
-	}
-	vma->vm_private_data = r;
-	vma->vm_ops = &ib_async_wr_ring_vm_ops;
-	return 0;
+	return ib_async_mapped_ring_mmap(file, &file->verbs->wr_rings, key,
+					 part, vma);
 }
 
 /**
@@ -295,8 +198,8 @@ void ib_async_wr_rings_drop(struct ib_async_uobj *owner)
 		r = owner->wr_ring[i];
 		if (!r)
 			continue;
-		xa_erase(&owner->file->verbs->wr_rings, r->key);
-		ib_async_wr_ring_put(r);
+		ib_async_mapped_ring_drop(&owner->file->verbs->wr_rings,
+					  r->key, &r->m);
 		owner->wr_ring[i] = NULL;
 	}
 }
@@ -343,15 +246,15 @@ static int ib_async_wr_ring_answered(struct ib_async_ucmd *u, int ret)
 		if (!ret && owner->wr_ring[arg->kind])
 			ret = -EBUSY;
 		if (!ret)
-			ret = xa_err(xa_store(&file->verbs->wr_rings, r->key,
-					      r, GFP_KERNEL_ACCOUNT));
+			ret = ib_async_mapped_ring_publish(&file->verbs->wr_rings,
+							   r->key, &r->m);
 		if (!ret)
 			owner->wr_ring[arg->kind] = r;
 		ib_async_ucmd_unlock(u);
 	}
 out:
 	if (ret)
-		ib_async_wr_ring_put(r);
+		ib_async_mapped_ring_put(&r->m);
 	return ret;
 }
 
@@ -416,7 +319,7 @@ int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u)
 	arg->mmap_size = PAGE_SIZE;
 	arg->slots_mmap_offset = (u64)ib_async_wr_ring_pgoff_of(r->key, true)
 				 << PAGE_SHIFT;
-	arg->slots_mmap_size = r->size;
+	arg->slots_mmap_size = r->m.size;
 	ib_async_ucmd_respond(u);
 	return 0;
 }
