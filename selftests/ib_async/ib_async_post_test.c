@@ -109,18 +109,13 @@ FIXTURE_SETUP(post)
 				self->b.qp_num, self->sgid, self->gid));
 	ASSERT_EQ(0, qp_connect(self->fd, self->b.handle, true,
 				self->a.qp_num, self->sgid, self->gid));
-	self->la = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	self->rb = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->la);
-	ASSERT_NE(MAP_FAILED, self->rb);
+	ASSERT_EQ(0, iba_anon_mr(self->fd, self->pd, BUF_LEN, ACC_ALL,
+				 &self->la, &self->ma));
+	ASSERT_EQ(0, iba_anon_mr(self->fd, self->pd, BUF_LEN, ACC_ALL,
+				 &self->rb, &self->mb));
+	/* registered for local write: pinned writable, these are its pages */
 	memset(self->la, 'a', BUF_LEN);
 	memset(self->rb, 'b', BUF_LEN);
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
-			 &self->ma));
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
-			 &self->mb));
 }
 
 FIXTURE_TEARDOWN(post)

@@ -3,6 +3,8 @@
  * The bodies of iba_verbs.h's helpers: the object and data-path ioctl
  * wrappers.
  */
+#include <sys/mman.h>
+
 #define IBA_NO_HARNESS
 #include "iba_verbs.h"
 
@@ -162,6 +164,23 @@ int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 
 	if (out)
 		*out = a;
+	return ret;
+}
+
+int iba_anon_mr(int fd, uint32_t pd, size_t len, uint32_t access, char **mem,
+		struct ib_async_reg_mr *mr)
+{
+	int ret;
+
+	*mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*mem == MAP_FAILED)
+		return -errno;
+	ret = iba_reg_mr(fd, pd, *mem, len, access, mr);
+	if (ret) {
+		munmap(*mem, len);
+		*mem = MAP_FAILED;
+	}
 	return ret;
 }
 
