@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "lib/iba_ring_map.h"
 #include "lib/iba_verbs.h"
 
 #define MEM_LEN		4096
@@ -22,6 +23,7 @@
 
 struct ring {
 	struct ib_async_map_cq_ring m;
+	struct iba_ring_map map;
 	const struct ib_async_cq_ring_header *h;
 	const struct ib_async_wc *recs;
 	struct ib_async_cq_ring_consumer *c;
@@ -39,31 +41,22 @@ static int ring_ask(int fd, uint32_t cq, uint32_t entries, struct ring *r)
 /* MAP_CQ_RING, then both mappings as the header says to make them. */
 static int ring_map(int fd, uint32_t cq, uint32_t entries, struct ring *r)
 {
-	void *h, *c;
-	int ret = ring_ask(fd, cq, entries, r);
+	int ret = ring_ask(fd, cq, entries, r) ?:
+		  iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
+			       r->m.consumer_offset, r->m.consumer_size,
+			       &r->map);
 
 	if (ret)
 		return ret;
-	h = mmap(NULL, r->m.mmap_size, PROT_READ, MAP_SHARED, fd,
-		 (off_t)r->m.mmap_offset);
-	if (h == MAP_FAILED)
-		return -errno;
-	c = mmap(NULL, r->m.consumer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, (off_t)r->m.consumer_offset);
-	if (c == MAP_FAILED)
-		return -errno;
-	r->h = h;
-	r->c = c;
-	r->recs = (const void *)((const char *)h + r->h->records_offset);
+	r->h = r->map.ro;
+	r->c = r->map.rw;
+	r->recs = (const void *)((const char *)r->h + r->h->records_offset);
 	return 0;
 }
 
 static void ring_unmap(struct ring *r)
 {
-	if (r->h)
-		munmap((void *)r->h, r->m.mmap_size);
-	if (r->c)
-		munmap(r->c, r->m.consumer_size);
+	iba_ring_unmap(&r->map);
 	r->h = NULL;
 	r->c = NULL;
 }

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "lib/iba_ring_map.h"
 #include "lib/iba_verbs.h"
 
 #define MEM_LEN		4096
@@ -30,6 +31,7 @@
 
 struct wr_ring {
 	struct ib_async_map_wr_ring m;
+	struct iba_ring_map map;
 	const struct ib_async_wr_ring_header *h;
 	struct ib_async_wr_ring_producer *p;
 	unsigned char *slots;
@@ -53,31 +55,22 @@ static int ring_ask(int fd, uint32_t type, uint32_t handle, uint32_t kind,
 static int ring_map(int fd, uint32_t type, uint32_t handle, uint32_t kind,
 		    uint32_t entries, struct wr_ring *r)
 {
-	void *h, *s;
-	int ret = ring_ask(fd, type, handle, kind, entries, r);
+	int ret = ring_ask(fd, type, handle, kind, entries, r) ?:
+		  iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
+			       r->m.slots_mmap_offset, r->m.slots_mmap_size,
+			       &r->map);
 
 	if (ret)
 		return ret;
-	h = mmap(NULL, r->m.mmap_size, PROT_READ, MAP_SHARED, fd,
-		 (off_t)r->m.mmap_offset);
-	if (h == MAP_FAILED)
-		return -errno;
-	s = mmap(NULL, r->m.slots_mmap_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, (off_t)r->m.slots_mmap_offset);
-	if (s == MAP_FAILED)
-		return -errno;
-	r->h = h;
-	r->p = s;
-	r->slots = (unsigned char *)s + r->m.slots_offset;
+	r->h = r->map.ro;
+	r->p = r->map.rw;
+	r->slots = (unsigned char *)r->map.rw + r->m.slots_offset;
 	return 0;
 }
 
 static void ring_unmap(struct wr_ring *r)
 {
-	if (r->h)
-		munmap((void *)r->h, r->m.mmap_size);
-	if (r->p)
-		munmap(r->p, r->m.slots_mmap_size);
+	iba_ring_unmap(&r->map);
 	r->h = NULL;
 	r->p = NULL;
 }
