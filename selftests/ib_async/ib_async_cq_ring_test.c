@@ -100,17 +100,6 @@ static struct ib_async_wc take(struct ring *r)
 	return wc;
 }
 
-/* POLL_CQ: completions not in the ring, or -errno. */
-static int poll_rest(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
-{
-	struct ib_async_poll_cq p = {
-		.argsz = sizeof(p), .handle = cq, .count = (uint32_t)max,
-		.wc = (uintptr_t)wc,
-	};
-
-	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
-}
-
 FIXTURE(cq_ring) {
 	struct iba_rc_bed bed;
 	struct ring r;
@@ -196,7 +185,7 @@ TEST_F(cq_ring, completions_reach_the_ring_with_no_poll)
 	EXPECT_EQ(1, seen_send);
 	EXPECT_EQ(0, memcmp(self->bed.mem + 2048, "ringring", 8));
 	/* delivered once: nothing is left for POLL_CQ or the ring */
-	EXPECT_EQ(0, poll_rest(self->bed.fd, self->bed.cq, wc, 4));
+	EXPECT_EQ(0, iba_poll_cq_once(self->bed.fd, self->bed.cq, wc, 4));
 	EXPECT_EQ(0, cq_wait(self->bed.fd, self->bed.cq, 0, NULL));
 	EXPECT_EQ(2U, produced(&self->r));
 	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
@@ -386,7 +375,7 @@ TEST_F(cq_ring, a_kernel_buffer_receive_waits_for_poll_cq)
 		if (!(flags & IB_ASYNC_CQ_RING_POLL))
 			continue;
 		/* ...the receive's only through POLL_CQ, its data copied */
-		n = poll_rest(self->bed.fd, self->bed.cq, wc, 4);
+		n = iba_poll_cq_once(self->bed.fd, self->bed.cq, wc, 4);
 		ASSERT_LE(1, n);
 		EXPECT_EQ(0x400U, wc[0].wr_id);
 		recv_seen = true;

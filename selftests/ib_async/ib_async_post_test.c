@@ -59,12 +59,8 @@ static int qp_connect(int fd, uint32_t qp, bool rc, uint32_t dqpn, int sgid,
 static int pending(int fd, uint32_t cq)
 {
 	struct ib_async_wc wc[16];
-	struct ib_async_poll_cq p = {
-		.argsz = sizeof(p), .handle = cq, .count = 16,
-		.wc = (uintptr_t)wc,
-	};
 
-	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
+	return iba_poll_cq_once(fd, cq, wc, 16);
 }
 
 /* The completion with @wr_id among @n, or NULL. */

@@ -130,17 +130,6 @@ static void put_send(struct wr_ring *r, uint32_t i, uint64_t wr_id,
 	slot_sges(r, i)[0] = (struct ib_async_sge){ addr, len, lkey };
 }
 
-/* POLL_CQ once: completions, or -errno. */
-static int poll_now(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
-{
-	struct ib_async_poll_cq p = {
-		.argsz = sizeof(p), .handle = cq, .count = (uint32_t)max,
-		.wc = (uintptr_t)wc,
-	};
-
-	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
-}
-
 FIXTURE(wr_ring) {
 	struct iba_rc_bed bed;
 	struct wr_ring s, r;
@@ -444,7 +433,7 @@ TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
 			set_producer(&self->s, prod);
 			refused++;
 		}
-		n = poll_now(self->bed.fd, self->bed.cq, wc, 16);
+		n = iba_poll_cq_once(self->bed.fd, self->bed.cq, wc, 16);
 		ASSERT_LE(0, n);
 		for (i = 0; i < n; i++) {
 			/* a request posted after its copy was checked */

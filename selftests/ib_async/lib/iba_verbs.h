@@ -64,6 +64,9 @@ int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 int iba_anon_mr(int fd, uint32_t pd, size_t len, uint32_t access, char **mem,
 		struct ib_async_reg_mr *mr);
 
+/* One POLL_CQ of at most @max: the completions it returned, or -errno. */
+int iba_poll_cq_once(int fd, uint32_t cq, struct ib_async_wc *wc, int max);
+
 /* Poll until @want completions arrived or the timeout passed. */
 int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
 

@@ -184,21 +184,26 @@ int iba_anon_mr(int fd, uint32_t pd, size_t len, uint32_t access, char **mem,
 	return ret;
 }
 
+int iba_poll_cq_once(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
+{
+	struct ib_async_poll_cq p = {
+		.argsz = sizeof(p), .handle = cq, .count = (uint32_t)max,
+		.wc = (uintptr_t)wc,
+	};
+
+	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
+}
+
 int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
 {
 	uint64_t t0 = iba_now_ms();
 	int got = 0, ret;
 
 	while (got < want && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS) {
-		struct ib_async_poll_cq p = {
-			.argsz = sizeof(p), .handle = cq, .count = want - got,
-			.wc = (uintptr_t)&wc[got],
-		};
-
-		ret = iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p);
-		if (ret)
+		ret = iba_poll_cq_once(fd, cq, &wc[got], want - got);
+		if (ret < 0)
 			return ret;
-		got += p.count;
+		got += ret;
 		if (got < want)
 			iba_sleep_ms(10);
 	}
