@@ -20,7 +20,10 @@
  * A first step: the doorbell runs under the file's obj_mutex, as the list
  * commands do, and copies the slots there (kernel memory, so nothing can
  * fault or wait on the program); another file's doorbells never wait for
- * it.
+ * it. It allocates nothing: pending slots go in batches through the
+ * ring's scratch, which holds one batch's copy and the arrays post.c
+ * builds from it, allocated at the first doorbell and freed with the
+ * owner's hold (the doorbells of one ring never run at once).
  *
  * Lifetime, mapping and charge are mapped_ring.c's, as for completion
  * rings: the ring holds one reference for its QP or SRQ, dropped when
@@ -42,6 +45,9 @@
 #define IB_ASYNC_WR_SLOT_ALIGN		64
 /* No granted limits come near this; a slot larger is refused. */
 #define IB_ASYNC_WR_SLOT_MAX		SZ_64K
+/* A batch's copy of its slots, at most; and its slots, at most. */
+#define IB_ASYNC_WR_COPY_BYTES		SZ_8K
+#define IB_ASYNC_WR_BATCH_MAX		32
 /* Where the slots begin, after the producer's line. */
 #define IB_ASYNC_WR_SLOTS_OFFSET	sizeof(struct ib_async_wr_ring_producer)
 /*
@@ -65,6 +71,9 @@
  * @inline_offset: where they begin in a slot
  * @consumer: the kernel's own count of the slots it took; the only one
  *	it ever bounds the program's producer against
+ * @batch: slots a doorbell copies and posts at a time
+ * @scratch: a batch's copy, then post.c's arrays; NULL until the first
+ *	doorbell, freed when the owner lets the ring go
  */
 struct ib_async_wr_ring {
 	struct ib_async_mapped_ring m;
@@ -79,6 +88,8 @@ struct ib_async_wr_ring {
 	u32 max_inline;
 	u32 inline_offset;
 	u32 consumer;
+	u32 batch;
+	void *scratch;
 };
 
 /* freeing @m frees the ring */
@@ -133,6 +144,8 @@ static struct ib_async_wr_ring *ib_async_wr_ring_alloc(bool send, u32 entries,
 	r->max_sge = max_sge;
 	r->max_inline = send ? max_inline : 0;
 	r->inline_offset = inl;
+	r->batch = clamp_t(size_t, IB_ASYNC_WR_COPY_BYTES / slot, 1,
+			   min_t(u32, entries, IB_ASYNC_WR_BATCH_MAX));
 	r->hdr->entries = entries;
 	r->hdr->slot_size = slot;
 	r->hdr->max_sge = max_sge;
@@ -198,6 +211,9 @@ void ib_async_wr_rings_drop(struct ib_async_uobj *owner)
 		r = owner->wr_ring[i];
 		if (!r)
 			continue;
+		/* no doorbell finds the ring now: its scratch goes */
+		kvfree(r->scratch);
+		r->scratch = NULL;
 		ib_async_mapped_ring_drop(&owner->file->verbs->wr_rings,
 					  r->key, &r->m);
 		owner->wr_ring[i] = NULL;
@@ -375,26 +391,40 @@ static void ib_async_wr_ring_publish(struct ib_async_wr_ring *r, u32 posted,
 	smp_store_release(&r->hdr->consumer, r->consumer);
 }
 
+/* The ring's scratch: one batch's copy, then what post.c carves. */
+static void *ib_async_wr_ring_scratch(struct ib_async_wr_ring *r)
+{
+	if (!r->scratch)
+		r->scratch = kvmalloc((size_t)r->batch * r->slot_size +
+				      ib_async_post_scratch_size(r->send,
+								 r->batch,
+								 r->max_sge),
+				      GFP_KERNEL_ACCOUNT);
+	return r->scratch;
+}
+
 /**
  * ib_async_cmd_wr_doorbell - post what a submission ring holds
  * @u: the command; @u->arg is the ring's doorbell value, handle << 1 | kind
  *
- * Runs with the device pinned and the file's obj_mutex held.
+ * Runs with the device pinned and the file's obj_mutex held. The pending
+ * slots go in batches of @r->batch, each copied once and posted as one
+ * chain; the first refused ends them all.
  *
  * Return: 0 when every pending slot was posted, or some were; else the
  * error of the first pending slot (none posted), -EINVAL for a producer
- * more than the ring's size ahead (nothing posted, nothing published), or
- * the lookup's error.
+ * more than the ring's size ahead (nothing posted, nothing published),
+ * -ENOMEM (the scratch, at the first doorbell), or the lookup's error.
  */
 int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 {
 	struct ib_async_file *file = u->file;
 	struct ib_async_uobj *owner = NULL;
+	u32 pending, posted = 0, n, k;
 	struct ib_async_slots s;
 	struct ib_async_wr_ring *r;
-	u32 pending, posted;
 	void *copy;
-	int err;
+	int err = 0;
 
 	lockdep_assert_held(&file->obj_mutex);
 	if (current->mm != file->verbs->mm)
@@ -410,18 +440,23 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 		ib_async_wr_ring_publish(r, 0, 0);
 		return 0;
 	}
-	copy = kvmalloc_array(pending, r->slot_size, GFP_KERNEL_ACCOUNT);
+	copy = ib_async_wr_ring_scratch(r);
 	if (!copy)
 		return -ENOMEM;
-	ib_async_wr_ring_copy(r, copy, pending);
 	s = (struct ib_async_slots) {
-		.mem = copy, .count = pending, .slot_size = r->slot_size,
+		.mem = copy, .slot_size = r->slot_size,
 		.max_sge = r->max_sge, .max_inline = r->max_inline,
 		.inline_offset = r->inline_offset, .send = r->send,
+		.scratch = copy + (size_t)r->batch * r->slot_size,
 	};
-	posted = ib_async_post_slots(file, owner, &s, &err);
-	kvfree(copy);
-	ib_async_wr_ring_publish(r, posted, err);
+	do {
+		n = min(pending - posted, r->batch);
+		ib_async_wr_ring_copy(r, copy, n);
+		s.count = n;
+		k = ib_async_post_slots(file, owner, &s, &err);
+		ib_async_wr_ring_publish(r, k, err);
+		posted += k;
+	} while (!err && k == n && posted < pending);
 	if (owner->type == IB_ASYNC_OBJ_QP)
 		ib_async_qp_fill_rings(owner);
 	return posted ? 0 : err;
