@@ -19,11 +19,9 @@
  * consumer index, which the kernel reads once per fill and bounds against
  * its private producer count, never trusting it.
  *
- * Lifetime: the ring holds one reference for its CQ, dropped when the
- * CQ's uobj is freed, and one per mapping; its memory and its charge go
- * with the last. mmap() runs with mmap_lock held and must not wait for
- * obj_mutex, so it finds the ring through the file's cq_rings under RCU,
- * and the ring is freed after a grace period.
+ * Lifetime, mapping and charge are mapped_ring.c's: the ring holds one
+ * reference for its CQ, dropped when the CQ's uobj is freed, and one per
+ * mapping; mmap() finds it through the file's cq_rings.
  */
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -32,9 +30,8 @@
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
-#include "verbs.h"
+#include "mapped_ring.h"
 #include "wr.h"
 
 /* More completions than a file may have requests could never be used. */
@@ -47,57 +44,32 @@ MODULE_PARM_DESC(max_cq_spin_us,
 
 /**
  * struct ib_async_cq_ring - a CQ's completions, mapped by its program
- * @ref: the CQ's reference and one per mapping
- * @rcu: freed after mmap()'s lookups
- * @user: charged for @pages (NULL: CAP_IPC_LOCK)
- * @pages: pages charged: the records' and the consumer's
- * @mem: header and records, vmalloc()ed
- * @size: their bytes, whole pages
- * @hdr: at @mem
+ * @m: its memory: @hdr and @recs, read-only; @cons's page, read-write
+ * @hdr: at @m.mem
  * @recs: after it
- * @cpage: the consumer's page
- * @cons: in it
+ * @cons: in @m.page
  * @mask: entries - 1
  * @producer: the kernel's own count of what it published
  * @flags: what it last told the program (enum ib_async_cq_ring_flags)
  */
 struct ib_async_cq_ring {
-	struct kref ref;
-	struct rcu_head rcu;
-	struct user_struct *user;
-	long pages;
-	void *mem;
-	size_t size;
+	struct ib_async_mapped_ring m;
 	struct ib_async_cq_ring_header *hdr;
 	struct ib_async_wc *recs;
-	struct page *cpage;
 	struct ib_async_cq_ring_consumer *cons;
 	u32 mask;
 	u32 producer;
 	u32 flags;
 };
 
-static void ib_async_cq_ring_release(struct kref *ref)
-{
-	struct ib_async_cq_ring *r = container_of(ref, struct ib_async_cq_ring,
-						  ref);
-
-	vfree(r->mem);
-	if (r->cpage)
-		__free_page(r->cpage);
-	ib_async_uncharge_user_pages(&r->user, r->pages);
-	kfree_rcu(r, rcu);
-}
-
-static void ib_async_cq_ring_put(struct ib_async_cq_ring *r)
-{
-	kref_put(&r->ref, ib_async_cq_ring_release);
-}
+/* freeing @m frees the ring */
+static_assert(offsetof(struct ib_async_cq_ring, m) == 0);
 
 static struct ib_async_cq_ring *ib_async_cq_ring_alloc(u32 entries)
 {
 	struct ib_async_cq_ring *r;
 	size_t bytes;
+	int ret;
 
 	bytes = PAGE_ALIGN(size_add(sizeof(struct ib_async_cq_ring_header),
 				    size_mul(entries,
@@ -105,22 +77,14 @@ static struct ib_async_cq_ring *ib_async_cq_ring_alloc(u32 entries)
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&r->ref);
-	r->pages = (bytes >> PAGE_SHIFT) + 1;
-	if (ib_async_charge_user_pages(r->pages, &r->user)) {
+	ret = ib_async_mapped_ring_init(&r->m, bytes, IB_ASYNC_MAPPED_PAGE);
+	if (ret) {
 		kfree(r);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(ret);
 	}
-	r->size = bytes;
-	r->mem = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	r->cpage = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!r->mem || !r->cpage) {
-		ib_async_cq_ring_put(r);
-		return ERR_PTR(-ENOMEM);
-	}
-	r->hdr = r->mem;
-	r->recs = r->mem + sizeof(*r->hdr);
-	r->cons = page_address(r->cpage);
+	r->hdr = r->m.mem;
+	r->recs = r->m.mem + sizeof(*r->hdr);
+	r->cons = page_address(r->m.page);
 	r->mask = entries - 1;
 	r->hdr->entries = entries;
 	r->hdr->record_size = sizeof(struct ib_async_wc);
@@ -134,85 +98,26 @@ static unsigned long ib_async_cq_ring_pgoff(u32 handle, bool consumer)
 	return (unsigned long)handle << 1 | consumer;
 }
 
-static void ib_async_cq_ring_vm_open(struct vm_area_struct *vma)
-{
-	struct ib_async_cq_ring *r = vma->vm_private_data;
-
-	kref_get(&r->ref);
-}
-
-static void ib_async_cq_ring_vm_close(struct vm_area_struct *vma)
-{
-	ib_async_cq_ring_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct ib_async_cq_ring_vm_ops = {
-	.open	= ib_async_cq_ring_vm_open,
-	.close	= ib_async_cq_ring_vm_close,
-};
-
-/* Insert the pages of one of @r's mappings into @vma. */
-static int ib_async_cq_ring_insert(struct ib_async_cq_ring *r,
-				   struct vm_area_struct *vma, bool consumer)
-{
-	size_t size = consumer ? PAGE_SIZE : r->size;
-	unsigned long off;
-	int ret;
-
-	if (vma->vm_end - vma->vm_start != size)
-		return -EINVAL;
-	if (consumer)
-		return vm_insert_page(vma, vma->vm_start, r->cpage);
-	/* what the kernel writes is never the program's to write */
-	if (vma->vm_flags & VM_WRITE)
-		return -EPERM;
-	vm_flags_clear(vma, VM_MAYWRITE);
-	for (off = 0; off < size; off += PAGE_SIZE) {
-		ret = vm_insert_page(vma, vma->vm_start + off,
-				     vmalloc_to_page(r->mem + off));
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /**
  * ib_async_cq_ring_mmap - map one of a CQ ring's two parts
  * @file: the node's file
  * @vma: at an offset MAP_CQ_RING gave, shared, of the size it gave
  *
  * Return: 0, -EINVAL (no such ring, another size, a private mapping),
- * -EPERM (the records mapped writable), or vm_insert_page()'s error.
+ * -EPERM (the records mapped writable, another process), or
+ * vm_insert_page()'s error.
  */
 int ib_async_cq_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma)
 {
-	bool consumer = vma->vm_pgoff & 1;
-	struct ib_async_cq_ring *r;
-	int ret;
+	enum ib_async_mapped_part part = vma->vm_pgoff & 1 ?
+					 IB_ASYNC_MAPPED_PAGE :
+					 IB_ASYNC_MAPPED_MEM;
 
-	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff > U32_MAX * 2UL + 1)
+	if (vma->vm_pgoff > U32_MAX * 2UL + 1)
 		return -EINVAL;
-	/* what the data path of another process may not poll either */
-	if (vma->vm_mm != file->verbs->mm)
-		return -EPERM;
-	rcu_read_lock();
-	r = xa_load(&file->verbs->cq_rings, vma->vm_pgoff >> 1);
-	if (r && !kref_get_unless_zero(&r->ref))
-		r = NULL;
-	rcu_read_unlock();
-	if (!r)
-		return -EINVAL;
-	/* A child's copy would share the parent's consumer index. */
-	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND);
-	ret = ib_async_cq_ring_insert(r, vma, consumer);
-	if (ret) {
-		ib_async_cq_ring_put(r);
-		return ret;
-	}
-	vma->vm_private_data = r;
-	vma->vm_ops = &ib_async_cq_ring_vm_ops;
-	return 0;
+	return ib_async_mapped_ring_mmap(file, &file->verbs->cq_rings,
+					 vma->vm_pgoff >> 1, part, vma);
 }
 
 /**
@@ -225,8 +130,8 @@ void ib_async_cq_ring_drop(struct ib_async_uobj *cq)
 {
 	if (!cq->ring)
 		return;
-	xa_erase(&cq->file->verbs->cq_rings, cq->handle);
-	ib_async_cq_ring_put(cq->ring);
+	ib_async_mapped_ring_drop(&cq->file->verbs->cq_rings, cq->handle,
+				  &cq->ring->m);
 	cq->ring = NULL;
 }
 
@@ -334,15 +239,15 @@ static int ib_async_cq_ring_answered(struct ib_async_ucmd *u, int ret)
 		if (!ret && cq->ring)
 			ret = -EBUSY;
 		if (!ret)
-			ret = xa_err(xa_store(&file->verbs->cq_rings, cq->handle,
-					      r, GFP_KERNEL_ACCOUNT));
+			ret = ib_async_mapped_ring_publish(&file->verbs->cq_rings,
+							   cq->handle, &r->m);
 		if (!ret)
 			cq->ring = r;
 		ib_async_ucmd_unlock(u);
 	}
 out:
 	if (ret)
-		ib_async_cq_ring_put(r);
+		ib_async_mapped_ring_put(&r->m);
 	return ret;
 }
 
@@ -377,7 +282,7 @@ int ib_async_cmd_map_cq_ring(struct ib_async_ucmd *u)
 	arg->entries = entries;
 	arg->mmap_offset = (u64)ib_async_cq_ring_pgoff(cq->handle, false)
 			   << PAGE_SHIFT;
-	arg->mmap_size = r->size;
+	arg->mmap_size = r->m.size;
 	arg->consumer_offset = (u64)ib_async_cq_ring_pgoff(cq->handle, true)
 			       << PAGE_SHIFT;
 	arg->consumer_size = PAGE_SIZE;

@@ -69,6 +69,7 @@ union ib_async_kwr {
  * @tr: their tracking
  * @inl: inline data, read from the caller
  * @mem: the one allocation the arrays above are carved from
+ * @scratch: a ring's memory to carve them from instead (@mem is then it)
  * @inl_small: @inl when the call's inline data fits
  */
 struct ib_async_post {
@@ -87,6 +88,7 @@ struct ib_async_post {
 	struct ib_async_wr **tr;
 	u8 *inl;
 	void *mem;
+	void *scratch;
 	u8 inl_small[IB_ASYNC_POST_SMALL_INLINE] __aligned(8);
 };
 
@@ -98,7 +100,8 @@ static void ib_async_post_free(struct ib_async_post *p)
 		for (i = 0; i < p->ntr; i++)
 			if (p->tr[i])
 				ib_async_wr_discard(p->tr[i]);
-	kvfree(p->mem);
+	if (p->mem != p->scratch)
+		kvfree(p->mem);
 	if (p->inl != p->inl_small)
 		kvfree(p->inl);
 }
@@ -112,26 +115,56 @@ static void *ib_async_post_carve(u8 **cur, u32 n, size_t size)
 	return a;
 }
 
+/* The bytes of a post's arrays: @count requests, @nsge entries in all. */
+static size_t ib_async_post_mem_size(bool send, size_t count, size_t nsge)
+{
+	size_t uwr = send ? sizeof(struct ib_async_send_wr) :
+			    sizeof(struct ib_async_recv_wr);
+	size_t kwr = send ? sizeof(union ib_async_kwr) :
+			    sizeof(struct ib_recv_wr);
+	size_t n8 = sizeof(u64);
+
+	return ALIGN(count * uwr, n8) + ALIGN(count * kwr, n8) +
+	       ALIGN(count * sizeof(struct ib_async_wr *), n8) +
+	       ALIGN(nsge * sizeof(struct ib_async_sge), n8) +
+	       ALIGN(nsge * sizeof(struct ib_sge), n8);
+}
+
+/**
+ * ib_async_post_scratch_size - what a ring lends each batch of its slots
+ * @send: send slots (else receives)
+ * @count: slots in a batch at most
+ * @max_sge: entries a slot holds
+ *
+ * Return: the bytes of struct ib_async_slots' @scratch that
+ * ib_async_post_slots() carves a batch's arrays from.
+ */
+size_t ib_async_post_scratch_size(bool send, u32 count, u32 max_sge)
+{
+	return ib_async_post_mem_size(send, count, (size_t)count * max_sge);
+}
+
 /*
- * All of a call's arrays in one zeroed allocation: a post of one request
- * costs one allocation here, not one per array. @count and @nsge are
- * bounded (IB_ASYNC_POST_MAX_WRS, IB_ASYNC_POST_MAX_SGES), so the sums
- * cannot overflow.
+ * All of a call's arrays in one zeroed allocation, or carved from a
+ * ring's scratch: a post of one request costs one allocation here, not
+ * one per array, and a doorbell none. @count and @nsge are bounded
+ * (IB_ASYNC_POST_MAX_WRS, IB_ASYNC_POST_MAX_SGES; a ring's batch and
+ * slots), so the sums cannot overflow.
  */
 static int ib_async_post_alloc(struct ib_async_post *p)
 {
 	size_t uwr = p->send ? sizeof(*p->swrs) : sizeof(*p->rwrs);
 	size_t kwr = p->send ? sizeof(*p->kswr) : sizeof(*p->krwr);
-	size_t n8 = sizeof(u64);
+	size_t size = ib_async_post_mem_size(p->send, p->count, p->nsge);
 	u8 *cur;
 
 	p->ntr = p->count;
-	p->mem = kvzalloc(ALIGN(p->count * uwr, n8) +
-			  ALIGN(p->count * kwr, n8) +
-			  ALIGN(p->count * sizeof(*p->tr), n8) +
-			  ALIGN(p->nsge * sizeof(*p->usges), n8) +
-			  ALIGN(p->nsge * sizeof(*p->sges), n8),
-			  GFP_KERNEL_ACCOUNT);
+	if (p->scratch) {
+		memset(p->scratch, 0, size);
+		p->mem = p->scratch;
+	} else {
+		p->mem = kvzalloc(size, GFP_KERNEL_ACCOUNT);
+	}
 	if (!p->mem)
 		return -ENOMEM;
 	cur = p->mem;
@@ -774,7 +807,9 @@ u32 ib_async_post_slots(struct ib_async_file *file,
 			struct ib_async_uobj *owner,
 			const struct ib_async_slots *s, int *err)
 {
-	struct ib_async_post p = { .send = s->send, .ring = true };
+	struct ib_async_post p = {
+		.send = s->send, .ring = true, .scratch = s->scratch,
+	};
 	u32 posted = 0;
 	int ret;
 

@@ -242,6 +242,9 @@ static inline int ib_async_post_send(struct ib_qp *qp,
  * @max_inline: inline bytes a send slot holds at @inline_offset
  * @inline_offset: where they begin
  * @send: send slots (else receives)
+ * @scratch: where the post's arrays are carved from, at least
+ *	ib_async_post_scratch_size() for @count and @max_sge: the ring's, so
+ *	that a doorbell allocates nothing of its own
  *
  * Whatever @mem holds is checked as a caller's list is: the ring's memory
  * itself is never looked at again.
@@ -254,6 +257,7 @@ struct ib_async_slots {
 	u32 max_inline;
 	u32 inline_offset;
 	bool send;
+	void *scratch;
 };
 
 /* post.c: the data path over registered memory */
@@ -262,6 +266,7 @@ int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u);
 u32 ib_async_post_slots(struct ib_async_file *file,
 			struct ib_async_uobj *owner,
 			const struct ib_async_slots *s, int *err);
+size_t ib_async_post_scratch_size(bool send, u32 count, u32 max_sge);
 
 /**
  * struct ib_async_uobj_type - what one object kind does its own way

@@ -20,14 +20,15 @@
  * A first step: the doorbell runs under the file's obj_mutex, as the list
  * commands do, and copies the slots there (kernel memory, so nothing can
  * fault or wait on the program); another file's doorbells never wait for
- * it.
+ * it. It allocates nothing: pending slots go in batches through the
+ * ring's scratch, which holds one batch's copy and the arrays post.c
+ * builds from it, allocated at the first doorbell and freed with the
+ * owner's hold (the doorbells of one ring never run at once).
  *
- * Lifetime, as for completion rings (cq_ring.c): the ring holds one
- * reference for its QP or SRQ, dropped when that uobj is freed, and one
- * per mapping; its memory and its charge go with the last. mmap() runs
- * with mmap_lock held and must not wait for obj_mutex, so it finds the
- * ring through the file's wr_rings under RCU, and the ring is freed after
- * a grace period.
+ * Lifetime, mapping and charge are mapped_ring.c's, as for completion
+ * rings: the ring holds one reference for its QP or SRQ, dropped when
+ * that uobj is freed, and one per mapping; mmap() finds it through the
+ * file's wr_rings, a doorbell through its live owner.
  */
 #include <linux/compat.h>
 #include <linux/log2.h>
@@ -35,9 +36,8 @@
 #include <linux/overflow.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
-#include "verbs.h"
+#include "mapped_ring.h"
 
 /* Slots when the program asks for no number. */
 #define IB_ASYNC_WR_RING_DEFAULT	256
@@ -45,6 +45,9 @@
 #define IB_ASYNC_WR_SLOT_ALIGN		64
 /* No granted limits come near this; a slot larger is refused. */
 #define IB_ASYNC_WR_SLOT_MAX		SZ_64K
+/* A batch's copy of its slots, at most; and its slots, at most. */
+#define IB_ASYNC_WR_COPY_BYTES		SZ_8K
+#define IB_ASYNC_WR_BATCH_MAX		32
 /* Where the slots begin, after the producer's line. */
 #define IB_ASYNC_WR_SLOTS_OFFSET	sizeof(struct ib_async_wr_ring_producer)
 /*
@@ -55,15 +58,9 @@
 
 /**
  * struct ib_async_wr_ring - a queue's work requests, written by its program
- * @ref: the owner's reference and one per mapping
- * @rcu: freed after mmap()'s lookups
- * @user: charged for @pages (NULL: CAP_IPC_LOCK)
- * @pages: pages charged: the header's and the slots'
- * @hpage: the header's page
- * @hdr: in it
- * @mem: the producer and the slots, vmalloc()ed
- * @size: their bytes, whole pages
- * @prod: at @mem
+ * @m: its memory: @hdr's page, read-only; @prod and @slots, read-write
+ * @hdr: in @m.page
+ * @prod: at @m.mem
  * @slots: after it
  * @key: the owner's handle << 1 | kind, its index in wr_rings
  * @send: a send ring
@@ -74,16 +71,13 @@
  * @inline_offset: where they begin in a slot
  * @consumer: the kernel's own count of the slots it took; the only one
  *	it ever bounds the program's producer against
+ * @batch: slots a doorbell copies and posts at a time
+ * @scratch: a batch's copy, then post.c's arrays; NULL until the first
+ *	doorbell, freed when the owner lets the ring go
  */
 struct ib_async_wr_ring {
-	struct kref ref;
-	struct rcu_head rcu;
-	struct user_struct *user;
-	long pages;
-	struct page *hpage;
+	struct ib_async_mapped_ring m;
 	struct ib_async_wr_ring_header *hdr;
-	void *mem;
-	size_t size;
 	struct ib_async_wr_ring_producer *prod;
 	void *slots;
 	unsigned long key;
@@ -94,24 +88,12 @@ struct ib_async_wr_ring {
 	u32 max_inline;
 	u32 inline_offset;
 	u32 consumer;
+	u32 batch;
+	void *scratch;
 };
 
-static void ib_async_wr_ring_release(struct kref *ref)
-{
-	struct ib_async_wr_ring *r = container_of(ref, struct ib_async_wr_ring,
-						  ref);
-
-	vfree(r->mem);
-	if (r->hpage)
-		__free_page(r->hpage);
-	ib_async_uncharge_user_pages(&r->user, r->pages);
-	kfree_rcu(r, rcu);
-}
-
-static void ib_async_wr_ring_put(struct ib_async_wr_ring *r)
-{
-	kref_put(&r->ref, ib_async_wr_ring_release);
-}
+/* freeing @m frees the ring */
+static_assert(offsetof(struct ib_async_wr_ring, m) == 0);
 
 /* A slot's bytes: its request, @max_sge entries, @max_inline bytes. */
 static size_t ib_async_wr_slot_size(bool send, u32 max_sge, u32 max_inline,
@@ -139,6 +121,7 @@ static struct ib_async_wr_ring *ib_async_wr_ring_alloc(bool send, u32 entries,
 	struct ib_async_wr_ring *r;
 	size_t slot, bytes;
 	u32 inl;
+	int ret;
 
 	slot = ib_async_wr_slot_size(send, max_sge, max_inline, &inl);
 	if (slot > IB_ASYNC_WR_SLOT_MAX)
@@ -147,28 +130,22 @@ static struct ib_async_wr_ring *ib_async_wr_ring_alloc(bool send, u32 entries,
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&r->ref);
-	r->pages = (bytes >> PAGE_SHIFT) + 1;
-	if (ib_async_charge_user_pages(r->pages, &r->user)) {
+	ret = ib_async_mapped_ring_init(&r->m, bytes, IB_ASYNC_MAPPED_MEM);
+	if (ret) {
 		kfree(r);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(ret);
 	}
-	r->size = bytes;
-	r->mem = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	r->hpage = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!r->mem || !r->hpage) {
-		ib_async_wr_ring_put(r);
-		return ERR_PTR(-ENOMEM);
-	}
-	r->hdr = page_address(r->hpage);
-	r->prod = r->mem;
-	r->slots = r->mem + IB_ASYNC_WR_SLOTS_OFFSET;
+	r->hdr = page_address(r->m.page);
+	r->prod = r->m.mem;
+	r->slots = r->m.mem + IB_ASYNC_WR_SLOTS_OFFSET;
 	r->send = send;
 	r->entries = entries;
 	r->slot_size = slot;
 	r->max_sge = max_sge;
 	r->max_inline = send ? max_inline : 0;
 	r->inline_offset = inl;
+	r->batch = clamp_t(size_t, IB_ASYNC_WR_COPY_BYTES / slot, 1,
+			   min_t(u32, entries, IB_ASYNC_WR_BATCH_MAX));
 	r->hdr->entries = entries;
 	r->hdr->slot_size = slot;
 	r->hdr->max_sge = max_sge;
@@ -195,49 +172,6 @@ bool ib_async_wr_ring_pgoff(unsigned long pgoff)
 	return pgoff & IB_ASYNC_WR_RING_PGOFF;
 }
 
-static void ib_async_wr_ring_vm_open(struct vm_area_struct *vma)
-{
-	struct ib_async_wr_ring *r = vma->vm_private_data;
-
-	kref_get(&r->ref);
-}
-
-static void ib_async_wr_ring_vm_close(struct vm_area_struct *vma)
-{
-	ib_async_wr_ring_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct ib_async_wr_ring_vm_ops = {
-	.open	= ib_async_wr_ring_vm_open,
-	.close	= ib_async_wr_ring_vm_close,
-};
-
-/* Insert the pages of one of @r's mappings into @vma. */
-static int ib_async_wr_ring_insert(struct ib_async_wr_ring *r,
-				   struct vm_area_struct *vma, bool slots)
-{
-	size_t size = slots ? r->size : PAGE_SIZE;
-	unsigned long off;
-	int ret;
-
-	if (vma->vm_end - vma->vm_start != size)
-		return -EINVAL;
-	if (!slots) {
-		/* what the kernel writes is never the program's to write */
-		if (vma->vm_flags & VM_WRITE)
-			return -EPERM;
-		vm_flags_clear(vma, VM_MAYWRITE);
-		return vm_insert_page(vma, vma->vm_start, r->hpage);
-	}
-	for (off = 0; off < size; off += PAGE_SIZE) {
-		ret = vm_insert_page(vma, vma->vm_start + off,
-				     vmalloc_to_page(r->mem + off));
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /**
  * ib_async_wr_ring_mmap - map one of a submission ring's two parts
  * @file: the node's file
@@ -251,32 +185,14 @@ int ib_async_wr_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma)
 {
 	unsigned long key = (vma->vm_pgoff & ~IB_ASYNC_WR_RING_PGOFF) >> 1;
-	bool slots = vma->vm_pgoff & 1;
-	struct ib_async_wr_ring *r;
-	int ret;
+	enum ib_async_mapped_part part = vma->vm_pgoff & 1 ?
+					 IB_ASYNC_MAPPED_MEM :
+					 IB_ASYNC_MAPPED_PAGE;
 
-	if (!(vma->vm_flags & VM_SHARED) || key > U32_MAX * 2UL + 1)
+	if (key > U32_MAX * 2UL + 1)
 		return -EINVAL;
-	/* what the data path of another process may not post to either */
-	if (vma->vm_mm != file->verbs->mm)
-		return -EPERM;
-	rcu_read_lock();
-	r = xa_load(&file->verbs->wr_rings, key);
-	if (r && !kref_get_unless_zero(&r->ref))
-		r = NULL;
-	rcu_read_unlock();
-	if (!r)
-		return -EINVAL;
-	/* A child's copy would write into the parent's queue. */
-	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND);
-	ret = ib_async_wr_ring_insert(r, vma, slots);
-	if (ret) {
-		ib_async_wr_ring_put(r);
-		return ret;
-	}
-	vma->vm_private_data = r;
-	vma->vm_ops = &ib_async_wr_ring_vm_ops;
-	return 0;
+	return ib_async_mapped_ring_mmap(file, &file->verbs->wr_rings, key,
+					 part, vma);
 }
 
 /**
@@ -295,8 +211,11 @@ void ib_async_wr_rings_drop(struct ib_async_uobj *owner)
 		r = owner->wr_ring[i];
 		if (!r)
 			continue;
-		xa_erase(&owner->file->verbs->wr_rings, r->key);
-		ib_async_wr_ring_put(r);
+		/* no doorbell finds the ring now: its scratch goes */
+		kvfree(r->scratch);
+		r->scratch = NULL;
+		ib_async_mapped_ring_drop(&owner->file->verbs->wr_rings,
+					  r->key, &r->m);
 		owner->wr_ring[i] = NULL;
 	}
 }
@@ -343,15 +262,15 @@ static int ib_async_wr_ring_answered(struct ib_async_ucmd *u, int ret)
 		if (!ret && owner->wr_ring[arg->kind])
 			ret = -EBUSY;
 		if (!ret)
-			ret = xa_err(xa_store(&file->verbs->wr_rings, r->key,
-					      r, GFP_KERNEL_ACCOUNT));
+			ret = ib_async_mapped_ring_publish(&file->verbs->wr_rings,
+							   r->key, &r->m);
 		if (!ret)
 			owner->wr_ring[arg->kind] = r;
 		ib_async_ucmd_unlock(u);
 	}
 out:
 	if (ret)
-		ib_async_wr_ring_put(r);
+		ib_async_mapped_ring_put(&r->m);
 	return ret;
 }
 
@@ -416,7 +335,7 @@ int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u)
 	arg->mmap_size = PAGE_SIZE;
 	arg->slots_mmap_offset = (u64)ib_async_wr_ring_pgoff_of(r->key, true)
 				 << PAGE_SHIFT;
-	arg->slots_mmap_size = r->size;
+	arg->slots_mmap_size = r->m.size;
 	ib_async_ucmd_respond(u);
 	return 0;
 }
@@ -472,26 +391,40 @@ static void ib_async_wr_ring_publish(struct ib_async_wr_ring *r, u32 posted,
 	smp_store_release(&r->hdr->consumer, r->consumer);
 }
 
+/* The ring's scratch: one batch's copy, then what post.c carves. */
+static void *ib_async_wr_ring_scratch(struct ib_async_wr_ring *r)
+{
+	if (!r->scratch)
+		r->scratch = kvmalloc((size_t)r->batch * r->slot_size +
+				      ib_async_post_scratch_size(r->send,
+								 r->batch,
+								 r->max_sge),
+				      GFP_KERNEL_ACCOUNT);
+	return r->scratch;
+}
+
 /**
  * ib_async_cmd_wr_doorbell - post what a submission ring holds
  * @u: the command; @u->arg is the ring's doorbell value, handle << 1 | kind
  *
- * Runs with the device pinned and the file's obj_mutex held.
+ * Runs with the device pinned and the file's obj_mutex held. The pending
+ * slots go in batches of @r->batch, each copied once and posted as one
+ * chain; the first refused ends them all.
  *
  * Return: 0 when every pending slot was posted, or some were; else the
  * error of the first pending slot (none posted), -EINVAL for a producer
- * more than the ring's size ahead (nothing posted, nothing published), or
- * the lookup's error.
+ * more than the ring's size ahead (nothing posted, nothing published),
+ * -ENOMEM (the scratch, at the first doorbell), or the lookup's error.
  */
 int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 {
 	struct ib_async_file *file = u->file;
 	struct ib_async_uobj *owner = NULL;
+	u32 pending, posted = 0, n, k;
 	struct ib_async_slots s;
 	struct ib_async_wr_ring *r;
-	u32 pending, posted;
 	void *copy;
-	int err;
+	int err = 0;
 
 	lockdep_assert_held(&file->obj_mutex);
 	if (current->mm != file->verbs->mm)
@@ -507,18 +440,23 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 		ib_async_wr_ring_publish(r, 0, 0);
 		return 0;
 	}
-	copy = kvmalloc_array(pending, r->slot_size, GFP_KERNEL_ACCOUNT);
+	copy = ib_async_wr_ring_scratch(r);
 	if (!copy)
 		return -ENOMEM;
-	ib_async_wr_ring_copy(r, copy, pending);
 	s = (struct ib_async_slots) {
-		.mem = copy, .count = pending, .slot_size = r->slot_size,
+		.mem = copy, .slot_size = r->slot_size,
 		.max_sge = r->max_sge, .max_inline = r->max_inline,
 		.inline_offset = r->inline_offset, .send = r->send,
+		.scratch = copy + (size_t)r->batch * r->slot_size,
 	};
-	posted = ib_async_post_slots(file, owner, &s, &err);
-	kvfree(copy);
-	ib_async_wr_ring_publish(r, posted, err);
+	do {
+		n = min(pending - posted, r->batch);
+		ib_async_wr_ring_copy(r, copy, n);
+		s.count = n;
+		k = ib_async_post_slots(file, owner, &s, &err);
+		ib_async_wr_ring_publish(r, k, err);
+		posted += k;
+	} while (!err && k == n && posted < pending);
 	if (owner->type == IB_ASYNC_OBJ_QP)
 		ib_async_qp_fill_rings(owner);
 	return posted ? 0 : err;

@@ -13,7 +13,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "lib/iba_verbs.h"
+#include "lib/iba_rc_bed.h"
+#include "lib/iba_ring_map.h"
 
 #define MEM_LEN		4096
 #define SPIN_US		1000
@@ -22,6 +23,7 @@
 
 struct ring {
 	struct ib_async_map_cq_ring m;
+	struct iba_ring_map map;
 	const struct ib_async_cq_ring_header *h;
 	const struct ib_async_wc *recs;
 	struct ib_async_cq_ring_consumer *c;
@@ -39,31 +41,22 @@ static int ring_ask(int fd, uint32_t cq, uint32_t entries, struct ring *r)
 /* MAP_CQ_RING, then both mappings as the header says to make them. */
 static int ring_map(int fd, uint32_t cq, uint32_t entries, struct ring *r)
 {
-	void *h, *c;
-	int ret = ring_ask(fd, cq, entries, r);
+	int ret = ring_ask(fd, cq, entries, r) ?:
+		  iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
+			       r->m.consumer_offset, r->m.consumer_size,
+			       &r->map);
 
 	if (ret)
 		return ret;
-	h = mmap(NULL, r->m.mmap_size, PROT_READ, MAP_SHARED, fd,
-		 (off_t)r->m.mmap_offset);
-	if (h == MAP_FAILED)
-		return -errno;
-	c = mmap(NULL, r->m.consumer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, (off_t)r->m.consumer_offset);
-	if (c == MAP_FAILED)
-		return -errno;
-	r->h = h;
-	r->c = c;
-	r->recs = (const void *)((const char *)h + r->h->records_offset);
+	r->h = r->map.ro;
+	r->c = r->map.rw;
+	r->recs = (const void *)((const char *)r->h + r->h->records_offset);
 	return 0;
 }
 
 static void ring_unmap(struct ring *r)
 {
-	if (r->h)
-		munmap((void *)r->h, r->m.mmap_size);
-	if (r->c)
-		munmap(r->c, r->m.consumer_size);
+	iba_ring_unmap(&r->map);
 	r->h = NULL;
 	r->c = NULL;
 }
@@ -107,59 +100,26 @@ static struct ib_async_wc take(struct ring *r)
 	return wc;
 }
 
-/* POLL_CQ: completions not in the ring, or -errno. */
-static int poll_rest(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
-{
-	struct ib_async_poll_cq p = {
-		.argsz = sizeof(p), .handle = cq, .count = (uint32_t)max,
-		.wc = (uintptr_t)wc,
-	};
-
-	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
-}
-
 FIXTURE(cq_ring) {
-	struct iba_dev dev;
-	int fd, sgid;
-	uint8_t gid[16];
-	uint32_t pd, cq;
-	struct ib_async_create_qp a, b;
-	char *mem;
-	struct ib_async_reg_mr mr;
+	struct iba_rc_bed bed;
 	struct ring r;
 };
 
 FIXTURE_SETUP(cq_ring)
 {
-	self->fd = -1;
-	self->mem = MAP_FAILED;
-	if (iba_find_dev(&self->dev) || strncmp(self->dev.ibdev, "rxe", 3))
-		SKIP(return, "no ib_async node for an rxe device");
-	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_CQ_RING))
-		SKIP(return, "no IB_ASYNC_FEATURE_CQ_RING");
-	ASSERT_NE(0ULL, iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR);
-	self->sgid = iba_roce_v2_gid(self->dev.ibdev, self->gid);
-	ASSERT_LE(0, self->sgid);
-	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
-	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc0, 16, &self->cq));
-	ASSERT_EQ(0, iba_rc_pair(self->fd, self->pd, self->cq, self->sgid,
-				 self->gid, &self->a, &self->b));
-	self->mem = mmap(NULL, MEM_LEN, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->mem);
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->mem, MEM_LEN,
-				IB_UVERBS_ACCESS_LOCAL_WRITE, &self->mr));
+	int ret = iba_rc_bed_open(&self->bed, IB_ASYNC_FEATURE_CQ_RING);
+
+	if (ret > 0)
+		SKIP(return, "no rxe node with IB_ASYNC_FEATURE_CQ_RING");
+	ASSERT_EQ(0, ret);
+	/* the library's QPs on a CQ of 16 */
+	ASSERT_EQ(0, iba_rc_bed_up(&self->bed, 16, NULL, MEM_LEN));
 }
 
 FIXTURE_TEARDOWN(cq_ring)
 {
 	ring_unmap(&self->r);
-	if (self->fd >= 0)
-		close(self->fd);
-	if (self->mem != MAP_FAILED)
-		munmap(self->mem, MEM_LEN);
+	iba_rc_bed_close(&self->bed);
 }
 
 /* @n receives on B, then @n signalled sends from A, 8 bytes each. */
@@ -179,14 +139,15 @@ static int exchange(FIXTURE_DATA(cq_ring) *self, uint32_t n)
 			.opcode = IB_UVERBS_WR_SEND,
 			.send_flags = IB_ASYNC_SEND_SIGNALED,
 		};
-		rs[i] = (struct ib_async_sge){ (uintptr_t)self->mem + 2048 +
-					       i * 8, 8, self->mr.lkey };
-		ss[i] = (struct ib_async_sge){ (uintptr_t)self->mem + i * 8, 8,
-					       self->mr.lkey };
+		rs[i] = (struct ib_async_sge){ (uintptr_t)self->bed.mem + 2048 +
+					       i * 8, 8, self->bed.mr.lkey };
+		ss[i] = (struct ib_async_sge){ (uintptr_t)self->bed.mem +
+					       i * 8, 8, self->bed.mr.lkey };
 	}
-	ret = iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle, rw, n,
-			     rs, n);
-	return ret ?: iba_post_sends(self->fd, self->a.handle, sw, n, ss, n);
+	ret = iba_post_recvs(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.b.handle,
+			     rw, n, rs, n);
+	return ret ?: iba_post_sends(self->bed.fd, self->bed.a.handle, sw, n,
+				     ss, n);
 }
 
 TEST_F(cq_ring, completions_reach_the_ring_with_no_poll)
@@ -195,15 +156,15 @@ TEST_F(cq_ring, completions_reach_the_ring_with_no_poll)
 	int seen_recv = 0, seen_send = 0, i;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->fd, self->cq, 0, &self->r));
+	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 0, &self->r));
 	/* the CQ's size plus one, rounded up: 16 asked, rxe grants more */
 	EXPECT_LE(17U, self->r.h->entries);
 	EXPECT_EQ(0U, self->r.h->entries & (self->r.h->entries - 1));
 	EXPECT_EQ(sizeof(struct ib_async_wc), self->r.h->record_size);
 	EXPECT_EQ(0U, produced(&self->r));
-	memcpy(self->mem, "ringring", 8);
+	memcpy(self->bed.mem, "ringring", 8);
 	ASSERT_EQ(0, exchange(self, 1));
-	ASSERT_EQ(2, cq_wait_for(self->fd, self->cq, 2, NULL));
+	ASSERT_EQ(2, cq_wait_for(self->bed.fd, self->bed.cq, 2, NULL));
 	ASSERT_EQ(2U, produced(&self->r));
 	for (i = 0; i < 2; i++) {
 		k = take(&self->r);
@@ -212,22 +173,22 @@ TEST_F(cq_ring, completions_reach_the_ring_with_no_poll)
 			seen_recv++;
 			EXPECT_EQ(128U, k.opcode);	/* IBV_WC_RECV */
 			EXPECT_EQ(8U, k.byte_len);
-			EXPECT_EQ(self->b.qp_num, k.qp_num);
+			EXPECT_EQ(self->bed.b.qp_num, k.qp_num);
 		} else {
 			seen_send++;
 			EXPECT_EQ(0x200U, k.wr_id);
 			EXPECT_EQ(0U, k.opcode);	/* IBV_WC_SEND */
-			EXPECT_EQ(self->a.qp_num, k.qp_num);
+			EXPECT_EQ(self->bed.a.qp_num, k.qp_num);
 		}
 	}
 	EXPECT_EQ(1, seen_recv);
 	EXPECT_EQ(1, seen_send);
-	EXPECT_EQ(0, memcmp(self->mem + 2048, "ringring", 8));
+	EXPECT_EQ(0, memcmp(self->bed.mem + 2048, "ringring", 8));
 	/* delivered once: nothing is left for POLL_CQ or the ring */
-	EXPECT_EQ(0, poll_rest(self->fd, self->cq, wc, 4));
-	EXPECT_EQ(0, cq_wait(self->fd, self->cq, 0, NULL));
+	EXPECT_EQ(0, iba_poll_cq_once(self->bed.fd, self->bed.cq, wc, 4));
+	EXPECT_EQ(0, cq_wait(self->bed.fd, self->bed.cq, 0, NULL));
 	EXPECT_EQ(2U, produced(&self->r));
-	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
 TEST_F(cq_ring, a_full_ring_leaves_the_rest_in_the_device)
@@ -238,22 +199,22 @@ TEST_F(cq_ring, a_full_ring_leaves_the_rest_in_the_device)
 	int got = 0, n, i, j;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->fd, self->cq, 2, &self->r));
+	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 2, &self->r));
 	ASSERT_EQ(2U, self->r.h->entries);
 	ASSERT_EQ(0, exchange(self, 4));
 	/* 8 completions: the ring takes 2 and says it was full */
-	ASSERT_EQ(2, cq_wait_for(self->fd, self->cq, 2, &flags));
+	ASSERT_EQ(2, cq_wait_for(self->bed.fd, self->bed.cq, 2, &flags));
 	EXPECT_EQ((uint32_t)IB_ASYNC_CQ_RING_FULL, flags);
 	EXPECT_EQ(2U, produced(&self->r));
 	/* consumed: the next CQ_WAIT moves the next two */
 	ids[got++] = take(&self->r).wr_id;
 	ids[got++] = take(&self->r).wr_id;
-	ASSERT_EQ(2, cq_wait_for(self->fd, self->cq, 2, &flags));
+	ASSERT_EQ(2, cq_wait_for(self->bed.fd, self->bed.cq, 2, &flags));
 	EXPECT_EQ(4U, produced(&self->r));
 	ids[got++] = take(&self->r).wr_id;
 	ids[got++] = take(&self->r).wr_id;
 	/* the rest, still in the device, through POLL_CQ (after a while) */
-	n = iba_poll_cq(self->fd, self->cq, wc, 8 - got);
+	n = iba_poll_cq(self->bed.fd, self->bed.cq, wc, 8 - got);
 	ASSERT_EQ(8 - got, n);
 	for (j = 0; j < n; j++) {
 		EXPECT_EQ(0U, wc[j].status);
@@ -274,23 +235,23 @@ TEST_F(cq_ring, a_made_up_consumer_only_stops_its_own_ring)
 	uint32_t flags;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->fd, self->cq, 4, &self->r));
+	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 4, &self->r));
 	/* ahead of the producer: the ring counts as full */
 	self->r.c->consumer = 1000;
 	ASSERT_EQ(0, exchange(self, 1));
-	EXPECT_EQ(4, cq_wait(self->fd, self->cq, 0, &flags));
+	EXPECT_EQ(4, cq_wait(self->bed.fd, self->bed.cq, 0, &flags));
 	EXPECT_EQ((uint32_t)IB_ASYNC_CQ_RING_FULL, flags);
 	EXPECT_EQ(0U, produced(&self->r));
 	/* far behind it: full as well */
 	self->r.c->consumer = (uint32_t)-100;
-	EXPECT_EQ(4, cq_wait(self->fd, self->cq, 0, &flags));
+	EXPECT_EQ(4, cq_wait(self->bed.fd, self->bed.cq, 0, &flags));
 	EXPECT_EQ(0U, produced(&self->r));
 	/* the completions wait in the device, where POLL_CQ finds them */
-	EXPECT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
+	EXPECT_EQ(2, iba_poll_cq(self->bed.fd, self->bed.cq, wc, 2));
 	/* and a sane consumer again makes the ring work */
 	self->r.c->consumer = 0;
 	ASSERT_EQ(0, exchange(self, 1));
-	EXPECT_EQ(2, cq_wait_for(self->fd, self->cq, 2, NULL));
+	EXPECT_EQ(2, cq_wait_for(self->bed.fd, self->bed.cq, 2, NULL));
 	EXPECT_EQ(2U, produced(&self->r));
 }
 
@@ -303,49 +264,51 @@ TEST_F(cq_ring, mapping_and_argument_rules)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* no ring yet: CQ_WAIT has nothing to fill */
-	EXPECT_EQ(-EINVAL, cq_wait(self->fd, self->cq, 0, NULL));
-	EXPECT_EQ(-EINVAL, ring_ask(self->fd, self->cq, 16385, &r2));
-	EXPECT_EQ(-ENOENT, ring_ask(self->fd, 0x7777, 0, &r2));
-	EXPECT_NE(0, ring_ask(self->fd, self->pd, 0, &r2));
+	EXPECT_EQ(-EINVAL, cq_wait(self->bed.fd, self->bed.cq, 0, NULL));
+	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, self->bed.cq, 16385, &r2));
+	EXPECT_EQ(-ENOENT, ring_ask(self->bed.fd, 0x7777, 0, &r2));
+	EXPECT_NE(0, ring_ask(self->bed.fd, self->bed.pd, 0, &r2));
 	memset(&r2, 0, sizeof(r2));
 	r2.m.argsz = sizeof(r2.m);
-	r2.m.handle = self->cq;
+	r2.m.handle = self->bed.cq;
 	r2.m.flags = 1;
-	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_CQ_RING, &r2.m));
+	EXPECT_EQ(-EINVAL,
+		  iba_ioc(self->bed.fd, IB_ASYNC_IOC_MAP_CQ_RING, &r2.m));
 	r2.m.flags = 0;
 	r2.m.mmap_size = 1;
-	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_CQ_RING, &r2.m));
+	EXPECT_EQ(-EINVAL,
+		  iba_ioc(self->bed.fd, IB_ASYNC_IOC_MAP_CQ_RING, &r2.m));
 
-	ASSERT_EQ(0, ring_map(self->fd, self->cq, 8, &self->r));
-	EXPECT_EQ(-EBUSY, ring_ask(self->fd, self->cq, 8, &r2));
+	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 8, &self->r));
+	EXPECT_EQ(-EBUSY, ring_ask(self->bed.fd, self->bed.cq, 8, &r2));
 	/* the records are the kernel's to write */
 	p = mmap(NULL, self->r.m.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 self->fd, (off_t)self->r.m.mmap_offset);
+		 self->bed.fd, (off_t)self->r.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EPERM, errno);
 	EXPECT_NE(0, mprotect((void *)self->r.h, self->r.m.mmap_size,
 			      PROT_READ | PROT_WRITE));
 	/* private, another size, another offset */
-	p = mmap(NULL, self->r.m.mmap_size, PROT_READ, MAP_PRIVATE, self->fd,
-		 (off_t)self->r.m.mmap_offset);
+	p = mmap(NULL, self->r.m.mmap_size, PROT_READ, MAP_PRIVATE,
+		 self->bed.fd, (off_t)self->r.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, self->r.m.mmap_size * 2, PROT_READ, MAP_SHARED,
-		 self->fd, (off_t)self->r.m.mmap_offset);
+		 self->bed.fd, (off_t)self->r.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, self->r.m.consumer_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, self->fd,
+		 MAP_SHARED, self->bed.fd,
 		 (off_t)self->r.m.consumer_offset + 2 * sysconf(_SC_PAGESIZE));
 	EXPECT_EQ(MAP_FAILED, p);
 	/* CQ_WAIT's out fields and flags are 0 in */
-	w.handle = self->cq;
+	w.handle = self->bed.cq;
 	w.available = 1;
-	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CQ_WAIT, &w));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->bed.fd, IB_ASYNC_IOC_CQ_WAIT, &w));
 	w.available = 0;
 	w.flags = 1;
-	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_CQ_WAIT, &w));
+	EXPECT_EQ(-EINVAL, iba_ioc(self->bed.fd, IB_ASYNC_IOC_CQ_WAIT, &w));
 	/* a CQ of the file without a ring */
-	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc1, 4, &cq2));
-	EXPECT_EQ(-EINVAL, cq_wait(self->fd, cq2, 0, NULL));
+	ASSERT_EQ(0, iba_create_cq(self->bed.fd, 0xc1, 4, &cq2));
+	EXPECT_EQ(-EINVAL, cq_wait(self->bed.fd, cq2, 0, NULL));
 }
 
 TEST_F(cq_ring, the_ring_outlives_its_cq_while_mapped)
@@ -355,35 +318,35 @@ TEST_F(cq_ring, the_ring_outlives_its_cq_while_mapped)
 	void *p;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc1, 4, &cq2));
-	ASSERT_EQ(0, ring_map(self->fd, cq2, 4, &r2));
-	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq2, NULL));
+	ASSERT_EQ(0, iba_create_cq(self->bed.fd, 0xc1, 4, &cq2));
+	ASSERT_EQ(0, ring_map(self->bed.fd, cq2, 4, &r2));
+	ASSERT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_CQ, cq2, NULL));
 	/* still readable, never written again */
 	EXPECT_EQ(4U, r2.h->entries);
 	EXPECT_EQ(0U, produced(&r2));
 	r2.c->consumer = 0;
 	/* no new mapping finds it */
-	p = mmap(NULL, r2.m.mmap_size, PROT_READ, MAP_SHARED, self->fd,
+	p = mmap(NULL, r2.m.mmap_size, PROT_READ, MAP_SHARED, self->bed.fd,
 		 (off_t)r2.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
-	EXPECT_EQ(-ENOENT, cq_wait(self->fd, cq2, 0, NULL));
+	EXPECT_EQ(-ENOENT, cq_wait(self->bed.fd, cq2, 0, NULL));
 	ring_unmap(&r2);
 	/* the file's other CQ and its ring go on */
-	ASSERT_EQ(0, ring_map(self->fd, self->cq, 4, &self->r));
+	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 4, &self->r));
 	ASSERT_EQ(0, exchange(self, 1));
-	EXPECT_EQ(2, cq_wait_for(self->fd, self->cq, 2, NULL));
+	EXPECT_EQ(2, cq_wait_for(self->bed.fd, self->bed.cq, 2, NULL));
 }
 
 TEST_F(cq_ring, a_kernel_buffer_receive_waits_for_poll_cq)
 {
 	struct ib_async_post_recv pr = {
 		.argsz = sizeof(pr), .obj_type = IB_ASYNC_OBJ_QP,
-		.wr_id = 0x400, .addr = (uintptr_t)self->mem + 1024,
+		.wr_id = 0x400, .addr = (uintptr_t)self->bed.mem + 1024,
 		.length = 8,
 	};
 	struct ib_async_post_send ps = {
 		.opcode = IB_UVERBS_WR_SEND, .wr_id = 0x500,
-		.addr = (uintptr_t)self->mem, .length = 8,
+		.addr = (uintptr_t)self->bed.mem, .length = 8,
 		.send_flags = IB_ASYNC_SEND_SIGNALED,
 	};
 	struct ib_async_wc wc[4], k;
@@ -393,14 +356,14 @@ TEST_F(cq_ring, a_kernel_buffer_receive_waits_for_poll_cq)
 	bool recv_seen = false;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->fd, self->cq, 8, &self->r));
-	memcpy(self->mem, "kbuf-rcv", 8);
-	pr.handle = self->b.handle;
-	ps.handle = self->a.handle;
-	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_POST_RECV, &pr));
-	ASSERT_EQ(0, iba_post_send(self->fd, &ps));
+	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 8, &self->r));
+	memcpy(self->bed.mem, "kbuf-rcv", 8);
+	pr.handle = self->bed.b.handle;
+	ps.handle = self->bed.a.handle;
+	ASSERT_EQ(0, iba_ioc(self->bed.fd, IB_ASYNC_IOC_POST_RECV, &pr));
+	ASSERT_EQ(0, iba_post_send(self->bed.fd, &ps));
 	while (got < 2 && iba_now_ms() < end) {
-		n = cq_wait(self->fd, self->cq, SPIN_US, &flags);
+		n = cq_wait(self->bed.fd, self->bed.cq, SPIN_US, &flags);
 		ASSERT_LE(0, n);
 		while (n-- > 0) {
 			k = take(&self->r);
@@ -412,7 +375,7 @@ TEST_F(cq_ring, a_kernel_buffer_receive_waits_for_poll_cq)
 		if (!(flags & IB_ASYNC_CQ_RING_POLL))
 			continue;
 		/* ...the receive's only through POLL_CQ, its data copied */
-		n = poll_rest(self->fd, self->cq, wc, 4);
+		n = iba_poll_cq_once(self->bed.fd, self->bed.cq, wc, 4);
 		ASSERT_LE(1, n);
 		EXPECT_EQ(0x400U, wc[0].wr_id);
 		recv_seen = true;
@@ -421,7 +384,7 @@ TEST_F(cq_ring, a_kernel_buffer_receive_waits_for_poll_cq)
 	EXPECT_EQ(2, got);
 	EXPECT_TRUE(recv_seen);
 	EXPECT_GE(1, in_ring);
-	EXPECT_EQ(0, memcmp(self->mem + 1024, "kbuf-rcv", 8));
+	EXPECT_EQ(0, memcmp(self->bed.mem + 1024, "kbuf-rcv", 8));
 }
 
 TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
@@ -431,7 +394,7 @@ TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
 	int status;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->fd, self->cq, 8, &self->r));
+	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 8, &self->r));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -440,7 +403,7 @@ TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
 		void *p;
 
 		/* not the opener's memory: the kernel refuses to fill */
-		if (cq_wait(self->fd, self->cq, 0, NULL) != -EPERM)
+		if (cq_wait(self->bed.fd, self->bed.cq, 0, NULL) != -EPERM)
 			_exit(10);
 		/* the parent's mappings did not come along */
 		if (mincore((void *)self->r.h, 4096, vec) != -1 ||
@@ -448,12 +411,12 @@ TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
 			_exit(11);
 		/* nor may it map them, or ask for a ring of its own */
 		p = mmap(NULL, self->r.m.mmap_size, PROT_READ, MAP_SHARED,
-			 self->fd, (off_t)self->r.m.mmap_offset);
+			 self->bed.fd, (off_t)self->r.m.mmap_offset);
 		if (p != MAP_FAILED || errno != EPERM)
 			_exit(12);
-		if (iba_create_cq(self->fd, 0xc2, 4, &cq2))
+		if (iba_create_cq(self->bed.fd, 0xc2, 4, &cq2))
 			_exit(13);
-		if (ring_ask(self->fd, cq2, 4, &r2) != -EPERM)
+		if (ring_ask(self->bed.fd, cq2, 4, &r2) != -EPERM)
 			_exit(14);
 		_exit(0);
 	}
@@ -462,7 +425,7 @@ TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* the parent's ring still works */
 	ASSERT_EQ(0, exchange(self, 1));
-	EXPECT_EQ(2, cq_wait_for(self->fd, self->cq, 2, NULL));
+	EXPECT_EQ(2, cq_wait_for(self->bed.fd, self->bed.cq, 2, NULL));
 }
 
 TEST_F(cq_ring, charged_to_rlimit_memlock)
@@ -472,15 +435,15 @@ TEST_F(cq_ring, charged_to_rlimit_memlock)
 	uint32_t cq2;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc2, 4, &cq2));
+	ASSERT_EQ(0, iba_create_cq(self->bed.fd, 0xc2, 4, &cq2));
 	/* this test's own process: the harness forks one per test */
 	ASSERT_EQ(0, iba_drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(-ENOMEM, ring_ask(self->fd, cq2, 4, &r2));
+	EXPECT_EQ(-ENOMEM, ring_ask(self->bed.fd, cq2, 4, &r2));
 	/* refused, nothing attached: it may be asked again */
 	rl.rlim_cur = rl.rlim_max = 1 << 20;
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(0, ring_map(self->fd, cq2, 4, &r2));
+	EXPECT_EQ(0, ring_map(self->bed.fd, cq2, 4, &r2));
 	ring_unmap(&r2);
 }
 

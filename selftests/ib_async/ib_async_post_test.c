@@ -59,12 +59,8 @@ static int qp_connect(int fd, uint32_t qp, bool rc, uint32_t dqpn, int sgid,
 static int pending(int fd, uint32_t cq)
 {
 	struct ib_async_wc wc[16];
-	struct ib_async_poll_cq p = {
-		.argsz = sizeof(p), .handle = cq, .count = 16,
-		.wc = (uintptr_t)wc,
-	};
 
-	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
+	return iba_poll_cq_once(fd, cq, wc, 16);
 }
 
 /* The completion with @wr_id among @n, or NULL. */
@@ -109,18 +105,13 @@ FIXTURE_SETUP(post)
 				self->b.qp_num, self->sgid, self->gid));
 	ASSERT_EQ(0, qp_connect(self->fd, self->b.handle, true,
 				self->a.qp_num, self->sgid, self->gid));
-	self->la = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	self->rb = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->la);
-	ASSERT_NE(MAP_FAILED, self->rb);
+	ASSERT_EQ(0, iba_anon_mr(self->fd, self->pd, BUF_LEN, ACC_ALL,
+				 &self->la, &self->ma));
+	ASSERT_EQ(0, iba_anon_mr(self->fd, self->pd, BUF_LEN, ACC_ALL,
+				 &self->rb, &self->mb));
+	/* registered for local write: pinned writable, these are its pages */
 	memset(self->la, 'a', BUF_LEN);
 	memset(self->rb, 'b', BUF_LEN);
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->la, BUF_LEN, ACC_ALL,
-			 &self->ma));
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->rb, BUF_LEN, ACC_ALL,
-			 &self->mb));
 }
 
 FIXTURE_TEARDOWN(post)

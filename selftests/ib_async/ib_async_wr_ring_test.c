@@ -16,7 +16,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "lib/iba_verbs.h"
+#include "lib/iba_rc_bed.h"
+#include "lib/iba_ring_map.h"
 
 #define MEM_LEN		4096
 #define RECV_AT		2048
@@ -30,6 +31,7 @@
 
 struct wr_ring {
 	struct ib_async_map_wr_ring m;
+	struct iba_ring_map map;
 	const struct ib_async_wr_ring_header *h;
 	struct ib_async_wr_ring_producer *p;
 	unsigned char *slots;
@@ -53,31 +55,22 @@ static int ring_ask(int fd, uint32_t type, uint32_t handle, uint32_t kind,
 static int ring_map(int fd, uint32_t type, uint32_t handle, uint32_t kind,
 		    uint32_t entries, struct wr_ring *r)
 {
-	void *h, *s;
-	int ret = ring_ask(fd, type, handle, kind, entries, r);
+	int ret = ring_ask(fd, type, handle, kind, entries, r) ?:
+		  iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
+			       r->m.slots_mmap_offset, r->m.slots_mmap_size,
+			       &r->map);
 
 	if (ret)
 		return ret;
-	h = mmap(NULL, r->m.mmap_size, PROT_READ, MAP_SHARED, fd,
-		 (off_t)r->m.mmap_offset);
-	if (h == MAP_FAILED)
-		return -errno;
-	s = mmap(NULL, r->m.slots_mmap_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, (off_t)r->m.slots_mmap_offset);
-	if (s == MAP_FAILED)
-		return -errno;
-	r->h = h;
-	r->p = s;
-	r->slots = (unsigned char *)s + r->m.slots_offset;
+	r->h = r->map.ro;
+	r->p = r->map.rw;
+	r->slots = (unsigned char *)r->map.rw + r->m.slots_offset;
 	return 0;
 }
 
 static void ring_unmap(struct wr_ring *r)
 {
-	if (r->h)
-		munmap((void *)r->h, r->m.mmap_size);
-	if (r->p)
-		munmap(r->p, r->m.slots_mmap_size);
+	iba_ring_unmap(&r->map);
 	r->h = NULL;
 	r->p = NULL;
 }
@@ -137,93 +130,47 @@ static void put_send(struct wr_ring *r, uint32_t i, uint64_t wr_id,
 	slot_sges(r, i)[0] = (struct ib_async_sge){ addr, len, lkey };
 }
 
-/* POLL_CQ once: completions, or -errno. */
-static int poll_now(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
-{
-	struct ib_async_poll_cq p = {
-		.argsz = sizeof(p), .handle = cq, .count = (uint32_t)max,
-		.wc = (uintptr_t)wc,
-	};
-
-	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
-}
-
 FIXTURE(wr_ring) {
-	struct iba_dev dev;
-	int fd, sgid;
-	uint8_t gid[16];
-	uint32_t pd, cq;
-	struct ib_async_create_qp a, b;
-	char *mem;
-	struct ib_async_reg_mr mr;
+	struct iba_rc_bed bed;
 	struct wr_ring s, r;
 };
 
-/* An RC QP with room for inline data and more receives than the lib's. */
-static int make_qp(FIXTURE_DATA(wr_ring) *self, uint64_t cookie,
-		   struct ib_async_create_qp *q)
-{
-	*q = (struct ib_async_create_qp){
-		.argsz = sizeof(*q), .user_handle = cookie,
-		.pd_handle = self->pd, .send_cq_handle = self->cq,
-		.recv_cq_handle = self->cq, .qp_type = IB_UVERBS_QPT_RC,
-		.max_send_wr = 16, .max_recv_wr = 128, .max_send_sge = 2,
-		.max_recv_sge = 2, .max_inline_data = INLINE_MAX,
-	};
-	return iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, q);
-}
+/* RC QPs with room for inline data and more receives than the lib's. */
+static const struct ib_async_create_qp qp_sizes = {
+	.max_send_wr = 16, .max_recv_wr = 128, .max_send_sge = 2,
+	.max_recv_sge = 2, .max_inline_data = INLINE_MAX,
+};
 
 FIXTURE_SETUP(wr_ring)
 {
-	self->fd = -1;
-	self->mem = MAP_FAILED;
-	if (iba_find_dev(&self->dev) || strncmp(self->dev.ibdev, "rxe", 3))
-		SKIP(return, "no ib_async node for an rxe device");
-	self->fd = open(self->dev.node, O_RDWR | O_NONBLOCK);
-	ASSERT_LE(0, self->fd);
-	if (!(iba_features(self->fd) & IB_ASYNC_FEATURE_WR_RING))
-		SKIP(return, "no IB_ASYNC_FEATURE_WR_RING");
-	ASSERT_NE(0ULL, iba_features(self->fd) & IB_ASYNC_FEATURE_USER_MR);
-	self->sgid = iba_roce_v2_gid(self->dev.ibdev, self->gid);
-	ASSERT_LE(0, self->sgid);
-	ASSERT_EQ(0, iba_create_pd(self->fd, &self->pd));
-	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc0, CQE, &self->cq));
-	ASSERT_EQ(0, make_qp(self, 1, &self->a));
-	ASSERT_EQ(0, make_qp(self, 2, &self->b));
-	ASSERT_LE((uint32_t)MSG, self->a.max_inline_data);
-	ASSERT_EQ(0, iba_rc_connect(self->fd, self->a.handle, self->b.qp_num,
-				    self->sgid, self->gid));
-	ASSERT_EQ(0, iba_rc_connect(self->fd, self->b.handle, self->a.qp_num,
-				    self->sgid, self->gid));
-	self->mem = mmap(NULL, MEM_LEN, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->mem);
-	ASSERT_EQ(0, iba_reg_mr(self->fd, self->pd, self->mem, MEM_LEN,
-				IB_UVERBS_ACCESS_LOCAL_WRITE, &self->mr));
+	int ret = iba_rc_bed_open(&self->bed, IB_ASYNC_FEATURE_WR_RING);
+
+	if (ret > 0)
+		SKIP(return, "no rxe node with IB_ASYNC_FEATURE_WR_RING");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, iba_rc_bed_up(&self->bed, CQE, &qp_sizes, MEM_LEN));
+	ASSERT_LE((uint32_t)MSG, self->bed.a.max_inline_data);
 }
 
 FIXTURE_TEARDOWN(wr_ring)
 {
 	ring_unmap(&self->s);
 	ring_unmap(&self->r);
-	if (self->fd >= 0)
-		close(self->fd);
-	if (self->mem != MAP_FAILED)
-		munmap(self->mem, MEM_LEN);
+	iba_rc_bed_close(&self->bed);
 }
 
 /* A's send ring and B's receive ring, of @entries slots each. */
 static int map_both(FIXTURE_DATA(wr_ring) *self, uint32_t entries)
 {
-	return ring_map(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+	return ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.a.handle,
 			IB_ASYNC_WR_RING_SEND, entries, &self->s) ?:
-	       ring_map(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+	       ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.b.handle,
 			IB_ASYNC_WR_RING_RECV, entries, &self->r);
 }
 
 static uintptr_t at(FIXTURE_DATA(wr_ring) *self, size_t off)
 {
-	return (uintptr_t)self->mem + off;
+	return (uintptr_t)self->bed.mem + off;
 }
 
 TEST_F(wr_ring, posts_through_the_ring_complete)
@@ -239,28 +186,28 @@ TEST_F(wr_ring, posts_through_the_ring_complete)
 	EXPECT_EQ(256U, self->s.h->entries);
 	EXPECT_EQ(self->s.m.slot_size, self->s.h->slot_size);
 	EXPECT_EQ(0U, self->s.m.slot_size % 64);
-	EXPECT_EQ(self->a.max_send_sge, self->s.h->max_sge);
-	EXPECT_EQ(self->a.max_inline_data, self->s.h->max_inline);
+	EXPECT_EQ(self->bed.a.max_send_sge, self->s.h->max_sge);
+	EXPECT_EQ(self->bed.a.max_inline_data, self->s.h->max_inline);
 	EXPECT_EQ((uint32_t)IB_ASYNC_WR_RING_RECV, self->r.h->kind);
 	EXPECT_EQ(0U, self->r.h->max_inline);
-	EXPECT_EQ(((uint64_t)self->a.handle << 1) | IB_ASYNC_WR_RING_SEND,
+	EXPECT_EQ(((uint64_t)self->bed.a.handle << 1) | IB_ASYNC_WR_RING_SEND,
 		  self->s.m.doorbell);
 	EXPECT_EQ(0U, consumed(&self->s));
 
 	for (i = 0; i < 4; i++)
 		put_recv(&self->r, i, 0x100 + i, at(self, RECV_AT + i * 16),
-			 16, self->mr.lkey);
+			 16, self->bed.mr.lkey);
 	set_producer(&self->r, 4);
 	ASSERT_EQ(0, doorbell(&self->r));
 	EXPECT_EQ(4U, consumed(&self->r));
 	EXPECT_EQ(0U, self->r.h->error);
-	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 
 	/* three from registered memory, one inline from the slot itself */
-	memcpy(self->mem, "ringring", MSG);
+	memcpy(self->bed.mem, "ringring", MSG);
 	for (i = 0; i < 3; i++)
 		put_send(&self->s, i, 0x200 + i, at(self, 0), MSG,
-			 self->mr.lkey);
+			 self->bed.mr.lkey);
 	put_send(&self->s, 3, 0x203, 0, MSG, 0);
 	w = (struct ib_async_send_wr *)slot(&self->s, 3);
 	w->send_flags |= IB_ASYNC_SEND_INLINE;
@@ -270,7 +217,7 @@ TEST_F(wr_ring, posts_through_the_ring_complete)
 	EXPECT_EQ(4U, consumed(&self->s));
 	EXPECT_EQ(0U, self->s.h->error);
 
-	ASSERT_EQ(8, iba_poll_cq(self->fd, self->cq, wc, 8));
+	ASSERT_EQ(8, iba_poll_cq(self->bed.fd, self->bed.cq, wc, 8));
 	for (i = 0; i < 8; i++) {
 		EXPECT_EQ(0U, wc[i].status);
 		if ((wc[i].wr_id & ~0xffULL) == 0x100) {
@@ -284,13 +231,13 @@ TEST_F(wr_ring, posts_through_the_ring_complete)
 	EXPECT_EQ(4, recvs);
 	EXPECT_EQ(4, sends);
 	for (i = 0; i < 3; i++)
-		EXPECT_EQ(0, memcmp(self->mem + RECV_AT + i * 16, "ringring",
-				    MSG));
-	EXPECT_EQ(0, memcmp(self->mem + RECV_AT + 3 * 16, "inlined!", MSG));
+		EXPECT_EQ(0, memcmp(self->bed.mem + RECV_AT + i * 16,
+				    "ringring", MSG));
+	EXPECT_EQ(0, memcmp(self->bed.mem + RECV_AT + 3 * 16, "inlined!", MSG));
 	/* nothing pending: a doorbell posts nothing */
 	EXPECT_EQ(0, doorbell(&self->s));
 	EXPECT_EQ(4U, consumed(&self->s));
-	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
 TEST_F(wr_ring, a_producer_beyond_the_ring_posts_nothing)
@@ -302,21 +249,21 @@ TEST_F(wr_ring, a_producer_beyond_the_ring_posts_nothing)
 	ASSERT_EQ(4U, self->r.h->entries);
 	for (i = 0; i < 4; i++)
 		put_recv(&self->r, i, 0x100 + i, at(self, RECV_AT), 8,
-			 self->mr.lkey);
+			 self->bed.mr.lkey);
 	set_producer(&self->r, 5);
 	EXPECT_EQ(-EINVAL, doorbell(&self->r));
 	EXPECT_EQ(0U, consumed(&self->r));
-	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* behind the consumer reads as far ahead: refused too */
 	set_producer(&self->r, (uint32_t)-1);
 	EXPECT_EQ(-EINVAL, doorbell(&self->r));
 	EXPECT_EQ(0U, consumed(&self->r));
-	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* exactly the ring's size is a full ring, and is posted */
 	set_producer(&self->r, 4);
 	EXPECT_EQ(0, doorbell(&self->r));
 	EXPECT_EQ(4U, consumed(&self->r));
-	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
 TEST_F(wr_ring, a_refused_slot_stops_the_batch_there)
@@ -325,16 +272,16 @@ TEST_F(wr_ring, a_refused_slot_stops_the_batch_there)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, map_both(self, 8));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
-	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
+	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	put_recv(&self->r, 2, 0x102, at(self, RECV_AT), 8, BAD_LKEY);
-	put_recv(&self->r, 3, 0x103, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 3, 0x103, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	set_producer(&self->r, 4);
 	/* some posted: the call succeeds, the header says the rest */
 	EXPECT_EQ(0, doorbell(&self->r));
 	EXPECT_EQ(2U, consumed(&self->r));
 	EXPECT_EQ((uint32_t)EINVAL, self->r.h->error);
-	EXPECT_EQ(2, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(2, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* rung again as it is: the same slot, the same refusal */
 	EXPECT_EQ(-EINVAL, doorbell(&self->r));
 	EXPECT_EQ(2U, consumed(&self->r));
@@ -345,9 +292,9 @@ TEST_F(wr_ring, a_refused_slot_stops_the_batch_there)
 	EXPECT_EQ(2U, consumed(&self->r));
 	EXPECT_EQ(0U, self->r.h->error);
 	/* more entries than a slot holds; a reserved field */
-	put_recv(&self->r, 2, 0x104, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 2, 0x104, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	rw = (struct ib_async_recv_wr *)slot(&self->r, 3);
-	put_recv(&self->r, 3, 0x105, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 3, 0x105, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	rw->num_sge = self->r.m.max_sge + 1;
 	set_producer(&self->r, 4);
 	EXPECT_EQ(0, doorbell(&self->r));
@@ -361,10 +308,10 @@ TEST_F(wr_ring, a_refused_slot_stops_the_batch_there)
 	EXPECT_EQ(0, doorbell(&self->r));
 	EXPECT_EQ(4U, consumed(&self->r));
 	EXPECT_EQ(0U, self->r.h->error);
-	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 
 	/* a send the rules refuse first: the call fails, nothing posted */
-	put_send(&self->s, 0, 0x200, at(self, 0), 8, self->mr.lkey);
+	put_send(&self->s, 0, 0x200, at(self, 0), 8, self->bed.mr.lkey);
 	((struct ib_async_send_wr *)slot(&self->s, 0))->opcode = 0xee;
 	set_producer(&self->s, 1);
 	EXPECT_EQ(-EINVAL, doorbell(&self->s));
@@ -376,7 +323,7 @@ TEST_F(wr_ring, a_refused_slot_stops_the_batch_there)
 		IB_ASYNC_SEND_INLINE;
 	EXPECT_EQ(-EINVAL, doorbell(&self->s));
 	EXPECT_EQ(0U, consumed(&self->s));
-	EXPECT_EQ(4, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
 /* What the scribbler thread writes over a send ring while it runs. */
@@ -443,10 +390,10 @@ static int more_recvs(FIXTURE_DATA(wr_ring) *self, uint32_t n)
 		w[i] = (struct ib_async_recv_wr){ .wr_id = 0x9000 + i,
 						  .num_sge = 1 };
 		s[i] = (struct ib_async_sge){ at(self, RECV_AT), MSG,
-					      self->mr.lkey };
+					      self->bed.mr.lkey };
 	}
-	return iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle, w, n,
-			      s, n);
+	return iba_post_recvs(self->bed.fd, IB_ASYNC_OBJ_QP,
+			      self->bed.b.handle, w, n, s, n);
 }
 
 TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
@@ -460,15 +407,15 @@ TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, map_both(self, 4));
-	memcpy(self->mem, "scribble", MSG);
+	memcpy(self->bed.mem, "scribble", MSG);
 	ASSERT_EQ(0, more_recvs(self, 16));
 	ASSERT_EQ(0, more_recvs(self, 16));
 	sc.ring = &self->s;
-	sc.good_lkey = self->mr.lkey;
+	sc.good_lkey = self->bed.mr.lkey;
 	ASSERT_EQ(0, pthread_create(&t, NULL, scribble_run, &sc));
 	while (posted < SCRIBBLE_POSTS && iba_now_ms() < end) {
 		put_send(&self->s, prod, 0x10000 + prod, at(self, 0), MSG,
-			 self->mr.lkey);
+			 self->bed.mr.lkey);
 		set_producer(&self->s, prod + 1);
 		ret = doorbell(&self->s);
 		if (consumed(&self->s) == prod + 1) {
@@ -486,7 +433,7 @@ TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
 			set_producer(&self->s, prod);
 			refused++;
 		}
-		n = poll_now(self->fd, self->cq, wc, 16);
+		n = iba_poll_cq_once(self->bed.fd, self->bed.cq, wc, 16);
 		ASSERT_LE(0, n);
 		for (i = 0; i < n; i++) {
 			/* a request posted after its copy was checked */
@@ -503,7 +450,7 @@ TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
 	sc.stop = 1;
 	pthread_join(t, NULL);
 	while (sent_ok < posted || recvd < posted) {
-		n = iba_poll_cq(self->fd, self->cq, wc, 1);
+		n = iba_poll_cq(self->bed.fd, self->bed.cq, wc, 1);
 		if (n <= 0)
 			break;
 		EXPECT_EQ(0U, wc[0].status);
@@ -518,8 +465,8 @@ TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
 	EXPECT_EQ(posted, sent_ok);
 	EXPECT_EQ(posted, recvd);
 	/* B's QP is still fine: nothing malformed ever reached it */
-	EXPECT_EQ(3, iba_query_qp_state(self->fd, self->b.handle));
-	EXPECT_EQ(3, iba_query_qp_state(self->fd, self->a.handle));
+	EXPECT_EQ(3, iba_query_qp_state(self->bed.fd, self->bed.b.handle));
+	EXPECT_EQ(3, iba_query_qp_state(self->bed.fd, self->bed.a.handle));
 }
 
 TEST_F(wr_ring, mapping_and_argument_rules)
@@ -535,76 +482,81 @@ TEST_F(wr_ring, mapping_and_argument_rules)
 	IBA_SKIPPED_IN_SETUP();
 	/* no ring yet: nothing to ring */
 	memset(&r2, 0, sizeof(r2));
-	r2.fd = self->fd;
-	r2.m.doorbell = (uint64_t)self->a.handle << 1;
+	r2.fd = self->bed.fd;
+	r2.m.doorbell = (uint64_t)self->bed.a.handle << 1;
 	EXPECT_EQ(-EINVAL, doorbell(&r2));
 	r2.m.doorbell = 0x7777ULL << 1;
 	EXPECT_EQ(-ENOENT, doorbell(&r2));
-	r2.m.doorbell = (uint64_t)self->pd << 1;
+	r2.m.doorbell = (uint64_t)self->bed.pd << 1;
 	EXPECT_EQ(-EINVAL, doorbell(&r2));
-	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
-				    0, IB_ASYNC_WR_RING_MAX + 1, &r2));
-	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
-				    2, 0, &r2));
-	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_CQ, self->cq, 0, 0,
-				    &r2));
-	EXPECT_EQ(-ENOENT, ring_ask(self->fd, IB_ASYNC_OBJ_QP, 0x7777, 0, 0,
+	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				    self->bed.a.handle, 0,
+				    IB_ASYNC_WR_RING_MAX + 1, &r2));
+	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				    self->bed.a.handle, 2, 0, &r2));
+	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_CQ,
+				    self->bed.cq, 0, 0, &r2));
+	EXPECT_EQ(-ENOENT, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP, 0x7777, 0, 0,
 				    &r2));
 	memset(&r2, 0, sizeof(r2));
 	r2.m.argsz = sizeof(r2.m);
 	r2.m.obj_type = IB_ASYNC_OBJ_QP;
-	r2.m.handle = self->a.handle;
+	r2.m.handle = self->bed.a.handle;
 	r2.m.slot_size = 64;
-	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
+	EXPECT_EQ(-EINVAL,
+		  iba_ioc(self->bed.fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
 	r2.m.slot_size = 0;
 	r2.m.flags = 1;
-	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
+	EXPECT_EQ(-EINVAL,
+		  iba_ioc(self->bed.fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
 	r2.m.flags = 0;
 	r2.m.reserved = 1;
-	EXPECT_EQ(-EINVAL, iba_ioc(self->fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
+	EXPECT_EQ(-EINVAL,
+		  iba_ioc(self->bed.fd, IB_ASYNC_IOC_MAP_WR_RING, &r2.m));
 
 	/* an SRQ has a receive ring only; a QP on it, a send ring only */
-	srq.pd_handle = self->pd;
-	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
-	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+	srq.pd_handle = self->bed.pd;
+	ASSERT_EQ(0, iba_ioc(self->bed.fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
+	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_SRQ, srq.handle,
 				    IB_ASYNC_WR_RING_SEND, 4, &r2));
 	q = (struct ib_async_create_qp){
-		.argsz = sizeof(q), .pd_handle = self->pd,
-		.send_cq_handle = self->cq, .recv_cq_handle = self->cq,
+		.argsz = sizeof(q), .pd_handle = self->bed.pd,
+		.send_cq_handle = self->bed.cq, .recv_cq_handle = self->bed.cq,
 		.srq_handle = srq.handle, .qp_type = IB_UVERBS_QPT_RC,
 		.max_send_wr = 4, .max_send_sge = 1,
 	};
-	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &q));
-	EXPECT_EQ(-EINVAL, ring_ask(self->fd, IB_ASYNC_OBJ_QP, q.handle,
+	ASSERT_EQ(0, iba_ioc(self->bed.fd, IB_ASYNC_IOC_CREATE_QP, &q));
+	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle,
 				    IB_ASYNC_WR_RING_RECV, 4, &r2));
-	EXPECT_EQ(0, ring_map(self->fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+	EXPECT_EQ(0, ring_map(self->bed.fd, IB_ASYNC_OBJ_SRQ, srq.handle,
 			      IB_ASYNC_WR_RING_RECV, 4, &r2));
 	EXPECT_EQ(((uint64_t)srq.handle << 1) | 1, r2.m.doorbell);
 	EXPECT_EQ(0, doorbell(&r2));
 	ring_unmap(&r2);
 
 	ASSERT_EQ(0, map_both(self, 8));
-	EXPECT_EQ(-EBUSY, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
-				   IB_ASYNC_WR_RING_SEND, 8, &r2));
+	EXPECT_EQ(-EBUSY, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				   self->bed.a.handle, IB_ASYNC_WR_RING_SEND, 8,
+				   &r2));
 	/* the header is the kernel's to write */
 	p = mmap(NULL, self->s.m.mmap_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, self->fd, (off_t)self->s.m.mmap_offset);
+		 MAP_SHARED, self->bed.fd, (off_t)self->s.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EPERM, errno);
 	EXPECT_NE(0, mprotect((void *)self->s.h, self->s.m.mmap_size,
 			      PROT_READ | PROT_WRITE));
 	/* private, another size, another offset */
 	p = mmap(NULL, self->s.m.slots_mmap_size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE, self->fd, (off_t)self->s.m.slots_mmap_offset);
+		 MAP_PRIVATE, self->bed.fd, (off_t)self->s.m.slots_mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, self->s.m.slots_mmap_size * 2, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, self->fd, (off_t)self->s.m.slots_mmap_offset);
+		 MAP_SHARED, self->bed.fd, (off_t)self->s.m.slots_mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
-	p = mmap(NULL, self->s.m.mmap_size, PROT_READ, MAP_SHARED, self->fd,
+	p = mmap(NULL, self->s.m.mmap_size, PROT_READ, MAP_SHARED, self->bed.fd,
 		 (off_t)self->s.m.mmap_offset + (8 << 12));
 	EXPECT_EQ(MAP_FAILED, p);
 	/* a doorbell is no command of a channel's file */
-	ch = iba_channel(self->fd, IB_ASYNC_CHANNEL_COMP, 0);
+	ch = iba_channel(self->bed.fd, IB_ASYNC_CHANNEL_COMP, 0);
 	ASSERT_LE(0, ch);
 	EXPECT_NE(0, ioctl(ch, IB_ASYNC_IOC_WR_DOORBELL,
 			   (unsigned long)self->s.m.doorbell));
@@ -619,16 +571,17 @@ TEST_F(wr_ring, the_ring_outlives_its_qp_while_mapped)
 	void *p;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, make_qp(self, 3, &q));
+	ASSERT_EQ(0, iba_rc_bed_qp(&self->bed, 3, &qp_sizes, &q));
 	/* receives are taken from INIT on: any peer will do */
-	ASSERT_EQ(0, iba_rc_connect(self->fd, q.handle, self->b.qp_num,
-				    self->sgid, self->gid));
-	ASSERT_EQ(0, ring_map(self->fd, IB_ASYNC_OBJ_QP, q.handle,
+	ASSERT_EQ(0, iba_rc_connect(self->bed.fd, q.handle, self->bed.b.qp_num,
+				    self->bed.sgid, self->bed.gid));
+	ASSERT_EQ(0, ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle,
 			      IB_ASYNC_WR_RING_RECV, 4, &r2));
-	put_recv(&r2, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&r2, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	set_producer(&r2, 1);
 	ASSERT_EQ(0, doorbell(&r2));
-	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, q.handle, NULL));
+	ASSERT_EQ(0,
+		  iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle, NULL));
 	/* still there to read and write, never looked at again */
 	EXPECT_EQ(4U, r2.h->entries);
 	EXPECT_EQ(1U, consumed(&r2));
@@ -636,14 +589,14 @@ TEST_F(wr_ring, the_ring_outlives_its_qp_while_mapped)
 	EXPECT_EQ(-ENOENT, doorbell(&r2));
 	EXPECT_EQ(1U, consumed(&r2));
 	/* no new mapping finds it */
-	p = mmap(NULL, r2.m.mmap_size, PROT_READ, MAP_SHARED, self->fd,
+	p = mmap(NULL, r2.m.mmap_size, PROT_READ, MAP_SHARED, self->bed.fd,
 		 (off_t)r2.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	ring_unmap(&r2);
-	EXPECT_EQ(0, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* the file's other QPs and their rings go on */
 	ASSERT_EQ(0, map_both(self, 4));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	set_producer(&self->r, 1);
 	EXPECT_EQ(0, doorbell(&self->r));
 	EXPECT_EQ(1U, consumed(&self->r));
@@ -657,7 +610,7 @@ TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, map_both(self, 4));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	set_producer(&self->r, 1);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -676,11 +629,11 @@ TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
 			_exit(12);
 		/* nor may it map them, or ask for a ring of its own */
 		p = mmap(NULL, self->r.m.slots_mmap_size,
-			 PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+			 PROT_READ | PROT_WRITE, MAP_SHARED, self->bed.fd,
 			 (off_t)self->r.m.slots_mmap_offset);
 		if (p != MAP_FAILED || errno != EPERM)
 			_exit(13);
-		if (ring_ask(self->fd, IB_ASYNC_OBJ_SRQ, 0x7777,
+		if (ring_ask(self->bed.fd, IB_ASYNC_OBJ_SRQ, 0x7777,
 			     IB_ASYNC_WR_RING_RECV, 4, &r2) != -EPERM)
 			_exit(14);
 		_exit(0);
@@ -692,7 +645,7 @@ TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
 	EXPECT_EQ(0U, consumed(&self->r));
 	EXPECT_EQ(0, doorbell(&self->r));
 	EXPECT_EQ(1U, consumed(&self->r));
-	EXPECT_EQ(1, iba_fdinfo(self->fd, "work-requests"));
+	EXPECT_EQ(1, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
 TEST_F(wr_ring, charged_to_rlimit_memlock)
@@ -704,12 +657,13 @@ TEST_F(wr_ring, charged_to_rlimit_memlock)
 	/* this test's own process: the harness forks one per test */
 	ASSERT_EQ(0, iba_drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(-ENOMEM, ring_ask(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
-				    IB_ASYNC_WR_RING_SEND, 4, &r2));
+	EXPECT_EQ(-ENOMEM, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				    self->bed.a.handle, IB_ASYNC_WR_RING_SEND,
+				    4, &r2));
 	/* refused, nothing attached: it may be asked again */
 	rl.rlim_cur = rl.rlim_max = 1 << 20;
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(0, ring_map(self->fd, IB_ASYNC_OBJ_QP, self->a.handle,
+	EXPECT_EQ(0, ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.a.handle,
 			      IB_ASYNC_WR_RING_SEND, 4, &r2));
 	ring_unmap(&r2);
 }
@@ -728,33 +682,33 @@ TEST_F_TIMEOUT(wr_ring, removal_with_a_ring_mapped, 120)
 	if (geteuid())
 		SKIP(return, "needs root to delete the rxe device");
 	ASSERT_EQ(0, map_both(self, 4));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	set_producer(&self->r, 1);
 	ASSERT_EQ(0, doorbell(&self->r));
-	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->mr.lkey);
+	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->bed.mr.lkey);
 	set_producer(&self->r, 2);
 
 	t0 = iba_now_ms();
-	ASSERT_EQ(0, iba_sh("rdma link delete %s", self->dev.ibdev));
+	ASSERT_EQ(0, iba_sh("rdma link delete %s", self->bed.dev.ibdev));
 	EXPECT_GT((uint64_t)10000, iba_now_ms() - t0);
 	EXPECT_EQ(-ENODEV, doorbell(&self->r));
 	EXPECT_EQ(1U, consumed(&self->r));
 	EXPECT_EQ(4U, self->r.h->entries);
 	self->r.p->producer = 3;
 	/* destroying the dead QP lets the ring go once it is unmapped */
-	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
-				 NULL));
+	EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+				 self->bed.b.handle, NULL));
 	EXPECT_EQ(-ENODEV, doorbell(&self->r));
 	EXPECT_EQ(1U, consumed(&self->r));
 	ring_unmap(&self->r);
 
 	ASSERT_EQ(0, iba_sh("rdma link add %s type rxe netdev %s",
-			    self->dev.ibdev,
+			    self->bed.dev.ibdev,
 			    getenv("IB_ASYNC_NETDEV") ?: "veth0"));
 	t0 = iba_now_ms();
-	while (iba_find_dev(&self->dev) && iba_now_ms() - t0 < 10000)
+	while (iba_find_dev(&self->bed.dev) && iba_now_ms() - t0 < 10000)
 		iba_sleep_ms(100);
-	EXPECT_EQ(0, access(self->dev.node, F_OK));
+	EXPECT_EQ(0, access(self->bed.dev.node, F_OK));
 }
 
 TEST_HARNESS_MAIN

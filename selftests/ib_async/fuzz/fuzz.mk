@@ -27,6 +27,7 @@ $(OUTPUT)/ib_async_fuzz: $(FUZZ_SRCS) $(FUZZ_DIR)/fuzz.h \
 		$(OUTPUT)/fuzz_log_pattern.h $(IBA_LIB) \
 		$(IB_ASYNC_TOP)/include/uapi/rdma/ib_async.h \
 		$(IB_ASYNC_TOP)/selftests/ib_async/lib/iba_send_rules.h \
+		$(IB_ASYNC_TOP)/selftests/ib_async/lib/iba_ring_map.h \
 		$(IB_ASYNC_TOP)/include/ib_async_send_rules.h \
 		$(IB_ASYNC_TOP)/include/ib_async_send_rules_table.h
 	$(CC) $(CFLAGS) -std=c11 -I$(FUZZ_DIR) -I$(OUTPUT) $(LDFLAGS) -o $@ \

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "fuzz.h"
+#include "lib/iba_ring_map.h"
 
 #define QKEY	0x11111111u
 
@@ -527,6 +527,7 @@ static bool state_losses(struct fz_ctx *ctx, uint32_t slot)
 /* A submission ring the recipe posts through, mapped as a program maps it. */
 struct wr_map {
 	struct ib_async_map_wr_ring m;
+	struct iba_ring_map map;
 	const struct ib_async_wr_ring_header *h;
 	uint8_t *p;		/* the producer, then the slots */
 };
@@ -597,7 +598,6 @@ static bool wr_map(struct fz_ctx *ctx, uint32_t slot, uint32_t qp,
 		   uint32_t kind, struct wr_map *w)
 {
 	int fd = ctx->sh->file[slot].fd;
-	void *h, *p;
 
 	memset(w, 0, sizeof(*w));
 	w->m.argsz = sizeof(w->m);
@@ -606,22 +606,13 @@ static bool wr_map(struct fz_ctx *ctx, uint32_t slot, uint32_t qp,
 	w->m.kind = kind;
 	w->m.entries = fz_range(&ctx->rng, 1, 16);
 	if (ctx->call >= ctx->budget ||
-	    fz_ioc(ctx, slot, IB_ASYNC_CMD_MAP_WR_RING, &w->m))
+	    fz_ioc(ctx, slot, IB_ASYNC_CMD_MAP_WR_RING, &w->m) ||
+	    iba_ring_map(fd, w->m.mmap_offset, w->m.mmap_size,
+			 w->m.slots_mmap_offset, w->m.slots_mmap_size, &w->map))
 		return false;
-	h = mmap(NULL, w->m.mmap_size, PROT_READ, MAP_SHARED, fd,
-		 (off_t)w->m.mmap_offset);
-	p = mmap(NULL, w->m.slots_mmap_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, (off_t)w->m.slots_mmap_offset);
-	if (h == MAP_FAILED || p == MAP_FAILED) {
-		if (h != MAP_FAILED)
-			munmap(h, w->m.mmap_size);
-		if (p != MAP_FAILED)
-			munmap(p, w->m.slots_mmap_size);
-		return false;
-	}
-	w->h = h;
-	w->p = p;
-	__atomic_store_n((uint32_t *)p,
+	w->h = w->map.ro;
+	w->p = w->map.rw;
+	__atomic_store_n((uint32_t *)w->p,
 			 __atomic_load_n(&w->h->consumer, __ATOMIC_ACQUIRE),
 			 __ATOMIC_RELEASE);
 	return true;
@@ -629,10 +620,7 @@ static bool wr_map(struct fz_ctx *ctx, uint32_t slot, uint32_t qp,
 
 static void wr_unmap(struct wr_map *w)
 {
-	if (w->h)
-		munmap((void *)w->h, w->m.mmap_size);
-	if (w->p)
-		munmap(w->p, w->m.slots_mmap_size);
+	iba_ring_unmap(&w->map);
 	w->h = NULL;
 	w->p = NULL;
 }

@@ -56,6 +56,17 @@ int iba_post_recv(int fd, uint32_t type, uint32_t handle, uint64_t wr_id,
 int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 	   uint32_t access, struct ib_async_reg_mr *out);
 
+/*
+ * @len bytes of new anonymous memory, private, registered on @pd with
+ * @access: 0 with *@mem and @mr (which may be NULL) filled, or -errno with
+ * nothing mapped and *@mem MAP_FAILED.
+ */
+int iba_anon_mr(int fd, uint32_t pd, size_t len, uint32_t access, char **mem,
+		struct ib_async_reg_mr *mr);
+
+/* One POLL_CQ of at most @max: the completions it returned, or -errno. */
+int iba_poll_cq_once(int fd, uint32_t cq, struct ib_async_wc *wc, int max);
+
 /* Poll until @want completions arrived or the timeout passed. */
 int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
 

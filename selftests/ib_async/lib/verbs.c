@@ -3,6 +3,8 @@
  * The bodies of iba_verbs.h's helpers: the object and data-path ioctl
  * wrappers.
  */
+#include <sys/mman.h>
+
 #define IBA_NO_HARNESS
 #include "iba_verbs.h"
 
@@ -165,21 +167,43 @@ int iba_reg_mr(int fd, uint32_t pd, void *addr, uint64_t len,
 	return ret;
 }
 
+int iba_anon_mr(int fd, uint32_t pd, size_t len, uint32_t access, char **mem,
+		struct ib_async_reg_mr *mr)
+{
+	int ret;
+
+	*mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*mem == MAP_FAILED)
+		return -errno;
+	ret = iba_reg_mr(fd, pd, *mem, len, access, mr);
+	if (ret) {
+		munmap(*mem, len);
+		*mem = MAP_FAILED;
+	}
+	return ret;
+}
+
+int iba_poll_cq_once(int fd, uint32_t cq, struct ib_async_wc *wc, int max)
+{
+	struct ib_async_poll_cq p = {
+		.argsz = sizeof(p), .handle = cq, .count = (uint32_t)max,
+		.wc = (uintptr_t)wc,
+	};
+
+	return iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p) ?: (int)p.count;
+}
+
 int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
 {
 	uint64_t t0 = iba_now_ms();
 	int got = 0, ret;
 
 	while (got < want && iba_now_ms() - t0 < IBA_EVENT_TIMEOUT_MS) {
-		struct ib_async_poll_cq p = {
-			.argsz = sizeof(p), .handle = cq, .count = want - got,
-			.wc = (uintptr_t)&wc[got],
-		};
-
-		ret = iba_ioc(fd, IB_ASYNC_IOC_POLL_CQ, &p);
-		if (ret)
+		ret = iba_poll_cq_once(fd, cq, &wc[got], want - got);
+		if (ret < 0)
 			return ret;
-		got += p.count;
+		got += ret;
 		if (got < want)
 			iba_sleep_ms(10);
 	}

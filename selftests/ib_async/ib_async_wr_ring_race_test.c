@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Doorbells racing what takes their QP, their memory or their device away
+ * from another thread. A racer thread keeps SENDs flowing through a
+ * submission ring (each with a receive posted for it, each waited for)
+ * while the main thread destroys the QP, deregisters the memory the
+ * SENDs read, or removes the device. Whatever the interleaving, a
+ * doorbell that began after the main thread's command returned posts
+ * nothing and says why (ENOENT, EINVAL, ENODEV), the consumer never
+ * passes what was posted, and nothing hangs. The debug kernel's KASAN
+ * and lockdep watch the rest: a doorbell using a QP or an MR as it goes
+ * is exactly what they would catch.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+
+#include "lib/iba_rc_bed.h"
+#include "lib/iba_ring_map.h"
+
+#define MEM_LEN		8192
+#define RECV_AT		4096
+#define MSG		8
+#define CQE		1024
+/* Doorbells that must have posted before the main thread strikes. */
+#define WARM		16
+/* How long a racer runs at most, and waits for one message. */
+#define RACE_MS		20000
+#define MSG_MS		5000
+/* Rounds of each race, each on new objects. */
+#define ROUNDS		4
+
+struct ring {
+	struct ib_async_map_wr_ring m;
+	struct iba_ring_map map;
+	int fd;
+};
+
+static int ring_map(int fd, uint32_t qp, struct ring *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->m.argsz = sizeof(r->m);
+	r->m.obj_type = IB_ASYNC_OBJ_QP;
+	r->m.handle = qp;
+	r->m.kind = IB_ASYNC_WR_RING_SEND;
+	r->m.entries = 8;
+	return iba_ioc(fd, IB_ASYNC_IOC_MAP_WR_RING, &r->m) ?:
+	       iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
+			    r->m.slots_mmap_offset, r->m.slots_mmap_size,
+			    &r->map);
+}
+
+static uint32_t consumed(const struct ring *r)
+{
+	const struct ib_async_wr_ring_header *h = r->map.ro;
+
+	return __atomic_load_n(&h->consumer, __ATOMIC_ACQUIRE);
+}
+
+static uint32_t ring_error(const struct ring *r)
+{
+	const struct ib_async_wr_ring_header *h = r->map.ro;
+
+	return __atomic_load_n(&h->error, __ATOMIC_RELAXED);
+}
+
+/*
+ * Slot @i: a signalled SEND of MSG bytes at @addr through @lkey; then
+ * the producer past it.
+ */
+static void put_send(struct ring *r, uint32_t i, uint64_t addr, uint32_t lkey)
+{
+	struct ib_async_wr_ring_producer *p = r->map.rw;
+	unsigned char *s = (unsigned char *)r->map.rw + r->m.slots_offset +
+			   (size_t)(i & (r->m.entries - 1)) * r->m.slot_size;
+	struct ib_async_send_wr w = {
+		.wr_id = 0x10000 + i, .num_sge = 1,
+		.opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+	struct ib_async_sge sge = { addr, MSG, lkey };
+
+	memcpy(s, &w, sizeof(w));
+	memcpy(s + sizeof(w), &sge, sizeof(sge));
+	__atomic_store_n(&p->producer, i + 1, __ATOMIC_RELEASE);
+}
+
+static int doorbell(const struct ring *r)
+{
+	return ioctl(r->fd, IB_ASYNC_IOC_WR_DOORBELL,
+		     (unsigned long)r->m.doorbell) ? -errno : 0;
+}
+
+/* One racer: what it uses, and what it saw. */
+struct racer {
+	struct iba_rc_bed *bed;
+	struct ring ring;		/* the sender's */
+	uint32_t receiver;		/* its peer QP's handle */
+	uint64_t addr;			/* what the SENDs read */
+	uint32_t lkey;
+	atomic_int striking;		/* the main thread's command began */
+	atomic_int struck;		/* and returned */
+	atomic_uint posted;		/* doorbells that posted their SEND */
+	/* what it saw */
+	int last_err;			/* the first doorbell after the strike */
+	unsigned int after;		/* doorbells begun after the strike */
+	unsigned int posted_after;	/* of those, how many posted */
+	unsigned int lost;		/* messages never completed, unstruck */
+	unsigned int bad_status;	/* completions in error, unstruck */
+};
+
+/*
+ * Both completions of the last message. Before the main thread strikes
+ * everything is alive: every message completes, and without error.
+ */
+static void wait_message(struct racer *rc)
+{
+	struct ib_async_wc wc[4];
+	uint64_t end = iba_now_ms() + MSG_MS;
+	int got = 0, n, j;
+
+	while (got < 2 && iba_now_ms() < end) {
+		n = iba_poll_cq_once(rc->bed->fd, rc->bed->cq, wc, 4);
+		if (n < 0)
+			break;
+		for (j = 0; j < n; j++)
+			if (wc[j].status && !atomic_load(&rc->striking))
+				rc->bad_status++;
+		got += n;
+	}
+	if (got < 2 && !atomic_load(&rc->striking))
+		rc->lost++;
+}
+
+static int post_recv(struct racer *rc, uint32_t i)
+{
+	struct ib_async_recv_wr w = { .wr_id = 0x9000 + i, .num_sge = 1 };
+	struct ib_async_sge s = {
+		(uintptr_t)rc->bed->mem + RECV_AT, MSG, rc->bed->mr.lkey,
+	};
+
+	return iba_post_recvs(rc->bed->fd, IB_ASYNC_OBJ_QP, rc->receiver, &w,
+			      1, &s, 1);
+}
+
+/*
+ * Message after message, each with its receive, until one doorbell that
+ * surely began after the main thread's command returned: that one must
+ * post nothing. One refused earlier (the command is under way) waits for
+ * the strike to be known and rings again.
+ */
+static void *racer_run(void *arg)
+{
+	struct racer *rc = arg;
+	uint64_t end = iba_now_ms() + RACE_MS;
+	bool need_recv = true;
+	int struck, ret;
+	uint32_t i = 0;
+
+	rc->last_err = -ETIMEDOUT;
+	while (iba_now_ms() < end) {
+		struck = atomic_load(&rc->struck);
+		ret = need_recv ? post_recv(rc, i) : 0;
+		if (!ret)
+			need_recv = false;
+		if (!ret || struck) {
+			put_send(&rc->ring, i, rc->addr, rc->lkey);
+			ret = doorbell(&rc->ring);
+		}
+		if (struck) {
+			rc->after++;
+			if (consumed(&rc->ring) != i)
+				rc->posted_after++;
+			rc->last_err = ret;
+			break;
+		}
+		if (ret) {
+			while (!atomic_load(&rc->struck) && iba_now_ms() < end)
+				iba_sleep_ms(1);
+			continue;
+		}
+		if (consumed(&rc->ring) != i + 1) {
+			rc->last_err = -EPROTO;
+			break;
+		}
+		i++;
+		need_recv = true;
+		atomic_fetch_add(&rc->posted, 1);
+		wait_message(rc);
+	}
+	return NULL;
+}
+
+/* Whatever completions are left, before the next round. */
+static void drain_cq(struct iba_rc_bed *bed)
+{
+	struct ib_async_wc wc[16];
+
+	while (iba_poll_cq_once(bed->fd, bed->cq, wc, 16) > 0)
+		;
+}
+
+FIXTURE(race) {
+	struct iba_rc_bed bed;
+};
+
+FIXTURE_SETUP(race)
+{
+	int ret = iba_rc_bed_open(&self->bed, IB_ASYNC_FEATURE_WR_RING);
+
+	if (ret > 0)
+		SKIP(return, "no rxe node with IB_ASYNC_FEATURE_WR_RING");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, iba_rc_bed_up(&self->bed, CQE, NULL, MEM_LEN));
+}
+
+FIXTURE_TEARDOWN(race)
+{
+	iba_rc_bed_close(&self->bed);
+}
+
+/* A new connected pair for one round: the racer sends from the first. */
+static int new_pair(struct iba_rc_bed *bed, struct ib_async_create_qp *a,
+		    struct ib_async_create_qp *b)
+{
+	struct ib_async_create_qp sizes = {
+		.max_send_wr = 16, .max_recv_wr = 64, .max_send_sge = 1,
+		.max_recv_sge = 1,
+	};
+
+	return iba_rc_bed_qp(bed, 0xa, &sizes, a) ?:
+	       iba_rc_bed_qp(bed, 0xb, &sizes, b) ?:
+	       iba_rc_connect(bed->fd, a->handle, b->qp_num, bed->sgid,
+			      bed->gid) ?:
+	       iba_rc_connect(bed->fd, b->handle, a->qp_num, bed->sgid,
+			      bed->gid);
+}
+
+/* Start @rc sending from @a to @b; wait until WARM SENDs went through. */
+static int racer_start(struct racer *rc, struct iba_rc_bed *bed,
+		       uint32_t a, uint32_t b, uint64_t addr, uint32_t lkey,
+		       pthread_t *t)
+{
+	uint64_t end = iba_now_ms() + RACE_MS;
+	int ret;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->bed = bed;
+	rc->receiver = b;
+	rc->addr = addr;
+	rc->lkey = lkey;
+	ret = ring_map(bed->fd, a, &rc->ring);
+	if (ret)
+		return ret;
+	ret = pthread_create(t, NULL, racer_run, rc);
+	if (ret)
+		return -ret;
+	while (atomic_load(&rc->posted) < WARM && iba_now_ms() < end)
+		iba_sleep_ms(1);
+	return atomic_load(&rc->posted) < WARM ? -ETIMEDOUT : 0;
+}
+
+/*
+ * The QP goes while its ring's doorbells run: the destroy waits for none
+ * that is posting and no later one finds the QP.
+ */
+TEST_F_TIMEOUT(race, qp_destroyed_under_doorbells, 240)
+{
+	struct ib_async_create_qp a, b;
+	struct racer rc;
+	pthread_t t;
+	int round;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (round = 0; round < ROUNDS; round++) {
+		ASSERT_EQ(0, new_pair(&self->bed, &a, &b));
+		ASSERT_EQ(0, racer_start(&rc, &self->bed, a.handle, b.handle,
+					 (uintptr_t)self->bed.mem,
+					 self->bed.mr.lkey, &t));
+		/* a round strikes a little later than the one before */
+		iba_sleep_ms(round * 3);
+		atomic_store(&rc.striking, 1);
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 a.handle, NULL));
+		atomic_store(&rc.struck, 1);
+		ASSERT_EQ(0, pthread_join(t, NULL));
+		TH_LOG("round %d: %u posted, %u doorbells after the destroy, last %d",
+		       round, atomic_load(&rc.posted), rc.after, rc.last_err);
+		EXPECT_EQ(-ENOENT, rc.last_err);
+		EXPECT_LE(1U, rc.after);
+		EXPECT_EQ(0U, rc.posted_after);
+		EXPECT_EQ(0U, rc.lost);
+		EXPECT_EQ(0U, rc.bad_status);
+		/* what the ring says matches what the racer counted */
+		EXPECT_EQ(atomic_load(&rc.posted), consumed(&rc.ring));
+		iba_ring_unmap(&rc.ring.map);
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 b.handle, NULL));
+		drain_cq(&self->bed);
+	}
+}
+
+/*
+ * The memory the SENDs read is deregistered while doorbells run: once
+ * DESTROY returned, no doorbell posts a SEND naming its lkey (EINVAL,
+ * the ring's error saying so), so the device is never handed memory
+ * whose registration is gone. (A SEND posted before may still meet the
+ * dead MR in the device and complete in error, as on ib_uverbs.)
+ */
+TEST_F_TIMEOUT(race, mr_deregistered_under_doorbells, 240)
+{
+	struct ib_async_create_qp a, b;
+	struct ib_async_reg_mr mr2;
+	struct racer rc;
+	pthread_t t;
+	int round;
+
+	IBA_SKIPPED_IN_SETUP();
+	memcpy(self->bed.mem, "racing", 7);
+	for (round = 0; round < ROUNDS; round++) {
+		ASSERT_EQ(0, new_pair(&self->bed, &a, &b));
+		/* the SENDs' source: the first page, registered again */
+		ASSERT_EQ(0, iba_reg_mr(self->bed.fd, self->bed.pd,
+					self->bed.mem, 4096,
+					IB_UVERBS_ACCESS_LOCAL_WRITE, &mr2));
+		ASSERT_EQ(0, racer_start(&rc, &self->bed, a.handle, b.handle,
+					 (uintptr_t)self->bed.mem, mr2.lkey,
+					 &t));
+		iba_sleep_ms(round * 3);
+		atomic_store(&rc.striking, 1);
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_MR,
+					 mr2.handle, NULL));
+		atomic_store(&rc.struck, 1);
+		ASSERT_EQ(0, pthread_join(t, NULL));
+		TH_LOG("round %d: %u posted, %u doorbells after the dereg, last %d",
+		       round, atomic_load(&rc.posted), rc.after, rc.last_err);
+		EXPECT_EQ(-EINVAL, rc.last_err);
+		EXPECT_EQ((uint32_t)EINVAL, ring_error(&rc.ring));
+		EXPECT_LE(1U, rc.after);
+		EXPECT_EQ(0U, rc.posted_after);
+		EXPECT_EQ(0U, rc.lost);
+		EXPECT_EQ(0U, rc.bad_status);
+		EXPECT_EQ(atomic_load(&rc.posted), consumed(&rc.ring));
+		iba_ring_unmap(&rc.ring.map);
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 a.handle, NULL));
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 b.handle, NULL));
+		drain_cq(&self->bed);
+	}
+}
+
+/*
+ * Last, as it takes the device away: removal while doorbells run waits
+ * for none of them for long, and every doorbell after it says ENODEV.
+ * rxe0 is re-created afterwards.
+ */
+TEST_F_TIMEOUT(race, device_removed_under_doorbells, 240)
+{
+	struct ib_async_create_qp a, b;
+	struct racer rc;
+	pthread_t t;
+	uint64_t t0;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (geteuid())
+		SKIP(return, "needs root to delete the rxe device");
+	ASSERT_EQ(0, new_pair(&self->bed, &a, &b));
+	ASSERT_EQ(0, racer_start(&rc, &self->bed, a.handle, b.handle,
+				 (uintptr_t)self->bed.mem, self->bed.mr.lkey,
+				 &t));
+	t0 = iba_now_ms();
+	atomic_store(&rc.striking, 1);
+	ASSERT_EQ(0, iba_sh("rdma link delete %s", self->bed.dev.ibdev));
+	EXPECT_GT((uint64_t)10000, iba_now_ms() - t0);
+	atomic_store(&rc.struck, 1);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	TH_LOG("%u posted, %u doorbells after the removal, last %d",
+	       atomic_load(&rc.posted), rc.after, rc.last_err);
+	EXPECT_EQ(-ENODEV, rc.last_err);
+	EXPECT_LE(1U, rc.after);
+	EXPECT_EQ(0U, rc.posted_after);
+	EXPECT_EQ(0U, rc.lost);
+	EXPECT_EQ(atomic_load(&rc.posted), consumed(&rc.ring));
+	iba_ring_unmap(&rc.ring.map);
+
+	ASSERT_EQ(0, iba_sh("rdma link add %s type rxe netdev %s",
+			    self->bed.dev.ibdev,
+			    getenv("IB_ASYNC_NETDEV") ?: "veth0"));
+	t0 = iba_now_ms();
+	while (iba_find_dev(&self->bed.dev) && iba_now_ms() - t0 < 10000)
+		iba_sleep_ms(100);
+	EXPECT_EQ(0, access(self->bed.dev.node, F_OK));
+}
+
+TEST_HARNESS_MAIN
