@@ -702,13 +702,7 @@ TEST_F_TIMEOUT(wr_ring, removal_with_a_ring_mapped, 120)
 	EXPECT_EQ(1U, consumed(&self->r));
 	ring_unmap(&self->r);
 
-	ASSERT_EQ(0, iba_sh("rdma link add %s type rxe netdev %s",
-			    self->bed.dev.ibdev,
-			    getenv("IB_ASYNC_NETDEV") ?: "veth0"));
-	t0 = iba_now_ms();
-	while (iba_find_dev(&self->bed.dev) && iba_now_ms() - t0 < 10000)
-		iba_sleep_ms(100);
-	EXPECT_EQ(0, access(self->bed.dev.node, F_OK));
+	ASSERT_EQ(0, iba_rxe_readd(&self->bed.dev));
 }
 
 TEST_HARNESS_MAIN

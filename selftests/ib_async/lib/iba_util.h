@@ -148,6 +148,13 @@ void iba_quiesce(const struct iba_dev *dev, int quiet_ms,
 int iba_sh(const char *fmt, ...);
 
 /*
+ * After a test deleted @dev's rxe device: add it again on
+ * $IB_ASYNC_NETDEV (veth0) and wait up to 10 s for @dev to find its node.
+ * 0 once the node is there; the command's exit status, or -errno.
+ */
+int iba_rxe_readd(struct iba_dev *dev);
+
+/*
  * Load a module as every script does: load_module, the test bed's
  * (scripts/guest/ib_async_modules.sh), through ib_async_lib.sh, which is
  * installed next to the test programs (it finds the test modules through

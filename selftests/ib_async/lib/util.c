@@ -339,6 +339,21 @@ int iba_sh(const char *fmt, ...)
 	return WEXITSTATUS(rc);
 }
 
+int iba_rxe_readd(struct iba_dev *dev)
+{
+	uint64_t t0;
+	int ret;
+
+	ret = iba_sh("rdma link add %s type rxe netdev %s", dev->ibdev,
+		     getenv("IB_ASYNC_NETDEV") ?: "veth0");
+	if (ret)
+		return ret;
+	t0 = iba_now_ms();
+	while (iba_find_dev(dev) && iba_now_ms() - t0 < 10000)
+		iba_sleep_ms(100);
+	return access(dev->node, F_OK) ? -errno : 0;
+}
+
 int iba_load_module(const char *name)
 {
 	char dir[PATH_MAX], sys[PATH_MAX];
