@@ -41,13 +41,16 @@ fi
 # rdmacm-utils: the examples (perftest and librdmacm are in the guest's
 # base already); vm.sh adds the libraries ldd names. libgcc_s is not
 # among them: glibc's pthread_exit() loads it at run time. The
-# hot-unplug probe is built here against librdmacm-dev.
+# hot-unplug probe and mckey_drain.so, preloaded into mckey's sender, are
+# built here against librdmacm-dev.
 "$top/scripts/install-deps.sh" rdmacm-utils librdmacm-dev >&2
 rm -rf "$out"
 mkdir -p "$out/payload/bin" "$out/payload/lib"
 dpkg -L rdmacm-utils | grep '^/usr/bin/' | xargs cp -t "$out/payload/bin"
 gcc -O2 -g -Wall -Wextra -Werror -o "$out/payload/bin/rdmacm_unplug" \
 	"$here/rdmacm_unplug.c" -lrdmacm -libverbs
+gcc -O2 -g -Wall -Wextra -Werror -shared -fPIC \
+	-o "$out/payload/lib/mckey_drain.so" "$here/mckey_drain.c" -ldl
 cp -L "$(gcc -print-file-name=libgcc_s.so.1)" "$out/payload/lib/"
 install -m 0644 "$here/run.sh" "$out/payload/"
 

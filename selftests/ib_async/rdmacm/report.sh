@@ -25,7 +25,7 @@
 # and a probe saw the removal through librdmacm and ibv_get_async_event().
 # --tap: the same as TAP for scripts/check.sh (one line per program), the
 # table and the closing line as "# " comments. RDMACM_REPORT_ONLY=1: a
-# kernel the suite is not yet held to (the newer ones, issue 44): what
+# kernel the suite is not yet held to (none in make check today): what
 # fails over the shim, and the hot-unplug check, are reported as skips
 # ("report only"), and only a guest that did not run both stacks fails.
 set -euo pipefail

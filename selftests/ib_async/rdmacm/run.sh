@@ -19,6 +19,7 @@
 # "@@RDMACM STACK done" closes a stack that ran to its end.
 SHIM=${IB_ASYNC_SHIM:-libibasync.so.1}
 DEV=${IBASYNC_RXE:-rxe0}
+NETDEV=veth0
 IP=10.11.0.1
 TMO=${RDMACM_TIMEOUT:-60}
 export PATH="/payload/bin:$PATH"
@@ -42,6 +43,16 @@ since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }'; }
 cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep 'state LISTEN' |
 		grep -q "src-addr [^ ]*:$1 "
+}
+
+# mc_joined GROUP N: the IPv4 GROUP has at least N users on $NETDEV
+mc_joined() {
+	[ "$(ip maddr show dev "$NETDEV" | awk -v g="$1" '
+		$2 == g {	# iproute2 prints "users N" only when N > 1
+			n = 1
+			for (i = 3; i < NF; i++) if ($i == "users") n = $(i + 1)
+		}
+		END { print n + 0 }')" -ge "$2" ]
 }
 
 # alive PID: the process runs (a zombie does not count)
@@ -80,7 +91,11 @@ finish_pid() { wait "$1"; }
 # after its client; "daemon": it serves until killed (rcopy, udpong,
 # cmtime), and must still be running when its client is done. PORT: the
 # client starts once an rdma_cm ID listens there; "sleep:N", after N s;
-# "-", after 2 s. DATA: a
+# "-", after 2 s; "mcast:GROUP:N", once the server's rdma_cm has joined
+# GROUP N times (veth0's IP membership, which the kernel's rdma_cm takes
+# before it reports the join), and 2 s more for librdmacm's attach that
+# follows the event. $cpre, when set: one more library preloaded into the
+# client alone (mckey_drain.so). DATA: a
 # shell function printing what the programs moved ("-": none). Prints the
 # @@RDMACM line.
 pair() {
@@ -116,13 +131,22 @@ try() {
 	case $port in
 	-) sleep 2 ;;
 	sleep:*) sleep "${port#sleep:}" ;;
+	mcast:*)
+		mc=${port#mcast:}
+		if wait_for 20 mc_joined "${mc%:*}" "${mc#*:}"; then
+			echo "# $stack $name: ${mc#*:} joins of ${mc%:*} after $(since "$t0") s"
+		else
+			echo "# $stack $name: ${mc#*:} joins of ${mc%:*} not seen:"
+			ip maddr show dev "$NETDEV" | sed "s|^|# $stack $name:   |"
+		fi
+		sleep 2 ;;
 	*)
 		wait_for 20 cm_listening "$port" || {
 			echo "# $stack $name: no listener on $port seen:"
 			rdma resource show cm_id | sed "s|^|# $stack $name:   |"
 		} ;;
 	esac
-	LD_PRELOAD=$pre "$@" >"$out.client" 2>&1 &
+	LD_PRELOAD="$pre${cpre:+ $cpre}" "$@" >"$out.client" 2>&1 &
 	cpid=$!
 	status=ok
 	if ! wait_pid "$cpid" "$TMO"; then
@@ -207,11 +231,16 @@ run_stack() {
 	pair udaddy exits 7174 - "udaddy -b $IP -c 2 -C 10 -S 100" \
 		udaddy -s $IP -c 2 -C 10 -S 100
 	# two receiving QPs; mckey exits 0 even when its join fails (its
-	# status is the leave's): what the receiver says is its data
-	# its receiver's output is buffered until it exits: its joins cannot
-	# be waited for, and take well under the 8 s the sender waits
-	pair mckey exits sleep:8 mckey_data "mckey -m 239.1.1.7 -b $IP -c 2 -C 10" \
+	# status is the leave's): what the receiver says is its data. Its
+	# output is buffered until it exits, so its two joins are waited for
+	# in the kernel (mcast:). The sender leaves and destroys its QP right
+	# after posting its messages unsignaled, which on rxe >= 6.4 loses
+	# those its send work has not reached: mckey_drain.so makes its leave
+	# wait until rxe0 stops sending (mckey_drain.c), on both stacks.
+	cpre=/payload/lib/mckey_drain.so
+	pair mckey exits mcast:239.1.1.7:2 mckey_data "mckey -m 239.1.1.7 -b $IP -c 2 -C 10" \
 		mckey -m 239.1.1.7 -b $IP -s -C 10
+	cpre=
 	pair rdma_client exits 7005 - "rdma_server -s $IP -p 7005" \
 		rdma_client -s $IP -p 7005
 	pair rdma_xclient exits 7006 - "rdma_xserver -p 7006 -c r" \
