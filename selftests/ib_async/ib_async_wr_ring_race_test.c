@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 
 #include "lib/iba_rc_bed.h"
-#include "lib/iba_ring_map.h"
+#include "lib/iba_wr_ring.h"
 
 #define MEM_LEN		8192
 #define RECV_AT		4096
@@ -30,72 +30,10 @@
 /* Rounds of each race, each on new objects. */
 #define ROUNDS		4
 
-struct ring {
-	struct ib_async_map_wr_ring m;
-	struct iba_ring_map map;
-	int fd;
-};
-
-static int ring_map(int fd, uint32_t qp, struct ring *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->fd = fd;
-	r->m.argsz = sizeof(r->m);
-	r->m.obj_type = IB_ASYNC_OBJ_QP;
-	r->m.handle = qp;
-	r->m.kind = IB_ASYNC_WR_RING_SEND;
-	r->m.entries = 8;
-	return iba_ioc(fd, IB_ASYNC_IOC_MAP_WR_RING, &r->m) ?:
-	       iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
-			    r->m.slots_mmap_offset, r->m.slots_mmap_size,
-			    &r->map);
-}
-
-static uint32_t consumed(const struct ring *r)
-{
-	const struct ib_async_wr_ring_header *h = r->map.ro;
-
-	return __atomic_load_n(&h->consumer, __ATOMIC_ACQUIRE);
-}
-
-static uint32_t ring_error(const struct ring *r)
-{
-	const struct ib_async_wr_ring_header *h = r->map.ro;
-
-	return __atomic_load_n(&h->error, __ATOMIC_RELAXED);
-}
-
-/*
- * Slot @i: a signalled SEND of MSG bytes at @addr through @lkey; then
- * the producer past it.
- */
-static void put_send(struct ring *r, uint32_t i, uint64_t addr, uint32_t lkey)
-{
-	struct ib_async_wr_ring_producer *p = r->map.rw;
-	unsigned char *s = (unsigned char *)r->map.rw + r->m.slots_offset +
-			   (size_t)(i & (r->m.entries - 1)) * r->m.slot_size;
-	struct ib_async_send_wr w = {
-		.wr_id = 0x10000 + i, .num_sge = 1,
-		.opcode = IB_UVERBS_WR_SEND,
-		.send_flags = IB_ASYNC_SEND_SIGNALED,
-	};
-	struct ib_async_sge sge = { addr, MSG, lkey };
-
-	memcpy(s, &w, sizeof(w));
-	memcpy(s + sizeof(w), &sge, sizeof(sge));
-	__atomic_store_n(&p->producer, i + 1, __ATOMIC_RELEASE);
-}
-
-static int doorbell(const struct ring *r)
-{
-	return ioctl(r->fd, IB_ASYNC_IOC_WR_DOORBELL,
-		     (unsigned long)r->m.doorbell) ? -errno : 0;
-}
-
 /* One racer: what it uses, and what it saw. */
 struct racer {
 	struct iba_rc_bed *bed;
-	struct ring ring;		/* the sender's */
+	struct iba_wr_ring ring;	/* the sender's */
 	uint32_t receiver;		/* its peer QP's handle */
 	uint64_t addr;			/* what the SENDs read */
 	uint32_t lkey;
@@ -103,7 +41,7 @@ struct racer {
 	atomic_int struck;		/* and returned */
 	atomic_uint posted;		/* doorbells that posted their SEND */
 	/* what it saw */
-	int last_err;			/* the first doorbell after the strike */
+	int last_err;			/* the first doorbell after it */
 	unsigned int after;		/* doorbells begun after the strike */
 	unsigned int posted_after;	/* of those, how many posted */
 	unsigned int lost;		/* messages never completed, unstruck */
@@ -165,12 +103,14 @@ static void *racer_run(void *arg)
 		if (!ret)
 			need_recv = false;
 		if (!ret || struck) {
-			put_send(&rc->ring, i, rc->addr, rc->lkey);
-			ret = doorbell(&rc->ring);
+			iba_wr_put_send(&rc->ring, i, 0x10000 + i, rc->addr,
+					MSG, rc->lkey);
+			iba_wr_produce(&rc->ring, i + 1);
+			ret = iba_wr_doorbell(&rc->ring);
 		}
 		if (struck) {
 			rc->after++;
-			if (consumed(&rc->ring) != i)
+			if (iba_wr_consumed(&rc->ring) != i)
 				rc->posted_after++;
 			rc->last_err = ret;
 			break;
@@ -180,7 +120,7 @@ static void *racer_run(void *arg)
 				iba_sleep_ms(1);
 			continue;
 		}
-		if (consumed(&rc->ring) != i + 1) {
+		if (iba_wr_consumed(&rc->ring) != i + 1) {
 			rc->last_err = -EPROTO;
 			break;
 		}
@@ -250,7 +190,8 @@ static int racer_start(struct racer *rc, struct iba_rc_bed *bed,
 	rc->receiver = b;
 	rc->addr = addr;
 	rc->lkey = lkey;
-	ret = ring_map(bed->fd, a, &rc->ring);
+	ret = iba_wr_map(bed->fd, IB_ASYNC_OBJ_QP, a, IB_ASYNC_WR_RING_SEND, 8,
+			 &rc->ring);
 	if (ret)
 		return ret;
 	ret = pthread_create(t, NULL, racer_run, rc);
@@ -284,8 +225,8 @@ static void racer_verdict(struct __test_metadata *_metadata,
 	EXPECT_EQ(0U, rc->posted_after);
 	EXPECT_EQ(0U, rc->lost);
 	EXPECT_EQ(0U, rc->bad_status);
-	EXPECT_EQ(atomic_load(&rc->posted), consumed(&rc->ring));
-	iba_ring_unmap(&rc->ring.map);
+	EXPECT_EQ(atomic_load(&rc->posted), iba_wr_consumed(&rc->ring));
+	iba_wr_unmap(&rc->ring);
 }
 
 /*
@@ -349,7 +290,7 @@ TEST_F_TIMEOUT(race, mr_deregistered_under_doorbells, 240)
 		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_MR,
 					 mr2.handle, NULL));
 		racer_struck(&rc, t);
-		EXPECT_EQ((uint32_t)EINVAL, ring_error(&rc.ring));
+		EXPECT_EQ((uint32_t)EINVAL, iba_wr_error(&rc.ring));
 		racer_verdict(_metadata, &rc, "dereg", -EINVAL);
 		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
 					 a.handle, NULL));

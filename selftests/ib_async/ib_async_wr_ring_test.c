@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 
 #include "lib/iba_rc_bed.h"
-#include "lib/iba_ring_map.h"
+#include "lib/iba_wr_ring.h"
 
 #define MEM_LEN		4096
 #define RECV_AT		2048
@@ -29,110 +29,9 @@
 #define SCRIBBLE_MS	15000
 #define SCRIBBLE_POSTS	300
 
-struct wr_ring {
-	struct ib_async_map_wr_ring m;
-	struct iba_ring_map map;
-	const struct ib_async_wr_ring_header *h;
-	struct ib_async_wr_ring_producer *p;
-	unsigned char *slots;
-	int fd;
-};
-
-static int ring_ask(int fd, uint32_t type, uint32_t handle, uint32_t kind,
-		    uint32_t entries, struct wr_ring *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->fd = fd;
-	r->m.argsz = sizeof(r->m);
-	r->m.obj_type = type;
-	r->m.handle = handle;
-	r->m.kind = kind;
-	r->m.entries = entries;
-	return iba_ioc(fd, IB_ASYNC_IOC_MAP_WR_RING, &r->m);
-}
-
-/* MAP_WR_RING, then both mappings as the answer says to make them. */
-static int ring_map(int fd, uint32_t type, uint32_t handle, uint32_t kind,
-		    uint32_t entries, struct wr_ring *r)
-{
-	int ret = ring_ask(fd, type, handle, kind, entries, r) ?:
-		  iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
-			       r->m.slots_mmap_offset, r->m.slots_mmap_size,
-			       &r->map);
-
-	if (ret)
-		return ret;
-	r->h = r->map.ro;
-	r->p = r->map.rw;
-	r->slots = (unsigned char *)r->map.rw + r->m.slots_offset;
-	return 0;
-}
-
-static void ring_unmap(struct wr_ring *r)
-{
-	iba_ring_unmap(&r->map);
-	r->h = NULL;
-	r->p = NULL;
-}
-
-static unsigned char *slot(const struct wr_ring *r, uint32_t i)
-{
-	return r->slots + (size_t)(i & (r->m.entries - 1)) * r->m.slot_size;
-}
-
-static struct ib_async_sge *slot_sges(const struct wr_ring *r, uint32_t i)
-{
-	size_t wr = r->m.kind == IB_ASYNC_WR_RING_SEND ?
-		    sizeof(struct ib_async_send_wr) :
-		    sizeof(struct ib_async_recv_wr);
-
-	return (struct ib_async_sge *)(slot(r, i) + wr);
-}
-
-static uint32_t consumed(const struct wr_ring *r)
-{
-	return __atomic_load_n(&r->h->consumer, __ATOMIC_ACQUIRE);
-}
-
-static void set_producer(struct wr_ring *r, uint32_t v)
-{
-	/* the slots before it, then the count */
-	__atomic_store_n(&r->p->producer, v, __ATOMIC_RELEASE);
-}
-
-/* The doorbell: its value is the argument itself. 0 or -errno. */
-static int doorbell(const struct wr_ring *r)
-{
-	return ioctl(r->fd, IB_ASYNC_IOC_WR_DOORBELL,
-		     (unsigned long)r->m.doorbell) ? -errno : 0;
-}
-
-/* Slot @i of a receive ring: @len bytes at @addr through @lkey. */
-static void put_recv(struct wr_ring *r, uint32_t i, uint64_t wr_id,
-		     uint64_t addr, uint32_t len, uint32_t lkey)
-{
-	struct ib_async_recv_wr w = { .wr_id = wr_id, .num_sge = 1 };
-
-	memcpy(slot(r, i), &w, sizeof(w));
-	slot_sges(r, i)[0] = (struct ib_async_sge){ addr, len, lkey };
-}
-
-/* Slot @i of a send ring: a signalled SEND of @len bytes at @addr. */
-static void put_send(struct wr_ring *r, uint32_t i, uint64_t wr_id,
-		     uint64_t addr, uint32_t len, uint32_t lkey)
-{
-	struct ib_async_send_wr w = {
-		.wr_id = wr_id, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
-		.send_flags = IB_ASYNC_SEND_SIGNALED,
-	};
-
-	memcpy(slot(r, i), &w, sizeof(w));
-	slot_sges(r, i)[0] = (struct ib_async_sge){ addr, len, lkey };
-}
-
 FIXTURE(wr_ring) {
 	struct iba_rc_bed bed;
-	struct wr_ring s, r;
+	struct iba_wr_ring s, r;
 };
 
 /* RC QPs with room for inline data and more receives than the lib's. */
@@ -154,18 +53,18 @@ FIXTURE_SETUP(wr_ring)
 
 FIXTURE_TEARDOWN(wr_ring)
 {
-	ring_unmap(&self->s);
-	ring_unmap(&self->r);
+	iba_wr_unmap(&self->s);
+	iba_wr_unmap(&self->r);
 	iba_rc_bed_close(&self->bed);
 }
 
 /* A's send ring and B's receive ring, of @entries slots each. */
 static int map_both(FIXTURE_DATA(wr_ring) *self, uint32_t entries)
 {
-	return ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.a.handle,
-			IB_ASYNC_WR_RING_SEND, entries, &self->s) ?:
-	       ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.b.handle,
-			IB_ASYNC_WR_RING_RECV, entries, &self->r);
+	return iba_wr_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.a.handle,
+			  IB_ASYNC_WR_RING_SEND, entries, &self->s) ?:
+	       iba_wr_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.b.handle,
+			  IB_ASYNC_WR_RING_RECV, entries, &self->r);
 }
 
 static uintptr_t at(FIXTURE_DATA(wr_ring) *self, size_t off)
@@ -192,29 +91,31 @@ TEST_F(wr_ring, posts_through_the_ring_complete)
 	EXPECT_EQ(0U, self->r.h->max_inline);
 	EXPECT_EQ(((uint64_t)self->bed.a.handle << 1) | IB_ASYNC_WR_RING_SEND,
 		  self->s.m.doorbell);
-	EXPECT_EQ(0U, consumed(&self->s));
+	EXPECT_EQ(0U, iba_wr_consumed(&self->s));
 
 	for (i = 0; i < 4; i++)
-		put_recv(&self->r, i, 0x100 + i, at(self, RECV_AT + i * 16),
-			 16, self->bed.mr.lkey);
-	set_producer(&self->r, 4);
-	ASSERT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(4U, consumed(&self->r));
+		iba_wr_put_recv(&self->r, i, 0x100 + i,
+				at(self, RECV_AT + i * 16),
+				16, self->bed.mr.lkey);
+	iba_wr_produce(&self->r, 4);
+	ASSERT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(4U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(0U, self->r.h->error);
 	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 
 	/* three from registered memory, one inline from the slot itself */
 	memcpy(self->bed.mem, "ringring", MSG);
 	for (i = 0; i < 3; i++)
-		put_send(&self->s, i, 0x200 + i, at(self, 0), MSG,
-			 self->bed.mr.lkey);
-	put_send(&self->s, 3, 0x203, 0, MSG, 0);
-	w = (struct ib_async_send_wr *)slot(&self->s, 3);
+		iba_wr_put_send(&self->s, i, 0x200 + i, at(self, 0), MSG,
+				self->bed.mr.lkey);
+	iba_wr_put_send(&self->s, 3, 0x203, 0, MSG, 0);
+	w = (struct ib_async_send_wr *)iba_wr_slot(&self->s, 3);
 	w->send_flags |= IB_ASYNC_SEND_INLINE;
-	memcpy(slot(&self->s, 3) + self->s.m.inline_offset, "inlined!", MSG);
-	set_producer(&self->s, 4);
-	ASSERT_EQ(0, doorbell(&self->s));
-	EXPECT_EQ(4U, consumed(&self->s));
+	memcpy(iba_wr_slot(&self->s, 3) + self->s.m.inline_offset, "inlined!",
+	       MSG);
+	iba_wr_produce(&self->s, 4);
+	ASSERT_EQ(0, iba_wr_doorbell(&self->s));
+	EXPECT_EQ(4U, iba_wr_consumed(&self->s));
 	EXPECT_EQ(0U, self->s.h->error);
 
 	ASSERT_EQ(8, iba_poll_cq(self->bed.fd, self->bed.cq, wc, 8));
@@ -235,8 +136,8 @@ TEST_F(wr_ring, posts_through_the_ring_complete)
 				    "ringring", MSG));
 	EXPECT_EQ(0, memcmp(self->bed.mem + RECV_AT + 3 * 16, "inlined!", MSG));
 	/* nothing pending: a doorbell posts nothing */
-	EXPECT_EQ(0, doorbell(&self->s));
-	EXPECT_EQ(4U, consumed(&self->s));
+	EXPECT_EQ(0, iba_wr_doorbell(&self->s));
+	EXPECT_EQ(4U, iba_wr_consumed(&self->s));
 	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
@@ -248,21 +149,21 @@ TEST_F(wr_ring, a_producer_beyond_the_ring_posts_nothing)
 	ASSERT_EQ(0, map_both(self, 4));
 	ASSERT_EQ(4U, self->r.h->entries);
 	for (i = 0; i < 4; i++)
-		put_recv(&self->r, i, 0x100 + i, at(self, RECV_AT), 8,
-			 self->bed.mr.lkey);
-	set_producer(&self->r, 5);
-	EXPECT_EQ(-EINVAL, doorbell(&self->r));
-	EXPECT_EQ(0U, consumed(&self->r));
+		iba_wr_put_recv(&self->r, i, 0x100 + i, at(self, RECV_AT), 8,
+				self->bed.mr.lkey);
+	iba_wr_produce(&self->r, 5);
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(0U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* behind the consumer reads as far ahead: refused too */
-	set_producer(&self->r, (uint32_t)-1);
-	EXPECT_EQ(-EINVAL, doorbell(&self->r));
-	EXPECT_EQ(0U, consumed(&self->r));
+	iba_wr_produce(&self->r, (uint32_t)-1);
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(0U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* exactly the ring's size is a full ring, and is posted */
-	set_producer(&self->r, 4);
-	EXPECT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(4U, consumed(&self->r));
+	iba_wr_produce(&self->r, 4);
+	EXPECT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(4U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
@@ -272,63 +173,68 @@ TEST_F(wr_ring, a_refused_slot_stops_the_batch_there)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, map_both(self, 8));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	put_recv(&self->r, 2, 0x102, at(self, RECV_AT), 8, BAD_LKEY);
-	put_recv(&self->r, 3, 0x103, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	set_producer(&self->r, 4);
+	iba_wr_put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	iba_wr_put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	iba_wr_put_recv(&self->r, 2, 0x102, at(self, RECV_AT), 8, BAD_LKEY);
+	iba_wr_put_recv(&self->r, 3, 0x103, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	iba_wr_produce(&self->r, 4);
 	/* some posted: the call succeeds, the header says the rest */
-	EXPECT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(2U, consumed(&self->r));
+	EXPECT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(2U, iba_wr_consumed(&self->r));
 	EXPECT_EQ((uint32_t)EINVAL, self->r.h->error);
 	EXPECT_EQ(2, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* rung again as it is: the same slot, the same refusal */
-	EXPECT_EQ(-EINVAL, doorbell(&self->r));
-	EXPECT_EQ(2U, consumed(&self->r));
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(2U, iba_wr_consumed(&self->r));
 	EXPECT_EQ((uint32_t)EINVAL, self->r.h->error);
 	/* the program drops what was refused */
-	set_producer(&self->r, 2);
-	EXPECT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(2U, consumed(&self->r));
+	iba_wr_produce(&self->r, 2);
+	EXPECT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(2U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(0U, self->r.h->error);
 	/* more entries than a slot holds; a reserved field */
-	put_recv(&self->r, 2, 0x104, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	rw = (struct ib_async_recv_wr *)slot(&self->r, 3);
-	put_recv(&self->r, 3, 0x105, at(self, RECV_AT), 8, self->bed.mr.lkey);
+	iba_wr_put_recv(&self->r, 2, 0x104, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	rw = (struct ib_async_recv_wr *)iba_wr_slot(&self->r, 3);
+	iba_wr_put_recv(&self->r, 3, 0x105, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
 	rw->num_sge = self->r.m.max_sge + 1;
-	set_producer(&self->r, 4);
-	EXPECT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(3U, consumed(&self->r));
+	iba_wr_produce(&self->r, 4);
+	EXPECT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(3U, iba_wr_consumed(&self->r));
 	EXPECT_EQ((uint32_t)EINVAL, self->r.h->error);
 	rw->num_sge = 1;
 	rw->reserved = 1;
-	EXPECT_EQ(-EINVAL, doorbell(&self->r));
-	EXPECT_EQ(3U, consumed(&self->r));
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(3U, iba_wr_consumed(&self->r));
 	rw->reserved = 0;
-	EXPECT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(4U, consumed(&self->r));
+	EXPECT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(4U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(0U, self->r.h->error);
 	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 
 	/* a send the rules refuse first: the call fails, nothing posted */
-	put_send(&self->s, 0, 0x200, at(self, 0), 8, self->bed.mr.lkey);
-	((struct ib_async_send_wr *)slot(&self->s, 0))->opcode = 0xee;
-	set_producer(&self->s, 1);
-	EXPECT_EQ(-EINVAL, doorbell(&self->s));
-	EXPECT_EQ(0U, consumed(&self->s));
+	iba_wr_put_send(&self->s, 0, 0x200, at(self, 0), 8, self->bed.mr.lkey);
+	((struct ib_async_send_wr *)iba_wr_slot(&self->s, 0))->opcode = 0xee;
+	iba_wr_produce(&self->s, 1);
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&self->s));
+	EXPECT_EQ(0U, iba_wr_consumed(&self->s));
 	EXPECT_EQ((uint32_t)EINVAL, self->s.h->error);
 	/* inline data beyond what the slot holds */
-	put_send(&self->s, 0, 0x200, 0, self->s.m.max_inline + 1, 0);
-	((struct ib_async_send_wr *)slot(&self->s, 0))->send_flags |=
+	iba_wr_put_send(&self->s, 0, 0x200, 0, self->s.m.max_inline + 1, 0);
+	((struct ib_async_send_wr *)iba_wr_slot(&self->s, 0))->send_flags |=
 		IB_ASYNC_SEND_INLINE;
-	EXPECT_EQ(-EINVAL, doorbell(&self->s));
-	EXPECT_EQ(0U, consumed(&self->s));
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&self->s));
+	EXPECT_EQ(0U, iba_wr_consumed(&self->s));
 	EXPECT_EQ(4, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
 /* What the scribbler thread writes over a send ring while it runs. */
 struct scribble {
-	struct wr_ring *ring;
+	struct iba_wr_ring *ring;
 	uint32_t good_lkey;
 	volatile int stop;
 	unsigned long writes;
@@ -345,14 +251,14 @@ struct scribble {
 static void *scribble_run(void *arg)
 {
 	struct scribble *sc = arg;
-	struct wr_ring *r = sc->ring;
+	struct iba_wr_ring *r = sc->ring;
 	unsigned int k = 0;
 	uint32_t i;
 
 	while (!sc->stop) {
 		for (i = 0; i < r->m.entries; i++) {
-			struct ib_async_send_wr *w = (void *)slot(r, i);
-			struct ib_async_sge *sg = slot_sges(r, i);
+			struct ib_async_send_wr *w = (void *)iba_wr_slot(r, i);
+			struct ib_async_sge *sg = iba_wr_sges(r, i);
 			bool bad = k & 1;
 
 			switch ((k >> 1) & 3) {
@@ -414,11 +320,11 @@ TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
 	sc.good_lkey = self->bed.mr.lkey;
 	ASSERT_EQ(0, pthread_create(&t, NULL, scribble_run, &sc));
 	while (posted < SCRIBBLE_POSTS && iba_now_ms() < end) {
-		put_send(&self->s, prod, 0x10000 + prod, at(self, 0), MSG,
-			 self->bed.mr.lkey);
-		set_producer(&self->s, prod + 1);
-		ret = doorbell(&self->s);
-		if (consumed(&self->s) == prod + 1) {
+		iba_wr_put_send(&self->s, prod, 0x10000 + prod, at(self, 0),
+				MSG, self->bed.mr.lkey);
+		iba_wr_produce(&self->s, prod + 1);
+		ret = iba_wr_doorbell(&self->s);
+		if (iba_wr_consumed(&self->s) == prod + 1) {
 			EXPECT_EQ(0, ret);
 			EXPECT_EQ(0U, self->s.h->error);
 			prod++;
@@ -429,8 +335,8 @@ TEST_F_TIMEOUT(wr_ring, slots_rewritten_during_doorbells_change_nothing, 120)
 			/* refused whole: the one slot is dropped, and again */
 			EXPECT_NE(0, ret);
 			EXPECT_NE(0U, self->s.h->error);
-			EXPECT_EQ(prod, consumed(&self->s));
-			set_producer(&self->s, prod);
+			EXPECT_EQ(prod, iba_wr_consumed(&self->s));
+			iba_wr_produce(&self->s, prod);
 			refused++;
 		}
 		n = iba_poll_cq_once(self->bed.fd, self->bed.cq, wc, 16);
@@ -475,7 +381,7 @@ TEST_F(wr_ring, mapping_and_argument_rules)
 		.argsz = sizeof(srq), .max_wr = 8, .max_sge = 1,
 	};
 	struct ib_async_create_qp q;
-	struct wr_ring r2;
+	struct iba_wr_ring r2;
 	void *p;
 	int ch;
 
@@ -484,20 +390,20 @@ TEST_F(wr_ring, mapping_and_argument_rules)
 	memset(&r2, 0, sizeof(r2));
 	r2.fd = self->bed.fd;
 	r2.m.doorbell = (uint64_t)self->bed.a.handle << 1;
-	EXPECT_EQ(-EINVAL, doorbell(&r2));
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&r2));
 	r2.m.doorbell = 0x7777ULL << 1;
-	EXPECT_EQ(-ENOENT, doorbell(&r2));
+	EXPECT_EQ(-ENOENT, iba_wr_doorbell(&r2));
 	r2.m.doorbell = (uint64_t)self->bed.pd << 1;
-	EXPECT_EQ(-EINVAL, doorbell(&r2));
-	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
-				    self->bed.a.handle, 0,
-				    IB_ASYNC_WR_RING_MAX + 1, &r2));
-	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
-				    self->bed.a.handle, 2, 0, &r2));
-	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_CQ,
-				    self->bed.cq, 0, 0, &r2));
-	EXPECT_EQ(-ENOENT, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP, 0x7777, 0, 0,
-				    &r2));
+	EXPECT_EQ(-EINVAL, iba_wr_doorbell(&r2));
+	EXPECT_EQ(-EINVAL, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				      self->bed.a.handle, 0,
+				      IB_ASYNC_WR_RING_MAX + 1, &r2));
+	EXPECT_EQ(-EINVAL, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				      self->bed.a.handle, 2, 0, &r2));
+	EXPECT_EQ(-EINVAL, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_CQ,
+				      self->bed.cq, 0, 0, &r2));
+	EXPECT_EQ(-ENOENT, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_QP, 0x7777, 0,
+				      0, &r2));
 	memset(&r2, 0, sizeof(r2));
 	r2.m.argsz = sizeof(r2.m);
 	r2.m.obj_type = IB_ASYNC_OBJ_QP;
@@ -517,8 +423,9 @@ TEST_F(wr_ring, mapping_and_argument_rules)
 	/* an SRQ has a receive ring only; a QP on it, a send ring only */
 	srq.pd_handle = self->bed.pd;
 	ASSERT_EQ(0, iba_ioc(self->bed.fd, IB_ASYNC_IOC_CREATE_SRQ, &srq));
-	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_SRQ, srq.handle,
-				    IB_ASYNC_WR_RING_SEND, 4, &r2));
+	EXPECT_EQ(-EINVAL, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_SRQ,
+				      srq.handle, IB_ASYNC_WR_RING_SEND, 4,
+				      &r2));
 	q = (struct ib_async_create_qp){
 		.argsz = sizeof(q), .pd_handle = self->bed.pd,
 		.send_cq_handle = self->bed.cq, .recv_cq_handle = self->bed.cq,
@@ -526,18 +433,18 @@ TEST_F(wr_ring, mapping_and_argument_rules)
 		.max_send_wr = 4, .max_send_sge = 1,
 	};
 	ASSERT_EQ(0, iba_ioc(self->bed.fd, IB_ASYNC_IOC_CREATE_QP, &q));
-	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle,
-				    IB_ASYNC_WR_RING_RECV, 4, &r2));
-	EXPECT_EQ(0, ring_map(self->bed.fd, IB_ASYNC_OBJ_SRQ, srq.handle,
-			      IB_ASYNC_WR_RING_RECV, 4, &r2));
+	EXPECT_EQ(-EINVAL, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle,
+				      IB_ASYNC_WR_RING_RECV, 4, &r2));
+	EXPECT_EQ(0, iba_wr_map(self->bed.fd, IB_ASYNC_OBJ_SRQ, srq.handle,
+				IB_ASYNC_WR_RING_RECV, 4, &r2));
 	EXPECT_EQ(((uint64_t)srq.handle << 1) | 1, r2.m.doorbell);
-	EXPECT_EQ(0, doorbell(&r2));
-	ring_unmap(&r2);
+	EXPECT_EQ(0, iba_wr_doorbell(&r2));
+	iba_wr_unmap(&r2);
 
 	ASSERT_EQ(0, map_both(self, 8));
-	EXPECT_EQ(-EBUSY, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
-				   self->bed.a.handle, IB_ASYNC_WR_RING_SEND, 8,
-				   &r2));
+	EXPECT_EQ(-EBUSY, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				     self->bed.a.handle, IB_ASYNC_WR_RING_SEND,
+				     8, &r2));
 	/* the header is the kernel's to write */
 	p = mmap(NULL, self->s.m.mmap_size, PROT_READ | PROT_WRITE,
 		 MAP_SHARED, self->bed.fd, (off_t)self->s.m.mmap_offset);
@@ -567,7 +474,7 @@ TEST_F(wr_ring, mapping_and_argument_rules)
 TEST_F(wr_ring, the_ring_outlives_its_qp_while_mapped)
 {
 	struct ib_async_create_qp q;
-	struct wr_ring r2;
+	struct iba_wr_ring r2;
 	void *p;
 
 	IBA_SKIPPED_IN_SETUP();
@@ -575,31 +482,32 @@ TEST_F(wr_ring, the_ring_outlives_its_qp_while_mapped)
 	/* receives are taken from INIT on: any peer will do */
 	ASSERT_EQ(0, iba_rc_connect(self->bed.fd, q.handle, self->bed.b.qp_num,
 				    self->bed.sgid, self->bed.gid));
-	ASSERT_EQ(0, ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle,
-			      IB_ASYNC_WR_RING_RECV, 4, &r2));
-	put_recv(&r2, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	set_producer(&r2, 1);
-	ASSERT_EQ(0, doorbell(&r2));
+	ASSERT_EQ(0, iba_wr_map(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle,
+				IB_ASYNC_WR_RING_RECV, 4, &r2));
+	iba_wr_put_recv(&r2, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
+	iba_wr_produce(&r2, 1);
+	ASSERT_EQ(0, iba_wr_doorbell(&r2));
 	ASSERT_EQ(0,
 		  iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP, q.handle, NULL));
 	/* still there to read and write, never looked at again */
 	EXPECT_EQ(4U, r2.h->entries);
-	EXPECT_EQ(1U, consumed(&r2));
-	set_producer(&r2, 2);
-	EXPECT_EQ(-ENOENT, doorbell(&r2));
-	EXPECT_EQ(1U, consumed(&r2));
+	EXPECT_EQ(1U, iba_wr_consumed(&r2));
+	iba_wr_produce(&r2, 2);
+	EXPECT_EQ(-ENOENT, iba_wr_doorbell(&r2));
+	EXPECT_EQ(1U, iba_wr_consumed(&r2));
 	/* no new mapping finds it */
 	p = mmap(NULL, r2.m.mmap_size, PROT_READ, MAP_SHARED, self->bed.fd,
 		 (off_t)r2.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
-	ring_unmap(&r2);
+	iba_wr_unmap(&r2);
 	EXPECT_EQ(0, iba_fdinfo(self->bed.fd, "work-requests"));
 	/* the file's other QPs and their rings go on */
 	ASSERT_EQ(0, map_both(self, 4));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	set_producer(&self->r, 1);
-	EXPECT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(1U, consumed(&self->r));
+	iba_wr_put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	iba_wr_produce(&self->r, 1);
+	EXPECT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(1U, iba_wr_consumed(&self->r));
 }
 
 TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
@@ -610,16 +518,17 @@ TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, map_both(self, 4));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	set_producer(&self->r, 1);
+	iba_wr_put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	iba_wr_produce(&self->r, 1);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct wr_ring r2;
+		struct iba_wr_ring r2;
 		void *p;
 
 		/* not the opener's memory: the kernel refuses to post */
-		if (doorbell(&self->r) != -EPERM)
+		if (iba_wr_doorbell(&self->r) != -EPERM)
 			_exit(10);
 		/* the parent's mappings did not come along */
 		if (mincore((void *)self->r.h, 4096, vec) != -1 ||
@@ -633,8 +542,8 @@ TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
 			 (off_t)self->r.m.slots_mmap_offset);
 		if (p != MAP_FAILED || errno != EPERM)
 			_exit(13);
-		if (ring_ask(self->bed.fd, IB_ASYNC_OBJ_SRQ, 0x7777,
-			     IB_ASYNC_WR_RING_RECV, 4, &r2) != -EPERM)
+		if (iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_SRQ, 0x7777,
+			       IB_ASYNC_WR_RING_RECV, 4, &r2) != -EPERM)
 			_exit(14);
 		_exit(0);
 	}
@@ -642,30 +551,31 @@ TEST_F(wr_ring, a_child_of_fork_has_no_mapping_and_no_doorbell)
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* the parent's ring still works, and the child posted nothing */
-	EXPECT_EQ(0U, consumed(&self->r));
-	EXPECT_EQ(0, doorbell(&self->r));
-	EXPECT_EQ(1U, consumed(&self->r));
+	EXPECT_EQ(0U, iba_wr_consumed(&self->r));
+	EXPECT_EQ(0, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(1U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(1, iba_fdinfo(self->bed.fd, "work-requests"));
 }
 
 TEST_F(wr_ring, charged_to_rlimit_memlock)
 {
 	struct rlimit rl = { 0, 0 };
-	struct wr_ring r2;
+	struct iba_wr_ring r2;
 
 	IBA_SKIPPED_IN_SETUP();
 	/* this test's own process: the harness forks one per test */
 	ASSERT_EQ(0, iba_drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(-ENOMEM, ring_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
-				    self->bed.a.handle, IB_ASYNC_WR_RING_SEND,
-				    4, &r2));
+	EXPECT_EQ(-ENOMEM, iba_wr_ask(self->bed.fd, IB_ASYNC_OBJ_QP,
+				      self->bed.a.handle, IB_ASYNC_WR_RING_SEND,
+				      4, &r2));
 	/* refused, nothing attached: it may be asked again */
 	rl.rlim_cur = rl.rlim_max = 1 << 20;
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(0, ring_map(self->bed.fd, IB_ASYNC_OBJ_QP, self->bed.a.handle,
-			      IB_ASYNC_WR_RING_SEND, 4, &r2));
-	ring_unmap(&r2);
+	EXPECT_EQ(0, iba_wr_map(self->bed.fd, IB_ASYNC_OBJ_QP,
+				self->bed.a.handle, IB_ASYNC_WR_RING_SEND, 4,
+				&r2));
+	iba_wr_unmap(&r2);
 }
 
 /*
@@ -682,25 +592,27 @@ TEST_F_TIMEOUT(wr_ring, removal_with_a_ring_mapped, 120)
 	if (geteuid())
 		SKIP(return, "needs root to delete the rxe device");
 	ASSERT_EQ(0, map_both(self, 4));
-	put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	set_producer(&self->r, 1);
-	ASSERT_EQ(0, doorbell(&self->r));
-	put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8, self->bed.mr.lkey);
-	set_producer(&self->r, 2);
+	iba_wr_put_recv(&self->r, 0, 0x100, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	iba_wr_produce(&self->r, 1);
+	ASSERT_EQ(0, iba_wr_doorbell(&self->r));
+	iba_wr_put_recv(&self->r, 1, 0x101, at(self, RECV_AT), 8,
+			self->bed.mr.lkey);
+	iba_wr_produce(&self->r, 2);
 
 	t0 = iba_now_ms();
 	ASSERT_EQ(0, iba_sh("rdma link delete %s", self->bed.dev.ibdev));
 	EXPECT_GT((uint64_t)10000, iba_now_ms() - t0);
-	EXPECT_EQ(-ENODEV, doorbell(&self->r));
-	EXPECT_EQ(1U, consumed(&self->r));
+	EXPECT_EQ(-ENODEV, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(1U, iba_wr_consumed(&self->r));
 	EXPECT_EQ(4U, self->r.h->entries);
 	self->r.p->producer = 3;
 	/* destroying the dead QP lets the ring go once it is unmapped */
 	EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
 				 self->bed.b.handle, NULL));
-	EXPECT_EQ(-ENODEV, doorbell(&self->r));
-	EXPECT_EQ(1U, consumed(&self->r));
-	ring_unmap(&self->r);
+	EXPECT_EQ(-ENODEV, iba_wr_doorbell(&self->r));
+	EXPECT_EQ(1U, iba_wr_consumed(&self->r));
+	iba_wr_unmap(&self->r);
 
 	ASSERT_EQ(0, iba_rxe_readd(&self->bed.dev));
 }
