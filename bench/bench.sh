@@ -118,18 +118,19 @@ perf() {
 }
 
 # floor SIZE: the latency floor, the limit row under perftest's: what
-# ib_async_floor.ko measures when it runs ib_send_lat's and ib_write_lat's
-# ping-pong between two kernel QPs of $DEV, client and server kernel
-# threads busy-polling on the two CPUs (no system call, no user space),
-# $PERF_N iterations of SIZE bytes, as perftest's rows; appended to $RES
-# as a side of its own, typical and 99.9th percentile one-way latency (us)
+# ib_async_floor.ko measures when it runs ib_send_lat's, ib_write_lat's and
+# ib_read_lat's loops between two kernel QPs of $DEV, client and server
+# kernel threads busy-polling on the two CPUs (no system call, no user
+# space), $PERF_N iterations of SIZE bytes, as perftest's rows; appended to
+# $RES as a side of its own, typical and 99.9th percentile latency (us), as
+# perftest reports each
 FLOOR=/sys/kernel/debug/ib_async_floor
 floor() {
 	echo "$DEV $PERF_N $1" >"$FLOOR/run" || fail "floor: $DEV $PERF_N $1"
 	lines=$(sed -e 's/^floor \([a-z_]*\) /side=floor mode=perf tool=\1 /' \
 		-e 's/ typical_us=/ typ=/' -e 's/ p999_us=/ p999=/' "$FLOOR/result")
-	[ "$(echo "$lines" | grep -c '^side=floor mode=perf tool=[a-z_]* typ=')" = 2 ] ||
-		fail "floor: no send_lat and write_lat in $FLOOR/result"
+	[ "$(echo "$lines" | grep -c '^side=floor mode=perf tool=[a-z_]* typ=')" = 3 ] ||
+		fail "floor: no send_lat, write_lat and read_lat in $FLOOR/result"
 	echo "$lines" >>"$RES"
 }
 
@@ -223,6 +224,7 @@ while [ "$rep" -le "$REPS" ]; do
 	perf_both send_rate ib_send_bw -s 64 -l "$POST_LIST" -n "$RATE_N"
 	perf_both send_lat ib_send_lat -s 64
 	perf_both write_lat ib_write_lat -s 64
+	perf_both read_lat ib_read_lat -s 64
 	floor 64
 	rep=$((rep + 1))
 done

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The bench's limit row on every guest kernel: ib_async_floor's kernel-only
-# ping-pong (two RC QPs of rxe0, busy-polled by kernel threads) must run
+# loops (two RC QPs of rxe0, busy-polled by kernel threads) must run
 # and report what it measured, so that make bench's floor row is known to
 # work on 6.12 and 7.x, where the bench itself is not run in make check.
 #
 # What it proves, and what not: the module connects two kernel QPs, runs
-# both ping-pongs to their end and reports, per test, a typical and a
+# all three tests to their end and reports, per test, a typical and a
 # 99.9th percentile latency that are positive and ordered, with the
 # iterations and size asked for; a bad request is refused, and a run that
 # failed leaves no result behind. The figures themselves are make bench's (noisy machines:
@@ -55,6 +55,7 @@ check "pingpong_runs_on_$IB_ASYNC_IBDEV" run_floor
 sed 's/^/# /' "$FLOOR/result"
 check "send_lat_reported" result_ok send_lat
 check "write_lat_reported" result_ok write_lat
+check "read_lat_reported" result_ok read_lat
 
 refused() { ! echo "$1" >"$FLOOR/run" 2>/dev/null; }
 check "no_such_device_refused" refused "nosuchdev0 10 64"

@@ -4,16 +4,17 @@
  *
  * Writing "<ibdev> <iterations> <size>" to /sys/kernel/debug/ib_async_floor/run
  * connects two RC QPs of that device to each other over port 1 and runs
- * between them what perftest's ib_send_lat and ib_write_lat run between two
- * processes: SENDs answered by SENDs, then RDMA WRITEs answered by RDMA
- * WRITEs whose last byte the receiver polls. Client and server are two
+ * between them what perftest's ib_send_lat, ib_write_lat and ib_read_lat run
+ * between two processes: SENDs answered by SENDs, RDMA WRITEs answered by
+ * RDMA WRITEs whose last byte the receiver polls, then RDMA READs of the
+ * server's memory, each waited for, the server idle. Client and server are two
  * kernel threads on two CPUs, as the test bed pins perftest's processes,
  * each busy-polling its side: no system call, no user space, no completion
  * handler, so what it measures is what the device itself costs a message,
  * the least any stack above it can reach. The write returns when both
- * ping-pongs are done; /sys/kernel/debug/ib_async_floor/result then says,
- * per test, the typical (median) and the 99.9th percentile one-way latency,
- * half a round trip as perftest reports it.
+ * tests are done; /sys/kernel/debug/ib_async_floor/result then says, per
+ * test, the typical (median) and the 99.9th percentile latency as perftest
+ * reports it: half a round trip for SEND and WRITE, a whole one for READ.
  *
  * Never needed in production: bench/bench.sh prints these figures under
  * perftest's, on the same device, with the same iterations and size.
@@ -63,7 +64,8 @@
 #define FLOOR_WR_SEND		1
 #define FLOOR_WR_RECV		2
 #define FLOOR_WR_REG		3
-#define FLOOR_RESULT_MAX	256
+#define FLOOR_WR_READ		4
+#define FLOOR_RESULT_MAX	512
 
 /*
  * One end of the ping-pong: a QP with its own CQ and buffers, and the
@@ -84,11 +86,20 @@ struct floor_side {
 	void *tx;
 	u64 tx_dma;
 	bool tx_mapped;
-	/* sends posted; completions reaped, per kind */
+	/* sends and READs posted; completions reaped, per kind */
 	u64 sends_posted;
+	u64 reads_posted;
 	u64 sends_done;
 	u64 recvs_done;
 	u64 regs_done;
+	u64 reads_done;
+};
+
+/* perftest's three latency tests, in the order they run */
+enum floor_test {
+	FLOOR_SEND,
+	FLOOR_WRITE,
+	FLOOR_READ,
 };
 
 struct floor_run {
@@ -99,8 +110,8 @@ struct floor_run {
 	u32 iters;
 	u32 size;
 	bool inline_data;
-	/* this test's: RDMA WRITEs rather than SENDs */
-	bool write;
+	/* the test under way */
+	enum floor_test test;
 	/* the threads still running, and the writer waiting for none */
 	atomic_t running;
 	wait_queue_head_t wq;
@@ -231,7 +242,8 @@ static int floor_connect(struct floor_run *run, struct floor_side *s,
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_INIT,
 		.port_num = FLOOR_PORT,
-		.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_READ,
 	};
 	int ret;
 
@@ -295,6 +307,8 @@ static int floor_reap(struct floor_side *s)
 			s->recvs_done++;
 		else if (wc[i].wr_id == FLOOR_WR_REG)
 			s->regs_done++;
+		else if (wc[i].wr_id == FLOOR_WR_READ)
+			s->reads_done++;
 		else
 			s->sends_done++;
 	}
@@ -367,7 +381,8 @@ static int floor_send(struct floor_side *s, u32 i)
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.wr_id = FLOOR_WR_SEND,
-			.opcode = run->write ? IB_WR_RDMA_WRITE : IB_WR_SEND,
+			.opcode = run->test == FLOOR_WRITE ? IB_WR_RDMA_WRITE :
+							     IB_WR_SEND,
 			.sg_list = &sge,
 			.num_sge = 1,
 		},
@@ -394,7 +409,7 @@ static int floor_send(struct floor_side *s, u32 i)
 		ib_dma_sync_single_for_device(run->ibdev, s->tx_dma, run->size,
 					      DMA_TO_DEVICE);
 	}
-	if (run->write) {
+	if (run->test == FLOOR_WRITE) {
 		wr.remote_addr = s->peer->mr->iova;
 		wr.rkey = s->peer->mr->rkey;
 	}
@@ -421,10 +436,45 @@ static int floor_take(struct floor_side *s, u32 i)
 {
 	int ret;
 
-	if (s->run->write)
+	if (s->run->test == FLOOR_WRITE)
 		return floor_wait(s, NULL, 0, i + 1);
 	ret = floor_wait(s, &s->recvs_done, s->recvs_done + 1, 0);
 	return ret ? ret : floor_post_recv(s);
+}
+
+/*
+ * perftest's ib_read_lat: an RDMA READ of the peer's rx into @s's own, each
+ * signalled and waited for before the next is posted.
+ */
+static int floor_read(struct floor_side *s)
+{
+	struct floor_run *run = s->run;
+	struct ib_sge sge = {
+		.addr = sg_dma_address(&s->rx_sg),
+		.length = run->size,
+		.lkey = run->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = FLOOR_WR_READ,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+		.remote_addr = s->peer->mr->iova,
+		.rkey = s->peer->mr->rkey,
+	};
+	int ret;
+
+	/* as floor_send() posts: the request goes out before this returns */
+	local_bh_disable();
+	ret = ib_post_send(s->qp, &wr.wr, NULL);
+	local_bh_enable();
+	if (ret)
+		return ret;
+	s->reads_posted++;
+	return floor_wait(s, &s->reads_done, s->reads_posted, 0);
 }
 
 /*
@@ -445,9 +495,13 @@ static int floor_client(struct floor_side *s)
 
 	t0 = local_clock();
 	for (i = 0; i < run->iters; i++) {
-		ret = floor_send(s, i);
-		if (!ret)
-			ret = floor_take(s, i);
+		if (run->test == FLOOR_READ) {
+			ret = floor_read(s);
+		} else {
+			ret = floor_send(s, i);
+			if (!ret)
+				ret = floor_take(s, i);
+		}
 		if (ret)
 			return ret;
 		t = local_clock();
@@ -457,12 +511,17 @@ static int floor_client(struct floor_side *s)
 	return 0;
 }
 
-/* perftest's server: each message answered as soon as it is taken. */
+/*
+ * perftest's server: each message answered as soon as it is taken; READs
+ * need nothing of it.
+ */
 static int floor_server(struct floor_side *s)
 {
 	int ret;
 	u32 i;
 
+	if (s->run->test == FLOOR_READ)
+		return 0;
 	for (i = 0; i < s->run->iters; i++) {
 		ret = floor_take(s, i);
 		if (!ret)
@@ -511,12 +570,12 @@ out:
  * would take turns at the scheduler's tick, milliseconds apart: that is
  * refused rather than measured.
  */
-static int floor_pingpong(struct floor_run *run, bool write)
+static int floor_pingpong(struct floor_run *run, enum floor_test test)
 {
 	unsigned int cpu[2];
 	int i, ret = 0, tret;
 
-	run->write = write;
+	run->test = test;
 	run->abort = false;
 	/* a SEND's payload ends in its mark: the WRITEs start from none */
 	for (i = 0; i < 2; i++)
@@ -574,7 +633,8 @@ static int floor_register_rx(struct floor_run *run, struct floor_side *s)
 			.opcode = IB_WR_REG_MR,
 			.send_flags = IB_SEND_SIGNALED,
 		},
-		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ,
 	};
 	int ret;
 
@@ -720,10 +780,11 @@ static int floor_cmp_u64(const void *a, const void *b)
 
 /*
  * One result line: perftest's typical (the median; of an even count the
- * mean of the middle two) and 99.9th percentile of the round trips, halved
- * into one-way latency, in microseconds with two decimals.
+ * mean of the middle two) and 99.9th percentile of the round trips, in
+ * microseconds with two decimals: halved into one-way latency, as perftest
+ * reports SEND and WRITE, or (@whole) as they are, as it reports READ.
  */
-static void floor_report(struct floor_run *run, const char *test)
+static void floor_report(struct floor_run *run, const char *test, bool whole)
 {
 	size_t len = strlen(floor_result_text);
 	u32 n = run->iters;
@@ -732,16 +793,19 @@ static void floor_report(struct floor_run *run, const char *test)
 	sort(run->rtt, n, sizeof(*run->rtt), floor_cmp_u64, NULL);
 	typ = n % 2 ? 2 * run->rtt[n / 2] : run->rtt[n / 2 - 1] + run->rtt[n / 2];
 	p999 = 2 * run->rtt[DIV_ROUND_UP(n * 999ULL, 1000) - 1];
-	/* hundredths of a microsecond: ns / 10, halved (one way), halved again */
-	typ = DIV_ROUND_CLOSEST_ULL(typ, 40);
-	p999 = DIV_ROUND_CLOSEST_ULL(p999, 40);
+	/*
+	 * Both are twice a round trip here. Hundredths of a microsecond:
+	 * ns / 10, halved again, and once more for one way.
+	 */
+	typ = DIV_ROUND_CLOSEST_ULL(typ, whole ? 20 : 40);
+	p999 = DIV_ROUND_CLOSEST_ULL(p999, whole ? 20 : 40);
 	scnprintf(floor_result_text + len, sizeof(floor_result_text) - len,
 		  "floor %s typical_us=%llu.%02llu p999_us=%llu.%02llu iterations=%u size=%u\n",
 		  test, typ / 100, typ % 100, p999 / 100, p999 % 100, n,
 		  run->size);
 }
 
-/* Both tests on @ibdev, their result lines in floor_result_text. */
+/* The three tests on @ibdev, their result lines in floor_result_text. */
 static int floor_measure(struct ib_device *ibdev, u32 iters, u32 size)
 {
 	struct floor_run *run;
@@ -761,13 +825,17 @@ static int floor_measure(struct ib_device *ibdev, u32 iters, u32 size)
 		goto out;
 	ret = floor_setup(run);
 	if (!ret)
-		ret = floor_pingpong(run, false);
+		ret = floor_pingpong(run, FLOOR_SEND);
 	if (!ret) {
-		floor_report(run, "send_lat");
-		ret = floor_pingpong(run, true);
+		floor_report(run, "send_lat", false);
+		ret = floor_pingpong(run, FLOOR_WRITE);
+	}
+	if (!ret) {
+		floor_report(run, "write_lat", false);
+		ret = floor_pingpong(run, FLOOR_READ);
 	}
 	if (!ret)
-		floor_report(run, "write_lat");
+		floor_report(run, "read_lat", true);
 	floor_teardown(run);
 	kvfree(run->rtt);
 out:
