@@ -12,10 +12,9 @@
  * a driver's completion of one all the same is not returned if it
  * succeeded.
  *
- * Request ids: the id the device carries (wr_id) is the request's index
- * in the file's xarray with a generation in the upper 32 bits. Indexes
- * are allocated cyclically and the generation grows when they wrap, so
- * no id is handed out twice in a file's life. A completion is matched
+ * Request ids: the id the device carries (wr_id) is the file's count of
+ * requests posted (wr_ids.c), so no id is handed out twice in a file's
+ * life. A completion is matched
  * only to a live request of this file posted to the QP (or to the SRQ of
  * the QP) and the CQ the completion came from; anything else is stale:
  * dropped and counted (fdinfo), never matched.
@@ -154,7 +153,6 @@ static void ib_async_wr_unmap(struct ib_async_wr *w)
 int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		       struct ib_async_uobj *owner)
 {
-	u32 index;
 	int ret;
 
 	lockdep_assert_held(&file->obj_mutex);
@@ -176,13 +174,9 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		}
 		w->mapped = true;
 	}
-	ret = xa_alloc_cyclic(&file->verbs->wrs, &index, w, xa_limit_32b,
-			      &file->verbs->wr_next, GFP_KERNEL_ACCOUNT);
-	if (ret < 0)
+	ret = ib_async_wr_ids_add(file, w);
+	if (ret)
 		goto err_unmap;
-	if (ret == 1)
-		file->verbs->wr_gen++;
-	w->id = (u64)file->verbs->wr_gen << 32 | index;
 
 	w->owner = owner;
 	if (owner->type == IB_ASYNC_OBJ_QP) {
@@ -212,7 +206,7 @@ void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	lockdep_assert_held(&file->obj_mutex);
 	if (w->owner)
-		xa_erase(&file->verbs->wrs, lower_32_bits(w->id));
+		ib_async_wr_ids_del(file, w);
 	list_del(&w->list);
 	ib_async_wr_unmap(w);
 	file->verbs->wr_count--;
@@ -253,7 +247,7 @@ static void ib_async_wr_let_go(struct ib_async_file *file,
 		ib_async_wr_release(file, w);
 		return;
 	}
-	xa_erase(&file->verbs->wrs, lower_32_bits(w->id));
+	ib_async_wr_ids_del(file, w);
 	file->verbs->wr_count--;
 	file->verbs->wr_bytes -= w->len;
 	ib_async_account_sub(file, ib_async_wr_cost(w->len));
@@ -295,10 +289,10 @@ static struct ib_async_wr *ib_async_wr_match(struct ib_async_file *file,
 					     const struct ib_async_dead_qp *dead,
 					     u32 *qp_num)
 {
-	struct ib_async_wr *w = xa_load(&file->verbs->wrs, lower_32_bits(wc->wr_id));
+	struct ib_async_wr *w = ib_async_wr_ids_find(file, wc->wr_id);
 	const struct ib_qp *qp = wc->qp;
 
-	if (!w || w->id != wc->wr_id)
+	if (!w)
 		return NULL;
 	if (w->owner->type == IB_ASYNC_OBJ_QP) {
 		if (qp != w->qp || cq != w->cq)
@@ -347,7 +341,7 @@ static void ib_async_wr_complete(struct ib_async_file *file,
 
 	if (!w->recv)
 		ib_async_sq_retire(file, w);
-	xa_erase(&file->verbs->wrs, lower_32_bits(w->id));
+	ib_async_wr_ids_del(file, w);
 	w->owner = NULL;
 	/* For a receive, the unmap also makes the data visible to the CPU. */
 	ib_async_wr_unmap(w);

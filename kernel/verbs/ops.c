@@ -39,7 +39,7 @@ static void ib_async_verbs_free(struct ib_async_file *file)
 	if (vf->mm)
 		mmdrop(vf->mm);
 	xa_destroy(&vf->objs);
-	xa_destroy(&vf->wrs);
+	ib_async_wr_ids_free(vf);
 	/* every CQ's uobj was freed, and dropped its ring */
 	WARN_ON_ONCE(!xa_empty(&vf->cq_rings));
 	xa_destroy(&vf->cq_rings);

@@ -70,7 +70,6 @@ void ib_async_file_objs_init(struct ib_async_file *file)
 {
 	mutex_init(&file->obj_mutex);
 	xa_init_flags(&file->verbs->objs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&file->verbs->wrs, XA_FLAGS_ALLOC);
 	xa_init(&file->verbs->mr_keys);
 }
 

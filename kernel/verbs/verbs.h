@@ -28,6 +28,7 @@
 #include <linux/bottom_half.h>
 #include <linux/cgroup_rdma.h>
 #include <linux/scatterlist.h>
+#include <linux/siphash.h>
 
 #include "core/core.h"
 
@@ -48,9 +49,10 @@ struct ib_async_uobj_type;
  * @objs: handle -> struct ib_async_uobj
  * @obj_next: cyclic handle allocation cursor
  * @objs_exhausted: every handle was used once
- * @wrs: index -> posted struct ib_async_wr
- * @wr_next: cyclic index allocation cursor
- * @wr_gen: bumped when the index space wraps
+ * @wr_ids: id -> posted struct ib_async_wr, a hash table (wr_ids.c);
+ *	NULL until the first post
+ * @wr_key: its hash's key
+ * @wr_next: the next request's id
  * @wr_count: requests posted and not yet returned
  * @wr_bytes: their bookkeeping's bytes
  * @stale_wcs: completions that matched no request
@@ -70,9 +72,9 @@ struct ib_async_vfile {
 	struct xarray objs;
 	u32 obj_next;
 	bool objs_exhausted;
-	struct xarray wrs;
-	u32 wr_next;
-	u32 wr_gen;
+	struct hlist_head *wr_ids;
+	siphash_key_t wr_key;
+	u64 wr_next;
 	u32 wr_count;
 	u64 wr_bytes;
 	u64 stale_wcs;
@@ -157,6 +159,7 @@ struct ib_async_uobj {
 
 /* uobj.c */
 void ib_async_file_objs_init(struct ib_async_file *file);
+void ib_async_wr_ids_free(struct ib_async_vfile *vf);
 struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
 					const struct ib_async_uobj_type *t,
 					u64 user_handle);

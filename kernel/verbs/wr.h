@@ -19,6 +19,7 @@
  * struct ib_async_wr - a work request the device owns, then a completion
  * @list: on its owner's wrs (a QP's sends: sq_wrs), then on its CQ's
  *	backlog
+ * @id_node: in the file's wr_ids while @owner is set (posted)
  * @owner: the QP or SRQ; NULL once completed
  * @cq: QP requests: where they complete
  * @qp: QP requests: compared, never followed
@@ -37,6 +38,7 @@
  */
 struct ib_async_wr {
 	struct list_head list;
+	struct hlist_node id_node;
 	struct ib_async_uobj *owner;
 	struct ib_async_uobj *cq;
 	const struct ib_qp *qp;
@@ -75,6 +77,9 @@ void ib_async_wr_discard(struct ib_async_wr *w);
 int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		       struct ib_async_uobj *owner);
 void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w);
+int ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w);
+void ib_async_wr_ids_del(struct ib_async_file *file, struct ib_async_wr *w);
+struct ib_async_wr *ib_async_wr_ids_find(struct ib_async_file *file, u64 id);
 int ib_async_cq_fetch(struct ib_async_file *file, struct ib_async_uobj *cq,
 		      u32 max);
 int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
