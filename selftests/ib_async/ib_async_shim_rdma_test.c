@@ -9,7 +9,9 @@
  * stopped. A receive whose MR was deregistered fails, as on ib_uverbs,
  * instead of being written at poll time. UC QPs, which only this path
  * makes useful, connect and write; the ibv_wr_*() API posts a session.
- * A poll that finds completions in the CQ's ring makes no system call.
+ * A poll that finds completions in the CQ's ring makes no system call;
+ * IBASYNC_CQ_SPIN_US=auto lets empty polls wait in the kernel, backing off
+ * on an idle CQ.
  */
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -527,6 +529,78 @@ TEST_F(rd, a_poll_that_finds_completions_makes_no_system_call)
 	EXPECT_GE(1, calls);
 	TH_LOG("%d of the 4 polls that found a completion made a system call",
 	       calls);
+}
+
+/* The CQ_WAITs that asked the kernel to spin, over @polls empty polls. */
+static unsigned long idle_spins(struct ibv_cq *cq, int polls)
+{
+	unsigned long before = iba_cq_wait_spins();
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < polls; i++)
+		if (ibv_poll_cq(cq, 1, &wc))
+			return (unsigned long)-1;
+	return iba_cq_wait_spins() - before;
+}
+
+/*
+ * IBASYNC_CQ_SPIN_US=auto: an empty poll that follows another lets the
+ * kernel spin, but one that found nothing makes the next 1, 2, 4...
+ * empty polls of that CQ return at once, so an idle CQ asks for a spin
+ * at polls 2, 4, 7, 12, 21, 38, 71 and 136 of 200; a completion found
+ * makes the next empty poll but one spin again.
+ */
+TEST_F(rd, auto_spin_backs_off_on_an_idle_cq_and_resumes_after_a_completion)
+{
+	struct ibv_qp_init_attr qi = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_send_wr w = { .wr_id = 77, .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_sge sge = { (uintptr_t)self->buf[0], 8, self->mr[0]->lkey };
+	struct ibv_qp *qp[2];
+	struct ibv_cq *cq;
+	union ibv_gid gid;
+	struct ibv_wc wc;
+	int i, g;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (getenv("IBASYNC_NO_CQ_RING"))
+		SKIP(return, "IBASYNC_NO_CQ_RING is set");
+	/* read when the CQ's ring is mapped */
+	ASSERT_EQ(0, setenv("IBASYNC_CQ_SPIN_US", "auto", 1));
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	unsetenv("IBASYNC_CQ_SPIN_US");
+	ASSERT_NE(NULL, cq);
+	qi.send_cq = qi.recv_cq = cq;
+	g = iba_roce_v2_gid(self->dev.ibdev, gid.raw);
+	ASSERT_LE(0, g);
+	for (i = 0; i < 2; i++) {
+		qp[i] = ibv_create_qp(self->pd, &qi);
+		ASSERT_NE(NULL, qp[i]);
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, iba_ibv_rc_to_rts(qp[i], qp[!i]->qp_num, &gid, g,
+					       ACC_ALL));
+	EXPECT_EQ(8UL, idle_spins(cq, 200));
+
+	w.sg_list = &sge;
+	w.wr.rdma.remote_addr = (uintptr_t)self->buf[1];
+	w.wr.rdma.rkey = self->mr[1]->rkey;
+	ASSERT_EQ(0, ibv_post_send(qp[0], &w, &bad));
+	ASSERT_EQ(1, iba_ibv_poll_n(cq, 1, &wc));
+	EXPECT_EQ(77U, wc.wr_id);
+	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc.status);
+	/* polls 2 and 4 after it ask again */
+	EXPECT_EQ(2UL, idle_spins(cq, 5));
+
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 
 /*

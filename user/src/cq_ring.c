@@ -14,6 +14,10 @@
  * default: ibv_poll_cq() does not block, and a program that polls several
  * CQs in turn would wait the whole time on each idle one (measured with
  * 50 us: an idle CQ's empty poll took 62-71 us instead of 2-4 us).
+ * "auto" spins up to IBASYNC_CQ_SPIN_AUTO_US, and after a spin that found
+ * nothing lets the next 1, 2, 4... IBASYNC_CQ_SPIN_BACKOFF_MAX empty polls
+ * of that CQ return at once, until one finds a completion: an idle CQ
+ * polled in turn with others then waits once per that many polls.
  *
  * Mapped when a CQ is made, where the node offers it and
  * IBASYNC_NO_CQ_RING is not set; a kernel that refuses (RLIMIT_MEMLOCK)
@@ -28,12 +32,15 @@
 #include "cmd.h"
 #include "ibasync.h"
 
-static uint32_t spin_us(void)
+static uint32_t spin_us(bool *automatic)
 {
 	const char *env = getenv(IBASYNC_CQ_SPIN_US_ENV);
 	char *end;
 	unsigned long v;
 
+	*automatic = env && !strcmp(env, "auto");
+	if (*automatic)
+		return IBASYNC_CQ_SPIN_AUTO_US;
 	if (!env || !*env)
 		return IBASYNC_CQ_SPIN_US_DEFAULT;
 	errno = 0;
@@ -100,7 +107,9 @@ int ibasync_cq_ring_map(struct ibasync_cq *q)
 	r->consumer_size = m.consumer_size;
 	r->cons = 0;
 	r->gen = __atomic_load_n(&ibasync_fork_gen, __ATOMIC_RELAXED);
-	r->spin_us = spin_us();
+	r->spin_us = spin_us(&r->spin_auto);
+	r->spin_skip = 0;
+	r->spin_backoff = 1;
 	r->hdr = hdr;
 	return 0;
 }
@@ -144,6 +153,36 @@ static uint32_t ring_take(struct ibasync_cq_ring *r, struct ib_async_wc *k,
 	return n;
 }
 
+/* How long an empty poll lets the kernel wait: only after another one. */
+static uint32_t spin_budget(struct ibasync_cq_ring *r)
+{
+	if (!r->empty || !r->spin_us)
+		return 0;
+	if (r->spin_auto && r->spin_skip) {
+		r->spin_skip--;
+		return 0;
+	}
+	return r->spin_us;
+}
+
+/*
+ * "auto": a poll that found completions makes the next empty one spin; a
+ * spin that found none skips twice as many as the last one did.
+ */
+static void spin_learn(struct ibasync_cq_ring *r, uint32_t spun, bool found)
+{
+	if (!r->spin_auto)
+		return;
+	if (found) {
+		r->spin_skip = 0;
+		r->spin_backoff = 1;
+	} else if (spun) {
+		r->spin_skip = r->spin_backoff;
+		if (r->spin_backoff < IBASYNC_CQ_SPIN_BACKOFF_MAX)
+			r->spin_backoff *= 2;
+	}
+}
+
 /*
  * Up to *@count completions into @k, from the ring where the CQ has one,
  * else from the kernel; q->poll_lock is held. Return: 0 with *@count set,
@@ -154,18 +193,21 @@ int ibasync_cq_fetch(struct ibasync_cq *q, struct ib_async_wc *k,
 {
 	struct ibv_cq *cq = ibv_cq_ex_to_cq(&q->ex);
 	struct ibasync_cq_ring *r = &q->ring;
-	uint32_t n, flags;
+	uint32_t n, flags, spin;
 	int err;
 
 	if (!ibasync_cq_ring_on(q))
 		return ibasync_cmd_poll_cq(cq->context, cq->handle, k, count);
 	n = ring_take(r, k, *count);
-	if (!n) {
-		err = ibasync_cmd_cq_wait(cq, r->empty ? r->spin_us : 0,
-					  &flags);
+	if (n) {
+		spin_learn(r, 0, true);
+	} else {
+		spin = spin_budget(r);
+		err = ibasync_cmd_cq_wait(cq, spin, &flags);
 		if (err)
 			return err;
 		n = ring_take(r, k, *count);
+		spin_learn(r, spin, n || flags);
 		/* a kernel-buffer receive, whose data POLL_CQ copies out */
 		if (!n && (flags & IB_ASYNC_CQ_RING_POLL))
 			return ibasync_cmd_poll_cq(cq->context, cq->handle, k,

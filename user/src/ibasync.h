@@ -54,12 +54,17 @@
  */
 #define IBASYNC_NO_CQ_RING_ENV	"IBASYNC_NO_CQ_RING"
 /*
- * How long a busy poller's empty ibv_poll_cq() may wait in the kernel: not
- * at all unless asked, since a program that polls several CQs in turn would
- * wait that long on each idle one (cq_ring.c).
+ * How long a busy poller's empty ibv_poll_cq() may wait in the kernel: a
+ * number of microseconds, every time; or "auto": up to
+ * IBASYNC_CQ_SPIN_AUTO_US, backing off on a CQ whose waits found nothing,
+ * so that a program polling several CQs in turn rarely waits on an idle
+ * one (cq_ring.c).
  */
 #define IBASYNC_CQ_SPIN_US_ENV	"IBASYNC_CQ_SPIN_US"
 #define IBASYNC_CQ_SPIN_US_DEFAULT	0
+#define IBASYNC_CQ_SPIN_AUTO_US	50
+/* At most this many empty polls between two waits that find nothing. */
+#define IBASYNC_CQ_SPIN_BACKOFF_MAX	1024
 
 /*
  * Non-empty: posts go through the list commands (IB_ASYNC_IOC_POST_*_LIST),
@@ -331,6 +336,9 @@ struct ibasync_cq_ring {
 	uint32_t cons;		/* this process's consumer count */
 	uint32_t gen;		/* ibasync_fork_gen when mapped */
 	uint32_t spin_us;	/* how long a second empty poll may spin */
+	bool spin_auto;		/* IBASYNC_CQ_SPIN_US=auto: */
+	uint32_t spin_skip;	/* empty polls left that do not spin */
+	uint32_t spin_backoff;	/* the next skip after a spin in vain */
 	bool empty;		/* the last look found nothing */
 };
 

@@ -10,5 +10,7 @@
 
 /* ioctls.c: the calls made so far */
 unsigned long iba_ioctls(void);
+/* of them, the CQ_WAITs that let the kernel spin (spin_us not 0) */
+unsigned long iba_cq_wait_spins(void);
 
 #endif /* IBA_IOCTLS_H */

@@ -8,10 +8,12 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <rdma/ib_async.h>
 
 #include "iba_ioctls.h"
 
 static atomic_ulong ioctl_calls;
+static atomic_ulong cq_wait_spins;
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -22,7 +24,16 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	atomic_fetch_add_explicit(&ioctl_calls, 1, memory_order_relaxed);
+	if (req == IB_ASYNC_IOC_CQ_WAIT &&
+	    ((const struct ib_async_cq_wait *)arg)->spin_us)
+		atomic_fetch_add_explicit(&cq_wait_spins, 1,
+					  memory_order_relaxed);
 	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+unsigned long iba_cq_wait_spins(void)
+{
+	return atomic_load_explicit(&cq_wait_spins, memory_order_relaxed);
 }
 
 unsigned long iba_ioctls(void)
