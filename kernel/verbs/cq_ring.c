@@ -5,8 +5,8 @@
  * that finds some makes no system call.
  *
  * The kernel fills a ring whenever a command of the file looks at its CQ
- * anyway: a post list to a QP completing there (on rxe the completions of
- * a loopback exist before the post returns), arming, and CQ_WAIT, which a
+ * anyway: a post of sends to a QP completing there (on rxe the completions
+ * of a loopback exist before the post returns), arming, and CQ_WAIT, which a
  * program calls when the ring is empty and which may poll the device for
  * a bounded time, as the NVMe-oF host reaps its polled queues in the
  * waiting task's own system call. A fill moves only as many completions
@@ -205,11 +205,14 @@ u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq)
 }
 
 /**
- * ib_async_qp_fill_rings - a post to @qp returned: fill its CQs' rings
+ * ib_async_qp_fill_rings - a post of sends to @qp returned: fill its CQs'
+ * rings
  * @qp: a live QP
  *
  * On rxe the completions of a loopback, and often of a send, exist by
- * now: the program finds them without another system call.
+ * now: the program finds them without another system call. (A post of
+ * receives completes nothing by itself: its CQs are left to the next
+ * look, which spares a receive's doorbell two polls of the device.)
  */
 void ib_async_qp_fill_rings(struct ib_async_uobj *qp)
 {

@@ -764,7 +764,7 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 	ret = PTR_ERR_OR_ZERO(owner);
 	if (!ret)
 		posted = ib_async_post_locked(file, &p, owner, &err);
-	if (!ret && owner->type == IB_ASYNC_OBJ_QP)
+	if (!ret && send)
 		ib_async_qp_fill_rings(owner);
 	ib_async_ucmd_unlock(u);
 	/* Nothing posted: the call fails; some posted: the rest is told. */

@@ -457,7 +457,7 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 		ib_async_wr_ring_publish(r, k, err);
 		posted += k;
 	} while (!err && k == n && posted < pending);
-	if (owner->type == IB_ASYNC_OBJ_QP)
+	if (r->send)
 		ib_async_qp_fill_rings(owner);
 	return posted ? 0 : err;
 }
