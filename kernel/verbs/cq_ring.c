@@ -28,6 +28,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -318,7 +319,12 @@ static int ib_async_cq_wait_once(struct ib_async_ucmd *u, u32 *avail,
 
 /*
  * The locks are taken anew for each look, so that another thread of the
- * program posts, and device removal proceeds, while this one spins.
+ * program posts, and device removal proceeds, while this one spins. The
+ * budget is kept with local_clock(), this CPU's cycle counter (a bound,
+ * not a timestamp: what a migration may skew is a few microseconds), not
+ * with ktime_get_ns(), whose clocksource may be a device read at every
+ * look (the test guest's HPET: an exit to the hypervisor, under a lock
+ * the CPU completing the work needs too).
  */
 int ib_async_cmd_cq_wait(struct ib_async_ucmd *u)
 {
@@ -334,12 +340,12 @@ int ib_async_cmd_cq_wait(struct ib_async_ucmd *u)
 	spin_ns = (u64)min(arg->spin_us, READ_ONCE(max_cq_spin_us)) *
 		  NSEC_PER_USEC;
 	if (spin_ns)
-		end = ktime_get_ns() + spin_ns;
+		end = local_clock() + spin_ns;
 	for (;;) {
 		ret = ib_async_cq_wait_once(u, &avail, &flags);
 		if (ret)
 			return ret;
-		if (avail || flags || !spin_ns || ktime_get_ns() >= end ||
+		if (avail || flags || !spin_ns || local_clock() >= end ||
 		    signal_pending(current))
 			break;
 		cond_resched();
