@@ -10,8 +10,7 @@
  * instead of being written at poll time. UC QPs, which only this path
  * makes useful, connect and write; the ibv_wr_*() API posts a session.
  * A poll that finds completions in the CQ's ring makes no system call;
- * IBASYNC_CQ_SPIN_US=auto lets empty polls wait in the kernel, backing off
- * on an idle CQ.
+ * empty polls wait in the kernel, backing off on an idle CQ.
  */
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -545,13 +544,13 @@ static unsigned long idle_spins(struct ibv_cq *cq, int polls)
 }
 
 /*
- * IBASYNC_CQ_SPIN_US=auto: an empty poll that follows another lets the
- * kernel spin, but one that found nothing makes the next 1, 2, 4...
- * empty polls of that CQ return at once, so an idle CQ asks for a spin
- * at polls 2, 4, 7, 12, 21, 38, 71 and 136 of 200; a completion found
- * makes the next empty poll but one spin again.
+ * IBASYNC_CQ_SPIN_US=auto, the default: an empty poll that follows
+ * another lets the kernel spin, but one that found nothing makes the next
+ * 1, 2, 4... empty polls of that CQ return at once, so an idle CQ asks for
+ * a spin at polls 2, 4, 7, 12, 21, 38, 71 and 136 of 200; a completion
+ * found makes the next empty poll but one spin again. 0 never spins.
  */
-TEST_F(rd, auto_spin_backs_off_on_an_idle_cq_and_resumes_after_a_completion)
+TEST_F(rd, spin_backs_off_on_an_idle_cq_and_resumes_after_a_completion)
 {
 	struct ibv_qp_init_attr qi = {
 		.qp_type = IBV_QPT_RC,
@@ -562,8 +561,10 @@ TEST_F(rd, auto_spin_backs_off_on_an_idle_cq_and_resumes_after_a_completion)
 				 .opcode = IBV_WR_RDMA_WRITE,
 				 .send_flags = IBV_SEND_SIGNALED }, *bad;
 	struct ibv_sge sge = { (uintptr_t)self->buf[0], 8, self->mr[0]->lkey };
+	const char *spin = getenv("IBASYNC_CQ_SPIN_US");
+	char *saved = spin ? strdup(spin) : NULL;
+	struct ibv_cq *cq, *other[2];
 	struct ibv_qp *qp[2];
-	struct ibv_cq *cq;
 	union ibv_gid gid;
 	struct ibv_wc wc;
 	int i, g;
@@ -571,11 +572,23 @@ TEST_F(rd, auto_spin_backs_off_on_an_idle_cq_and_resumes_after_a_completion)
 	IBA_SKIPPED_IN_SETUP();
 	if (getenv("IBASYNC_NO_CQ_RING"))
 		SKIP(return, "IBASYNC_NO_CQ_RING is set");
-	/* read when the CQ's ring is mapped */
+	/* read when a CQ's ring is mapped: unset (the default), then 0 */
+	unsetenv("IBASYNC_CQ_SPIN_US");
+	other[0] = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_EQ(0, setenv("IBASYNC_CQ_SPIN_US", "0", 1));
+	other[1] = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
 	ASSERT_EQ(0, setenv("IBASYNC_CQ_SPIN_US", "auto", 1));
 	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
-	unsetenv("IBASYNC_CQ_SPIN_US");
+	if (saved)
+		setenv("IBASYNC_CQ_SPIN_US", saved, 1);
+	else
+		unsetenv("IBASYNC_CQ_SPIN_US");
+	free(saved);
+	ASSERT_NE(NULL, other[0]);
+	ASSERT_NE(NULL, other[1]);
 	ASSERT_NE(NULL, cq);
+	EXPECT_EQ(2UL, idle_spins(other[0], 5));
+	EXPECT_EQ(0UL, idle_spins(other[1], 5));
 	qi.send_cq = qi.recv_cq = cq;
 	g = iba_roce_v2_gid(self->dev.ibdev, gid.raw);
 	ASSERT_LE(0, g);
@@ -601,6 +614,8 @@ TEST_F(rd, auto_spin_backs_off_on_an_idle_cq_and_resumes_after_a_completion)
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, ibv_destroy_cq(other[i]));
 }
 
 /*

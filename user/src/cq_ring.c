@@ -6,18 +6,18 @@
  * ring when a post to one of the CQ's QPs returns, when the CQ is armed,
  * and at IB_ASYNC_IOC_CQ_WAIT, which a poll calls when the ring is empty.
  *
- * With IBASYNC_CQ_SPIN_US set, a poll that follows an empty one lets
- * CQ_WAIT spin in the kernel for up to that many microseconds, polling the
- * device: a program that busy-polls one CQ makes one system call per wait
- * rather than one per empty poll, while one that drains its CQ after a
- * completion event pays nothing more for its last, empty poll. Not by
- * default: ibv_poll_cq() does not block, and a program that polls several
- * CQs in turn would wait the whole time on each idle one (measured with
- * 50 us: an idle CQ's empty poll took 62-71 us instead of 2-4 us).
- * "auto" spins up to IBASYNC_CQ_SPIN_AUTO_US, and after a spin that found
- * nothing lets the next 1, 2, 4... IBASYNC_CQ_SPIN_BACKOFF_MAX empty polls
- * of that CQ return at once, until one finds a completion: an idle CQ
- * polled in turn with others then waits once per that many polls.
+ * A poll that follows an empty one lets CQ_WAIT spin in the kernel,
+ * polling the device: a program that busy-polls one CQ makes one system
+ * call per wait rather than one per empty poll, while one that drains its
+ * CQ after a completion event pays nothing more for its last, empty poll.
+ * A fixed spin (IBASYNC_CQ_SPIN_US=N microseconds) would make a program
+ * that polls several CQs in turn wait the whole time on each idle one
+ * (measured with 50 us: an idle CQ's empty poll took 62-71 us instead of
+ * 2-4 us). So by default ("auto") a spin lasts up to
+ * IBASYNC_CQ_SPIN_AUTO_US, and one that found nothing lets the next 1, 2,
+ * 4... IBASYNC_CQ_SPIN_BACKOFF_MAX empty polls of that CQ return at once,
+ * until one finds a completion: an idle CQ polled in turn with others
+ * waits once per that many polls. IBASYNC_CQ_SPIN_US=0 never spins.
  *
  * Mapped when a CQ is made, where the node offers it and
  * IBASYNC_NO_CQ_RING is not set; a kernel that refuses (RLIMIT_MEMLOCK)
@@ -38,15 +38,14 @@ static uint32_t spin_us(bool *automatic)
 	char *end;
 	unsigned long v;
 
-	*automatic = env && !strcmp(env, "auto");
-	if (*automatic)
+	*automatic = true;
+	if (!env || !*env || !strcmp(env, "auto"))
 		return IBASYNC_CQ_SPIN_AUTO_US;
-	if (!env || !*env)
-		return IBASYNC_CQ_SPIN_US_DEFAULT;
 	errno = 0;
 	v = strtoul(env, &end, 10);
 	if (errno || *end || v > UINT32_MAX)
-		return IBASYNC_CQ_SPIN_US_DEFAULT;
+		return IBASYNC_CQ_SPIN_AUTO_US;
+	*automatic = false;
 	return (uint32_t)v;
 }
 

@@ -55,13 +55,12 @@
 #define IBASYNC_NO_CQ_RING_ENV	"IBASYNC_NO_CQ_RING"
 /*
  * How long a busy poller's empty ibv_poll_cq() may wait in the kernel: a
- * number of microseconds, every time; or "auto": up to
- * IBASYNC_CQ_SPIN_AUTO_US, backing off on a CQ whose waits found nothing,
- * so that a program polling several CQs in turn rarely waits on an idle
- * one (cq_ring.c).
+ * number of microseconds, every time (0: never); or by default ("auto") up
+ * to IBASYNC_CQ_SPIN_AUTO_US, backing off on a CQ whose waits found
+ * nothing, so that a program polling several CQs in turn rarely waits on
+ * an idle one (cq_ring.c).
  */
 #define IBASYNC_CQ_SPIN_US_ENV	"IBASYNC_CQ_SPIN_US"
-#define IBASYNC_CQ_SPIN_US_DEFAULT	0
 #define IBASYNC_CQ_SPIN_AUTO_US	50
 /* At most this many empty polls between two waits that find nothing. */
 #define IBASYNC_CQ_SPIN_BACKOFF_MAX	1024
