@@ -159,7 +159,6 @@ struct ib_async_uobj {
 
 /* uobj.c */
 void ib_async_file_objs_init(struct ib_async_file *file);
-void ib_async_wr_ids_free(struct ib_async_vfile *vf);
 struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
 					const struct ib_async_uobj_type *t,
 					u64 user_handle);
@@ -196,6 +195,9 @@ void ib_async_file_end_destroyed(struct list_head *ended);
 void ib_async_uobj_event(struct ib_event *event, void *context);
 int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
 			       u32 *type);
+
+/* wr_ids.c: the ids of posted requests (the rest in wr.h) */
+void ib_async_wr_ids_free(struct ib_async_vfile *vf);
 
 /* datapath.c */
 int ib_async_wr_cache_init(void);
