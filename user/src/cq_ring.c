@@ -3,8 +3,9 @@
  * Completion rings (IB_ASYNC_IOC_MAP_CQ_RING): a poll that finds
  * completions takes them from memory the kernel fills, with no system
  * call, as rdma-core's providers read their CQs. The kernel fills the
- * ring when a post to one of the CQ's QPs returns, when the CQ is armed,
- * and at IB_ASYNC_IOC_CQ_WAIT, which a poll calls when the ring is empty.
+ * ring when a post of sends to one of the CQ's QPs returns, when the CQ is
+ * armed, and at IB_ASYNC_IOC_CQ_WAIT, which a poll calls when the ring is
+ * empty.
  *
  * A poll that follows an empty one lets CQ_WAIT spin in the kernel,
  * polling the device: a program that busy-polls one CQ makes one system

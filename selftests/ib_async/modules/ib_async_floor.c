@@ -366,6 +366,22 @@ static int floor_post_recv(struct floor_side *s)
 }
 
 /*
+ * rxe (6.1) hands a kernel QP's send to a tasklet: with bottom halves off
+ * around the post, it runs at local_bh_enable(), in this thread, rather
+ * than when ksoftirqd next gets the CPU this thread spins on. ib_async
+ * posts the same way; a floor that waited would not be one.
+ */
+static int floor_post_send(struct floor_side *s, const struct ib_send_wr *wr)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = ib_post_send(s->qp, wr, NULL);
+	local_bh_enable();
+	return ret;
+}
+
+/*
  * Message @i from @s to its peer: a SEND, or an RDMA WRITE into the peer's
  * rx, whose last byte says which message it is (never the previous one's
  * mark). Signaled completions are reaped while waiting for messages.
@@ -413,15 +429,7 @@ static int floor_send(struct floor_side *s, u32 i)
 		wr.remote_addr = s->peer->mr->iova;
 		wr.rkey = s->peer->mr->rkey;
 	}
-	/*
-	 * rxe (6.1) hands a kernel QP's send to a tasklet: with bottom halves
-	 * off around the post, it runs at local_bh_enable(), in this thread,
-	 * rather than when ksoftirqd next gets the CPU this thread spins on.
-	 * ib_async posts the same way; a floor that waited would not be one.
-	 */
-	local_bh_disable();
-	ret = ib_post_send(s->qp, &wr.wr, NULL);
-	local_bh_enable();
+	ret = floor_post_send(s, &wr.wr);
 	if (!ret)
 		s->sends_posted++;
 	return ret;
@@ -467,10 +475,7 @@ static int floor_read(struct floor_side *s)
 	};
 	int ret;
 
-	/* as floor_send() posts: the request goes out before this returns */
-	local_bh_disable();
-	ret = ib_post_send(s->qp, &wr.wr, NULL);
-	local_bh_enable();
+	ret = floor_post_send(s, &wr.wr);
 	if (ret)
 		return ret;
 	s->reads_posted++;
