@@ -51,7 +51,10 @@ MODULE_PARM_DESC(max_cq_spin_us,
  * @cons: in @m.page
  * @mask: entries - 1
  * @producer: the kernel's own count of what it published
- * @flags: what it last told the program (enum ib_async_cq_ring_flags)
+ * @flags: what it last told the program (enum ib_async_cq_ring_flags),
+ *	IB_ASYNC_CQ_RING_NEED_WAKEUP aside
+ * @wake: IB_ASYNC_CQ_RING_NEED_WAKEUP while no poller of the file is
+ *	awake to fill the ring (poller.c), else 0
  */
 struct ib_async_cq_ring {
 	struct ib_async_mapped_ring m;
@@ -61,6 +64,7 @@ struct ib_async_cq_ring {
 	u32 mask;
 	u32 producer;
 	u32 flags;
+	u32 wake;
 };
 
 /* freeing @m frees the ring */
@@ -90,6 +94,8 @@ static struct ib_async_cq_ring *ib_async_cq_ring_alloc(u32 entries)
 	r->hdr->entries = entries;
 	r->hdr->record_size = sizeof(struct ib_async_wc);
 	r->hdr->records_offset = sizeof(*r->hdr);
+	r->wake = IB_ASYNC_CQ_RING_NEED_WAKEUP;
+	r->hdr->flags = r->wake;
 	return r;
 }
 
@@ -199,7 +205,7 @@ u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq)
 			break;
 	}
 	r->flags = flags;
-	WRITE_ONCE(r->hdr->flags, flags);
+	WRITE_ONCE(r->hdr->flags, flags | r->wake);
 	/* the records, then the count that makes them the program's */
 	smp_store_release(&r->hdr->producer, r->producer);
 	return ib_async_cq_ring_used(r);
@@ -220,6 +226,56 @@ void ib_async_qp_fill_rings(struct ib_async_uobj *qp)
 	ib_async_cq_ring_fill(qp->send_cq);
 	if (qp->recv_cq != qp->send_cq)
 		ib_async_cq_ring_fill(qp->recv_cq);
+}
+
+/* Say in @r whether a poller is awake to fill it. */
+static void ib_async_cq_ring_wake(struct ib_async_cq_ring *r, bool awake)
+{
+	r->wake = awake ? 0 : IB_ASYNC_CQ_RING_NEED_WAKEUP;
+	WRITE_ONCE(r->hdr->flags, r->flags | r->wake);
+}
+
+/**
+ * ib_async_cq_rings_wake - say in every completion ring of @file whether
+ * its poller is awake
+ * @file: the file
+ * @awake: it is
+ */
+void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake)
+{
+	struct ib_async_mapped_ring *m;
+	unsigned long handle;
+
+	lockdep_assert_held(&file->obj_mutex);
+	xa_for_each(&file->verbs->cq_rings, handle, m)
+		ib_async_cq_ring_wake(container_of(m, struct ib_async_cq_ring,
+						   m), awake);
+}
+
+/**
+ * ib_async_cq_rings_fill - fill every completion ring of @file (the poller)
+ * @file: the file, its device pinned
+ *
+ * Return: completions published.
+ */
+u32 ib_async_cq_rings_fill(struct ib_async_file *file)
+{
+	struct ib_async_uobj *cq;
+	unsigned long handle;
+	void *m;
+	u32 before, moved = 0;
+
+	lockdep_assert_held(&file->obj_mutex);
+	xa_for_each(&file->verbs->cq_rings, handle, m) {
+		/* a CQ removal destroyed keeps its ring until freed */
+		cq = ib_async_uobj_get(file, handle, IB_ASYNC_OBJ_CQ);
+		if (IS_ERR(cq) || !cq->ring)
+			continue;
+		before = cq->ring->producer;
+		ib_async_cq_ring_fill(cq);
+		moved += cq->ring->producer - before;
+	}
+	return moved;
 }
 
 /*
@@ -245,8 +301,10 @@ static int ib_async_cq_ring_answered(struct ib_async_ucmd *u, int ret)
 		if (!ret)
 			ret = ib_async_mapped_ring_publish(&file->verbs->cq_rings,
 							   cq->handle, &r->m);
-		if (!ret)
+		if (!ret) {
 			cq->ring = r;
+			ib_async_cq_ring_wake(r, file->verbs->poller_awake);
+		}
 		ib_async_ucmd_unlock(u);
 	}
 out:
@@ -312,6 +370,7 @@ static int ib_async_cq_wait_once(struct ib_async_ucmd *u, u32 *avail,
 	if (!ret) {
 		*avail = ib_async_cq_ring_fill(cq);
 		*flags = cq->ring->flags;
+		ib_async_poller_kick(u->file);
 	}
 	ib_async_ucmd_unlock(u);
 	return ret;

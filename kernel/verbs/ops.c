@@ -23,6 +23,7 @@ static int ib_async_verbs_open(struct ib_async_file *file)
 	ib_async_file_objs_init(file);
 	xa_init(&vf->cq_rings);
 	xa_init(&vf->wr_rings);
+	ib_async_poller_init(vf);
 	snprintf(vf->owner_name, sizeof(vf->owner_name), "ib_async[%d]",
 		 task_tgid_vnr(current));
 	/* Only the opener's memory is used by the data path. */
@@ -62,7 +63,8 @@ static void ib_async_verbs_info(struct ib_device *ib_dev,
 	if (ib_async_user_mr_supported(ib_dev))
 		info->features |= IB_ASYNC_FEATURE_USER_MR |
 				  IB_ASYNC_FEATURE_CQ_RING |
-				  IB_ASYNC_FEATURE_WR_RING;
+				  IB_ASYNC_FEATURE_WR_RING |
+				  IB_ASYNC_FEATURE_POLLER;
 }
 
 /* fdinfo: the data path's bookkeeping, one snapshot under obj_mutex. */
@@ -159,6 +161,8 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    struct ib_async_map_wr_ring, IB_ASYNC_MAP_WR_RING_SIZE_V1,
 		    0),
 	IB_ASYNC_OP_NO_ARG(WR_DOORBELL, ib_async_cmd_wr_doorbell, 0),
+	IB_ASYNC_OP(POLLER, ib_async_cmd_poller, struct ib_async_poller,
+		    IB_ASYNC_POLLER_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
 };
 
 /*
@@ -206,6 +210,7 @@ static_assert(sizeof(struct ib_async_wr_ring_producer) ==
 	      IB_ASYNC_WR_RING_PRODUCER_SIZE_V1);
 static_assert(sizeof(struct ib_async_map_wr_ring) ==
 	      IB_ASYNC_MAP_WR_RING_SIZE_V1);
+static_assert(sizeof(struct ib_async_poller) == IB_ASYNC_POLLER_SIZE_V1);
 /*
  * The numbers fit the ranges the header reserves: the second continues
  * the first, which the core's dispatch (one table from

@@ -517,6 +517,9 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 
 	/* for writing at removal, for reading at close */
 	lockdep_assert_held(&file->adev->disassoc_rwsem);
+	/* a poller asleep returns: its next pass finds the device gone */
+	if (removal)
+		ib_async_poller_wake(file->verbs);
 
 	mutex_lock(&file->obj_mutex);
 	left = ib_async_live_objs(file);

@@ -63,8 +63,15 @@ struct ib_async_uobj_type;
  * @verbs_bytes: of the file's charged bytes, the objects' queues'
  * @poll_wc: ib_poll_cq()'s output: 1 KB that would otherwise sit on the
  *	stack of every poll (and far more under KASAN)
+ * @poller_awake: a poller polls the rings, which say so (poller.c)
+ * @poller_lock: guards the three below, which STOP sets without obj_mutex
+ * @poller_running: a thread is in IB_ASYNC_IOC_POLLER
+ * @poller_stop: STOP asked it (or the next one) to return
+ * @poller_kick: a doorbell, CQ_WAIT or removal woke it
+ * @poller_wq: where it sleeps
  *
- * Made by the ops' open, freed by their free; under the file's obj_mutex.
+ * Made by the ops' open, freed by their free; under the file's obj_mutex
+ * unless said otherwise.
  */
 struct ib_async_vfile {
 	struct mm_struct *mm;
@@ -83,6 +90,12 @@ struct ib_async_vfile {
 	struct xarray wr_rings;
 	u64 verbs_bytes;
 	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
+	bool poller_awake;
+	spinlock_t poller_lock;		/* STOP needs no obj_mutex */
+	bool poller_running;
+	bool poller_stop;
+	bool poller_kick;
+	wait_queue_head_t poller_wq;
 };
 
 #define IB_ASYNC_UOBJ_MAX_USES	4
@@ -332,6 +345,8 @@ int ib_async_cq_ring_mmap(struct ib_async_file *file,
 u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq);
 void ib_async_qp_fill_rings(struct ib_async_uobj *qp);
 void ib_async_cq_ring_drop(struct ib_async_uobj *cq);
+void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake);
+u32 ib_async_cq_rings_fill(struct ib_async_file *file);
 
 /* wr_ring.c: submission rings mapped by the program */
 int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u);
@@ -340,6 +355,35 @@ bool ib_async_wr_ring_pgoff(unsigned long pgoff);
 int ib_async_wr_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma);
 void ib_async_wr_rings_drop(struct ib_async_uobj *owner);
+u32 ib_async_wr_rings_post(struct ib_async_file *file);
+bool ib_async_wr_rings_wake(struct ib_async_file *file, bool awake);
+
+/* poller.c: a thread of the program polling the rings in the kernel */
+void ib_async_poller_init(struct ib_async_vfile *vf);
+int ib_async_cmd_poller(struct ib_async_ucmd *u);
+
+/*
+ * Wake the file's poller, asleep or not: it looks at its rings again, and
+ * at its device (removal wakes it this way). Here, not in poller.c, as
+ * the rings' files wake it and it calls them.
+ */
+static inline void ib_async_poller_wake(struct ib_async_vfile *vf)
+{
+	spin_lock(&vf->poller_lock);
+	vf->poller_kick = true;
+	spin_unlock(&vf->poller_lock);
+	wake_up(&vf->poller_wq);
+}
+
+/* The program rang (a doorbell, a CQ_WAIT): wake its poller if it sleeps. */
+static inline void ib_async_poller_kick(struct ib_async_file *file)
+{
+	struct ib_async_vfile *vf = file->verbs;
+
+	lockdep_assert_held(&file->obj_mutex);
+	if (READ_ONCE(vf->poller_running) && !vf->poller_awake)
+		ib_async_poller_wake(vf);
+}
 
 /**
  * struct ib_async_queue_sizes - what a verbs object's queues hold

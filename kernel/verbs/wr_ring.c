@@ -74,6 +74,10 @@
  * @batch: slots a doorbell copies and posts at a time
  * @scratch: a batch's copy, then post.c's arrays; NULL until the first
  *	doorbell, freed when the owner lets the ring go
+ * @refused: the producer the last drain read when it stopped at a slot
+ *	the kernel refused: the poller may sleep on such a ring until the
+ *	program moves its producer (see ib_async_wr_ring_has_work())
+ * @stuck: @refused holds
  */
 struct ib_async_wr_ring {
 	struct ib_async_mapped_ring m;
@@ -90,6 +94,8 @@ struct ib_async_wr_ring {
 	u32 consumer;
 	u32 batch;
 	void *scratch;
+	u32 refused;
+	bool stuck;
 };
 
 /* freeing @m frees the ring */
@@ -152,6 +158,7 @@ static struct ib_async_wr_ring *ib_async_wr_ring_alloc(bool send, u32 entries,
 	r->hdr->max_inline = r->max_inline;
 	r->hdr->inline_offset = inl;
 	r->hdr->kind = send ? IB_ASYNC_WR_RING_SEND : IB_ASYNC_WR_RING_RECV;
+	r->hdr->flags = IB_ASYNC_WR_RING_NEED_WAKEUP;
 	return r;
 }
 
@@ -242,6 +249,12 @@ static int ib_async_wr_ring_limits(const struct ib_async_uobj *owner, u32 kind,
 	return 0;
 }
 
+/* Say in @r whether a poller is awake to take its slots. */
+static void ib_async_wr_ring_wake(struct ib_async_wr_ring *r, bool awake)
+{
+	WRITE_ONCE(r->hdr->flags, awake ? 0 : IB_ASYNC_WR_RING_NEED_WAKEUP);
+}
+
 /*
  * MAP_WR_RING's answer reached the caller: only then may a doorbell find
  * the ring, and a mapping.
@@ -264,8 +277,10 @@ static int ib_async_wr_ring_answered(struct ib_async_ucmd *u, int ret)
 		if (!ret)
 			ret = ib_async_mapped_ring_publish(&file->verbs->wr_rings,
 							   r->key, &r->m);
-		if (!ret)
+		if (!ret) {
 			owner->wr_ring[arg->kind] = r;
+			ib_async_wr_ring_wake(r, file->verbs->poller_awake);
+		}
 		ib_async_ucmd_unlock(u);
 	}
 out:
@@ -344,18 +359,18 @@ int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u)
  * The QP or SRQ a doorbell's value names, alive, and its ring of that
  * kind. Its handle says which object; the object, its type.
  */
-static struct ib_async_wr_ring *ib_async_doorbell_ring(struct ib_async_ucmd *u,
+static struct ib_async_wr_ring *ib_async_doorbell_ring(struct ib_async_file *file,
+						       unsigned long key,
 						       struct ib_async_uobj **o)
 {
-	u32 kind = u->arg & 1;
+	u32 kind = key & 1;
 	struct ib_async_uobj *owner;
 
-	if (u->arg >> 1 > U32_MAX)
+	if (key >> 1 > U32_MAX)
 		return ERR_PTR(-EINVAL);
-	owner = ib_async_uobj_get(u->file, u->arg >> 1, IB_ASYNC_OBJ_QP);
+	owner = ib_async_uobj_get(file, key >> 1, IB_ASYNC_OBJ_QP);
 	if (PTR_ERR_OR_ZERO(owner) == -EINVAL)
-		owner = ib_async_uobj_get(u->file, u->arg >> 1,
-					  IB_ASYNC_OBJ_SRQ);
+		owner = ib_async_uobj_get(file, key >> 1, IB_ASYNC_OBJ_SRQ);
 	if (IS_ERR(owner))
 		return ERR_CAST(owner);
 	if (!owner->wr_ring[kind])
@@ -403,39 +418,40 @@ static void *ib_async_wr_ring_scratch(struct ib_async_wr_ring *r)
 	return r->scratch;
 }
 
-/**
- * ib_async_cmd_wr_doorbell - post what a submission ring holds
- * @u: the command; @u->arg is the ring's doorbell value, handle << 1 | kind
- *
- * Runs with the device pinned and the file's obj_mutex held. The pending
- * slots go in batches of @r->batch, each copied once and posted as one
- * chain; the first refused ends them all.
- *
- * Return: 0 when every pending slot was posted, or some were; else the
- * error of the first pending slot (none posted), -EINVAL for a producer
- * more than the ring's size ahead (nothing posted, nothing published),
- * -ENOMEM (the scratch, at the first doorbell), or the lookup's error.
- */
-int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
+/* Slots the program wrote and the kernel has not taken: at most entries. */
+static int ib_async_wr_ring_pending(const struct ib_async_wr_ring *r,
+				    u32 *producer)
 {
-	struct ib_async_file *file = u->file;
-	struct ib_async_uobj *owner = NULL;
-	u32 pending, posted = 0, n, k;
+	/* read once, and bounded by nothing but the kernel's own count */
+	*producer = smp_load_acquire(&r->prod->producer);
+	if (*producer - r->consumer > r->entries)
+		return -EINVAL;
+	return *producer - r->consumer;
+}
+
+/*
+ * Post what @r holds, batch by batch, each copied once and posted as one
+ * chain; the first refused ends them all. Return: 0 when every pending
+ * slot was posted, or some were; else the error of the first pending
+ * slot (none posted), -EINVAL for a producer more than the ring's size
+ * ahead (nothing posted, nothing published), or -ENOMEM (the scratch, at
+ * the first doorbell). *@posted: how many were.
+ */
+static int ib_async_wr_ring_drain(struct ib_async_file *file,
+				  struct ib_async_uobj *owner,
+				  struct ib_async_wr_ring *r, u32 *posted)
+{
+	u32 producer, n, k;
 	struct ib_async_slots s;
-	struct ib_async_wr_ring *r;
+	int pending, err = 0;
 	void *copy;
-	int err = 0;
 
 	lockdep_assert_held(&file->obj_mutex);
-	if (current->mm != file->verbs->mm)
-		return -EPERM;
-	r = ib_async_doorbell_ring(u, &owner);
-	if (IS_ERR(r))
-		return PTR_ERR(r);
-	/* read once, and bounded by nothing but the kernel's own count */
-	pending = smp_load_acquire(&r->prod->producer) - r->consumer;
-	if (pending > r->entries)
-		return -EINVAL;
+	*posted = 0;
+	pending = ib_async_wr_ring_pending(r, &producer);
+	if (pending < 0)
+		return pending;
+	r->stuck = false;
 	if (!pending) {
 		ib_async_wr_ring_publish(r, 0, 0);
 		return 0;
@@ -450,14 +466,122 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 		.scratch = copy + (size_t)r->batch * r->slot_size,
 	};
 	do {
-		n = min(pending - posted, r->batch);
+		n = min(pending - *posted, r->batch);
 		ib_async_wr_ring_copy(r, copy, n);
 		s.count = n;
 		k = ib_async_post_slots(file, owner, &s, &err);
 		ib_async_wr_ring_publish(r, k, err);
-		posted += k;
-	} while (!err && k == n && posted < pending);
+		*posted += k;
+	} while (!err && k == n && *posted < pending);
+	if (err) {
+		r->refused = producer;
+		r->stuck = true;
+	}
 	if (r->send)
 		ib_async_qp_fill_rings(owner);
-	return posted ? 0 : err;
+	return *posted ? 0 : err;
+}
+
+/**
+ * ib_async_cmd_wr_doorbell - post what a submission ring holds
+ * @u: the command; @u->arg is the ring's doorbell value, handle << 1 | kind
+ *
+ * Runs with the device pinned and the file's obj_mutex held. A poller
+ * asleep is woken: the program rang because the ring said so.
+ *
+ * Return: ib_async_wr_ring_drain()'s, or the lookup's error.
+ */
+int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
+{
+	struct ib_async_file *file = u->file;
+	struct ib_async_uobj *owner = NULL;
+	struct ib_async_wr_ring *r;
+	u32 posted;
+	int ret;
+
+	lockdep_assert_held(&file->obj_mutex);
+	if (current->mm != file->verbs->mm)
+		return -EPERM;
+	r = ib_async_doorbell_ring(file, u->arg, &owner);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ret = ib_async_wr_ring_drain(file, owner, r, &posted);
+	ib_async_poller_kick(file);
+	return ret;
+}
+
+/*
+ * Should the poller stay awake for @r? Not for a slot it refused, while
+ * the producer stands where it was: the program learns of the refusal
+ * from the header and moves the producer. If it rewrites the slot and
+ * stores the same producer again, the poller, awake, posts it at its
+ * next pass; asleep, the ring says NEED_WAKEUP, which a program waiting
+ * for its slots keeps reading, and it rings.
+ */
+static bool ib_async_wr_ring_has_work(const struct ib_async_wr_ring *r)
+{
+	u32 producer;
+
+	return ib_async_wr_ring_pending(r, &producer) > 0 &&
+	       !(r->stuck && producer == r->refused);
+}
+
+/**
+ * ib_async_wr_rings_post - the poller's doorbell: post every submission
+ * ring of @file that has work
+ * @file: the file, its device pinned
+ *
+ * A ring whose producer is out of bounds is left alone: the doorbell
+ * would refuse it, and its header says nothing new. One that stopped at
+ * a refused slot is tried again at every pass (its slot may have been
+ * rewritten) but, posting nothing, keeps the poller from nothing.
+ *
+ * Return: work requests posted.
+ */
+u32 ib_async_wr_rings_post(struct ib_async_file *file)
+{
+	struct ib_async_mapped_ring *m;
+	struct ib_async_uobj *owner;
+	struct ib_async_wr_ring *r;
+	u32 posted, producer, total = 0;
+	unsigned long key;
+
+	lockdep_assert_held(&file->obj_mutex);
+	xa_for_each(&file->verbs->wr_rings, key, m) {
+		r = container_of(m, struct ib_async_wr_ring, m);
+		if (ib_async_wr_ring_pending(r, &producer) <= 0 ||
+		    IS_ERR(ib_async_doorbell_ring(file, key, &owner)))
+			continue;
+		ib_async_wr_ring_drain(file, owner, r, &posted);
+		total += posted;
+	}
+	return total;
+}
+
+/**
+ * ib_async_wr_rings_wake - say in every submission ring of @file whether
+ * its poller is awake
+ * @file: the file
+ * @awake: it is
+ *
+ * Return: whether a ring has work, read after the flags were written and
+ * a full barrier: a program that stored its producer before our read of
+ * it rings no doorbell, so the poller must not sleep on it.
+ */
+bool ib_async_wr_rings_wake(struct ib_async_file *file, bool awake)
+{
+	struct ib_async_mapped_ring *m;
+	unsigned long key;
+	bool work = false;
+
+	lockdep_assert_held(&file->obj_mutex);
+	xa_for_each(&file->verbs->wr_rings, key, m)
+		ib_async_wr_ring_wake(container_of(m, struct ib_async_wr_ring,
+						   m), awake);
+	/* pairs with the program's barrier between its producer and flags */
+	smp_mb();
+	xa_for_each(&file->verbs->wr_rings, key, m)
+		work |= ib_async_wr_ring_has_work(container_of(m,
+						struct ib_async_wr_ring, m));
+	return work;
 }

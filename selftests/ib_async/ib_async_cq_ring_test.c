@@ -14,52 +14,12 @@
 #include <sys/wait.h>
 
 #include "lib/iba_rc_bed.h"
-#include "lib/iba_ring_map.h"
+#include "lib/iba_cq_ring.h"
 
 #define MEM_LEN		4096
 #define SPIN_US		1000
 /* How long a completion may take: rxe >= 6.4 completes on a workqueue. */
 #define WAIT_MS		10000
-
-struct ring {
-	struct ib_async_map_cq_ring m;
-	struct iba_ring_map map;
-	const struct ib_async_cq_ring_header *h;
-	const struct ib_async_wc *recs;
-	struct ib_async_cq_ring_consumer *c;
-};
-
-static int ring_ask(int fd, uint32_t cq, uint32_t entries, struct ring *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->m.argsz = sizeof(r->m);
-	r->m.handle = cq;
-	r->m.entries = entries;
-	return iba_ioc(fd, IB_ASYNC_IOC_MAP_CQ_RING, &r->m);
-}
-
-/* MAP_CQ_RING, then both mappings as the header says to make them. */
-static int ring_map(int fd, uint32_t cq, uint32_t entries, struct ring *r)
-{
-	int ret = ring_ask(fd, cq, entries, r) ?:
-		  iba_ring_map(fd, r->m.mmap_offset, r->m.mmap_size,
-			       r->m.consumer_offset, r->m.consumer_size,
-			       &r->map);
-
-	if (ret)
-		return ret;
-	r->h = r->map.ro;
-	r->c = r->map.rw;
-	r->recs = (const void *)((const char *)r->h + r->h->records_offset);
-	return 0;
-}
-
-static void ring_unmap(struct ring *r)
-{
-	iba_ring_unmap(&r->map);
-	r->h = NULL;
-	r->c = NULL;
-}
 
 /* CQ_WAIT: the ring's unconsumed completions, or -errno. */
 static int cq_wait(int fd, uint32_t cq, uint32_t spin_us, uint32_t *flags)
@@ -85,13 +45,13 @@ static int cq_wait_for(int fd, uint32_t cq, int n, uint32_t *flags)
 	return avail;
 }
 
-static uint32_t produced(const struct ring *r)
+static uint32_t produced(const struct iba_cq_ring *r)
 {
 	return __atomic_load_n(&r->h->producer, __ATOMIC_ACQUIRE);
 }
 
 /* Take the next completion from the ring, as a program does. */
-static struct ib_async_wc take(struct ring *r)
+static struct ib_async_wc take(struct iba_cq_ring *r)
 {
 	uint32_t i = r->c->consumer;
 	struct ib_async_wc wc = r->recs[i & (r->h->entries - 1)];
@@ -102,7 +62,7 @@ static struct ib_async_wc take(struct ring *r)
 
 FIXTURE(cq_ring) {
 	struct iba_rc_bed bed;
-	struct ring r;
+	struct iba_cq_ring r;
 };
 
 FIXTURE_SETUP(cq_ring)
@@ -118,7 +78,7 @@ FIXTURE_SETUP(cq_ring)
 
 FIXTURE_TEARDOWN(cq_ring)
 {
-	ring_unmap(&self->r);
+	iba_cq_unmap(&self->r);
 	iba_rc_bed_close(&self->bed);
 }
 
@@ -156,7 +116,7 @@ TEST_F(cq_ring, completions_reach_the_ring_with_no_poll)
 	int seen_recv = 0, seen_send = 0, i;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 0, &self->r));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, self->bed.cq, 0, &self->r));
 	/* the CQ's size plus one, rounded up: 16 asked, rxe grants more */
 	EXPECT_LE(17U, self->r.h->entries);
 	EXPECT_EQ(0U, self->r.h->entries & (self->r.h->entries - 1));
@@ -199,7 +159,7 @@ TEST_F(cq_ring, a_full_ring_leaves_the_rest_in_the_device)
 	int got = 0, n, i, j;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 2, &self->r));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, self->bed.cq, 2, &self->r));
 	ASSERT_EQ(2U, self->r.h->entries);
 	ASSERT_EQ(0, exchange(self, 4));
 	/* 8 completions: the ring takes 2 and says it was full */
@@ -235,7 +195,7 @@ TEST_F(cq_ring, a_made_up_consumer_only_stops_its_own_ring)
 	uint32_t flags;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 4, &self->r));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, self->bed.cq, 4, &self->r));
 	/* ahead of the producer: the ring counts as full */
 	self->r.c->consumer = 1000;
 	ASSERT_EQ(0, exchange(self, 1));
@@ -258,16 +218,16 @@ TEST_F(cq_ring, a_made_up_consumer_only_stops_its_own_ring)
 TEST_F(cq_ring, mapping_and_argument_rules)
 {
 	struct ib_async_cq_wait w = { .argsz = sizeof(w) };
-	struct ring r2;
+	struct iba_cq_ring r2;
 	uint32_t cq2;
 	void *p;
 
 	IBA_SKIPPED_IN_SETUP();
 	/* no ring yet: CQ_WAIT has nothing to fill */
 	EXPECT_EQ(-EINVAL, cq_wait(self->bed.fd, self->bed.cq, 0, NULL));
-	EXPECT_EQ(-EINVAL, ring_ask(self->bed.fd, self->bed.cq, 16385, &r2));
-	EXPECT_EQ(-ENOENT, ring_ask(self->bed.fd, 0x7777, 0, &r2));
-	EXPECT_NE(0, ring_ask(self->bed.fd, self->bed.pd, 0, &r2));
+	EXPECT_EQ(-EINVAL, iba_cq_ask(self->bed.fd, self->bed.cq, 16385, &r2));
+	EXPECT_EQ(-ENOENT, iba_cq_ask(self->bed.fd, 0x7777, 0, &r2));
+	EXPECT_NE(0, iba_cq_ask(self->bed.fd, self->bed.pd, 0, &r2));
 	memset(&r2, 0, sizeof(r2));
 	r2.m.argsz = sizeof(r2.m);
 	r2.m.handle = self->bed.cq;
@@ -279,8 +239,8 @@ TEST_F(cq_ring, mapping_and_argument_rules)
 	EXPECT_EQ(-EINVAL,
 		  iba_ioc(self->bed.fd, IB_ASYNC_IOC_MAP_CQ_RING, &r2.m));
 
-	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 8, &self->r));
-	EXPECT_EQ(-EBUSY, ring_ask(self->bed.fd, self->bed.cq, 8, &r2));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, self->bed.cq, 8, &self->r));
+	EXPECT_EQ(-EBUSY, iba_cq_ask(self->bed.fd, self->bed.cq, 8, &r2));
 	/* the records are the kernel's to write */
 	p = mmap(NULL, self->r.m.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 self->bed.fd, (off_t)self->r.m.mmap_offset);
@@ -313,13 +273,13 @@ TEST_F(cq_ring, mapping_and_argument_rules)
 
 TEST_F(cq_ring, the_ring_outlives_its_cq_while_mapped)
 {
-	struct ring r2;
+	struct iba_cq_ring r2;
 	uint32_t cq2;
 	void *p;
 
 	IBA_SKIPPED_IN_SETUP();
 	ASSERT_EQ(0, iba_create_cq(self->bed.fd, 0xc1, 4, &cq2));
-	ASSERT_EQ(0, ring_map(self->bed.fd, cq2, 4, &r2));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, cq2, 4, &r2));
 	ASSERT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_CQ, cq2, NULL));
 	/* still readable, never written again */
 	EXPECT_EQ(4U, r2.h->entries);
@@ -330,9 +290,9 @@ TEST_F(cq_ring, the_ring_outlives_its_cq_while_mapped)
 		 (off_t)r2.m.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(-ENOENT, cq_wait(self->bed.fd, cq2, 0, NULL));
-	ring_unmap(&r2);
+	iba_cq_unmap(&r2);
 	/* the file's other CQ and its ring go on */
-	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 4, &self->r));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, self->bed.cq, 4, &self->r));
 	ASSERT_EQ(0, exchange(self, 1));
 	EXPECT_EQ(2, cq_wait_for(self->bed.fd, self->bed.cq, 2, NULL));
 }
@@ -356,7 +316,7 @@ TEST_F(cq_ring, a_kernel_buffer_receive_waits_for_poll_cq)
 	bool recv_seen = false;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 8, &self->r));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, self->bed.cq, 8, &self->r));
 	memcpy(self->bed.mem, "kbuf-rcv", 8);
 	pr.handle = self->bed.b.handle;
 	ps.handle = self->bed.a.handle;
@@ -394,11 +354,11 @@ TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
 	int status;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, ring_map(self->bed.fd, self->bed.cq, 8, &self->r));
+	ASSERT_EQ(0, iba_cq_map(self->bed.fd, self->bed.cq, 8, &self->r));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct ring r2;
+		struct iba_cq_ring r2;
 		uint32_t cq2;
 		void *p;
 
@@ -416,7 +376,7 @@ TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
 			_exit(12);
 		if (iba_create_cq(self->bed.fd, 0xc2, 4, &cq2))
 			_exit(13);
-		if (ring_ask(self->bed.fd, cq2, 4, &r2) != -EPERM)
+		if (iba_cq_ask(self->bed.fd, cq2, 4, &r2) != -EPERM)
 			_exit(14);
 		_exit(0);
 	}
@@ -431,7 +391,7 @@ TEST_F(cq_ring, a_child_of_fork_has_no_mapping_and_no_ring)
 TEST_F(cq_ring, charged_to_rlimit_memlock)
 {
 	struct rlimit rl = { 0, 0 };
-	struct ring r2;
+	struct iba_cq_ring r2;
 	uint32_t cq2;
 
 	IBA_SKIPPED_IN_SETUP();
@@ -439,12 +399,12 @@ TEST_F(cq_ring, charged_to_rlimit_memlock)
 	/* this test's own process: the harness forks one per test */
 	ASSERT_EQ(0, iba_drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(-ENOMEM, ring_ask(self->bed.fd, cq2, 4, &r2));
+	EXPECT_EQ(-ENOMEM, iba_cq_ask(self->bed.fd, cq2, 4, &r2));
 	/* refused, nothing attached: it may be asked again */
 	rl.rlim_cur = rl.rlim_max = 1 << 20;
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	EXPECT_EQ(0, ring_map(self->bed.fd, cq2, 4, &r2));
-	ring_unmap(&r2);
+	EXPECT_EQ(0, iba_cq_map(self->bed.fd, cq2, 4, &r2));
+	iba_cq_unmap(&r2);
 }
 
 TEST_HARNESS_MAIN

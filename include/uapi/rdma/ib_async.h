@@ -88,6 +88,7 @@
  * @IB_ASYNC_CMD_MAP_WR_RING: &struct ib_async_map_wr_ring.
  * @IB_ASYNC_CMD_WR_DOORBELL: no structure: the argument is the value
  *	IB_ASYNC_IOC_MAP_WR_RING returned in &struct ib_async_map_wr_ring.doorbell.
+ * @IB_ASYNC_CMD_POLLER: &struct ib_async_poller.
  */
 enum ib_async_cmd {
 	IB_ASYNC_CMD_GET_INFO = IB_ASYNC_CMD_BASE,
@@ -128,6 +129,7 @@ enum ib_async_cmd {
 	IB_ASYNC_CMD_CQ_WAIT,
 	IB_ASYNC_CMD_MAP_WR_RING,
 	IB_ASYNC_CMD_WR_DOORBELL,
+	IB_ASYNC_CMD_POLLER,
 };
 
 /**
@@ -301,6 +303,10 @@ struct ib_async_event {
  * @IB_ASYNC_FEATURE_WR_RING: IB_ASYNC_IOC_MAP_WR_RING and
  *	IB_ASYNC_IOC_WR_DOORBELL: work requests written into memory the
  *	program maps and posted by a doorbell (with IB_ASYNC_FEATURE_USER_MR).
+ * @IB_ASYNC_FEATURE_POLLER: IB_ASYNC_IOC_POLLER: a thread of the program
+ *	lends itself to the kernel to take its rings' work requests and
+ *	fill its completion rings, so that its other threads post and poll
+ *	without system calls (with IB_ASYNC_FEATURE_WR_RING).
  *
  * Reported in &struct ib_async_info.features; a program tests a bit rather
  * than trying a command and catching its error.
@@ -316,6 +322,7 @@ enum ib_async_feature {
 	IB_ASYNC_FEATURE_STATE		= 1 << 7,
 	IB_ASYNC_FEATURE_CQ_RING	= 1 << 8,
 	IB_ASYNC_FEATURE_WR_RING	= 1 << 9,
+	IB_ASYNC_FEATURE_POLLER		= 1 << 10,
 };
 
 /**
@@ -1879,10 +1886,15 @@ struct ib_async_cq_ring_header {
  *	with IB_ASYNC_IOC_POST_RECV, whose data is copied at
  *	IB_ASYNC_IOC_POLL_CQ: once the ring is empty, take it (and what
  *	follows) with IB_ASYNC_IOC_POLL_CQ.
+ * @IB_ASYNC_CQ_RING_NEED_WAKEUP: no poller (IB_ASYNC_IOC_POLLER) is awake
+ *	to fill the ring: an empty ring stays empty until the program calls
+ *	IB_ASYNC_IOC_CQ_WAIT (which wakes a sleeping poller). Set from the
+ *	ring's start; never reported in &struct ib_async_cq_wait.ring_flags.
  */
 enum ib_async_cq_ring_flags {
-	IB_ASYNC_CQ_RING_FULL	= 1 << 0,
-	IB_ASYNC_CQ_RING_POLL	= 1 << 1,
+	IB_ASYNC_CQ_RING_FULL		= 1 << 0,
+	IB_ASYNC_CQ_RING_POLL		= 1 << 1,
+	IB_ASYNC_CQ_RING_NEED_WAKEUP	= 1 << 2,
 };
 
 /**
@@ -2021,6 +2033,7 @@ enum ib_async_wr_ring_kind {
  *	the QP's granted max_inline_data (0 for a receive ring).
  * @inline_offset: where in a slot its inline data begins.
  * @kind: enum ib_async_wr_ring_kind.
+ * @flags: written by the kernel, enum ib_async_wr_ring_flags.
  * @reserved: 0.
  *
  * Alone in a page mapped read-only. The kernel never reads it back.
@@ -2034,10 +2047,24 @@ struct ib_async_wr_ring_header {
 	__u32 max_inline;
 	__u32 inline_offset;
 	__u32 kind;
-	__u32 reserved[8];
+	__u32 flags;
+	__u32 reserved[7];
 };
 
 #define IB_ASYNC_WR_RING_HEADER_SIZE_V1	64
+
+/**
+ * enum ib_async_wr_ring_flags - &struct ib_async_wr_ring_header.flags
+ * @IB_ASYNC_WR_RING_NEED_WAKEUP: no poller (IB_ASYNC_IOC_POLLER) is awake
+ *	to take the ring's slots: ring the doorbell. Set from the ring's
+ *	start. A program that counts on a poller stores its producer, then
+ *	issues a full barrier, then reads this flag: the poller sets it,
+ *	issues a full barrier and reads the producer once more before it
+ *	sleeps, so one of the two always sees the other.
+ */
+enum ib_async_wr_ring_flags {
+	IB_ASYNC_WR_RING_NEED_WAKEUP	= 1 << 0,
+};
 
 /**
  * struct ib_async_wr_ring_producer - the program's side of a ring
@@ -2136,5 +2163,65 @@ struct ib_async_map_wr_ring {
  */
 #define IB_ASYNC_IOC_WR_DOORBELL \
 	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_WR_DOORBELL)
+
+/**
+ * DOC: Poller
+ *
+ * A program that wants to post and poll without any system call lends
+ * one of its threads to the kernel: that thread calls IB_ASYNC_IOC_POLLER
+ * and stays inside it, taking the pending slots of every submission ring
+ * of the file (as IB_ASYNC_IOC_WR_DOORBELL does) and filling every
+ * completion ring from its CQ (as IB_ASYNC_IOC_CQ_WAIT does), over and
+ * over. After @idle_us microseconds without anything to do it sleeps, and
+ * says so in every ring (IB_ASYNC_WR_RING_NEED_WAKEUP,
+ * IB_ASYNC_CQ_RING_NEED_WAKEUP): a doorbell or a CQ_WAIT wakes it.
+ *
+ * The poller is the program's own thread, in its process, memory cgroup
+ * and CPU cgroup: its CPU time is the program's, and a fatal signal ends
+ * it. A file has at most one; a user at most the module parameter
+ * max_pollers_per_user at once (EAGAIN beyond, as fork() at
+ * RLIMIT_NPROC); 0 there turns the poller off.
+ */
+
+/**
+ * enum ib_async_poller_flags - &struct ib_async_poller.flags
+ * @IB_ASYNC_POLLER_STOP: do not poll: make the file's poller return (0,
+ *	with its counts) and return at once. With no poller running, the
+ *	next one returns at once instead, having polled nothing.
+ */
+enum ib_async_poller_flags {
+	IB_ASYNC_POLLER_STOP	= 1 << 0,
+};
+
+/**
+ * struct ib_async_poller - argument of IB_ASYNC_IOC_POLLER
+ * @argsz: size of the structure.
+ * @flags: 0 to poll, or enum ib_async_poller_flags.
+ * @idle_us: in: microseconds without work before the poller sleeps, 0 for
+ *	the module parameter poller_idle_us; at most 1000000.
+ * @reserved: must be 0.
+ * @passes: out: times the poller looked at every ring.
+ * @posted: out: work requests it posted.
+ * @completions: out: completions it moved into rings.
+ * @sleeps: out: times it slept.
+ *
+ * Polls until IB_ASYNC_POLLER_STOP (0), a signal (EINTR, no counts), or
+ * device removal (ENODEV). EBUSY when the file has a poller, EAGAIN at
+ * the user's limit, EPERM from another process than the file's opener,
+ * EOPNOTSUPP without IB_ASYNC_FEATURE_POLLER.
+ */
+struct ib_async_poller {
+	__u32 argsz;
+	__u32 flags;
+	__u32 idle_us;
+	__u32 reserved;
+	__aligned_u64 passes;
+	__aligned_u64 posted;
+	__aligned_u64 completions;
+	__aligned_u64 sleeps;
+};
+
+#define IB_ASYNC_POLLER_SIZE_V1	48
+#define IB_ASYNC_IOC_POLLER	_IO(IB_ASYNC_IOC_MAGIC, IB_ASYNC_CMD_POLLER)
 
 #endif /* _UAPI_RDMA_IB_ASYNC_H */
