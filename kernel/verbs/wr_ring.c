@@ -74,10 +74,9 @@
  * @batch: slots a doorbell copies and posts at a time
  * @scratch: a batch's copy, then post.c's arrays; NULL until the first
  *	doorbell, freed when the owner lets the ring go
- * @refused: the producer the last drain read when it stopped at a slot
- *	the kernel refused: the poller may sleep on such a ring until the
- *	program moves its producer (see ib_async_wr_ring_has_work())
- * @stuck: @refused holds
+ * @stuck: the last drain stopped at a slot the kernel refused: the
+ *	poller leaves the ring alone until a doorbell drains it, or it finds
+ *	the ring empty (see ib_async_wr_rings_post())
  */
 struct ib_async_wr_ring {
 	struct ib_async_mapped_ring m;
@@ -94,7 +93,6 @@ struct ib_async_wr_ring {
 	u32 consumer;
 	u32 batch;
 	void *scratch;
-	u32 refused;
 	bool stuck;
 };
 
@@ -441,8 +439,8 @@ static int ib_async_wr_ring_drain(struct ib_async_file *file,
 				  struct ib_async_uobj *owner,
 				  struct ib_async_wr_ring *r, u32 *posted)
 {
-	u32 producer, n, k;
 	struct ib_async_slots s;
+	u32 producer, n, k;
 	int pending, err = 0;
 	void *copy;
 
@@ -473,10 +471,7 @@ static int ib_async_wr_ring_drain(struct ib_async_file *file,
 		ib_async_wr_ring_publish(r, k, err);
 		*posted += k;
 	} while (!err && k == n && *posted < pending);
-	if (err) {
-		r->refused = producer;
-		r->stuck = true;
-	}
+	r->stuck = err != 0;
 	if (r->send)
 		ib_async_qp_fill_rings(owner);
 	return *posted ? 0 : err;
@@ -511,19 +506,25 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 }
 
 /*
- * Should the poller stay awake for @r? Not for a slot it refused, while
- * the producer stands where it was: the program learns of the refusal
- * from the header and moves the producer. If it rewrites the slot and
- * stores the same producer again, the poller, awake, posts it at its
- * next pass; asleep, the ring says NEED_WAKEUP, which a program waiting
- * for its slots keeps reading, and it rings.
+ * Would the poller post from @r? Not once it stopped at a refused slot.
+ *
+ * The program learns of the refusal from the header (consumer and error)
+ * and drops the slots after it by setting its producer back, then writes
+ * new ones. A poller that read the old producer before the drop and
+ * copied slots after the rewrite would post a mix: requests the program
+ * was told were not posted. So after a refusal only the program's own
+ * doorbell (which it rings when it sees the error) drains the ring, and
+ * the poller takes it up again from that doorbell on, or once it finds
+ * the ring empty: no producer it read is older than the drop then.
  */
-static bool ib_async_wr_ring_has_work(const struct ib_async_wr_ring *r)
+static bool ib_async_wr_ring_has_work(struct ib_async_wr_ring *r)
 {
 	u32 producer;
+	int pending = ib_async_wr_ring_pending(r, &producer);
 
-	return ib_async_wr_ring_pending(r, &producer) > 0 &&
-	       !(r->stuck && producer == r->refused);
+	if (!pending)
+		r->stuck = false;
+	return pending > 0 && !r->stuck;
 }
 
 /**
@@ -532,9 +533,8 @@ static bool ib_async_wr_ring_has_work(const struct ib_async_wr_ring *r)
  * @file: the file, its device pinned
  *
  * A ring whose producer is out of bounds is left alone: the doorbell
- * would refuse it, and its header says nothing new. One that stopped at
- * a refused slot is tried again at every pass (its slot may have been
- * rewritten) but, posting nothing, keeps the poller from nothing.
+ * would refuse it, and its header says nothing new. So is one that
+ * stopped at a refused slot (ib_async_wr_ring_has_work()).
  *
  * Return: work requests posted.
  */
@@ -543,13 +543,13 @@ u32 ib_async_wr_rings_post(struct ib_async_file *file)
 	struct ib_async_mapped_ring *m;
 	struct ib_async_uobj *owner;
 	struct ib_async_wr_ring *r;
-	u32 posted, producer, total = 0;
+	u32 posted, total = 0;
 	unsigned long key;
 
 	lockdep_assert_held(&file->obj_mutex);
 	xa_for_each(&file->verbs->wr_rings, key, m) {
 		r = container_of(m, struct ib_async_wr_ring, m);
-		if (ib_async_wr_ring_pending(r, &producer) <= 0 ||
+		if (!ib_async_wr_ring_has_work(r) ||
 		    IS_ERR(ib_async_doorbell_ring(file, key, &owner)))
 			continue;
 		ib_async_wr_ring_drain(file, owner, r, &posted);

@@ -117,6 +117,17 @@ static int wait_consumed(const struct iba_wr_ring *r, uint32_t want)
 	return 0;
 }
 
+/* Wait until the ring's header publishes an error: 0, or -ETIMEDOUT. */
+static int wait_error(const struct iba_wr_ring *r)
+{
+	uint64_t end = iba_now_ms() + WAIT_MS;
+
+	while (!iba_wr_error(r))
+		if (iba_now_ms() > end)
+			return -ETIMEDOUT;
+	return 0;
+}
+
 FIXTURE(pl) {
 	struct iba_rc_bed bed;
 	struct iba_wr_ring send, recv;
@@ -245,11 +256,12 @@ TEST_F(pl, sleeps_when_idle_and_a_doorbell_wakes_it)
 
 /*
  * A slot the kernel refuses stops its ring where it stands, with the
- * error, as a doorbell would; the poller does not stay awake for it, and
- * the slot rewritten under the same producer is posted once the program
- * rings (the ring says NEED_WAKEUP).
+ * error, as a doorbell would; the poller then leaves the ring to the
+ * program's doorbell, even with the slot rewritten under the same
+ * producer, and does not stay awake for it. The doorbell posts it and
+ * gives the ring back to the poller.
  */
-TEST_F(pl, a_refused_slot_stops_its_ring_until_the_producer_moves)
+TEST_F(pl, a_refused_slot_leaves_the_ring_to_the_doorbell)
 {
 	struct poller pl;
 
@@ -259,18 +271,27 @@ TEST_F(pl, a_refused_slot_stops_its_ring_until_the_producer_moves)
 	iba_wr_put_send(&self->send, 0, 0x100, (uintptr_t)self->bed.mem, MSG,
 			BAD_LKEY);
 	iba_wr_produce(&self->send, 1);
-	ASSERT_EQ(0, wait_wake_flag(&self->send, true));
+	ASSERT_EQ(0, wait_error(&self->send));
 	EXPECT_EQ(0U, iba_wr_consumed(&self->send));
 	EXPECT_EQ((uint32_t)EINVAL, iba_wr_error(&self->send));
 
-	/* the program drops it and writes a good message instead */
-	iba_wr_produce(&self->send, 0);
+	/* rewritten, the same producer: the poller does not take it */
 	write_message(self, 0);
-	EXPECT_EQ(0, iba_wr_doorbell(&self->recv));
-	EXPECT_EQ(0, wait_consumed(&self->send, 1));
-	EXPECT_EQ(0, wait_produced(&self->cq, 2));
+	ASSERT_EQ(0, wait_consumed(&self->recv, 1));
+	ASSERT_EQ(0, wait_wake_flag(&self->send, true));
+	EXPECT_EQ(0U, iba_wr_consumed(&self->send));
+
+	/* the program rings, as the error says to: posted, ring given back */
+	EXPECT_EQ(0, iba_wr_doorbell(&self->send));
+	EXPECT_EQ(1U, iba_wr_consumed(&self->send));
+	EXPECT_EQ(0U, iba_wr_error(&self->send));
+	ASSERT_EQ(0, wait_wake_flag(&self->send, false));
+	write_message(self, 1);
+	EXPECT_EQ(0, wait_consumed(&self->send, 2));
+	EXPECT_EQ(0, wait_produced(&self->cq, 4));
 	ASSERT_EQ(0, poller_end(&pl));
-	EXPECT_EQ(1ULL, pl.arg.posted);
+	/* both receives and the second SEND */
+	EXPECT_EQ(3ULL, pl.arg.posted);
 }
 
 /* One per file; a STOP before it starts makes it return at once. */

@@ -2174,7 +2174,10 @@ struct ib_async_map_wr_ring {
  * completion ring from its CQ (as IB_ASYNC_IOC_CQ_WAIT does), over and
  * over. After @idle_us microseconds without anything to do it sleeps, and
  * says so in every ring (IB_ASYNC_WR_RING_NEED_WAKEUP,
- * IB_ASYNC_CQ_RING_NEED_WAKEUP): a doorbell or a CQ_WAIT wakes it.
+ * IB_ASYNC_CQ_RING_NEED_WAKEUP): a doorbell or a CQ_WAIT wakes it. Once
+ * it stopped at a slot it refused (the header's error), it leaves that
+ * ring to the program's doorbell until it finds the ring empty: a program
+ * that sees an error rings.
  *
  * The poller is the program's own thread, in its process, memory cgroup
  * and CPU cgroup: its CPU time is the program's, and a fatal signal ends
