@@ -160,6 +160,13 @@ void *ibasync_cmd_mmap_wr_ring(struct ibv_context *ctx, uint64_t offset,
 int ibasync_cmd_cq_wait(struct ibv_cq *cq, uint32_t spin_us,
 			uint32_t *ring_flags);
 
+/*
+ * IB_ASYNC_IOC_POLLER on the context's node: @flags 0 polls (returning
+ * only when stopped, or failing), IB_ASYNC_POLLER_STOP stops the poller.
+ */
+int ibasync_cmd_poller(struct ibv_context *ctx, uint32_t flags,
+		       uint32_t idle_us);
+
 /* The raw call the cmd_*.c files share, and nobody else issues. */
 int ibasync_cmd_ioctl(int fd, unsigned long cmd, void *arg);
 

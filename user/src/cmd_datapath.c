@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The data path's commands (cmd.h): posts, one at a time through the
- * kernel's buffers or as lists over the kernel's MRs, and polls.
+ * kernel's buffers or as lists over the kernel's MRs, polls, and the
+ * poller that takes both into the kernel.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -108,4 +109,12 @@ int ibasync_cmd_cq_wait(struct ibv_cq *cq, uint32_t spin_us,
 	err = IBASYNC_CTX_CMD(cq->context, CQ_WAIT, &arg);
 	*ring_flags = err ? 0 : arg.ring_flags;
 	return err;
+}
+
+int ibasync_cmd_poller(struct ibv_context *ctx, uint32_t flags,
+		       uint32_t idle_us)
+{
+	struct ib_async_poller arg = { .flags = flags, .idle_us = idle_us };
+
+	return IBASYNC_CTX_CMD(ctx, POLLER, &arg);
 }

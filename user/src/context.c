@@ -196,6 +196,8 @@ static struct ibv_context *open_device(struct ibv_device *device,
 	c->ev_ring = ring;
 	c->chans = chans;
 	init_context(c, dev, fd, cmd_fd, &info);
+	/* IBASYNC_POLLER: the context is whole before its thread sees it */
+	ibasync_poller_start(c, info.features);
 	return &c->vctx.context;
 err:
 	err = errno;
@@ -228,6 +230,8 @@ IBASYNC_EXPORT int ibv_close_device(struct ibv_context *context)
 {
 	struct ibasync_context *c = to_ibasync_ctx(context);
 
+	/* its thread uses the node and the context until joined */
+	ibasync_poller_stop(c);
 	close(context->cmd_fd);
 	close(context->async_fd);
 	ibasync_ring_unmap(&c->ev_ring);

@@ -20,6 +20,14 @@
  * until one finds a completion: an idle CQ polled in turn with others
  * waits once per that many polls. IBASYNC_CQ_SPIN_US=0 never spins.
  *
+ * With a poller (IBASYNC_POLLER, poller.c) awake, the kernel fills the
+ * ring by itself and says so by clearing IB_ASYNC_CQ_RING_NEED_WAKEUP: an
+ * empty poll then returns at once, with no system call. Once it sleeps
+ * (the flag set, as it always is without one), or stops at a completion
+ * only IB_ASYNC_IOC_POLL_CQ hands out, the poll asks the kernel as above;
+ * CQ_WAIT wakes it. Without a poller the flag is not read: a kernel older
+ * than the poller leaves it 0.
+ *
  * Mapped when a CQ is made, where the node offers it and
  * IBASYNC_NO_CQ_RING is not set; a kernel that refuses (RLIMIT_MEMLOCK)
  * leaves the CQ on IB_ASYNC_IOC_POLL_CQ. A child of fork() has no mapping
@@ -110,6 +118,7 @@ int ibasync_cq_ring_map(struct ibasync_cq *q)
 	r->spin_us = spin_us(&r->spin_auto);
 	r->spin_skip = 0;
 	r->spin_backoff = 1;
+	r->poller = c->poller_on;
 	r->hdr = hdr;
 	return 0;
 }
@@ -184,6 +193,45 @@ static void spin_learn(struct ibasync_cq_ring *r, uint32_t spun, bool found)
 }
 
 /*
+ * The ring is empty and a poller awake fills it: nothing to ask the
+ * kernel. Not while it sleeps (NEED_WAKEUP), nor when the next completion
+ * is one only POLL_CQ hands out (POLL), which no ring ever receives.
+ */
+static bool poller_fills(const struct ibasync_cq_ring *r)
+{
+	return r->poller &&
+	       !(__atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED) &
+		 (IB_ASYNC_CQ_RING_NEED_WAKEUP | IB_ASYNC_CQ_RING_POLL));
+}
+
+/*
+ * The ring is empty: CQ_WAIT fills it, spinning by the policy above, then
+ * take up to *@count into @k. q->poll_lock is held.
+ */
+static int wait_and_take(struct ibasync_cq *q, struct ib_async_wc *k,
+			 uint32_t *count)
+{
+	struct ibv_cq *cq = ibv_cq_ex_to_cq(&q->ex);
+	struct ibasync_cq_ring *r = &q->ring;
+	uint32_t n, flags, spin = spin_budget(r);
+	int err;
+
+	err = ibasync_cmd_cq_wait(cq, spin, &flags);
+	if (err)
+		return err;
+	/* what the ring holds, not whether a poller is awake */
+	flags &= ~(uint32_t)IB_ASYNC_CQ_RING_NEED_WAKEUP;
+	n = ring_take(r, k, *count);
+	spin_learn(r, spin, n || flags);
+	/* a kernel-buffer receive, whose data POLL_CQ copies out */
+	if (!n && (flags & IB_ASYNC_CQ_RING_POLL))
+		return ibasync_cmd_poll_cq(cq->context, cq->handle, k, count);
+	r->empty = !n;
+	*count = n;
+	return 0;
+}
+
+/*
  * Up to *@count completions into @k, from the ring where the CQ has one,
  * else from the kernel; q->poll_lock is held. Return: 0 with *@count set,
  * or errno.
@@ -193,26 +241,15 @@ int ibasync_cq_fetch(struct ibasync_cq *q, struct ib_async_wc *k,
 {
 	struct ibv_cq *cq = ibv_cq_ex_to_cq(&q->ex);
 	struct ibasync_cq_ring *r = &q->ring;
-	uint32_t n, flags, spin;
-	int err;
+	uint32_t n;
 
 	if (!ibasync_cq_ring_on(q))
 		return ibasync_cmd_poll_cq(cq->context, cq->handle, k, count);
 	n = ring_take(r, k, *count);
-	if (n) {
+	if (n)
 		spin_learn(r, 0, true);
-	} else {
-		spin = spin_budget(r);
-		err = ibasync_cmd_cq_wait(cq, spin, &flags);
-		if (err)
-			return err;
-		n = ring_take(r, k, *count);
-		spin_learn(r, spin, n || flags);
-		/* a kernel-buffer receive, whose data POLL_CQ copies out */
-		if (!n && (flags & IB_ASYNC_CQ_RING_POLL))
-			return ibasync_cmd_poll_cq(cq->context, cq->handle, k,
-						   count);
-	}
+	else if (!poller_fills(r))
+		return wait_and_take(q, k, count);
 	r->empty = !n;
 	*count = n;
 	return 0;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <infiniband/ib_async.h>
 #include <infiniband/ib_async_shim.h>
@@ -70,6 +71,18 @@
  * with no submission ring; see libibasync(7) and wr_ring.c.
  */
 #define IBASYNC_NO_WR_RING_ENV	"IBASYNC_NO_WR_RING"
+
+/*
+ * "1": each context lends one thread to the kernel's poller
+ * (IB_ASYNC_IOC_POLLER), so that posts and polls make no system call
+ * while it is awake; unset, "0" or anything else: none, the default
+ * (poller.c). IBASYNC_POLLER_IDLE_US: how long it polls without work
+ * before it sleeps, 0 (or anything unparsable) for the kernel's
+ * poller_idle_us; the uAPI's bound is the largest value passed on.
+ */
+#define IBASYNC_POLLER_ENV		"IBASYNC_POLLER"
+#define IBASYNC_POLLER_IDLE_US_ENV	"IBASYNC_POLLER_IDLE_US"
+#define IBASYNC_POLLER_IDLE_US_MAX	1000000
 
 /*
  * A mapped event ring (ring.c); hdr NULL when there is none. Its
@@ -184,6 +197,18 @@ struct ibasync_context {
 	bool wr_ring;
 	/* IB_ASYNC_FEATURE_STATE: state channels too */
 	bool state;
+	/*
+	 * IBASYNC_POLLER (poller.c): poller_on once the thread lent to the
+	 * kernel was started, by process poller_pid (a child of fork() has
+	 * no such thread); rings made then read their NEED_WAKEUP flags.
+	 * poller_stopping: the context is closing, the thread must not
+	 * enter the kernel again.
+	 */
+	bool poller_on;
+	pid_t poller_pid;
+	pthread_t poller;
+	uint32_t poller_idle_us;
+	atomic_bool poller_stopping;
 
 	/* memory regions by lkey, without user_mr; see mr.c */
 	pthread_rwlock_t mr_lock;
@@ -260,6 +285,7 @@ struct ibasync_wr_ring {
 	uint32_t mask, slot_size, max_sge, max_inline, inline_offset;
 	uint32_t prod;
 	uint32_t gen;		/* ibasync_fork_gen when mapped */
+	bool poller;		/* the context has a poller: see wr_ring.c */
 	pthread_mutex_t lock;
 };
 
@@ -339,6 +365,7 @@ struct ibasync_cq_ring {
 	uint32_t spin_skip;	/* empty polls left that do not spin */
 	uint32_t spin_backoff;	/* the next skip after a spin in vain */
 	bool empty;		/* the last look found nothing */
+	bool poller;		/* the context has a poller: see cq_ring.c */
 };
 
 /*
@@ -516,6 +543,10 @@ int ibasync_parse_uint(const char *s, unsigned long long max,
 int ibasync_wait_readable(int fd);
 int ibasync_ring_wait_more(int fd, int err, bool nonblock);
 int ibasync_readable_now(int fd);
+
+/* poller.c */
+void ibasync_poller_start(struct ibasync_context *c, uint64_t features);
+void ibasync_poller_stop(struct ibasync_context *c);
 
 /* device.c */
 void ibasync_device_get(struct ibasync_device *dev);

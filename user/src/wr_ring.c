@@ -21,8 +21,16 @@
  * fork() has no mapping (the kernel marks it VM_DONTCOPY) and goes to the
  * list commands, which the kernel refuses to a process other than the
  * opener's, as it always did.
+ *
+ * With a poller (IBASYNC_POLLER, poller.c) awake, the ring's NEED_WAKEUP
+ * flag is clear and a post rings no doorbell: it waits, spinning, for the
+ * poller to take its slots. One the kernel refuses still gets the
+ * doorbell's answer, so that *bad_wr stays exact (poller_took()). Without
+ * a poller (the default) the flag is not even read: a kernel older than
+ * the poller leaves that word 0.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cmd.h"
@@ -111,6 +119,7 @@ void ibasync_wr_ring_map(struct ibv_context *ctx, uint32_t obj_type,
 	r->inline_offset = m.inline_offset;
 	r->prod = 0;
 	r->gen = __atomic_load_n(&ibasync_fork_gen, __ATOMIC_RELAXED);
+	r->poller = to_ibasync_ctx(ctx)->poller_on;
 	r->hdr = hdr;
 }
 
@@ -137,20 +146,16 @@ bool ibasync_wr_ring_on(const struct ibasync_wr_ring *r)
 }
 
 /*
- * The @n slots from r->prod on are written: ring the doorbell. Return:
- * how many the kernel posted; *@err the error of the first it did not.
- * r->prod moves past those posted, and the producer with it: the others
- * are dropped.
+ * The kernel's answer for the @n slots from r->prod on, @ret the
+ * doorbell's own failure (0 if it rang none or succeeded). Return: how
+ * many it posted; *@err the error of the first it did not. r->prod moves
+ * past those posted, and the producer with it: the others are dropped.
  */
-static uint32_t ring_doorbell(struct ibv_context *ctx,
-			      struct ibasync_wr_ring *r, uint32_t n, int *err)
+static uint32_t ring_answer(struct ibasync_wr_ring *r, uint32_t n, int ret,
+			    int *err)
 {
 	uint32_t posted;
-	int ret;
 
-	/* the slots, then the count that makes them the kernel's */
-	__atomic_store_n(r->producer, r->prod + n, __ATOMIC_RELEASE);
-	ret = ibasync_cmd_wr_doorbell(ctx, r->doorbell);
 	/* the consumer, then the error that goes with it */
 	posted = __atomic_load_n(&r->hdr->consumer, __ATOMIC_ACQUIRE) - r->prod;
 	if (posted > n)		/* no answer of this doorbell's */
@@ -166,6 +171,85 @@ static uint32_t ring_doorbell(struct ibv_context *ctx,
 	if (posted < n)
 		__atomic_store_n(r->producer, r->prod, __ATOMIC_RELEASE);
 	return posted;
+}
+
+/* A round of a spin: let the core's other thread run, where it has one. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+/*
+ * A full barrier after the producer's store. GCC refuses a fence under
+ * -fsanitize=thread, which does not model them: there a sequentially
+ * consistent read-modify-write of the producer, which orders the same.
+ */
+static inline void full_barrier(uint32_t *producer)
+{
+#ifdef __SANITIZE_THREAD__
+	__atomic_fetch_add(producer, 0, __ATOMIC_SEQ_CST);
+#else
+	(void)producer;
+	atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/*
+ * The producer of the @n slots from r->prod on is stored, and the context
+ * has a poller: while it is awake, wait for it to take them all (true).
+ * False when the doorbell must ring instead: no poller awake (NEED_WAKEUP,
+ * read again each round: it may fall asleep meanwhile), a consumer that
+ * answers nothing of ours, or an error. The poller publishes an error,
+ * then the consumer that goes with it, while this thread reads: an error
+ * seen may be newer than the consumer seen, or older than our slots (the
+ * last post's refusal), and nothing in the header tells which. A
+ * doorbell's answer is made while the post waits, hence exact: a refused
+ * post pays one system call, and so does the next one, while the error
+ * stays in the header.
+ */
+static bool poller_took(const struct ibasync_wr_ring *r, uint32_t n)
+{
+	const struct ib_async_wr_ring_header *h = r->hdr;
+	uint32_t done;
+
+	/*
+	 * The producer's store before the flag's load: the poller sets the
+	 * flag, then reads the producer once more before it sleeps, so one
+	 * of the two sees the other (IB_ASYNC_WR_RING_NEED_WAKEUP).
+	 */
+	full_barrier(r->producer);
+	while (!(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) &
+		 IB_ASYNC_WR_RING_NEED_WAKEUP)) {
+		done = __atomic_load_n(&h->consumer, __ATOMIC_ACQUIRE) - r->prod;
+		if (done == n)
+			return true;
+		if (done > n || __atomic_load_n(&h->error, __ATOMIC_RELAXED))
+			return false;
+		cpu_relax();
+	}
+	return false;
+}
+
+/*
+ * The @n slots from r->prod on are written: hand them to the kernel, by
+ * its poller or the doorbell. Return: as ring_answer().
+ */
+static uint32_t ring_submit(struct ibv_context *ctx, struct ibasync_wr_ring *r,
+			    uint32_t n, int *err)
+{
+	int ret = 0;
+
+	/* the slots, then the count that makes them the kernel's */
+	__atomic_store_n(r->producer, r->prod + n, __ATOMIC_RELEASE);
+	if (!r->poller || !poller_took(r, n))
+		ret = ibasync_cmd_wr_doorbell(ctx, r->doorbell);
+	return ring_answer(r, n, ret, err);
 }
 
 /*
@@ -199,7 +283,7 @@ static int ring_post(struct ibv_context *ctx, const struct ring_chain *c,
 		}
 		if (!n)
 			break;
-		posted = ring_doorbell(ctx, r, n, &err);
+		posted = ring_submit(ctx, r, n, &err);
 		if (posted < n) {
 			/* the kernel's refusal comes before the next put's */
 			for (wr = first; posted--; wr = c->next(wr))
