@@ -222,6 +222,9 @@ while [ "$rep" -le "$REPS" ]; do
 	perf_both read_bw ib_read_bw -s 4096
 	perf_both atomic_bw ib_atomic_bw -A FETCH_AND_ADD
 	perf_both send_rate ib_send_bw -s 64 -l "$POST_LIST" -n "$RATE_N"
+	# the same through the shim with its poller (a thread per process)
+	IBASYNC_POLLER=1 perf ib_async poller_rate ib_send_bw -s 64 \
+		-l "$POST_LIST" -n "$RATE_N"
 	perf_both send_lat ib_send_lat -s 64
 	perf_both write_lat ib_write_lat -s 64
 	perf_both read_lat ib_read_lat -s 64

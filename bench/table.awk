@@ -447,6 +447,14 @@ END {
 		print row(w, B[i] " Mpps", sprintf("%.4f", median(gu, "mpps")), sprintf("%.4f", median(ga, "mpps")),
 			sprintf("%.2fx", r), "", ">= 1.0x")
 	}
+	# the poller: ib_async with IBASYNC_POLLER=1 against the same uverbs runs
+	gu = "uverbs" SUBSEP "perf" SUBSEP "send_rate"; ga = "ib_async" SUBSEP "perf" SUBSEP "poller_rate"
+	poller_r = 0
+	if (C[gu, "mpps"] && C[ga, "mpps"] && median(gu, "mpps") > 0)
+		poller_r = median(ga, "mpps") / median(gu, "mpps")
+	if (C[ga, "mpps"])
+		print row(w, "send_rate poller", sprintf("%.4f", median(gu, "mpps")), sprintf("%.4f", median(ga, "mpps")),
+			sprintf("%.2fx", poller_r), "", ">= 1.5x")
 	split("send_lat write_lat read_lat", B, " ")
 	split("typ p999", K, " ")
 	for (i = 1; i <= 3; i++) {
@@ -480,6 +488,11 @@ END {
 	printf "Target: bandwidth and atomics at least 1.0x and latency at most 1.1x\n"
 	printf "ib_uverbs (typical and 99.9%%): %s\n", yn(perf_ok)
 	printf "Target: message rate at least 1.0x ib_uverbs: %s\n", yn(rate_ok)
+	if (poller_r) {
+		printf "send_rate poller: the same through the shim with IBASYNC_POLLER=1, each\n"
+		printf "process lending one more thread that polls in the kernel: 4 busy threads\n"
+		printf "on this guest's %d CPUs. Target at least 1.5x: %s\n", ncpu, yn(poller_r >= 1.5)
+	}
 	gu = "uverbs" SUBSEP "perf" SUBSEP "send_lat"; gf = "floor" SUBSEP "perf" SUBSEP "send_lat"
 	gw = "uverbs" SUBSEP "perf" SUBSEP "write_lat"; gx = "floor" SUBSEP "perf" SUBSEP "write_lat"
 	gr = "uverbs" SUBSEP "perf" SUBSEP "read_lat"; gy = "floor" SUBSEP "perf" SUBSEP "read_lat"

@@ -14,9 +14,10 @@
  * What the kernel promises, checked from here: the producer count never
  * goes backwards while the ring is mapped, and stands still once its CQ
  * is destroyed, when no new mapping finds the ring; the header keeps its
- * geometry, and its flags are IB_ASYNC_CQ_RING_FULL and _POLL at most; a
- * record is a completion (status in range, reserved 0) or zeroes; the
- * records cannot be mapped writable or made so, and no part private.
+ * geometry, and its flags are IB_ASYNC_CQ_RING_FULL, _POLL and
+ * _NEED_WAKEUP at most; a record is a completion (status in range,
+ * reserved 0) or zeroes; the records cannot be mapped writable or made
+ * so, and no part private.
  *
  * The table is the process's own: the mappings are not inherited across
  * fork() (VM_DONTCOPY; those MADV_DOFORK copied are the child's to drop),
@@ -157,7 +158,8 @@ static uint32_t check_header(struct fz_ctx *ctx, struct cq_ring *r)
 				  r->handle, r->final, p);
 		atomic_fetch_add(&ctx->sh->stats.ring_dead_looks, 1);
 	}
-	if (flags & ~(IB_ASYNC_CQ_RING_FULL | IB_ASYNC_CQ_RING_POLL))
+	if (flags & ~(IB_ASYNC_CQ_RING_FULL | IB_ASYNC_CQ_RING_POLL |
+		      IB_ASYNC_CQ_RING_NEED_WAKEUP))
 		fz_report(ctx, "cq-ring-flags", "a mapped ring's flags are %#x",
 			  flags);
 	for (i = 0; i < sizeof(h->reserved) / sizeof(h->reserved[0]); i++)

@@ -140,6 +140,13 @@ struct fz_file {
 	 * channels, so a channel's sequence may skip them.
 	 */
 	uint64_t destroys;
+	/*
+	 * POLLER calls made to the slot (counted before each goes in), and
+	 * those not returned yet: while one may be polling, a ring's
+	 * consumer follows its scribbled producer with no doorbell at all.
+	 */
+	uint64_t polls;
+	uint32_t polling;
 };
 
 /* Writes of a mapped completion ring's consumer page (cq_ring.c). */
@@ -394,6 +401,7 @@ struct fz_call {
 		struct ib_async_cq_wait cq_wait;
 		struct ib_async_map_wr_ring map_wr_ring;
 		struct fz_doorbell doorbell;
+		struct ib_async_poller poller;
 	} a;
 	char mdesc[128];		/* the mutations, for reports */
 	uint8_t sent[256];		/* the argument as it went in */
@@ -439,7 +447,8 @@ struct fz_cmd {
 	X(MAP_RING, map_ring) X(RING_WAIT, ring_wait)			\
 	X(ATTACH_MCAST, attach_mcast) X(DETACH_MCAST, detach_mcast)	\
 	X(MAP_CQ_RING, map_cq_ring) X(CQ_WAIT, cq_wait)			\
-	X(MAP_WR_RING, map_wr_ring) X(WR_DOORBELL, wr_doorbell)
+	X(MAP_WR_RING, map_wr_ring) X(WR_DOORBELL, wr_doorbell)		\
+	X(POLLER, poller)
 
 /* QP states, as enum ibv_qp_state and the uAPI's qp_state number them */
 enum { QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD, QPS_SQE, QPS_ERR };

@@ -2470,3 +2470,52 @@ void fz_done_wr_doorbell(struct fz_ctx *ctx, struct fz_call *c)
 	(void)ctx;
 	(void)c;
 }
+
+/* ---- the poller ---- */
+
+/*
+ * A poller of the slot's file, which then posts and fills every ring
+ * that the other workers scribble on, until the watchdog interrupts it;
+ * or a STOP of another worker's. Short idle times, so that it sleeps and
+ * is woken by their doorbells too.
+ */
+bool fz_build_poller(struct fz_ctx *ctx, struct fz_call *c)
+{
+	struct ib_async_poller *a = &c->a.poller;
+	struct fz_rng *r = &ctx->rng;
+
+	if (!datapath_here(ctx, c->slot))
+		return false;
+	if (fz_chance(r, 30)) {
+		a->flags = IB_ASYNC_POLLER_STOP;
+		return true;
+	}
+	a->idle_us = fz_chance(r, 80) ? fz_range(r, 1, 2000) :
+					fz_below(r, 1000001);
+	return true;
+}
+
+/* Only a stopped poller answers: no more passes than it could make. */
+void fz_done_poller(struct fz_ctx *ctx, struct fz_call *c)
+{
+	const struct ib_async_poller *a = &c->a.poller;
+
+	if (a->flags & IB_ASYNC_POLLER_STOP) {
+		if (a->passes || a->posted || a->completions || a->sleeps)
+			fz_report(ctx, "poller-stop-counts",
+				  "STOP answered with counts %llu/%llu/%llu/%llu",
+				  (unsigned long long)a->passes,
+				  (unsigned long long)a->posted,
+				  (unsigned long long)a->completions,
+				  (unsigned long long)a->sleeps);
+		return;
+	}
+	if (a->sleeps > a->passes || (!a->passes && (a->posted ||
+							 a->completions)))
+		fz_report(ctx, "poller-counts",
+			  "POLLER: %llu passes, %llu posted, %llu completions, %llu sleeps",
+			  (unsigned long long)a->passes,
+			  (unsigned long long)a->posted,
+			  (unsigned long long)a->completions,
+			  (unsigned long long)a->sleeps);
+}

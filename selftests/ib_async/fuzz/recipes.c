@@ -665,22 +665,44 @@ static bool ring_setup(struct fz_ctx *ctx, uint32_t slot, struct ring_pair *t)
 }
 
 /*
- * Ring @w's doorbell for the @n slots written from its consumer on; then,
- * as a program does, drop what the kernel refused. The consumer never
- * moves further than a ring's size (the producer is the scribbler's too).
+ * POLLER calls made to @slot so far, or ~0 while one may be polling: two
+ * equal snapshots say that no poller ran between them (see
+ * fz_file.polls).
+ */
+static uint64_t pollers_seen(struct fz_ctx *ctx, uint32_t slot)
+{
+	const struct fz_file *f = &ctx->sh->file[slot];
+	uint64_t polls;
+
+	fz_lock(ctx->sh);
+	polls = f->polling ? ~0ULL : f->polls;
+	fz_unlock(ctx->sh);
+	return polls;
+}
+
+/*
+ * Ring @w's doorbell for the @n slots written from its consumer @cons on
+ * (read when @polls was taken); then, as a program does, drop what the
+ * kernel refused. The consumer never moves further than a ring's size
+ * (the producer is the scribbler's too) in one doorbell; a poller of the
+ * file, which takes the slots the scribbler makes up as they come, may
+ * move it further.
  */
 static void wr_doorbell(struct fz_ctx *ctx, uint32_t slot,
-			const struct wr_map *w, uint32_t cons, uint32_t n)
+			const struct wr_map *w, uint32_t cons, uint32_t n,
+			uint64_t polls)
 {
 	struct fz_doorbell db = { .value = w->m.doorbell };
 	uint32_t after;
+	bool alone;
 
 	__atomic_store_n((uint32_t *)w->p, cons + n, __ATOMIC_RELEASE);
 	if (ctx->call >= ctx->budget)
 		return;
 	fz_ioc(ctx, slot, IB_ASYNC_CMD_WR_DOORBELL, &db);
 	after = __atomic_load_n(&w->h->consumer, __ATOMIC_ACQUIRE);
-	if (after - cons > w->m.entries)
+	alone = polls != ~0ULL && pollers_seen(ctx, slot) == polls;
+	if (alone && after - cons > w->m.entries)
 		fz_report(ctx, "wr-ring-consumer",
 			  "WR_DOORBELL moved the consumer %u slots in a ring of %u",
 			  after - cons, w->m.entries);
@@ -738,6 +760,7 @@ static bool ring_post(struct fz_ctx *ctx, uint32_t slot,
 	}
 	if (w && w->p && n <= w->m.entries && fz_chance(r, 80)) {
 		size_t wr = send ? sizeof(*sw) : sizeof(*rw);
+		uint64_t polls = pollers_seen(ctx, slot);
 		uint32_t cons = __atomic_load_n(&w->h->consumer,
 						__ATOMIC_ACQUIRE);
 		uint8_t *at;
@@ -749,7 +772,7 @@ static bool ring_post(struct fz_ctx *ctx, uint32_t slot,
 			memcpy(at, send ? (void *)&sw[i] : (void *)&rw[i], wr);
 			memcpy(at + wr, &s[i], sizeof(s[i]));
 		}
-		wr_doorbell(ctx, slot, w, cons, n);
+		wr_doorbell(ctx, slot, w, cons, n, polls);
 		return true;
 	}
 	a.wrs = (uintptr_t)ctx->lists;

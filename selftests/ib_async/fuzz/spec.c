@@ -390,6 +390,17 @@ static const struct fz_field f_wr_doorbell[] = {
 	F(fz_doorbell, value, FK_VAL, 0),
 };
 
+/* Its counts come back only from a poller that was told to STOP. */
+static const struct fz_field f_poller[] = {
+	HDR(ib_async_poller, IB_ASYNC_POLLER_STOP),
+	F(ib_async_poller, idle_us, FK_VAL, 0),
+	F(ib_async_poller, reserved, FK_RSV, 0),
+	F(ib_async_poller, passes, FK_OUT0, 0),
+	F(ib_async_poller, posted, FK_OUT0, 0),
+	F(ib_async_poller, completions, FK_OUT0, 0),
+	F(ib_async_poller, sleeps, FK_OUT0, 0),
+};
+
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 #define CMD(NR, fn, s, sz, flds, w, dp)					\
 	[IB_ASYNC_CMD_##NR - IB_ASYNC_CMD_BASE] = {			\
@@ -486,6 +497,12 @@ const struct fz_cmd fz_cmds[] = {
 	CMD(MAP_WR_RING, map_wr_ring, ib_async_map_wr_ring,
 	    IB_ASYNC_MAP_WR_RING_SIZE_V1, f_map_wr_ring, 3, true),
 	CMD_VALUE(WR_DOORBELL, wr_doorbell, f_wr_doorbell, 8, true),
+	/*
+	 * Polls until the watchdog's SIGUSR1 (UNSTICK_MS) or a STOP from
+	 * another worker: rarely, as each call may take that long.
+	 */
+	CMD(POLLER, poller, ib_async_poller, IB_ASYNC_POLLER_SIZE_V1,
+	    f_poller, 1, true),
 };
 
 const unsigned int fz_ncmds = ARR(fz_cmds);
@@ -495,7 +512,7 @@ const unsigned int fz_ncmds = ARR(fz_cmds);
 _Static_assert(ARR(fz_cmds) == 0 FZ_COMMANDS(FZ_COUNT_ONE),
 	       "a command of FZ_COMMANDS has no line in fz_cmds");
 _Static_assert(IB_ASYNC_CMD_BASE + ARR(fz_cmds) - 1 ==
-	       IB_ASYNC_CMD_WR_DOORBELL,
+	       IB_ASYNC_CMD_POLLER,
 	       "enum ib_async_cmd grew: describe the new command here");
 _Static_assert(ARR(fz_cmds) <= FZ_MAX_CMDS,
 	       "the per-command counts have no room for every command");

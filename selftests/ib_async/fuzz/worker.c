@@ -649,6 +649,18 @@ static int send_ioctl(struct fz_ctx *ctx, struct fz_call *c, unsigned long arg,
 	return ret;
 }
 
+/* A POLLER call to @slot begins (@d 1) or returned (-1): see fz_file.polls. */
+static void poller_mark(struct fz_ctx *ctx, uint32_t slot, int d)
+{
+	struct fz_file *f = &ctx->sh->file[slot];
+
+	fz_lock(ctx->sh);
+	if (d > 0)
+		f->polls++;
+	f->polling += d;
+	fz_unlock(ctx->sh);
+}
+
 /*
  * A doorbell: the value is the argument, nothing is placed, and nothing
  * comes back to check but the result.
@@ -696,10 +708,14 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		ctx->sh->file[c->slot].destroys++;
 		fz_unlock(ctx->sh);
 	}
+	if (cmd->nr == IB_ASYNC_CMD_POLLER)
+		poller_mark(ctx, c->slot, 1);
 	snprintf(ctx->desc, sizeof(ctx->desc),
 		 "%s slot %u argsz %u%s%s", cmd->name, c->slot, c->argsz,
 		 c->mdesc[0] ? " mutated " : "", c->mdesc);
 	ret = send_ioctl(ctx, c, (unsigned long)where, &err);
+	if (cmd->nr == IB_ASYNC_CMD_POLLER)
+		poller_mark(ctx, c->slot, -1);
 	hit = canary_hit(canary);
 	if (hit >= 0) {
 		snprintf(key, sizeof(key), "past-argsz-%s", cmd->name);
