@@ -10,7 +10,9 @@
  * instead of being written at poll time. UC QPs, which only this path
  * makes useful, connect and write; the ibv_wr_*() API posts a session.
  * A poll that finds completions in the CQ's ring makes no system call;
- * empty polls wait in the kernel, backing off on an idle CQ.
+ * empty polls wait in the kernel, backing off on an idle CQ. Every test
+ * runs twice: as it is, and with the kernel's poller (IBASYNC_POLLER=1),
+ * with which posts and polls make no system call at all.
  */
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -35,6 +37,19 @@ FIXTURE(rd) {
 	struct ibv_mr *mr[2];
 };
 
+FIXTURE_VARIANT(rd) {
+	bool poller;		/* the context lends a thread to the poller */
+};
+
+FIXTURE_VARIANT_ADD(rd, plain) {
+	.poller = false,
+};
+
+/* awake for a second after its last work: through each whole test */
+FIXTURE_VARIANT_ADD(rd, poller) {
+	.poller = true,
+};
+
 FIXTURE_SETUP(rd)
 {
 	struct ibv_qp_init_attr qi = {
@@ -55,6 +70,10 @@ FIXTURE_SETUP(rd)
 		close(fd);
 		SKIP(return, "no IB_ASYNC_FEATURE_USER_MR");
 	}
+	if (variant->poller && !(iba_features(fd) & IB_ASYNC_FEATURE_POLLER)) {
+		close(fd);
+		SKIP(return, "no IB_ASYNC_FEATURE_POLLER");
+	}
 	close(fd);
 	self->list = ibv_get_device_list(&n);
 	ASSERT_NE(NULL, self->list);
@@ -63,7 +82,13 @@ FIXTURE_SETUP(rd)
 			    self->dev.ibdev))
 			break;
 	ASSERT_GT(n, i);
+	if (variant->poller) {
+		ASSERT_EQ(0, setenv("IBASYNC_POLLER", "1", 1));
+		ASSERT_EQ(0, setenv("IBASYNC_POLLER_IDLE_US", "1000000", 1));
+	}
 	self->ctx = ibv_open_device(self->list[i]);
+	unsetenv("IBASYNC_POLLER");
+	unsetenv("IBASYNC_POLLER_IDLE_US");
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
@@ -566,6 +591,8 @@ TEST_F(rd, spin_backs_off_on_an_idle_cq_and_resumes_after_a_completion)
 		SKIP(return, "IBASYNC_NO_CQ_RING is set");
 	if (getenv("IBASYNC_CQ_SPIN_US"))
 		SKIP(return, "IBASYNC_CQ_SPIN_US is set: not the default");
+	if (variant->poller)
+		SKIP(return, "an awake poller's empty polls ask nothing");
 	/* read when a CQ's ring is mapped */
 	ASSERT_EQ(0, setenv("IBASYNC_CQ_SPIN_US", "auto", 1));
 	cq[0] = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
@@ -609,6 +636,8 @@ TEST_F(rd, a_post_is_one_system_call)
 	IBA_SKIPPED_IN_SETUP();
 	if (getenv("IBASYNC_NO_WR_RING"))
 		SKIP(return, "IBASYNC_NO_WR_RING is set");
+	if (variant->poller)
+		SKIP(return, "an awake poller's posts ring no doorbell");
 	for (i = 0; i < 4; i++) {
 		rs[i] = (struct ibv_sge){ (uintptr_t)self->buf[1] + 4096 + i * 8,
 					  8, self->mr[1]->lkey };
@@ -643,6 +672,54 @@ TEST_F(rd, a_post_is_one_system_call)
 	ASSERT_EQ(1, iba_ibv_poll_n(self->cq, 1, wc));
 	EXPECT_EQ(739U, wc[0].wr_id);
 	EXPECT_EQ((unsigned int)IBV_WC_SUCCESS, wc[0].status);
+}
+
+/* One WRITE and the polls until its completion: 0, or -1. */
+static int write_round(FIXTURE_DATA(rd) *self, uint64_t id)
+{
+	struct ibv_sge s = { (uintptr_t)self->buf[0], 8, self->mr[0]->lkey };
+	struct ibv_send_wr w = {
+		.wr_id = id, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	struct ibv_wc wc;
+
+	w.wr.rdma.remote_addr = (uintptr_t)self->buf[1];
+	w.wr.rdma.rkey = self->mr[1]->rkey;
+	if (ibv_post_send(self->qp[0], &w, &bad) ||
+	    iba_ibv_poll_n(self->cq, 1, &wc) != 1 || wc.wr_id != id ||
+	    wc.status != IBV_WC_SUCCESS)
+		return -1;
+	return 0;
+}
+
+/*
+ * With the poller awake, a round of a WRITE and polls until its
+ * completion makes no system call at all: the poller takes the post's
+ * slot and fills the ring, the empty polls return at once. Rounds that
+ * find it not yet in the kernel (its thread not scheduled yet) ring and
+ * wait as without it; once one makes no call, 50 more make none.
+ */
+TEST_F(rd, with_the_poller_posts_and_polls_make_no_system_call)
+{
+	uint64_t end = iba_now_ms() + 10000, id = 2000;
+	unsigned long before;
+	int i;
+
+	IBA_SKIPPED_IN_SETUP();
+	if (!variant->poller)
+		SKIP(return, "the poller variant's");
+	if (getenv("IBASYNC_NO_WR_RING") || getenv("IBASYNC_NO_CQ_RING"))
+		SKIP(return, "IBASYNC_NO_WR_RING or IBASYNC_NO_CQ_RING is set");
+	do {
+		ASSERT_GT(end, iba_now_ms());
+		before = iba_ioctls();
+		ASSERT_EQ(0, write_round(self, id++));
+	} while (iba_ioctls() != before);
+	before = iba_ioctls();
+	for (i = 0; i < 50; i++)
+		ASSERT_EQ(0, write_round(self, id++));
+	EXPECT_EQ(0UL, iba_ioctls() - before);
 }
 
 TEST_HARNESS_MAIN
