@@ -2495,27 +2495,32 @@ bool fz_build_poller(struct fz_ctx *ctx, struct fz_call *c)
 	return true;
 }
 
-/* Only a stopped poller answers: no more passes than it could make. */
+/* A poller's answer that cannot be, under @key. */
+static void poller_report(struct fz_ctx *ctx, const char *key,
+			  const struct ib_async_poller *a)
+{
+	fz_report(ctx, key,
+		  "POLLER (flags %#x): %llu passes, %llu posted, %llu completions, %llu sleeps",
+		  a->flags, (unsigned long long)a->passes,
+		  (unsigned long long)a->posted,
+		  (unsigned long long)a->completions,
+		  (unsigned long long)a->sleeps);
+}
+
+/*
+ * Only a poller answers counts, a STOP none; a poller no more sleeps
+ * than passes, and nothing posted or moved without a pass.
+ */
 void fz_done_poller(struct fz_ctx *ctx, struct fz_call *c)
 {
 	const struct ib_async_poller *a = &c->a.poller;
 
 	if (a->flags & IB_ASYNC_POLLER_STOP) {
 		if (a->passes || a->posted || a->completions || a->sleeps)
-			fz_report(ctx, "poller-stop-counts",
-				  "STOP answered with counts %llu/%llu/%llu/%llu",
-				  (unsigned long long)a->passes,
-				  (unsigned long long)a->posted,
-				  (unsigned long long)a->completions,
-				  (unsigned long long)a->sleeps);
+			poller_report(ctx, "poller-stop-counts", a);
 		return;
 	}
-	if (a->sleeps > a->passes || (!a->passes && (a->posted ||
-							 a->completions)))
-		fz_report(ctx, "poller-counts",
-			  "POLLER: %llu passes, %llu posted, %llu completions, %llu sleeps",
-			  (unsigned long long)a->passes,
-			  (unsigned long long)a->posted,
-			  (unsigned long long)a->completions,
-			  (unsigned long long)a->sleeps);
+	if (a->sleeps > a->passes ||
+	    (!a->passes && (a->posted || a->completions)))
+		poller_report(ctx, "poller-counts", a);
 }
