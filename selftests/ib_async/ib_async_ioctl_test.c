@@ -97,7 +97,7 @@ TEST_F(ioc, unknown_ioctl_returns_enotty)
 	IBA_SKIPPED_IN_SETUP();
 	/* past the last command (of the second range), and below the first */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC,
-					  IB_ASYNC_CMD_WR_DOORBELL + 1), buf));
+					  IB_ASYNC_CMD_POLLER + 1), buf));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(IB_ASYNC_IOC_MAGIC, 0xff), buf));
 	EXPECT_EQ(ENOTTY, errno);
@@ -171,6 +171,7 @@ static const struct {
 	CMD(CQ_WAIT, ib_async_cq_wait, IB_ASYNC_CQ_WAIT_SIZE_V1),
 	CMD(MAP_WR_RING, ib_async_map_wr_ring, IB_ASYNC_MAP_WR_RING_SIZE_V1),
 	CMD_VALUE(WR_DOORBELL),
+	CMD(POLLER, ib_async_poller, IB_ASYNC_POLLER_SIZE_V1),
 #undef CMD_VALUE
 #undef CMD
 };
@@ -199,7 +200,7 @@ TEST_F(ioc, every_command_checks_argsz_tail_and_flags)
 
 	IBA_SKIPPED_IN_SETUP();
 	/* the last command: one added later must join the table */
-	ASSERT_EQ(IB_ASYNC_CMD_WR_DOORBELL - IB_ASYNC_CMD_BASE + 1,
+	ASSERT_EQ(IB_ASYNC_CMD_POLLER - IB_ASYNC_CMD_BASE + 1,
 		  (int)ARRAY_SIZE(every_cmd));
 	for (size_t i = 0; i < ARRAY_SIZE(every_cmd); i++) {
 		unsigned int nr = every_cmd[i].nr;
@@ -283,7 +284,8 @@ TEST_F(ioc, get_info_reports_features)
 						    IB_ASYNC_FEATURE_EVENT_RING |
 						    IB_ASYNC_FEATURE_STATE |
 						    IB_ASYNC_FEATURE_CQ_RING |
-						    IB_ASYNC_FEATURE_WR_RING));
+						    IB_ASYNC_FEATURE_WR_RING |
+						    IB_ASYNC_FEATURE_POLLER));
 	/* rings, event channels and states need no kernel verbs: every device */
 	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_EVENT_RING);
 	EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_STATE);
@@ -304,6 +306,9 @@ TEST_F(ioc, get_info_reports_features)
 		/* and submission rings too */
 		EXPECT_EQ(!!(info.features & IB_ASYNC_FEATURE_USER_MR),
 			  !!(info.features & IB_ASYNC_FEATURE_WR_RING));
+		/* and the poller, which polls them */
+		EXPECT_EQ(!!(info.features & IB_ASYNC_FEATURE_WR_RING),
+			  !!(info.features & IB_ASYNC_FEATURE_POLLER));
 		EXPECT_NE(0ULL, info.features & IB_ASYNC_FEATURE_COMP_CHANNEL);
 	}
 }
