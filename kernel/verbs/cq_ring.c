@@ -255,27 +255,40 @@ void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake)
 /**
  * ib_async_cq_rings_fill - fill every completion ring of @file (the poller)
  * @file: the file, its device pinned
- *
- * Return: completions published.
  */
-u32 ib_async_cq_rings_fill(struct ib_async_file *file)
+void ib_async_cq_rings_fill(struct ib_async_file *file)
 {
 	struct ib_async_uobj *cq;
 	unsigned long handle;
 	void *m;
-	u32 before, moved = 0;
 
 	lockdep_assert_held(&file->obj_mutex);
 	xa_for_each(&file->verbs->cq_rings, handle, m) {
 		/* a CQ removal destroyed keeps its ring until freed */
 		cq = ib_async_uobj_get(file, handle, IB_ASYNC_OBJ_CQ);
-		if (IS_ERR(cq) || !cq->ring)
-			continue;
-		before = cq->ring->producer;
-		ib_async_cq_ring_fill(cq);
-		moved += cq->ring->producer - before;
+		if (!IS_ERR(cq))
+			ib_async_cq_ring_fill(cq);
 	}
-	return moved;
+}
+
+/**
+ * ib_async_cq_rings_produced - completions the rings of @file published
+ * @file: the file
+ *
+ * Return: the sum of their producer counts, wrapping: the difference of
+ * two readings with obj_mutex held throughout is what was published in
+ * between, by whichever fill (a post of sends fills its QP's CQs too).
+ */
+u32 ib_async_cq_rings_produced(struct ib_async_file *file)
+{
+	struct ib_async_mapped_ring *m;
+	unsigned long handle;
+	u32 sum = 0;
+
+	lockdep_assert_held(&file->obj_mutex);
+	xa_for_each(&file->verbs->cq_rings, handle, m)
+		sum += container_of(m, struct ib_async_cq_ring, m)->producer;
+	return sum;
 }
 
 /*

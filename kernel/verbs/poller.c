@@ -149,7 +149,9 @@ static void ib_async_poller_unclaim(struct ib_async_file *file)
 
 /*
  * One pass, the device pinned: post, then fill, so that a loopback's
- * completions are seen in the same pass. Return: whether it found work.
+ * completions are seen in the same pass. The completions moved are those
+ * the rings published during the pass, the fills of the posts of sends
+ * included. Return: whether it found work.
  */
 static bool ib_async_poller_pass(struct ib_async_file *file,
 				 struct ib_async_poller *arg)
@@ -158,8 +160,10 @@ static bool ib_async_poller_pass(struct ib_async_file *file,
 
 	if (!file->verbs->poller_awake)
 		ib_async_poller_set_awake(file, true);
+	moved = ib_async_cq_rings_produced(file);
 	posted = ib_async_wr_rings_post(file);
-	moved = ib_async_cq_rings_fill(file);
+	ib_async_cq_rings_fill(file);
+	moved = ib_async_cq_rings_produced(file) - moved;
 	arg->passes++;
 	arg->posted += posted;
 	arg->completions += moved;

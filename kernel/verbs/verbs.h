@@ -346,7 +346,8 @@ u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq);
 void ib_async_qp_fill_rings(struct ib_async_uobj *qp);
 void ib_async_cq_ring_drop(struct ib_async_uobj *cq);
 void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake);
-u32 ib_async_cq_rings_fill(struct ib_async_file *file);
+void ib_async_cq_rings_fill(struct ib_async_file *file);
+u32 ib_async_cq_rings_produced(struct ib_async_file *file);
 
 /* wr_ring.c: submission rings mapped by the program */
 int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u);
