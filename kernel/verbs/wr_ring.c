@@ -417,14 +417,14 @@ static void *ib_async_wr_ring_scratch(struct ib_async_wr_ring *r)
 }
 
 /* Slots the program wrote and the kernel has not taken: at most entries. */
-static int ib_async_wr_ring_pending(const struct ib_async_wr_ring *r,
-				    u32 *producer)
+static int ib_async_wr_ring_pending(const struct ib_async_wr_ring *r)
 {
 	/* read once, and bounded by nothing but the kernel's own count */
-	*producer = smp_load_acquire(&r->prod->producer);
-	if (*producer - r->consumer > r->entries)
+	u32 pending = smp_load_acquire(&r->prod->producer) - r->consumer;
+
+	if (pending > r->entries)
 		return -EINVAL;
-	return *producer - r->consumer;
+	return pending;
 }
 
 /*
@@ -440,13 +440,13 @@ static int ib_async_wr_ring_drain(struct ib_async_file *file,
 				  struct ib_async_wr_ring *r, u32 *posted)
 {
 	struct ib_async_slots s;
-	u32 producer, n, k;
+	u32 n, k;
 	int pending, err = 0;
 	void *copy;
 
 	lockdep_assert_held(&file->obj_mutex);
 	*posted = 0;
-	pending = ib_async_wr_ring_pending(r, &producer);
+	pending = ib_async_wr_ring_pending(r);
 	if (pending < 0)
 		return pending;
 	r->stuck = false;
@@ -519,8 +519,7 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
  */
 static bool ib_async_wr_ring_has_work(struct ib_async_wr_ring *r)
 {
-	u32 producer;
-	int pending = ib_async_wr_ring_pending(r, &producer);
+	int pending = ib_async_wr_ring_pending(r);
 
 	if (!pending)
 		r->stuck = false;
