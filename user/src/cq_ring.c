@@ -41,21 +41,14 @@
 #include "cmd.h"
 #include "ibasync.h"
 
+/* IBASYNC_CQ_SPIN_US: microseconds; unset, "auto" or unparsable: auto. */
 static uint32_t spin_us(bool *automatic)
 {
 	const char *env = getenv(IBASYNC_CQ_SPIN_US_ENV);
-	char *end;
-	unsigned long v;
+	unsigned long long v;
 
-	*automatic = true;
-	if (!env || !*env || !strcmp(env, "auto"))
-		return IBASYNC_CQ_SPIN_AUTO_US;
-	errno = 0;
-	v = strtoul(env, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
-		return IBASYNC_CQ_SPIN_AUTO_US;
-	*automatic = false;
-	return (uint32_t)v;
+	*automatic = !env || ibasync_parse_uint(env, UINT32_MAX, &v);
+	return *automatic ? IBASYNC_CQ_SPIN_AUTO_US : (uint32_t)v;
 }
 
 /* The ring the kernel describes, checked against what was mapped. */
