@@ -197,7 +197,12 @@ static struct ibv_context *open_device(struct ibv_device *device,
 	c->chans = chans;
 	init_context(c, dev, fd, cmd_fd, &info);
 	/* IBASYNC_POLLER: the context is whole before its thread sees it */
-	ibasync_poller_start(c, info.features);
+	err = ibasync_poller_start(c, info.features);
+	if (err) {
+		ibv_close_device(&c->vctx.context);
+		errno = err;
+		return NULL;
+	}
 	return &c->vctx.context;
 err:
 	err = errno;

@@ -79,10 +79,14 @@
  * (poller.c). IBASYNC_POLLER_IDLE_US: how long it polls without work
  * before it sleeps, 0 (or anything unparsable) for the kernel's
  * poller_idle_us; the uAPI's bound is the largest value passed on.
+ * IBASYNC_POLLER_CPU: the CPU that thread runs on; the bound is the
+ * kernel's largest NR_CPUS (CONFIG_MAXSMP's 8192).
  */
 #define IBASYNC_POLLER_ENV		"IBASYNC_POLLER"
 #define IBASYNC_POLLER_IDLE_US_ENV	"IBASYNC_POLLER_IDLE_US"
 #define IBASYNC_POLLER_IDLE_US_MAX	1000000
+#define IBASYNC_POLLER_CPU_ENV		"IBASYNC_POLLER_CPU"
+#define IBASYNC_POLLER_CPU_MAX		8191
 
 /*
  * A mapped event ring (ring.c); hdr NULL when there is none. Its
@@ -545,7 +549,7 @@ int ibasync_ring_wait_more(int fd, int err, bool nonblock);
 int ibasync_readable_now(int fd);
 
 /* poller.c */
-void ibasync_poller_start(struct ibasync_context *c, uint64_t features);
+int ibasync_poller_start(struct ibasync_context *c, uint64_t features);
 void ibasync_poller_stop(struct ibasync_context *c);
 
 /* device.c */

@@ -15,6 +15,8 @@
  * as without one.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,16 +40,62 @@ static bool poller_wanted(void)
 static uint32_t poller_idle_us(void)
 {
 	const char *env = getenv(IBASYNC_POLLER_IDLE_US_ENV);
-	unsigned long v;
-	char *end;
+	unsigned long long v;
 
-	if (!env || !*env)
-		return 0;
-	errno = 0;
-	v = strtoul(env, &end, 10);
-	if (errno || *end || v > IBASYNC_POLLER_IDLE_US_MAX)
+	if (!env || ibasync_parse_uint(env, IBASYNC_POLLER_IDLE_US_MAX, &v))
 		return 0;
 	return (uint32_t)v;
+}
+
+/*
+ * IBASYNC_POLLER_CPU: the CPU the poller's thread runs on (io_uring's
+ * sq_thread_cpu), so that it does not take turns with the program's own
+ * busy threads; unset or empty, -1: wherever the program may run. Strict,
+ * as IBASYNC_QUEUE_LEN: a value that is not a CPU number fails the open
+ * with EINVAL instead of leaving a benchmark's poller silently unpinned.
+ */
+static int poller_cpu(int *cpu)
+{
+	const char *env = getenv(IBASYNC_POLLER_CPU_ENV);
+	unsigned long long v;
+
+	*cpu = -1;
+	if (!env || !*env)
+		return 0;
+	if (ibasync_parse_uint(env, IBASYNC_POLLER_CPU_MAX, &v))
+		return EINVAL;
+	*cpu = (int)v;
+	return 0;
+}
+
+/*
+ * The attributes of the poller's thread: on @cpu alone, when one is
+ * named. The kernel checks the CPU when the thread is made: one the
+ * program may not run on (offline, outside its cpuset or affinity) makes
+ * pthread_create() fail with EINVAL.
+ */
+static int poller_attr(pthread_attr_t *attr, int cpu)
+{
+	cpu_set_t *set;
+	size_t size;
+	int err;
+
+	err = pthread_attr_init(attr);
+	if (err || cpu < 0)
+		return err;
+	size = CPU_ALLOC_SIZE(cpu + 1);
+	set = CPU_ALLOC(cpu + 1);
+	if (!set) {
+		pthread_attr_destroy(attr);
+		return ENOMEM;
+	}
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(cpu, size, set);
+	err = pthread_attr_setaffinity_np(attr, size, set);
+	CPU_FREE(set);
+	if (err)
+		pthread_attr_destroy(attr);
+	return err;
 }
 
 /*
@@ -72,21 +120,39 @@ static void *poller_run(void *arg)
  * inherited), so none meant for the program lands in it, even before it
  * could block them itself: one would end the poll (EINTR) and run the
  * program's handler on a thread the program does not know of.
+ *
+ * Returns 0, or EINVAL for an IBASYNC_POLLER_CPU that is not a CPU the
+ * program may run on: the caller fails the open. A thread that cannot be
+ * made for another reason (EAGAIN) just leaves the context without a
+ * poller, as a refusal by the kernel does.
  */
-void ibasync_poller_start(struct ibasync_context *c, uint64_t features)
+int ibasync_poller_start(struct ibasync_context *c, uint64_t features)
 {
+	pthread_attr_t attr;
 	sigset_t all, old;
+	int cpu, err;
 
 	atomic_init(&c->poller_stopping, false);
-	if (!(features & IB_ASYNC_FEATURE_POLLER) || !c->wr_ring ||
-	    !poller_wanted())
-		return;
+	if (!poller_wanted())
+		return 0;
+	/* a typo is caught on every node, one with no poller too */
+	err = poller_cpu(&cpu);
+	if (err)
+		return err;
+	if (!(features & IB_ASYNC_FEATURE_POLLER) || !c->wr_ring)
+		return 0;
 	c->poller_idle_us = poller_idle_us();
 	c->poller_pid = getpid();
+	err = poller_attr(&attr, cpu);
+	if (err)
+		return err == EINVAL ? EINVAL : 0;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	c->poller_on = !pthread_create(&c->poller, NULL, poller_run, c);
+	err = pthread_create(&c->poller, &attr, poller_run, c);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	c->poller_on = !err;
+	return err == EINVAL && cpu >= 0 ? EINVAL : 0;
 }
 
 /*

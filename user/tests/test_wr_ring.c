@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -109,6 +110,7 @@ static struct {
 	bool stop;
 	uint32_t idle_us;
 	bool all_blocked;
+	cpu_set_t cpus;		/* the poller thread's, from the kernel */
 	/* what the doorbells posted, in order, and a send's inline bytes */
 	pthread_mutex_t lock;
 	uint64_t log[LOG_MAX];
@@ -420,6 +422,8 @@ static int fake_poll(int fd, const struct ib_async_poller *p)
 	pthread_mutex_lock(&fake.lock);
 	fake.idle_us = p->idle_us;
 	fake.all_blocked = all_signals_blocked();
+	CPU_ZERO(&fake.cpus);
+	sched_getaffinity(0, sizeof(fake.cpus), &fake.cpus);
 	/* counted once what it saw is there to read */
 	count(&fake.pollers);
 	if (fake.poller_err || fake.stop_latched == fd) {
@@ -875,6 +879,91 @@ static void test_poller_env(const struct ft_fake0 *ft)
 	expect_idle(ft, "2000000", 0);
 }
 
+/*
+ * IBASYNC_POLLER=1, IBASYNC_POLLER_CPU=@cpu: the poller's thread runs
+ * where the kernel says it may, @want (NULL: the test's own CPUs).
+ */
+static void expect_cpus(const struct ft_fake0 *ft, const char *cpu,
+			const cpu_set_t *want)
+{
+	int pollers = counted(&fake.pollers);
+	struct ibv_context *ctx;
+	cpu_set_t got;
+
+	set_env(IBASYNC_POLLER_CPU_ENV, cpu);
+	ctx = open_with(ft, "1", NULL);
+	unsetenv(IBASYNC_POLLER_CPU_ENV);
+	if (!OK(ctx && pollers_entered(pollers + 1),
+		"IBASYNC_POLLER_CPU=%s: the poller enters the kernel",
+		cpu ? cpu : "(unset)"))
+		return;
+	pthread_mutex_lock(&fake.lock);
+	got = fake.cpus;
+	pthread_mutex_unlock(&fake.lock);
+	OK(CPU_EQUAL(&got, want),
+	   "IBASYNC_POLLER_CPU=%s: the poller's thread may run on %d CPU(s) as asked (got %d)",
+	   cpu ? cpu : "(unset)", CPU_COUNT(want), CPU_COUNT(&got));
+	OK(close_ctx(ctx), "IBASYNC_POLLER_CPU=%s: close stops the poller",
+	   cpu ? cpu : "(unset)");
+}
+
+/* IBASYNC_POLLER=@on, IBASYNC_POLLER_CPU=@cpu: the open fails, EINVAL. */
+static void expect_bad_cpu(const struct ft_fake0 *ft, const char *on,
+			   const char *cpu, const char *why)
+{
+	int pollers = counted(&fake.pollers);
+	struct ibv_context *ctx;
+	int err;
+
+	set_env(IBASYNC_POLLER_CPU_ENV, cpu);
+	errno = 0;
+	ctx = open_with(ft, on, NULL);
+	err = errno;
+	unsetenv(IBASYNC_POLLER_CPU_ENV);
+	if (ctx)
+		close_ctx(ctx);
+	OK(!ctx && err == EINVAL && counted(&fake.pollers) == pollers,
+	   "IBASYNC_POLLER_CPU=%s (%s): the open fails with EINVAL (errno %d)",
+	   cpu, why, err);
+}
+
+static void test_poller_cpu(const struct ft_fake0 *ft)
+{
+	cpu_set_t mine, one;
+	int last = -1, off = -1;
+	char name[16];
+
+	if (!OK(!sched_getaffinity(0, sizeof(mine), &mine),
+		"the test's own CPUs"))
+		return;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (CPU_ISSET(i, &mine))
+			last = i;
+		else if (off < 0)
+			off = i;
+	}
+	expect_cpus(ft, NULL, &mine);
+	expect_cpus(ft, "", &mine);
+	CPU_ZERO(&one);
+	CPU_SET(last, &one);
+	snprintf(name, sizeof(name), "%d", last);
+	expect_cpus(ft, name, &one);
+	/* one the kernel will not let the program run on */
+	snprintf(name, sizeof(name), "%d", off);
+	if (off >= 0)
+		expect_bad_cpu(ft, "1", name, "a CPU the test may not run on");
+	expect_bad_cpu(ft, "1", "8192", "past the largest NR_CPUS");
+	expect_bad_cpu(ft, "1", "1x", "not a number");
+	expect_bad_cpu(ft, "1", "-1", "not a number");
+	fake.features &= ~(uint64_t)IB_ASYNC_FEATURE_POLLER;
+	expect_bad_cpu(ft, "1", "1x", "a node without the poller");
+	fake.features |= IB_ASYNC_FEATURE_POLLER;
+	/* without IBASYNC_POLLER=1 it is not read */
+	set_env(IBASYNC_POLLER_CPU_ENV, "1x");
+	expect_no_poller(ft, NULL, "IBASYNC_POLLER unset, IBASYNC_POLLER_CPU=1x");
+	unsetenv(IBASYNC_POLLER_CPU_ENV);
+}
+
 /* Empty polls: true if @cq gave none and made @calls ioctls. */
 static bool empty_polls(struct ibv_cq *cq, int polls, int calls)
 {
@@ -1143,6 +1232,7 @@ int main(void)
 	test_wait_flag_masked(ctx);
 	ibv_close_device(ctx);
 	test_poller_env(&ft);
+	test_poller_cpu(&ft);
 	test_poller_refused(&ft);
 	test_poller(&ft);
 	fake.on = false;
