@@ -88,44 +88,28 @@ static int cq_flags(const struct iba_cq_ring *r)
 /* Wait until the ring's NEED_WAKEUP is @set: 0, or -ETIMEDOUT. */
 static int wait_wake_flag(const struct iba_wr_ring *r, bool set)
 {
-	uint64_t end = iba_now_ms() + WAIT_MS;
-
-	while (!!(wr_flags(r) & IB_ASYNC_WR_RING_NEED_WAKEUP) != set)
-		if (iba_now_ms() > end)
-			return -ETIMEDOUT;
-	return 0;
+	return IBA_SPIN_UNTIL(!!(wr_flags(r) & IB_ASYNC_WR_RING_NEED_WAKEUP) ==
+			      set, WAIT_MS);
 }
 
 /* Wait until the CQ ring's producer reaches @want: 0, or -ETIMEDOUT. */
 static int wait_produced(const struct iba_cq_ring *r, uint32_t want)
 {
-	uint64_t end = iba_now_ms() + WAIT_MS;
-
-	while (__atomic_load_n(&r->h->producer, __ATOMIC_ACQUIRE) < want)
-		if (iba_now_ms() > end)
-			return -ETIMEDOUT;
-	return 0;
+	return IBA_SPIN_UNTIL(__atomic_load_n(&r->h->producer,
+					      __ATOMIC_ACQUIRE) >= want,
+			      WAIT_MS);
 }
 
+/* Wait until the kernel has consumed @want slots: 0, or -ETIMEDOUT. */
 static int wait_consumed(const struct iba_wr_ring *r, uint32_t want)
 {
-	uint64_t end = iba_now_ms() + WAIT_MS;
-
-	while (iba_wr_consumed(r) != want)
-		if (iba_now_ms() > end)
-			return -ETIMEDOUT;
-	return 0;
+	return IBA_SPIN_UNTIL(iba_wr_consumed(r) == want, WAIT_MS);
 }
 
 /* Wait until the ring's header publishes an error: 0, or -ETIMEDOUT. */
 static int wait_error(const struct iba_wr_ring *r)
 {
-	uint64_t end = iba_now_ms() + WAIT_MS;
-
-	while (!iba_wr_error(r))
-		if (iba_now_ms() > end)
-			return -ETIMEDOUT;
-	return 0;
+	return IBA_SPIN_UNTIL(iba_wr_error(r), WAIT_MS);
 }
 
 FIXTURE(pl) {

@@ -52,6 +52,26 @@ uint64_t iba_now_ms(void);
 
 void iba_sleep_ms(unsigned int ms);
 
+/*
+ * Spin until @cond holds or @ms milliseconds have passed: 0, or
+ * -ETIMEDOUT. For what the kernel writes into memory the test shares
+ * with it (ring headers), which no system call can wait on; @cond is
+ * evaluated again on each turn, so it must read that memory atomically.
+ */
+#define IBA_SPIN_UNTIL(cond, ms)					\
+({									\
+	uint64_t __iba_end = iba_now_ms() + (ms);			\
+	int __iba_ret = 0;						\
+									\
+	while (!(cond)) {						\
+		if (iba_now_ms() > __iba_end) {				\
+			__iba_ret = -ETIMEDOUT;				\
+			break;						\
+		}							\
+	}								\
+	__iba_ret;							\
+})
+
 long iba_read_long(const char *path);
 
 /*
