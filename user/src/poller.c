@@ -70,9 +70,10 @@ static int poller_cpu(int *cpu)
 
 /*
  * The attributes of the poller's thread: on @cpu alone, when one is
- * named. The kernel checks the CPU when the thread is made: one the
- * program may not run on (offline, outside its cpuset or affinity) makes
- * pthread_create() fail with EINVAL.
+ * named. The kernel checks the CPU when the thread is made: one no
+ * thread of the program may run on (not online, outside its cpuset)
+ * makes pthread_create() fail with EINVAL. One outside the affinity of
+ * the thread that opens is allowed, as sched_setaffinity() allows it.
  */
 static int poller_attr(pthread_attr_t *attr, int cpu)
 {

@@ -929,18 +929,21 @@ static void expect_bad_cpu(const struct ft_fake0 *ft, const char *on,
 
 static void test_poller_cpu(const struct ft_fake0 *ft)
 {
-	cpu_set_t mine, one;
-	int last = -1, off = -1;
-	char name[16];
+	/* past every CPU the machine has: none may run there */
+	long off = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t mine, one, first_only;
+	int first = -1, last = -1;
+	char name[24];
 
 	if (!OK(!sched_getaffinity(0, sizeof(mine), &mine),
 		"the test's own CPUs"))
 		return;
 	for (int i = 0; i < CPU_SETSIZE; i++) {
-		if (CPU_ISSET(i, &mine))
-			last = i;
-		else if (off < 0)
-			off = i;
+		if (!CPU_ISSET(i, &mine))
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
 	}
 	expect_cpus(ft, NULL, &mine);
 	expect_cpus(ft, "", &mine);
@@ -948,10 +951,18 @@ static void test_poller_cpu(const struct ft_fake0 *ft)
 	CPU_SET(last, &one);
 	snprintf(name, sizeof(name), "%d", last);
 	expect_cpus(ft, name, &one);
-	/* one the kernel will not let the program run on */
-	snprintf(name, sizeof(name), "%d", off);
-	if (off >= 0)
-		expect_bad_cpu(ft, "1", name, "a CPU the test may not run on");
+	/* as sched_setaffinity(): the opener's own affinity is no limit */
+	if (first != last) {
+		CPU_ZERO(&first_only);
+		CPU_SET(first, &first_only);
+		if (OK(!sched_setaffinity(0, sizeof(first_only), &first_only),
+		       "the test runs on CPU %d alone", first))
+			expect_cpus(ft, name, &one);
+		sched_setaffinity(0, sizeof(mine), &mine);
+	}
+	snprintf(name, sizeof(name), "%ld", off);
+	if (off > 0 && off <= IBASYNC_POLLER_CPU_MAX)
+		expect_bad_cpu(ft, "1", name, "a CPU the machine has not");
 	expect_bad_cpu(ft, "1", "8192", "past the largest NR_CPUS");
 	expect_bad_cpu(ft, "1", "1x", "not a number");
 	expect_bad_cpu(ft, "1", "-1", "not a number");
