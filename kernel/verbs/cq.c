@@ -245,6 +245,7 @@ const struct ib_async_uobj_type ib_async_cq_type = {
 	.destroyed	= ib_async_cq_destroyed,
 	.set_name	= ib_async_cq_set_name,
 	.let_go		= ib_async_wrs_let_go,
+	.unlink		= ib_async_cq_ring_unpublish,
 	.free		= ib_async_cq_free,
 	.queue_bytes	= ib_async_cq_bytes,
 	.events		= true,

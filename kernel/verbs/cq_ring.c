@@ -128,10 +128,23 @@ int ib_async_cq_ring_mmap(struct ib_async_file *file,
 }
 
 /**
+ * ib_async_cq_ring_unpublish - a CQ's handle goes: no mapping, and no
+ * poller, finds its ring any more
+ * @cq: the CQ's uobj, the file's obj_mutex held
+ */
+void ib_async_cq_ring_unpublish(struct ib_async_uobj *cq)
+{
+	lockdep_assert_held(&cq->file->obj_mutex);
+	if (cq->ring)
+		ib_async_mapped_ring_unpublish(&cq->file->verbs->cq_rings,
+					       cq->handle);
+}
+
+/**
  * ib_async_cq_ring_drop - a CQ's uobj goes: so does its hold on the ring
- * @cq: the CQ's uobj
+ * @cq: the CQ's uobj, its ring unpublished
  *
- * No new mapping finds the ring; those that exist keep it until unmapped.
+ * Mappings that exist keep the ring until unmapped.
  */
 void ib_async_cq_ring_drop(struct ib_async_uobj *cq)
 {

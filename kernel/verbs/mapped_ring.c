@@ -11,7 +11,10 @@
  * memory and its charge go with the last. mmap() runs with mmap_lock held
  * and must not wait for obj_mutex, so it finds the ring through one of
  * the file's xarrays under RCU, and the ring is freed after a grace
- * period.
+ * period. A ring is in that xarray from MAP's answer until its owner's
+ * handle goes, both under obj_mutex, and the owner's hold outlasts that:
+ * so a walk of the xarray with obj_mutex held (the poller's) uses what it
+ * finds without a reference of its own.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -92,17 +95,34 @@ int ib_async_mapped_ring_publish(struct xarray *rings, unsigned long index,
 }
 
 /**
+ * ib_async_mapped_ring_unpublish - the owner's handle goes: mmap() and
+ * the file's walks no longer find the ring
+ * @rings: where ib_async_mapped_ring_publish() put it
+ * @index: at what index
+ *
+ * Under the file's obj_mutex, with the owner's hold still on the ring: a
+ * walk of @rings made with obj_mutex held (the poller's) never meets a
+ * ring whose memory may go meanwhile.
+ */
+void ib_async_mapped_ring_unpublish(struct xarray *rings, unsigned long index)
+{
+	xa_erase(rings, index);
+}
+
+/**
  * ib_async_mapped_ring_drop - the owner goes: so does its hold on a ring
  * @rings: where ib_async_mapped_ring_publish() put it
  * @index: at what index
- * @m: the ring
+ * @m: the ring, unpublished already
  *
- * No new mapping finds the ring; those that exist keep it until unmapped.
+ * Without obj_mutex (DESTROY's tail): the last hold frees the ring at
+ * once, so it must be out of @rings by now. Mappings that exist keep it
+ * until unmapped.
  */
 void ib_async_mapped_ring_drop(struct xarray *rings, unsigned long index,
 			       struct ib_async_mapped_ring *m)
 {
-	xa_erase(rings, index);
+	WARN_ON_ONCE(xa_load(rings, index) == m);
 	ib_async_mapped_ring_put(m);
 }
 

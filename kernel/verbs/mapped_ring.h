@@ -55,6 +55,7 @@ int ib_async_mapped_ring_init(struct ib_async_mapped_ring *m, size_t bytes,
 void ib_async_mapped_ring_put(struct ib_async_mapped_ring *m);
 int ib_async_mapped_ring_publish(struct xarray *rings, unsigned long index,
 				 struct ib_async_mapped_ring *m);
+void ib_async_mapped_ring_unpublish(struct xarray *rings, unsigned long index);
 void ib_async_mapped_ring_drop(struct xarray *rings, unsigned long index,
 			       struct ib_async_mapped_ring *m);
 int ib_async_mapped_ring_mmap(struct ib_async_file *file,

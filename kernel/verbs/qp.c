@@ -295,6 +295,7 @@ const struct ib_async_uobj_type ib_async_qp_type = {
 	.destroyed	= ib_async_qp_settle,
 	.set_name	= ib_async_qp_set_name,
 	.let_go		= ib_async_wrs_let_go,
+	.unlink		= ib_async_wr_rings_unpublish,
 	.free		= ib_async_qp_free,
 	.queue_bytes	= ib_async_qp_bytes,
 	.events		= true,

@@ -179,6 +179,7 @@ const struct ib_async_uobj_type ib_async_srq_type = {
 	.destroyed	= ib_async_srq_destroyed,
 	.set_name	= ib_async_srq_set_name,
 	.let_go		= ib_async_wrs_let_go,
+	.unlink		= ib_async_wr_rings_unpublish,
 	.free		= ib_async_srq_free,
 	.queue_bytes	= ib_async_rq_bytes,
 	.events		= true,

@@ -300,12 +300,18 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 /*
  * The handle goes (DESTROY, or close). Of an object removal gave up on,
  * it is the last thing that reaches the requests the object held: their
- * charges go back now, once (its kind's let_go).
+ * charges go back now, once (its kind's let_go). Whatever names the
+ * object by handle goes with it, under obj_mutex (its kind's unlink):
+ * what ib_async_uobj_free() releases later, without that lock, is then
+ * out of reach of every walk made with it held.
  */
 static void ib_async_uobj_unlink(struct ib_async_uobj *uobj)
 {
+	lockdep_assert_held(&uobj->file->obj_mutex);
 	if (uobj->abandoned && uobj->ops->let_go)
 		uobj->ops->let_go(uobj);
+	if (uobj->ops->unlink)
+		uobj->ops->unlink(uobj);
 	xa_erase(&uobj->file->verbs->objs, uobj->handle);
 }
 

@@ -299,6 +299,10 @@ size_t ib_async_post_scratch_size(bool send, u32 count, u32 max_sge);
  * @let_go: the handle of an object removal gave up on goes (DESTROY or
  *	close): give back, once, what its work requests still have charged;
  *	NULL for a kind that holds none
+ * @unlink: its handle goes (DESTROY or close), obj_mutex held: take it
+ *	out of the file's other tables that name it by handle (its mapped
+ *	rings), which the poller walks under obj_mutex, before @free lets
+ *	it go without that lock; NULL for a kind in none
  * @free: the object's records are purged or orphaned, the uobj is about to
  *	go: release what it held beyond its verbs object; NULL for nothing
  * @queue_bytes: what its queues cost for the sizes given (charge.c);
@@ -317,6 +321,7 @@ struct ib_async_uobj_type {
 	void (*set_name)(struct ib_async_uobj *uobj, const char *name);
 	void (*abandon)(struct ib_async_uobj *uobj);
 	void (*let_go)(struct ib_async_uobj *uobj);
+	void (*unlink)(struct ib_async_uobj *uobj);
 	void (*free)(struct ib_async_uobj *uobj);
 	u64 (*queue_bytes)(const struct ib_async_queue_sizes *s);
 	bool events;
@@ -344,6 +349,7 @@ int ib_async_cq_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma);
 u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq);
 void ib_async_qp_fill_rings(struct ib_async_uobj *qp);
+void ib_async_cq_ring_unpublish(struct ib_async_uobj *cq);
 void ib_async_cq_ring_drop(struct ib_async_uobj *cq);
 void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake);
 void ib_async_cq_rings_fill(struct ib_async_file *file);
@@ -355,6 +361,7 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u);
 bool ib_async_wr_ring_pgoff(unsigned long pgoff);
 int ib_async_wr_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma);
+void ib_async_wr_rings_unpublish(struct ib_async_uobj *owner);
 void ib_async_wr_rings_drop(struct ib_async_uobj *owner);
 u32 ib_async_wr_rings_post(struct ib_async_file *file);
 bool ib_async_wr_rings_wake(struct ib_async_file *file, bool awake);

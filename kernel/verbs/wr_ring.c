@@ -201,11 +201,27 @@ int ib_async_wr_ring_mmap(struct ib_async_file *file,
 }
 
 /**
+ * ib_async_wr_rings_unpublish - a QP's or SRQ's handle goes: no mapping,
+ * and no poller, finds its rings any more
+ * @owner: the uobj, the file's obj_mutex held
+ */
+void ib_async_wr_rings_unpublish(struct ib_async_uobj *owner)
+{
+	int i;
+
+	lockdep_assert_held(&owner->file->obj_mutex);
+	for (i = 0; i < ARRAY_SIZE(owner->wr_ring); i++)
+		if (owner->wr_ring[i])
+			ib_async_mapped_ring_unpublish(&owner->file->verbs->wr_rings,
+						       owner->wr_ring[i]->key);
+}
+
+/**
  * ib_async_wr_rings_drop - a QP's or SRQ's uobj goes: so does its hold
- * @owner: the uobj
+ * @owner: the uobj, its rings unpublished
  *
- * No new mapping finds its rings, and no doorbell, which finds a ring
- * through its live owner; those mapped keep it until unmapped.
+ * No doorbell finds its rings, as a doorbell finds a ring through its
+ * live owner; those mapped keep it until unmapped.
  */
 void ib_async_wr_rings_drop(struct ib_async_uobj *owner)
 {

@@ -388,6 +388,90 @@ TEST_F(pl, a_signal_ends_it)
 	poller_stop_cmd(self->bed.fd);	/* not to leave a STOP behind */
 }
 
+/* Ring the doorbell of an empty ring until told to stop: 0, or -errno. */
+struct ringer {
+	const struct iba_wr_ring *r;
+	atomic_int stop;
+	long rung;
+	int err;
+};
+
+static void *ringer_run(void *p)
+{
+	struct ringer *rg = p;
+
+	while (!atomic_load(&rg->stop) && !rg->err) {
+		rg->err = iba_wr_doorbell(rg->r);
+		rg->rung++;
+	}
+	return NULL;
+}
+
+/* A CQ and a QP on it, each with rings asked for and never mapped. */
+static int ring_objects_round(FIXTURE_DATA(pl) *self, uint32_t i)
+{
+	struct ib_async_create_qp qp;
+	struct iba_wr_ring send, recv;
+	struct iba_cq_ring cqr;
+	int fd = self->bed.fd;
+	uint32_t cq;
+	int ret;
+
+	ret = iba_create_cq(fd, 0x5000 + i, 4, &cq);
+	if (ret)
+		return ret;
+	ret = iba_cq_ask(fd, cq, 0, &cqr) ?:
+	      iba_create_qp(fd, 0x6000 + i, self->bed.pd, cq,
+			    IB_UVERBS_QPT_RC, &qp);
+	if (!ret) {
+		ret = iba_wr_ask(fd, IB_ASYNC_OBJ_QP, qp.handle,
+				 IB_ASYNC_WR_RING_SEND, 8, &send) ?:
+		      iba_wr_ask(fd, IB_ASYNC_OBJ_QP, qp.handle,
+				 IB_ASYNC_WR_RING_RECV, 8, &recv);
+		ret = iba_destroy(fd, IB_ASYNC_OBJ_QP, qp.handle, NULL) ?: ret;
+	}
+	return iba_destroy(fd, IB_ASYNC_OBJ_CQ, cq, NULL) ?: ret;
+}
+
+/*
+ * DESTROY while the poller walks the file's rings. A ring nobody maps is
+ * freed by DESTROY itself, in the part that runs without obj_mutex; the
+ * poller walks the rings with obj_mutex held, so the object's rings must
+ * leave its reach with the handle, before that. A poller that still
+ * found one would read and write freed memory (KASAN on the debug
+ * kernel), and ib_async_mapped_ring_drop() warns on any kernel if a ring
+ * is still findable when its owner lets it go. Another thread rings an
+ * empty ring's doorbell all along, so the poller keeps waking and going
+ * back to sleep, writing every ring's flags each time.
+ */
+TEST_F_TIMEOUT(pl, destroy_while_the_poller_walks, 180)
+{
+	struct ringer rg = { .r = &self->send };
+	uint64_t end;
+	struct poller pl;
+	uint32_t i = 0;
+	pthread_t t;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, poller_start(&pl, self->bed.fd, 1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, ringer_run, &rg));
+	end = iba_now_ms() + 4000;
+	while (i < 2000 && iba_now_ms() < end) {
+		ASSERT_EQ(0, ring_objects_round(self, i));
+		i++;
+	}
+	atomic_store(&rg.stop, 1);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, rg.err);
+	EXPECT_EQ(0, poller_end(&pl));
+	TH_LOG("%u rounds, %ld doorbells; the poller made %llu passes, slept %llu times",
+	       i, rg.rung, (unsigned long long)pl.arg.passes,
+	       (unsigned long long)pl.arg.sleeps);
+	/* it went to sleep and was woken while the objects came and went */
+	EXPECT_LT(10ULL, pl.arg.sleeps);
+	EXPECT_LT(10U, i);
+}
+
 /*
  * Last, as it takes the device away: removal wakes a sleeping poller,
  * which returns ENODEV, and waits for it for no time to speak of. rxe0
