@@ -879,6 +879,22 @@ static void test_poller_env(const struct ft_fake0 *ft)
 	expect_idle(ft, "2000000", 0);
 }
 
+/* open_with(@on, no idle time) and IBASYNC_POLLER_CPU=@cpu; errno kept. */
+static struct ibv_context *open_with_cpu(const struct ft_fake0 *ft,
+					 const char *on, const char *cpu)
+{
+	struct ibv_context *ctx;
+	int err;
+
+	set_env(IBASYNC_POLLER_CPU_ENV, cpu);
+	errno = 0;
+	ctx = open_with(ft, on, NULL);
+	err = errno;
+	unsetenv(IBASYNC_POLLER_CPU_ENV);
+	errno = err;
+	return ctx;
+}
+
 /*
  * IBASYNC_POLLER=1, IBASYNC_POLLER_CPU=@cpu: the poller's thread runs
  * where the kernel says it may, @want (NULL: the test's own CPUs).
@@ -890,9 +906,7 @@ static void expect_cpus(const struct ft_fake0 *ft, const char *cpu,
 	struct ibv_context *ctx;
 	cpu_set_t got;
 
-	set_env(IBASYNC_POLLER_CPU_ENV, cpu);
-	ctx = open_with(ft, "1", NULL);
-	unsetenv(IBASYNC_POLLER_CPU_ENV);
+	ctx = open_with_cpu(ft, "1", cpu);
 	if (!OK(ctx && pollers_entered(pollers + 1),
 		"IBASYNC_POLLER_CPU=%s: the poller enters the kernel",
 		cpu ? cpu : "(unset)"))
@@ -915,11 +929,8 @@ static void expect_bad_cpu(const struct ft_fake0 *ft, const char *on,
 	struct ibv_context *ctx;
 	int err;
 
-	set_env(IBASYNC_POLLER_CPU_ENV, cpu);
-	errno = 0;
-	ctx = open_with(ft, on, NULL);
+	ctx = open_with_cpu(ft, on, cpu);
 	err = errno;
-	unsetenv(IBASYNC_POLLER_CPU_ENV);
 	if (ctx)
 		close_ctx(ctx);
 	OK(!ctx && err == EINVAL && counted(&fake.pollers) == pollers,
