@@ -180,6 +180,7 @@ static bool ib_async_cq_ring_take(struct ib_async_uobj *cq,
 			return false;
 		r->recs[r->producer & r->mask] = w->wc;
 		r->producer++;
+		cq->file->verbs->ring_wcs++;
 		(*room)--;
 		ib_async_wr_release(cq->file, w);
 	}
@@ -282,26 +283,6 @@ void ib_async_cq_rings_fill(struct ib_async_file *file)
 		if (!IS_ERR(cq))
 			ib_async_cq_ring_fill(cq);
 	}
-}
-
-/**
- * ib_async_cq_rings_produced - completions the rings of @file published
- * @file: the file
- *
- * Return: the sum of their producer counts, wrapping: the difference of
- * two readings with obj_mutex held throughout is what was published in
- * between, by whichever fill (a post of sends fills its QP's CQs too).
- */
-u32 ib_async_cq_rings_produced(struct ib_async_file *file)
-{
-	struct ib_async_mapped_ring *m;
-	unsigned long handle;
-	u32 sum = 0;
-
-	lockdep_assert_held(&file->obj_mutex);
-	xa_for_each(&file->verbs->cq_rings, handle, m)
-		sum += container_of(m, struct ib_async_cq_ring, m)->producer;
-	return sum;
 }
 
 /*

@@ -160,10 +160,10 @@ static bool ib_async_poller_pass(struct ib_async_file *file,
 
 	if (!file->verbs->poller_awake)
 		ib_async_poller_set_awake(file, true);
-	moved = ib_async_cq_rings_produced(file);
+	moved = file->verbs->ring_wcs;
 	posted = ib_async_wr_rings_post(file);
 	ib_async_cq_rings_fill(file);
-	moved = ib_async_cq_rings_produced(file) - moved;
+	moved = file->verbs->ring_wcs - moved;
 	arg->passes++;
 	arg->posted += posted;
 	arg->completions += moved;

@@ -63,6 +63,8 @@ struct ib_async_uobj_type;
  * @verbs_bytes: of the file's charged bytes, the objects' queues'
  * @poll_wc: ib_poll_cq()'s output: 1 KB that would otherwise sit on the
  *	stack of every poll (and far more under KASAN)
+ * @ring_wcs: completions the completion rings published, all told: the
+ *	poller counts its passes' by it (wrapping)
  * @poller_awake: a poller polls the rings, which say so (poller.c)
  * @poller_lock: guards the three below, which STOP sets without obj_mutex
  * @poller_running: a thread is in IB_ASYNC_IOC_POLLER
@@ -90,6 +92,7 @@ struct ib_async_vfile {
 	struct xarray wr_rings;
 	u64 verbs_bytes;
 	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
+	u32 ring_wcs;
 	bool poller_awake;
 	spinlock_t poller_lock;		/* STOP needs no obj_mutex */
 	bool poller_running;
@@ -353,7 +356,6 @@ void ib_async_cq_ring_unpublish(struct ib_async_uobj *cq);
 void ib_async_cq_ring_drop(struct ib_async_uobj *cq);
 void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake);
 void ib_async_cq_rings_fill(struct ib_async_file *file);
-u32 ib_async_cq_rings_produced(struct ib_async_file *file);
 
 /* wr_ring.c: submission rings mapped by the program */
 int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u);
