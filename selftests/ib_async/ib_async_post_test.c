@@ -763,7 +763,7 @@ static struct ib_async_send_wr send_rule_wr(uint32_t op, uint32_t qpt,
 	if (qpt == IB_UVERBS_QPT_UD) {
 		w.ah_handle = ah->handle;
 		w.remote_qpn = dqpn;
-		w.remote_qkey = 0x11111111;	/* iba_ud_to_rts()'s */
+		w.remote_qkey = IBA_UD_QKEY;
 	}
 	return w;
 }
@@ -772,14 +772,7 @@ static struct ib_async_send_wr send_rule_wr(uint32_t op, uint32_t qpt,
 static int ah_to_self(FIXTURE_DATA(post) *self, uint32_t pd,
 		      struct ib_async_create_ah *ah)
 {
-	*ah = (struct ib_async_create_ah){ .argsz = sizeof(*ah),
-					   .pd_handle = pd };
-	ah->av.is_global = 1;
-	ah->av.port_num = 1;
-	ah->av.sgid_index = self->sgid;
-	ah->av.hop_limit = 64;
-	memcpy(ah->av.dgid, self->gid, 16);
-	return iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_AH, ah);
+	return iba_create_ah(self->fd, pd, self->sgid, self->gid, ah);
 }
 
 /*
@@ -899,12 +892,12 @@ TEST_F(post, ud_send_through_an_ah_of_another_pd_is_refused)
 	struct ib_async_send_wr w = {
 		.num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
 		.send_flags = IB_ASYNC_SEND_SIGNALED,
-		.remote_qkey = 0x11111111,
+		.remote_qkey = IBA_UD_QKEY,
 	};
 	struct ib_async_post_send ps = {
 		.argsz = sizeof(ps), .opcode = IB_UVERBS_WR_SEND,
 		.addr = (uintptr_t)msg, .length = sizeof(msg),
-		.remote_qkey = 0x11111111,
+		.remote_qkey = IBA_UD_QKEY,
 	};
 	long before;
 	uint32_t pd2;

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Doorbells racing what takes their QP, their memory or their device away
- * from another thread. A racer thread keeps SENDs flowing through a
- * submission ring (each with a receive posted for it, each waited for)
- * while the main thread destroys the QP, deregisters the memory the
- * SENDs read, or removes the device. Whatever the interleaving, a
- * doorbell that began after the main thread's command returned posts
- * nothing and says why (ENOENT, EINVAL, ENODEV), the consumer never
- * passes what was posted, and nothing hangs. The debug kernel's KASAN
- * and lockdep watch the rest: a doorbell using a QP or an MR as it goes
- * is exactly what they would catch.
+ * Doorbells racing what takes their QP, their memory, their AH or their
+ * device away from another thread. A racer thread keeps SENDs flowing
+ * through a submission ring (each with a receive posted for it, each
+ * waited for) while the main thread destroys the QP, resets it,
+ * deregisters the memory the SENDs read, destroys their AH (UD), or
+ * removes the device. Whatever the interleaving, a doorbell that began
+ * after the main thread's command returned posts nothing and says why
+ * (ENOENT, EINVAL, ENODEV), the consumer never passes what was posted,
+ * and nothing hangs. The debug kernel's KASAN and lockdep watch the rest:
+ * a doorbell using a QP, an MR or an AH as it goes is exactly what they
+ * would catch.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,6 +30,9 @@
 #define MSG_MS		5000
 /* Rounds of each race, each on new objects. */
 #define ROUNDS		4
+#define QPS_RESET	0
+/* A UD receive's room for the GRH before the message. */
+#define GRH		40
 
 /* One racer: what it uses, and what it saw. */
 struct racer {
@@ -37,6 +41,9 @@ struct racer {
 	uint32_t receiver;		/* its peer QP's handle */
 	uint64_t addr;			/* what the SENDs read */
 	uint32_t lkey;
+	uint32_t recv_len;		/* what a receive takes */
+	uint32_t ah;			/* UD: the SENDs' AH, else 0 */
+	uint32_t dqpn;			/* UD: their destination */
 	atomic_int striking;		/* the main thread's command began */
 	atomic_int struck;		/* and returned */
 	atomic_uint posted;		/* doorbells that posted their SEND */
@@ -75,7 +82,8 @@ static int post_recv(struct racer *rc, uint32_t i)
 {
 	struct ib_async_recv_wr w = { .wr_id = 0x9000 + i, .num_sge = 1 };
 	struct ib_async_sge s = {
-		(uintptr_t)rc->bed->mem + RECV_AT, MSG, rc->bed->mr.lkey,
+		(uintptr_t)rc->bed->mem + RECV_AT, rc->recv_len,
+		rc->bed->mr.lkey,
 	};
 
 	return iba_post_recvs(rc->bed->fd, IB_ASYNC_OBJ_QP, rc->receiver, &w,
@@ -103,8 +111,9 @@ static void *racer_run(void *arg)
 		if (!ret)
 			need_recv = false;
 		if (!ret || struck) {
-			iba_wr_put_send(&rc->ring, i, 0x10000 + i, rc->addr,
-					MSG, rc->lkey);
+			iba_wr_put_ud_send(&rc->ring, i, 0x10000 + i,
+					   rc->addr, MSG, rc->lkey, rc->ah,
+					   rc->dqpn, rc->ah ? IBA_UD_QKEY : 0);
 			iba_wr_produce(&rc->ring, i + 1);
 			ret = iba_wr_doorbell(&rc->ring);
 		}
@@ -177,21 +186,26 @@ static int new_pair(struct iba_rc_bed *bed, struct ib_async_create_qp *a,
 			      bed->gid);
 }
 
-/* Start @rc sending from @a to @b; wait until WARM SENDs went through. */
-static int racer_start(struct racer *rc, struct iba_rc_bed *bed,
-		       uint32_t a, uint32_t b, uint64_t addr, uint32_t lkey,
-		       pthread_t *t)
+/* @rc, to send from one QP to @b: RC unless the test then names an AH. */
+static void racer_init(struct racer *rc, struct iba_rc_bed *bed, uint32_t b,
+		       uint64_t addr, uint32_t lkey)
 {
-	uint64_t end = iba_now_ms() + RACE_MS;
-	int ret;
-
 	memset(rc, 0, sizeof(*rc));
 	rc->bed = bed;
 	rc->receiver = b;
 	rc->addr = addr;
 	rc->lkey = lkey;
-	ret = iba_wr_map(bed->fd, IB_ASYNC_OBJ_QP, a, IB_ASYNC_WR_RING_SEND, 8,
-			 &rc->ring);
+	rc->recv_len = MSG;
+}
+
+/* Start @rc sending from @a; wait until WARM SENDs went through. */
+static int racer_go(struct racer *rc, uint32_t a, pthread_t *t)
+{
+	uint64_t end = iba_now_ms() + RACE_MS;
+	int ret;
+
+	ret = iba_wr_map(rc->bed->fd, IB_ASYNC_OBJ_QP, a,
+			 IB_ASYNC_WR_RING_SEND, 8, &rc->ring);
 	if (ret)
 		return ret;
 	ret = pthread_create(t, NULL, racer_run, rc);
@@ -200,6 +214,15 @@ static int racer_start(struct racer *rc, struct iba_rc_bed *bed,
 	while (atomic_load(&rc->posted) < WARM && iba_now_ms() < end)
 		iba_sleep_ms(1);
 	return atomic_load(&rc->posted) < WARM ? -ETIMEDOUT : 0;
+}
+
+/* Start @rc sending from @a to @b over RC (racer_init(), racer_go()). */
+static int racer_start(struct racer *rc, struct iba_rc_bed *bed,
+		       uint32_t a, uint32_t b, uint64_t addr, uint32_t lkey,
+		       pthread_t *t)
+{
+	racer_init(rc, bed, b, addr, lkey);
+	return racer_go(rc, a, t);
 }
 
 /* The main thread's command returned: so does the racer, soon. */
@@ -213,10 +236,10 @@ static void racer_struck(struct racer *rc, pthread_t t)
  * What every race must show: one doorbell at least began after the
  * command returned, posted nothing and failed with @err; every message
  * before the strike completed without error; the ring's consumer says
- * exactly what the racer saw posted. The ring is unmapped then.
+ * exactly what the racer saw posted.
  */
-static void racer_verdict(struct __test_metadata *_metadata,
-			  struct racer *rc, const char *what, int err)
+static void racer_check(struct __test_metadata *_metadata,
+			struct racer *rc, const char *what, int err)
 {
 	TH_LOG("%u posted, %u doorbells after the %s, last %d",
 	       atomic_load(&rc->posted), rc->after, what, rc->last_err);
@@ -226,6 +249,13 @@ static void racer_verdict(struct __test_metadata *_metadata,
 	EXPECT_EQ(0U, rc->lost);
 	EXPECT_EQ(0U, rc->bad_status);
 	EXPECT_EQ(atomic_load(&rc->posted), iba_wr_consumed(&rc->ring));
+}
+
+/* racer_check(), and the race is over: its ring is unmapped. */
+static void racer_verdict(struct __test_metadata *_metadata,
+			  struct racer *rc, const char *what, int err)
+{
+	racer_check(_metadata, rc, what, err);
 	iba_wr_unmap(&rc->ring);
 }
 
@@ -292,6 +322,118 @@ TEST_F_TIMEOUT(race, mr_deregistered_under_doorbells, 240)
 		racer_struck(&rc, t);
 		EXPECT_EQ((uint32_t)EINVAL, iba_wr_error(&rc.ring));
 		racer_verdict(_metadata, &rc, "dereg", -EINVAL);
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 a.handle, NULL));
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 b.handle, NULL));
+		drain_cq(&self->bed);
+	}
+}
+
+/*
+ * The QP is reset while its ring's doorbells run: once MODIFY_QP returned,
+ * no doorbell posts (the driver refuses a QP in RESET: EINVAL, the ring's
+ * error saying so), and the requests the reset took from the device leave
+ * nothing behind. Connected again, the program rings the same ring: the
+ * refused slot is posted, and that message and its receive complete
+ * without error, and no completion of before the reset shows up with them.
+ */
+TEST_F_TIMEOUT(race, qp_reset_under_doorbells, 240)
+{
+	struct ib_async_create_qp a, b;
+	struct ib_async_wc wc[4];
+	struct racer rc;
+	uint32_t next;
+	pthread_t t;
+	int round, j;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (round = 0; round < ROUNDS; round++) {
+		ASSERT_EQ(0, new_pair(&self->bed, &a, &b));
+		ASSERT_EQ(0, racer_start(&rc, &self->bed, a.handle, b.handle,
+					 (uintptr_t)self->bed.mem,
+					 self->bed.mr.lkey, &t));
+		iba_sleep_ms(round * 3);
+		atomic_store(&rc.striking, 1);
+		EXPECT_EQ(0, iba_modify_qp(self->bed.fd, a.handle, QPS_RESET,
+					   0, NULL));
+		racer_struck(&rc, t);
+		EXPECT_EQ((uint32_t)EINVAL, iba_wr_error(&rc.ring));
+		racer_check(_metadata, &rc, "reset", -EINVAL);
+		next = iba_wr_consumed(&rc.ring);
+
+		/* both ends again from RESET, so that the PSNs agree */
+		ASSERT_EQ(0, iba_modify_qp(self->bed.fd, b.handle, QPS_RESET,
+					   0, NULL));
+		ASSERT_EQ(0, iba_rc_connect(self->bed.fd, a.handle, b.qp_num,
+					    self->bed.sgid, self->bed.gid));
+		ASSERT_EQ(0, iba_rc_connect(self->bed.fd, b.handle, a.qp_num,
+					    self->bed.sgid, self->bed.gid));
+		drain_cq(&self->bed);
+		ASSERT_EQ(0, post_recv(&rc, next));
+		EXPECT_EQ(0, iba_wr_doorbell(&rc.ring));
+		EXPECT_EQ(next + 1, iba_wr_consumed(&rc.ring));
+		EXPECT_EQ(0U, iba_wr_error(&rc.ring));
+		ASSERT_EQ(2, iba_poll_cq(self->bed.fd, self->bed.cq, wc, 2));
+		for (j = 0; j < 2; j++) {
+			EXPECT_EQ(0U, wc[j].status);
+			EXPECT_TRUE(wc[j].wr_id == 0x10000 + next ||
+				    wc[j].wr_id == 0x9000 + next);
+		}
+		EXPECT_NE(wc[0].wr_id, wc[1].wr_id);
+		EXPECT_EQ(0, iba_poll_cq_once(self->bed.fd, self->bed.cq, wc,
+					      4));
+
+		iba_wr_unmap(&rc.ring);
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 a.handle, NULL));
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
+					 b.handle, NULL));
+		drain_cq(&self->bed);
+	}
+}
+
+/*
+ * The AH of UD SENDs is destroyed while their ring's doorbells run: once
+ * DESTROY returned, no doorbell posts a SEND naming it (ENOENT, the
+ * ring's error saying so), so the driver is never handed an AH that is
+ * gone. The racer sends from one UD QP to another, each receive with
+ * room for the GRH.
+ */
+TEST_F_TIMEOUT(race, ah_destroyed_under_ud_doorbells, 240)
+{
+	struct ib_async_create_qp a, b;
+	struct ib_async_create_ah ah;
+	struct racer rc;
+	pthread_t t;
+	int round;
+
+	IBA_SKIPPED_IN_SETUP();
+	for (round = 0; round < ROUNDS; round++) {
+		ASSERT_EQ(0, iba_create_qp(self->bed.fd, 0xa, self->bed.pd,
+					   self->bed.cq, IB_UVERBS_QPT_UD,
+					   &a));
+		ASSERT_EQ(0, iba_create_qp(self->bed.fd, 0xb, self->bed.pd,
+					   self->bed.cq, IB_UVERBS_QPT_UD,
+					   &b));
+		ASSERT_EQ(0, iba_ud_to_rts(self->bed.fd, a.handle));
+		ASSERT_EQ(0, iba_ud_to_rts(self->bed.fd, b.handle));
+		ASSERT_EQ(0, iba_create_ah(self->bed.fd, self->bed.pd,
+					   self->bed.sgid, self->bed.gid,
+					   &ah));
+		racer_init(&rc, &self->bed, b.handle,
+			   (uintptr_t)self->bed.mem, self->bed.mr.lkey);
+		rc.recv_len = GRH + MSG;
+		rc.ah = ah.handle;
+		rc.dqpn = b.qp_num;
+		ASSERT_EQ(0, racer_go(&rc, a.handle, &t));
+		iba_sleep_ms(round * 3);
+		atomic_store(&rc.striking, 1);
+		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_AH,
+					 ah.handle, NULL));
+		racer_struck(&rc, t);
+		EXPECT_EQ((uint32_t)ENOENT, iba_wr_error(&rc.ring));
+		racer_verdict(_metadata, &rc, "AH destroy", -ENOENT);
 		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
 					 a.handle, NULL));
 		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,

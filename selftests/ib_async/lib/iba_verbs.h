@@ -70,8 +70,15 @@ int iba_poll_cq_once(int fd, uint32_t cq, struct ib_async_wc *wc, int max);
 /* Poll until @want completions arrived or the timeout passed. */
 int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
 
+/* The Q_Key iba_ud_to_rts() gives a UD QP. */
+#define IBA_UD_QKEY	0x11111111U
+
 /* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
 int iba_ud_to_rts(int fd, uint32_t qp);
+
+/* An AH on @pd to @gid, through port 1 and GID index @sgid. */
+int iba_create_ah(int fd, uint32_t pd, int sgid, const uint8_t gid[16],
+		  struct ib_async_create_ah *ah);
 
 /*
  * An RC (@rc) or UC QP through INIT, RTR (to @dqpn at @gid) and RTS

@@ -52,4 +52,9 @@ void iba_wr_put_recv(struct iba_wr_ring *r, uint32_t i, uint64_t wr_id,
 void iba_wr_put_send(struct iba_wr_ring *r, uint32_t i, uint64_t wr_id,
 		     uint64_t addr, uint32_t len, uint32_t lkey);
 
+/* The same on a UD QP: to @qpn through AH @ah, with Q_Key @qkey. */
+void iba_wr_put_ud_send(struct iba_wr_ring *r, uint32_t i, uint64_t wr_id,
+			uint64_t addr, uint32_t len, uint32_t lkey,
+			uint32_t ah, uint32_t qpn, uint32_t qkey);
+
 #endif /* IBA_WR_RING_H */

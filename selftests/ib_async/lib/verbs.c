@@ -212,7 +212,7 @@ int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want)
 
 int iba_ud_to_rts(int fd, uint32_t qp)
 {
-	struct ib_async_qp_attr init = { .port_num = 1, .qkey = 0x11111111 };
+	struct ib_async_qp_attr init = { .port_num = 1, .qkey = IBA_UD_QKEY };
 	int ret;
 
 	ret = iba_modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
@@ -222,6 +222,19 @@ int iba_ud_to_rts(int fd, uint32_t qp)
 	if (!ret)
 		ret = iba_modify_qp(fd, qp, 3, IB_ASYNC_QP_SQ_PSN, NULL);
 	return ret;
+}
+
+int iba_create_ah(int fd, uint32_t pd, int sgid, const uint8_t gid[16],
+		  struct ib_async_create_ah *ah)
+{
+	*ah = (struct ib_async_create_ah){ .argsz = sizeof(*ah),
+					   .pd_handle = pd };
+	ah->av.is_global = 1;
+	ah->av.port_num = 1;
+	ah->av.sgid_index = sgid;
+	ah->av.hop_limit = 64;
+	memcpy(ah->av.dgid, gid, 16);
+	return iba_ioc(fd, IB_ASYNC_IOC_CREATE_AH, ah);
 }
 
 int iba_qp_connect(int fd, uint32_t qp, bool rc, uint32_t access,

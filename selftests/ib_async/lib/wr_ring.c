@@ -90,9 +90,17 @@ void iba_wr_put_recv(struct iba_wr_ring *r, uint32_t i, uint64_t wr_id,
 void iba_wr_put_send(struct iba_wr_ring *r, uint32_t i, uint64_t wr_id,
 		     uint64_t addr, uint32_t len, uint32_t lkey)
 {
+	iba_wr_put_ud_send(r, i, wr_id, addr, len, lkey, 0, 0, 0);
+}
+
+void iba_wr_put_ud_send(struct iba_wr_ring *r, uint32_t i, uint64_t wr_id,
+			uint64_t addr, uint32_t len, uint32_t lkey,
+			uint32_t ah, uint32_t qpn, uint32_t qkey)
+{
 	struct ib_async_send_wr w = {
 		.wr_id = wr_id, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
-		.send_flags = IB_ASYNC_SEND_SIGNALED,
+		.send_flags = IB_ASYNC_SEND_SIGNALED, .ah_handle = ah,
+		.remote_qpn = qpn, .remote_qkey = qkey,
 	};
 
 	memcpy(iba_wr_slot(r, i), &w, sizeof(w));
