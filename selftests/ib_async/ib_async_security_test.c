@@ -80,17 +80,14 @@ static int ud_init(int fd, uint32_t qp)
 /* An AH to this host's own RoCE v2 address, for UD loopback. */
 static int own_ah(int fd, uint32_t pd, const char *ibdev, uint32_t *ah)
 {
-	struct ib_async_create_ah a = { .argsz = sizeof(a), .pd_handle = pd };
-	int sgid = iba_roce_v2_gid(ibdev, a.av.dgid);
+	struct ib_async_create_ah a;
+	uint8_t gid[16];
+	int sgid = iba_roce_v2_gid(ibdev, gid);
 	int ret;
 
 	if (sgid < 0)
 		return -ENOENT;
-	a.av.is_global = 1;
-	a.av.port_num = 1;
-	a.av.sgid_index = sgid;
-	a.av.hop_limit = 64;
-	ret = iba_ioc(fd, IB_ASYNC_IOC_CREATE_AH, &a);
+	ret = iba_create_ah(fd, pd, sgid, gid, &a);
 	*ah = a.handle;
 	return ret;
 }

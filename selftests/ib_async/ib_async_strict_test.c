@@ -92,7 +92,7 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 {
 	static char ud_rbuf[GRH_BYTES + 64];
 	static const char msg[] = "strict but fair";
-	struct ib_async_create_ah ah = { .argsz = sizeof(ah) };
+	struct ib_async_create_ah ah;
 	struct ib_async_create_qp a, b, ud;
 	struct ib_async_reg_mr mr;
 	struct ib_async_post_send us = {};
@@ -148,13 +148,7 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 	ASSERT_EQ(0, iba_ud_to_rts(fd, ud.handle));
 	ASSERT_EQ(0, iba_post_recv(fd, IB_ASYNC_OBJ_QP, ud.handle, 3, ud_rbuf,
 			       sizeof(ud_rbuf)));
-	ah.pd_handle = pd;
-	ah.av.is_global = 1;
-	ah.av.port_num = 1;
-	ah.av.sgid_index = sgid;
-	ah.av.hop_limit = 64;
-	memcpy(ah.av.dgid, gid, 16);
-	ASSERT_EQ(0, iba_ioc(fd, IB_ASYNC_IOC_CREATE_AH, &ah));
+	ASSERT_EQ(0, iba_create_ah(fd, pd, sgid, gid, &ah));
 	us.handle = ud.handle;
 	us.opcode = IB_UVERBS_WR_SEND;
 	us.wr_id = 4;
