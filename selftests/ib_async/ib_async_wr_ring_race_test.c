@@ -150,6 +150,15 @@ static void drain_cq(struct iba_rc_bed *bed)
 		;
 }
 
+/* A round ends: both its QPs go, and what they left in the CQ. */
+static void round_end(struct __test_metadata *_metadata,
+		      struct iba_rc_bed *bed, uint32_t a, uint32_t b)
+{
+	EXPECT_EQ(0, iba_destroy(bed->fd, IB_ASYNC_OBJ_QP, a, NULL));
+	EXPECT_EQ(0, iba_destroy(bed->fd, IB_ASYNC_OBJ_QP, b, NULL));
+	drain_cq(bed);
+}
+
 FIXTURE(race) {
 	struct iba_rc_bed bed;
 };
@@ -225,6 +234,26 @@ static int racer_start(struct racer *rc, struct iba_rc_bed *bed,
 	return racer_go(rc, a, t);
 }
 
+/*
+ * Round @round of a race on a new RC pair, the SENDs reading the bed's
+ * memory: started and warm, and about to strike, a round a little later
+ * than the one before.
+ */
+static int pair_race(struct racer *rc, struct iba_rc_bed *bed, int round,
+		     struct ib_async_create_qp *a,
+		     struct ib_async_create_qp *b, pthread_t *t)
+{
+	int ret = new_pair(bed, a, b) ?:
+		  racer_start(rc, bed, a->handle, b->handle,
+			      (uintptr_t)bed->mem, bed->mr.lkey, t);
+
+	if (ret)
+		return ret;
+	iba_sleep_ms(round * 3);
+	atomic_store(&rc->striking, 1);
+	return 0;
+}
+
 /* The main thread's command returned: so does the racer, soon. */
 static void racer_struck(struct racer *rc, pthread_t t)
 {
@@ -272,13 +301,7 @@ TEST_F_TIMEOUT(race, qp_destroyed_under_doorbells, 240)
 
 	IBA_SKIPPED_IN_SETUP();
 	for (round = 0; round < ROUNDS; round++) {
-		ASSERT_EQ(0, new_pair(&self->bed, &a, &b));
-		ASSERT_EQ(0, racer_start(&rc, &self->bed, a.handle, b.handle,
-					 (uintptr_t)self->bed.mem,
-					 self->bed.mr.lkey, &t));
-		/* a round strikes a little later than the one before */
-		iba_sleep_ms(round * 3);
-		atomic_store(&rc.striking, 1);
+		ASSERT_EQ(0, pair_race(&rc, &self->bed, round, &a, &b, &t));
 		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
 					 a.handle, NULL));
 		racer_struck(&rc, t);
@@ -322,11 +345,7 @@ TEST_F_TIMEOUT(race, mr_deregistered_under_doorbells, 240)
 		racer_struck(&rc, t);
 		EXPECT_EQ((uint32_t)EINVAL, iba_wr_error(&rc.ring));
 		racer_verdict(_metadata, &rc, "dereg", -EINVAL);
-		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
-					 a.handle, NULL));
-		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
-					 b.handle, NULL));
-		drain_cq(&self->bed);
+		round_end(_metadata, &self->bed, a.handle, b.handle);
 	}
 }
 
@@ -349,12 +368,7 @@ TEST_F_TIMEOUT(race, qp_reset_under_doorbells, 240)
 
 	IBA_SKIPPED_IN_SETUP();
 	for (round = 0; round < ROUNDS; round++) {
-		ASSERT_EQ(0, new_pair(&self->bed, &a, &b));
-		ASSERT_EQ(0, racer_start(&rc, &self->bed, a.handle, b.handle,
-					 (uintptr_t)self->bed.mem,
-					 self->bed.mr.lkey, &t));
-		iba_sleep_ms(round * 3);
-		atomic_store(&rc.striking, 1);
+		ASSERT_EQ(0, pair_race(&rc, &self->bed, round, &a, &b, &t));
 		EXPECT_EQ(0, iba_modify_qp(self->bed.fd, a.handle, QPS_RESET,
 					   0, NULL));
 		racer_struck(&rc, t);
@@ -385,11 +399,7 @@ TEST_F_TIMEOUT(race, qp_reset_under_doorbells, 240)
 					      4));
 
 		iba_wr_unmap(&rc.ring);
-		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
-					 a.handle, NULL));
-		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
-					 b.handle, NULL));
-		drain_cq(&self->bed);
+		round_end(_metadata, &self->bed, a.handle, b.handle);
 	}
 }
 
@@ -434,11 +444,7 @@ TEST_F_TIMEOUT(race, ah_destroyed_under_ud_doorbells, 240)
 		racer_struck(&rc, t);
 		EXPECT_EQ((uint32_t)ENOENT, iba_wr_error(&rc.ring));
 		racer_verdict(_metadata, &rc, "AH destroy", -ENOENT);
-		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
-					 a.handle, NULL));
-		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_QP,
-					 b.handle, NULL));
-		drain_cq(&self->bed);
+		round_end(_metadata, &self->bed, a.handle, b.handle);
 	}
 }
 
