@@ -1046,7 +1046,10 @@ static unsigned long poll_n(struct ibv_cq *cq, int n)
  * getppid(); an empty ibv_poll_cq(); on ib_async an ioctl the node
  * refuses (ENOTTY: the fixed cost of reaching its dispatcher) and
  * GET_INFO; then on an RC loopback pair with room for K of everything:
- * K ibv_post_recv, K ibv_post_send (SEND, signalled; rxe runs the whole
+ * K ibv_post_recv, on ib_async K doorbells of the receive ring with
+ * nothing left in it (what a post pays before its request: the command,
+ * the locks and the ring's lookup; the rest of ibv_post_recv is the
+ * request's own), K ibv_post_send (SEND, signalled; rxe runs the whole
  * transfer before the call returns), K polls of the sender's CQ and K of
  * the receiver's, each finding one completion; then K iterations of all
  * four in a row, as in a ping-pong.
@@ -1056,7 +1059,8 @@ static void mode_dpprof(int k)
 	struct comp_bed b;
 	struct rc_end s, r;
 	struct ibv_wc wc;
-	double sys, empty, notty = 0, info = 0, precv, psend, pscq, prcq;
+	double sys, empty, notty = 0, info = 0, bell = 0, precv, psend, pscq;
+	double prcq;
 	double iter;
 	unsigned long waits = 0;
 	uint64_t t0;
@@ -1101,6 +1105,20 @@ static void mode_dpprof(int k)
 	for (i = 0; i < k; i++)
 		end_post_recv(&r, (unsigned int)(i % COMP_RECVS));
 	precv = (double)(now_ns() - t0) / k;
+#ifdef BENCH_IBASYNC
+	{
+		/* the uAPI's doorbell value: handle << 1 | kind */
+		unsigned long db = (unsigned long)r.qp->handle << 1 |
+				   IB_ASYNC_WR_RING_RECV;
+		int fd = b.ctx->cmd_fd;
+
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (ioctl(fd, IB_ASYNC_IOC_WR_DOORBELL, db))
+				die("WR_DOORBELL of an empty ring");
+		bell = (double)(now_ns() - t0) / k;
+	}
+#endif
 	t0 = now_ns();
 	for (i = 0; i < k; i++)
 		end_post_send(&s);
@@ -1122,9 +1140,10 @@ static void mode_dpprof(int k)
 	iter = (double)(now_ns() - t0) / k;
 	printf("side=%s mode=dpprof k=%d syscall_ns=%.0f empty_poll_ns=%.0f "
 	       "notty_ns=%.0f get_info_ns=%.0f post_recv_ns=%.0f "
-	       "post_send_ns=%.0f poll_send_ns=%.0f poll_recv_ns=%.0f "
-	       "iter_ns=%.0f empty_polls=%lu\n", BENCH_SIDE, k, sys, empty,
-	       notty, info, precv, psend, pscq, prcq, iter, waits);
+	       "doorbell_ns=%.0f post_send_ns=%.0f poll_send_ns=%.0f "
+	       "poll_recv_ns=%.0f iter_ns=%.0f empty_polls=%lu\n", BENCH_SIDE,
+	       k, sys, empty, notty, info, precv, bell, psend, pscq, prcq, iter,
+	       waits);
 	end_free(&s);
 	end_free(&r);
 	bed_close(&b);

@@ -139,7 +139,7 @@ function row(w, a1, a2, a3, a4, a5, a6, a7, a8,    n, i, a, s) {
 			add(g, "mpps", F["mpps"])
 	} else if (mode == "dpprof") {
 		g = side SUBSEP "dpprof"
-		split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns post_send_ns poll_send_ns poll_recv_ns iter_ns empty_polls", PK, " ")
+		split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns doorbell_ns post_send_ns poll_send_ns poll_recv_ns iter_ns empty_polls", PK, " ")
 		for (i = 1; i in PK; i++)
 			add(g, PK[i], F[PK[i]])
 	} else if (mode == "complat") {
@@ -519,11 +519,11 @@ END {
 	print rule(w)
 	print row(w, "", "ib_uverbs", "ib_async", "ratio")
 	print rule(w)
-	split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns post_send_ns poll_send_ns poll_recv_ns iter_ns", PK, " ")
-	split("getppid() system call|an ioctl the node refuses (ENOTTY)|IB_ASYNC_IOC_GET_INFO|ibv_poll_cq, empty|ibv_post_recv, one request|ibv_post_send, a SEND (and its transfer)|ibv_poll_cq, the SEND's completion|ibv_poll_cq, the receive's completion|all four in a row", PL, "|")
+	split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns doorbell_ns post_send_ns poll_send_ns poll_recv_ns iter_ns", PK, " ")
+	split("getppid() system call|an ioctl the node refuses (ENOTTY)|IB_ASYNC_IOC_GET_INFO|ibv_poll_cq, empty|ibv_post_recv, one request|of which the doorbell of an empty ring|ibv_post_send, a SEND (and its transfer)|ibv_poll_cq, the SEND's completion|ibv_poll_cq, the receive's completion|all four in a row", PL, "|")
 	for (i = 1; i in PK; i++) {
 		u = median(gu, PK[i]) / 1000; a = median(ga, PK[i]) / 1000
-		both_sides = PK[i] != "notty_ns" && PK[i] != "get_info_ns"
+		both_sides = PK[i] != "notty_ns" && PK[i] != "get_info_ns" && PK[i] != "doorbell_ns"
 		print row(w, PL[i], both_sides ? sprintf("%.2f", u) : "-", sprintf("%.2f", a),
 			both_sides && u ? sprintf("%.1fx", a / u) : "")
 	}
