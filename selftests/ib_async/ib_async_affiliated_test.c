@@ -432,7 +432,7 @@ TEST_F(aff, ud_send_through_another_ports_ah_is_refused)
 	struct ib_async_post_send s = {
 		.argsz = sizeof(s), .opcode = IB_UVERBS_WR_SEND,
 		.send_flags = IB_ASYNC_SEND_SIGNALED, .remote_qpn = 1,
-		.remote_qkey = 0x11111111,
+		.remote_qkey = IBA_UD_QKEY,
 	};
 	struct ib_async_create_qp qp;
 	uint32_t port;

@@ -16,7 +16,6 @@
 
 #define CQ_COOKIE	0xc9000000000000e1ULL
 #define SRQ_COOKIE	0x5e0000000000000aULL
-#define QKEY		0x11111111
 #define GRH_BYTES	40
 
 /* A signalled SEND of @len bytes at @msg on @qp. */
@@ -80,8 +79,8 @@ TEST_F(dp, flushed_receives_overrun_one_entry_cq_raise_cq_err)
 			       &qp));
 	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 1, IB_ASYNC_QP_PKEY_INDEX |
 			       IB_ASYNC_QP_PORT | IB_ASYNC_QP_QKEY,
-			       &(struct ib_async_qp_attr){ .port_num = 1,
-							   .qkey = QKEY }));
+			       &(struct ib_async_qp_attr){
+					.port_num = 1, .qkey = IBA_UD_QKEY }));
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, iba_post_recv(self->fd, IB_ASYNC_OBJ_QP, qp.handle, i,
 				       bufs[i], sizeof(bufs[i])));
@@ -149,7 +148,7 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 	s = signalled_send(qp.handle, 7, msg, sizeof(msg));
 	s.ah_handle = ah.handle;
 	s.remote_qpn = qp.qp_num;
-	s.remote_qkey = QKEY;
+	s.remote_qkey = IBA_UD_QKEY;
 	ASSERT_EQ(0, iba_post_send(self->fd, &s));
 
 	ASSERT_EQ(0, iba_wait_type(self->fd, IB_ASYNC_EV_SRQ_LIMIT_REACHED,

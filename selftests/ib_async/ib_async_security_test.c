@@ -31,7 +31,6 @@
 #include "lib/iba_verbs.h"
 #include "lib/iba_uffd.h"
 
-#define QKEY		0x11111111u
 #define PRIV_QKEY	0x80000011u
 #define GRH_BYTES	40
 #define WC_FLUSH_ERR	5
@@ -71,7 +70,7 @@ static int cq_stays_empty(int fd, uint32_t cq, int ms)
 
 static int ud_init(int fd, uint32_t qp)
 {
-	struct ib_async_qp_attr a = { .port_num = 1, .qkey = QKEY };
+	struct ib_async_qp_attr a = { .port_num = 1, .qkey = IBA_UD_QKEY };
 
 	return iba_modify_qp(fd, qp, 1, IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
 			 IB_ASYNC_QP_QKEY, &a);
@@ -281,7 +280,7 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 	ASSERT_EQ(0, iba_ud_to_rts(self->fd, s.handle));
 
 	ASSERT_EQ(0, post_send(self->fd, s.handle, 0x51, m1, sizeof(m1), ah,
-			       a.qp_num, QKEY));
+			       a.qp_num, IBA_UD_QKEY));
 	iba_sleep_ms(300);	/* both completions queued, none polled */
 	ASSERT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, a.handle, NULL));
 	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
@@ -295,7 +294,7 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 	EXPECT_EQ(0, memcmp(rbuf[0] + GRH_BYTES, m1, sizeof(m1)));
 
 	ASSERT_EQ(0, post_send(self->fd, s.handle, 0x52, m2, sizeof(m2), ah,
-			       b.qp_num, QKEY));
+			       b.qp_num, IBA_UD_QKEY));
 	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
 	for (i = 0; i < 2; i++) {
 		if (wc[i].wr_id == 0x52)
@@ -417,7 +416,7 @@ static int qkey_refused(void *p)
 	if (post_send(fd, s.handle, 1, "x", 1, ah, qp.qp_num,
 		      c->qkey) != -EPERM)
 		return 14;
-	if (post_send(fd, s.handle, 2, "x", 1, ah, qp.qp_num, QKEY))
+	if (post_send(fd, s.handle, 2, "x", 1, ah, qp.qp_num, IBA_UD_QKEY))
 		return 15;
 	return 0;
 }
