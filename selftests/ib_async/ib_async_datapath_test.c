@@ -16,7 +16,6 @@
 
 #define CQ_COOKIE	0xc9000000000000e1ULL
 #define SRQ_COOKIE	0x5e0000000000000aULL
-#define GRH_BYTES	40
 
 /* A signalled SEND of @len bytes at @msg on @qp. */
 static struct ib_async_post_send signalled_send(uint32_t qp, uint64_t wr_id,
@@ -97,7 +96,7 @@ TEST_F(dp, flushed_receives_overrun_one_entry_cq_raise_cq_err)
 
 TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 {
-	static char rbuf[4][GRH_BYTES + 64];
+	static char rbuf[4][IBA_GRH_BYTES + 64];
 	static const char msg[] = "to the SRQ, through an AH";
 	struct ib_async_create_srq srq = {
 		.argsz = sizeof(srq), .user_handle = SRQ_COOKIE, .max_wr = 16,
@@ -164,9 +163,9 @@ TEST_F(dp, ud_send_below_armed_limit_raises_srq_limit_reached)
 		if (wc[i].opcode != 128)	/* IBV_WC_RECV */
 			continue;
 		/* UD receives start with the GRH. */
-		EXPECT_EQ(GRH_BYTES + sizeof(msg), wc[i].byte_len);
+		EXPECT_EQ(IBA_GRH_BYTES + sizeof(msg), wc[i].byte_len);
 		EXPECT_EQ(qp.qp_num, wc[i].src_qp);
-		EXPECT_STREQ(msg, rbuf[wc[i].wr_id - 100] + GRH_BYTES);
+		EXPECT_STREQ(msg, rbuf[wc[i].wr_id - 100] + IBA_GRH_BYTES);
 	}
 }
 

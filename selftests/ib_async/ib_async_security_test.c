@@ -32,7 +32,6 @@
 #include "lib/iba_uffd.h"
 
 #define PRIV_QKEY	0x80000011u
-#define GRH_BYTES	40
 #define WC_FLUSH_ERR	5
 #define NOBODY		65534
 
@@ -247,7 +246,7 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 	struct ib_async_create_srq srq = {
 		.argsz = sizeof(srq), .user_handle = 5, .max_wr = 16, .max_sge = 1,
 	};
-	static char rbuf[4][GRH_BYTES + 64];
+	static char rbuf[4][IBA_GRH_BYTES + 64];
 	struct ib_async_create_qp qa = {
 		.argsz = sizeof(qa), .user_handle = 1, .qp_type = IB_UVERBS_QPT_UD,
 		.max_send_wr = 4, .max_send_sge = 1,
@@ -291,7 +290,7 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 		EXPECT_EQ(0u, wc[i].status);
 		EXPECT_EQ(a.qp_num, wc[i].qp_num);
 	}
-	EXPECT_EQ(0, memcmp(rbuf[0] + GRH_BYTES, m1, sizeof(m1)));
+	EXPECT_EQ(0, memcmp(rbuf[0] + IBA_GRH_BYTES, m1, sizeof(m1)));
 
 	ASSERT_EQ(0, post_send(self->fd, s.handle, 0x52, m2, sizeof(m2), ah,
 			       b.qp_num, IBA_UD_QKEY));
@@ -303,7 +302,7 @@ TEST_F(sec, srq_completion_of_destroyed_qp_names_it)
 		EXPECT_EQ(0u, wc[i].status);
 		EXPECT_EQ(b.qp_num, wc[i].qp_num);
 	}
-	EXPECT_EQ(0, memcmp(rbuf[1] + GRH_BYTES, m2, sizeof(m2)));
+	EXPECT_EQ(0, memcmp(rbuf[1] + IBA_GRH_BYTES, m2, sizeof(m2)));
 	EXPECT_EQ(0, iba_fdinfo(self->fd, "stale-completions"));
 	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, b.handle, NULL));
 	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, s.handle, NULL));

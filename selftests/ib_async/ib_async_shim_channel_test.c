@@ -19,14 +19,13 @@
 #include "lib/iba_verbs.h"
 
 #define QKEY		0x11111111
-#define GRH_BYTES	40
 #define LANES		3
 
 struct lane {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	char buf[2][GRH_BYTES + 64];
+	char buf[2][IBA_GRH_BYTES + 64];
 };
 
 FIXTURE(sch) {

@@ -16,7 +16,6 @@
 #include "lib/iba_verbs.h"
 
 #define QKEY		0x11111111
-#define GRH_BYTES	40
 /* what pyverbs' QPInitAttrEx passes for a plain QP */
 #define PD_NO_FLAGS	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
@@ -160,7 +159,7 @@ TEST_F(ex, query_device_ex_refuses_an_input_comp_mask)
 
 TEST_F(ex, ud_qp_ex_numbered_by_the_kernel_carries_traffic)
 {
-	static char rbuf[GRH_BYTES + 64];
+	static char rbuf[IBA_GRH_BYTES + 64];
 	static char msg[] = "UD through a QP from ibv_create_qp_ex";
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1,
@@ -212,8 +211,8 @@ TEST_F(ex, ud_qp_ex_numbered_by_the_kernel_carries_traffic)
 	/* rxe delivered to the number the QP was given, and says so */
 	EXPECT_EQ(qp->qp_num, r->qp_num);
 	EXPECT_EQ(qp->qp_num, r->src_qp);
-	EXPECT_EQ(sizeof(msg) + GRH_BYTES, r->byte_len);
-	EXPECT_STREQ(msg, rbuf + GRH_BYTES);
+	EXPECT_EQ(sizeof(msg) + IBA_GRH_BYTES, r->byte_len);
+	EXPECT_STREQ(msg, rbuf + IBA_GRH_BYTES);
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	EXPECT_EQ(0, ibv_destroy_ah(ah));
 	EXPECT_EQ(0, ibv_dereg_mr(rmr));

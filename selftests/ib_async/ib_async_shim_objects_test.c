@@ -27,7 +27,6 @@
 #include "lib/iba_evsrc.h"
 
 #define QKEY		0x11111111
-#define GRH_BYTES	40
 
 struct so_ctx {
 	struct ibv_device **list;
@@ -302,7 +301,7 @@ TEST_F(so, sq_drained_element_is_the_programs_qp)
 
 TEST_F(so, srq_limit_element_is_the_programs_srq)
 {
-	static char rbuf[4][GRH_BYTES + 64];
+	static char rbuf[4][IBA_GRH_BYTES + 64];
 	static char msg[] = "to the SRQ, through an AH";
 	struct ibv_srq_init_attr si = { .attr = { .max_wr = 16, .max_sge = 1 } };
 	struct ibv_srq_attr sa = { .srq_limit = 4 };
@@ -368,10 +367,10 @@ TEST_F(so, srq_limit_element_is_the_programs_srq)
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
 		if (wc[i].opcode != IBV_WC_RECV)
 			continue;
-		EXPECT_EQ(sizeof(msg) + GRH_BYTES, wc[i].byte_len);
+		EXPECT_EQ(sizeof(msg) + IBA_GRH_BYTES, wc[i].byte_len);
 		EXPECT_TRUE(!!(wc[i].wc_flags & IBV_WC_GRH));
 		EXPECT_EQ(qp->qp_num, wc[i].src_qp);
-		EXPECT_STREQ(msg, rbuf[wc[i].wr_id - 100] + GRH_BYTES);
+		EXPECT_STREQ(msg, rbuf[wc[i].wr_id - 100] + IBA_GRH_BYTES);
 	}
 	EXPECT_EQ(0, ibv_destroy_qp(qp));
 	EXPECT_EQ(0, ibv_destroy_ah(ah));

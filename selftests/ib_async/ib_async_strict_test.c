@@ -8,8 +8,6 @@
  */
 #include "lib/iba_verbs.h"
 
-#define QKEY		0x11111111	/* iba_ud_to_rts()'s */
-#define GRH_BYTES	40
 #define BUF_LEN		4096
 /* the bad requests of the module's selftest */
 #define SELFTEST_BAD	4
@@ -90,7 +88,7 @@ TEST_F(strict, selftest_catches_every_bad_request)
  */
 TEST_F(strict, valid_posts_are_checked_and_pass)
 {
-	static char ud_rbuf[GRH_BYTES + 64];
+	static char ud_rbuf[IBA_GRH_BYTES + 64];
 	static const char msg[] = "strict but fair";
 	struct ib_async_create_ah ah;
 	struct ib_async_create_qp a, b, ud;
@@ -157,12 +155,12 @@ TEST_F(strict, valid_posts_are_checked_and_pass)
 	us.send_flags = IB_ASYNC_SEND_SIGNALED;
 	us.ah_handle = ah.handle;
 	us.remote_qpn = ud.qp_num;
-	us.remote_qkey = QKEY;
+	us.remote_qkey = IBA_UD_QKEY;
 	ASSERT_EQ(0, iba_post_send(fd, &us));
 	ASSERT_EQ(2, iba_poll_cq(fd, cq, wc, 2));
 	EXPECT_EQ(0U, wc[0].status);
 	EXPECT_EQ(0U, wc[1].status);
-	EXPECT_STREQ(msg, ud_rbuf + GRH_BYTES);
+	EXPECT_STREQ(msg, ud_rbuf + IBA_GRH_BYTES);
 
 	/* 2 RC and 2 UD requests at least, and ib_async's REG_MR */
 	EXPECT_LE(checked + 5, iba_strict_counter("checked"));

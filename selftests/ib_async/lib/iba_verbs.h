@@ -73,6 +73,9 @@ int iba_poll_cq(int fd, uint32_t cq, struct ib_async_wc *wc, int want);
 /* The Q_Key iba_ud_to_rts() gives a UD QP. */
 #define IBA_UD_QKEY	0x11111111U
 
+/* What a UD receive holds before the message: the GRH's room. */
+#define IBA_GRH_BYTES	40
+
 /* UD QP through INIT, RTR, RTS (IBV_QPS_*: 1, 2, 3). */
 int iba_ud_to_rts(int fd, uint32_t qp);
 
