@@ -1060,8 +1060,7 @@ static void mode_dpprof(int k)
 	struct rc_end s, r;
 	struct ibv_wc wc;
 	double sys, empty, notty = 0, info = 0, bell = 0, precv, psend, pscq;
-	double prcq;
-	double iter;
+	double prcq, iter;
 	unsigned long waits = 0;
 	uint64_t t0;
 	int i;

@@ -31,8 +31,6 @@
 /* Rounds of each race, each on new objects. */
 #define ROUNDS		4
 #define QPS_RESET	0
-/* A UD receive's room for the GRH before the message. */
-#define GRH		40
 
 /* One racer: what it uses, and what it saw. */
 struct racer {
@@ -235,9 +233,18 @@ static int racer_start(struct racer *rc, struct iba_rc_bed *bed,
 }
 
 /*
+ * Round @round's strike is about to come, a little later than the round
+ * before's, so that the rounds meet the racer at different points.
+ */
+static void racer_aim(struct racer *rc, int round)
+{
+	iba_sleep_ms(round * 3);
+	atomic_store(&rc->striking, 1);
+}
+
+/*
  * Round @round of a race on a new RC pair, the SENDs reading the bed's
- * memory: started and warm, and about to strike, a round a little later
- * than the one before.
+ * memory: started, warm and aimed (racer_aim()).
  */
 static int pair_race(struct racer *rc, struct iba_rc_bed *bed, int round,
 		     struct ib_async_create_qp *a,
@@ -247,11 +254,9 @@ static int pair_race(struct racer *rc, struct iba_rc_bed *bed, int round,
 		  racer_start(rc, bed, a->handle, b->handle,
 			      (uintptr_t)bed->mem, bed->mr.lkey, t);
 
-	if (ret)
-		return ret;
-	iba_sleep_ms(round * 3);
-	atomic_store(&rc->striking, 1);
-	return 0;
+	if (!ret)
+		racer_aim(rc, round);
+	return ret;
 }
 
 /* The main thread's command returned: so does the racer, soon. */
@@ -338,8 +343,7 @@ TEST_F_TIMEOUT(race, mr_deregistered_under_doorbells, 240)
 		ASSERT_EQ(0, racer_start(&rc, &self->bed, a.handle, b.handle,
 					 (uintptr_t)self->bed.mem, mr2.lkey,
 					 &t));
-		iba_sleep_ms(round * 3);
-		atomic_store(&rc.striking, 1);
+		racer_aim(&rc, round);
 		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_MR,
 					 mr2.handle, NULL));
 		racer_struck(&rc, t);
@@ -433,12 +437,11 @@ TEST_F_TIMEOUT(race, ah_destroyed_under_ud_doorbells, 240)
 					   &ah));
 		racer_init(&rc, &self->bed, b.handle,
 			   (uintptr_t)self->bed.mem, self->bed.mr.lkey);
-		rc.recv_len = GRH + MSG;
+		rc.recv_len = IBA_GRH_BYTES + MSG;
 		rc.ah = ah.handle;
 		rc.dqpn = b.qp_num;
 		ASSERT_EQ(0, racer_go(&rc, a.handle, &t));
-		iba_sleep_ms(round * 3);
-		atomic_store(&rc.striking, 1);
+		racer_aim(&rc, round);
 		EXPECT_EQ(0, iba_destroy(self->bed.fd, IB_ASYNC_OBJ_AH,
 					 ah.handle, NULL));
 		racer_struck(&rc, t);
