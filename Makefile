@@ -31,7 +31,7 @@ need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel build tree \
 export RAW_CMD := $(value CMD)
 
 .PHONY: all module test-modules user selftests linux-tools stage vm demo \
-	check check-run lint deps clean distclean help bench difftest fuzz \
+	check check-run lint deps clean distclean help bench bench-profile difftest fuzz \
 	peer-test rdmacm-test
 
 all: module test-modules user selftests
@@ -167,6 +167,22 @@ bench: deps
 		--payload $(CURDIR)/bench/build/payload --timeout 1500
 	sed -n '/^@@BENCH_TABLE_BEGIN@@/,/^@@BENCH_TABLE_END@@/{//!p;}' \
 		$(BUILD)/bench-console.log >$(BUILD)/bench.txt
+
+# make bench-profile: where a receive's post goes on ib_async, one guest
+# boot (bench/profile.sh): the per-call times of its layers beside
+# ib_uverbs, then perf's split of the doorbell command by stage. Left in
+# build/bench-profile.txt.
+bench-profile: deps
+	@scripts/install-deps.sh linux-perf
+	$(MAKE) stage
+	$(MAKE) -C bench profile
+	RAW_CMD='sh profile.sh' IBASYNC_CONSOLE_LOG=$(BUILD)/profile-console.log \
+		IBASYNC_APPEND='$(IBASYNC_APPEND) ibasync.strict=0' \
+		scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
+		--payload $(CURDIR)/bench/build/profile --timeout 900
+	sed -n -e '/^side=/p' -e '/^@@PROFILE_BEGIN@@/,/^@@PROFILE_END@@/{//!p;}' \
+		$(BUILD)/profile-console.log >$(BUILD)/bench-profile.txt
+	cat $(BUILD)/bench-profile.txt
 
 # make difftest [PROGRAMS=N] [SEED=S]: random verb programs on ib_uverbs and
 # on ib_async in one guest boot, traces compared (selftests/ib_async/gen).

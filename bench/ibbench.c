@@ -54,6 +54,9 @@
  *                an RC loopback pair ibv_post_recv, ibv_post_send and the
  *                two polls that find their completions, K of each as a
  *                loop, and K of the four in a row
+ *   recvprof D N only ibv_post_recv, for a profile of its path: N rounds
+ *                of D receives on a QP in INIT, each round flushed (ERR)
+ *                and reaped untimed; the receives' mean time
  *   stormcost TYPE N
  *                a storm of one type with no context open, timed
  *   drainb N [unread]
@@ -1021,6 +1024,53 @@ static void mode_complat(int k)
 	free(lat);
 }
 
+/*
+ * Nothing but receives, as many as wanted: a QP in INIT takes them and
+ * never completes them, so each round of @d ends by flushing them (ERR,
+ * each reaped as a flush error) and walking the QP back through RESET.
+ * Only the posts are timed; a profiler run over the whole sees the
+ * receive's path and little else (make bench-profile).
+ */
+static void mode_recvprof(int d, int n)
+{
+	struct ibv_qp_attr attr = { 0 };
+	struct comp_bed b;
+	struct rc_end r;
+	struct ibv_wc wc[16];
+	uint64_t t0, posts = 0;
+	int round, i, got, m;
+
+	if (d < 1 || n < 1)
+		fail("recvprof: bad count");
+	bed_open(&b);
+	end_make(&b, &r, 0, (unsigned int)d);
+	for (round = 0; round < n; round++) {
+		rc_init(r.qp);
+		t0 = now_ns();
+		for (i = 0; i < d; i++)
+			end_post_recv(&r, (unsigned int)(i % COMP_RECVS));
+		posts += now_ns() - t0;
+		attr.qp_state = IBV_QPS_ERR;
+		if (ibv_modify_qp(r.qp, &attr, IBV_QP_STATE))
+			die("modify ERR");
+		for (got = 0; got < d; got += m) {
+			m = ibv_poll_cq(r.cq, 16, wc);
+			if (m < 0)
+				fail("recvprof: poll");
+			for (i = 0; i < m; i++)
+				if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
+					fail("recvprof: not a flush");
+		}
+		attr.qp_state = IBV_QPS_RESET;
+		if (ibv_modify_qp(r.qp, &attr, IBV_QP_STATE))
+			die("modify RESET");
+	}
+	printf("side=%s mode=recvprof d=%d n=%d post_recv_ns=%.0f\n",
+	       BENCH_SIDE, d, n, (double)posts / ((double)d * n));
+	end_free(&r);
+	bed_close(&b);
+}
+
 /* Poll @cq until it gave @n completions; the polls that found none. */
 static unsigned long poll_n(struct ibv_cq *cq, int n)
 {
@@ -1832,6 +1882,7 @@ static void usage(void)
 		"       drain N |\n"
 		"       fanout N CONTEXTS | latency K blocking|epoll |\n"
 		"       destroy N | complat K | compflood NCQS ROUNDS | dpprof K |\n"
+		"       recvprof D N |\n"
 		"       ffan N CONTEXTS TYPEA TYPEB [CHANQ] | stormcost TYPE N |\n"
 		"       drainb N | drainprof N | coalesce N (ib_async only)\n");
 	exit(2);
@@ -1864,6 +1915,8 @@ int main(int argc, char **argv)
 		mode_complat(atoi(argv[2]));
 	else if (!strcmp(mode, "dpprof"))
 		mode_dpprof(atoi(argv[2]));
+	else if (!strcmp(mode, "recvprof") && argc > 3)
+		mode_recvprof(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(mode, "compflood") && argc > 3)
 		mode_compflood(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(mode, "ffan") && argc > 5)
