@@ -170,7 +170,8 @@ bench: deps
 
 # make bench-profile: where a receive's post goes on ib_async, one guest
 # boot (bench/profile.sh): the per-call times of its layers beside
-# ib_uverbs, then perf's split of the doorbell command by stage. Left in
+# ib_uverbs, perf's split of the doorbell command by stage, and how
+# often rxe's worker (6.12 on) starts on a CPU woken for it. Left in
 # build/bench-profile.txt.
 bench-profile: deps
 	@scripts/install-deps.sh linux-perf
@@ -180,7 +181,8 @@ bench-profile: deps
 		IBASYNC_APPEND='$(IBASYNC_APPEND) ibasync.strict=0' \
 		scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
 		--payload $(CURDIR)/bench/build/profile --timeout 900
-	sed -n -e '/^side=/p' -e '/^@@PROFILE_BEGIN@@/,/^@@PROFILE_END@@/{//!p;}' \
+	sed -n -e '/^side=/p' -e '/^wakeups /p' \
+		-e '/^@@PROFILE_BEGIN@@/,/^@@PROFILE_END@@/{//!p;}' \
 		$(BUILD)/profile-console.log >$(BUILD)/bench-profile.txt
 	cat $(BUILD)/bench-profile.txt
 

@@ -6,13 +6,17 @@
 # dpprof: a bare system call, an ioctl the node refuses, an empty
 # receive ring's doorbell, ibv_post_recv) and a receive-only loop on both
 # stacks (ibbench recvprof); then perf samples the receive-only loop
-# and profile.awk splits the doorbell command's time by stage.
+# and profile.awk splits the doorbell command's time by stage; last,
+# with the workqueue and scheduler events traced, a dpprof run per stack
+# says how long rxe's worker took to start the program's work, and how
+# often its CPU had to be woken first (wakeups.awk).
 #
 # Environment: PROFILE_DEPTH receives per round (64), PROFILE_ROUNDS
 # rounds profiled (1500), PROFILE_K calls of each dpprof part (3000),
 # IBASYNC_RXE (rxe0).
 #
-# Runs in /payload: ibbench-uverbs, ibbench-ibasync, perf, profile.awk.
+# Runs in /payload: ibbench-uverbs, ibbench-ibasync, perf, profile.awk,
+# wakeups.awk.
 
 set -u
 # shellcheck source=../selftests/ib_async/ib_async_lib.sh
@@ -32,3 +36,21 @@ done
 	./ibbench-ibasync -d "$DEV" recvprof "$DEPTH" "$ROUNDS" || exit 1
 ./perf report -i /tmp/recv.perf --children --sort sym --stdio -g none \
 	-p ib_async_cmd_wr_doorbell 2>/dev/null | awk -f profile.awk
+
+T=/sys/kernel/tracing
+[ -e $T/trace ] || mount -t tracefs nodev $T || exit 1
+echo 16384 >$T/buffer_size_kb
+for side in uverbs ibasync; do
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo 0 >$T/events/enable
+	for e in workqueue/workqueue_queue_work \
+		workqueue/workqueue_execute_start sched/sched_wakeup; do
+		echo 1 >"$T/events/$e/enable"
+	done
+	echo 1 >$T/tracing_on
+	"./ibbench-$side" -d "$DEV" dpprof 500 >/dev/null || exit 1
+	echo 0 >$T/tracing_on
+	awk -v side="$side" -f wakeups.awk $T/trace
+done
+echo 0 >$T/events/enable
