@@ -154,17 +154,22 @@ lint: linux-tools
 	$(need-kdir)
 	scripts/lint.sh --kdir $(KDIR) --linux-tools $(LINUX_TOOLS)
 
+# One guest boot of a bench payload: $(call bench-guest,SCRIPT,NAME,DIR,
+# TIMEOUT) runs SCRIPT of bench/build/DIR, its console in
+# build/NAME-console.log. ibasync.strict=0: the guest leaves out the checker
+# of kernel work requests (ib_async_strict.ko), whose probes on every post
+# would be in the timings.
+bench-guest = RAW_CMD='sh $(1)' IBASYNC_CONSOLE_LOG=$(BUILD)/$(2)-console.log \
+	IBASYNC_APPEND='$(IBASYNC_APPEND) ibasync.strict=0' \
+	scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
+	--payload $(CURDIR)/bench/build/$(3) --timeout $(4)
+
 # make bench: ib_async beside ib_uverbs, one guest boot (bench/,
 # Documentation/performance.rst). The table is also left in build/bench.txt.
-# ibasync.strict=0: the guest leaves out the checker of kernel work requests
-# (ib_async_strict.ko), whose probes on every post would be in the timings.
 bench: deps
 	$(MAKE) stage
 	$(MAKE) -C bench
-	RAW_CMD='sh bench.sh' IBASYNC_CONSOLE_LOG=$(BUILD)/bench-console.log \
-		IBASYNC_APPEND='$(IBASYNC_APPEND) ibasync.strict=0' \
-		scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
-		--payload $(CURDIR)/bench/build/payload --timeout 1500
+	$(call bench-guest,bench.sh,bench,payload,1500)
 	sed -n '/^@@BENCH_TABLE_BEGIN@@/,/^@@BENCH_TABLE_END@@/{//!p;}' \
 		$(BUILD)/bench-console.log >$(BUILD)/bench.txt
 
@@ -177,10 +182,7 @@ bench-profile: deps
 	@scripts/install-deps.sh linux-perf
 	$(MAKE) stage
 	$(MAKE) -C bench profile
-	RAW_CMD='sh profile.sh' IBASYNC_CONSOLE_LOG=$(BUILD)/profile-console.log \
-		IBASYNC_APPEND='$(IBASYNC_APPEND) ibasync.strict=0' \
-		scripts/guest/vm.sh --kver $(KVER) --stage $(STAGE) \
-		--payload $(CURDIR)/bench/build/profile --timeout 900
+	$(call bench-guest,profile.sh,profile,profile,900)
 	sed -n -e '/^side=/p' -e '/^wakeups /p' \
 		-e '/^@@PROFILE_BEGIN@@/,/^@@PROFILE_END@@/{//!p;}' \
 		$(BUILD)/profile-console.log >$(BUILD)/bench-profile.txt
