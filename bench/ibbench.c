@@ -1392,9 +1392,10 @@ static void mode_drainb(unsigned long n, bool unread)
 
 /*
  * Where the time of the ibv_get_async_event + ibv_ack_async_event drain
- * goes. A clock read around every call would cost more than the calls
- * (the guest's clocksource is not one the vDSO reads: clock_gettime is a
- * system call, measured here), so every figure times a whole loop: the
+ * goes. A clock read around every call would cost as much as the calls
+ * (clock_gettime, measured here: tens of ns through the vDSO, a system
+ * call where the clocksource is the emulated HPET), so every figure times
+ * a whole loop: the
  * drain itself (as mode_drain: the shim takes records from the ring it
  * mapped as large as the queue); then, on a ring this program maps on a
  * node file of its own, taking records by hand as the shim does (type

@@ -259,8 +259,8 @@ END {
 		lp = median(gp, "loop_ns"); tk = median(gp, "take_rec_ns")
 		ak = median(gp, "ack_ns"); rest = lp - tk - ak
 		printf "Where ib_async's get+ack time goes (nanoseconds, medians over the runs).\n"
-		printf "Each figure times a whole loop, no clock read per call: clock_gettime is a\n"
-		printf "system call here (clocksource %s). The drain is made again; then records\n", CLKSRC
+		printf "Each figure times a whole loop, no clock read per call: a read weighs as\n"
+		printf "much as a call (clocksource %s; clock_gettime below). The drain is made again; then records\n", CLKSRC
 		printf "are taken by hand as the shim takes them (type and element read in place,\n"
 		printf "consumer store) from a ring the benchmark maps on a node file of its own,\n"
 		printf "as large as the queue, over a second storm: the userspace floor of a\n"

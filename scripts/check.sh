@@ -294,9 +294,9 @@ for i in "${!suites[@]}"; do
 	done < "$logdir/$name.log"
 	# A suite that failed without reporting a failing test still fails.
 	if [ "${status[$i]}" != 0 ]; then
-		# a guest's timeout or death: what vm.sh found stuck, here
-		# where the summary shows it, not only in the log
-		grep -aE '^vm\.sh: (TIMEOUT|stuck|the guest ended)' "$logdir/$name.log" |
+		# a guest's timeout or death: what vm.sh found stuck, or the
+		# console's last lines, here where the summary shows them
+		grep -aE '^vm\.sh: (TIMEOUT|stuck|the guest ended|console|clock)' "$logdir/$name.log" |
 			head -n 48 | sed 's/^/# /'
 		n=$((n + 1)); fail=$((fail + 1))
 		echo "not ok $n - $name: suite exited ${status[$i]} (log: build/check/$name.log)"

@@ -180,7 +180,16 @@ run_qemu() {
 		accel_args=(-accel tcg -cpu qemu64)
 	fi
 	# printk.devkmsg=on: messages written to /dev/kmsg by tests are not rate limited.
-	local append="console=ttyS0,115200 loglevel=${IBASYNC_LOGLEVEL:-5} panic=-1 printk.devkmsg=on ${IBASYNC_APPEND:-}"
+	local append="console=ttyS0,115200 loglevel=${IBASYNC_LOGLEVEL:-5} panic=-1 printk.devkmsg=on"
+	# tsc=reliable: under TCG a busy host skews the TSC against the HPET
+	# by a millisecond, and the clocksource watchdog marks the TSC
+	# unstable mid-run. That flips sched_clock's static key, and TCG does
+	# not honour text_poke_bp()'s serialisation: a vCPU looping through
+	# local_clock() (the poller, CQ_WAIT's spin) can still run the int3
+	# once the patch is done, "Oops: int3", a panic that often reaches no
+	# console. QEMU's TSC is the host's clock, the same on every vCPU.
+	[ "$accel" = kvm ] || append+=" tsc=reliable"
+	append+=" ${IBASYNC_APPEND:-}"
 	rm -f "$WORK/nmi"
 	if [ "$TIMEOUT" -ge 120 ]; then
 		# /init's watchdog: the guest's uptime at which it dumps what is
@@ -200,6 +209,7 @@ run_qemu() {
 	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
 		"${accel_args[@]}" -smp 2 -m "$MEM" \
 		-nographic -nodefaults -serial stdio -no-reboot \
+		-d cpu_reset -D "$WORK/qemu.log" \
 		"${mon_args[@]}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		</dev/null 2>&1 | tee "$log"
@@ -282,9 +292,31 @@ stack_report() {
 		sed 's/^/vm.sh: /'
 }
 
-# Decide the exit status from QEMU's status and the console log.
+# A guest that reset itself says nothing on its console: a triple fault
+# (the CPU could not even raise a double fault) ends QEMU (-no-reboot)
+# silently. QEMU's log (-d cpu_reset, beside the console's) names it.
+reset_report() {
+	local rlog=${1%.log}-qemu.log
+	grep -aq 'Triple fault' "$rlog" 2>/dev/null || return 0
+	echo "vm.sh: console: QEMU: the guest triple-faulted (-d cpu_reset: $rlog)"
+	grep -a -A 12 'Triple fault' "$rlog" | head -n 13 | sed 's/^/vm.sh: console: /'
+}
+
+# Under TCG, a sched_clock that became unstable mid-run: the static key
+# run_qemu()'s tsc=reliable keeps still was flipped, and what ran after
+# may have hit a stale int3. Prints the kernel's lines, if any, as
+# "vm.sh: clock:" lines, which make check quotes.
+tcg_clock_flipped() {
+	local accel=$1 log=$2
+	[ "$accel" != kvm ] || return 0
+	grep -aE 'TSC found unstable after boot|sched_clock: Marking unstable' "$log" |
+		awk '!seen[$0]++' | head -n 2 | sed 's/^/vm.sh: clock: under TCG: /' || true
+}
+
+# Decide the exit status from QEMU's status, the console log and the
+# accelerator it ran under.
 report() {
-	local qrc=$1 log=$2 bad marker nmi_sent=
+	local qrc=$1 log=$2 accel=$3 bad marker nmi_sent=
 	# the NMI of nmi_timer() ended a guest that was about to time out
 	[ ! -e "$WORK/nmi" ] || nmi_sent=1
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ] || [ -n "$nmi_sent" ]; then
@@ -296,9 +328,8 @@ report() {
 		watchdog_report "$log" "$nmi_sent" >&2
 		exit 124
 	fi
-	if bad=$("$GUEST_DIR/check-log.sh" "$log"); then
-		:
-	else
+	bad=$({ "$GUEST_DIR/check-log.sh" "$log" || true; tcg_clock_flipped "$accel" "$log"; })
+	if [ -n "$bad" ]; then
 		{
 			echo "vm.sh: ===== kernel log problems ====="
 			printf '%s\n' "$bad"
@@ -309,6 +340,10 @@ report() {
 	marker=$(grep -ao '@@IBASYNC_RC=[0-9]*@@' "$log" | tail -n 1 || true)
 	if [ -z "$marker" ]; then
 		note "the guest ended without reporting the command's status (crash or panic?); QEMU status $qrc; console: $log"
+		# CI keeps only what make check quotes: the console's last
+		# lines say where the guest was when it ended.
+		tr -d '\r' <"$log" | tail -n 25 | sed 's/^/vm.sh: console: /' >&2
+		reset_report "$log" >&2
 		exit 126
 	fi
 	marker=${marker#@@IBASYNC_RC=}
@@ -349,6 +384,8 @@ main() {
 		qrc=0
 		run_qemu "$accel" "$kernel" "$WORK/initrd.cpio" "$WORK/console.raw" || qrc=$?
 		tr -d '\r' <"$WORK/console.raw" >"$log"
+		rm -f "${log%.log}-qemu.log"
+		[ ! -s "$WORK/qemu.log" ] || mv "$WORK/qemu.log" "${log%.log}-qemu.log"
 		if [ "$try" -ge "$tries" ] || ! boot_error "$log"; then
 			break
 		fi
@@ -359,7 +396,7 @@ main() {
 			echo "vm.sh: ===== booting again (console kept: $log.boot-error-$try) ====="
 		} >&2
 	done
-	report "$qrc" "$log"
+	report "$qrc" "$log" "$accel"
 }
 
 main "$@"

@@ -488,8 +488,9 @@ static int floor_read(struct floor_side *s)
  * and the receive posted again are in it); after the last, to the clock
  * read that ends the loop. local_clock() reads this CPU's cycle counter,
  * as perftest reads the TSC of the CPU it is pinned to; ktime_get_ns()
- * would read the clocksource, in the test guest the emulated HPET, whose
- * every read is an exit to QEMU's device model under its global lock.
+ * would read the clocksource, which a guest may have moved to the emulated
+ * HPET, whose every read is an exit to QEMU's device model under its
+ * global lock.
  */
 static int floor_client(struct floor_side *s)
 {
