@@ -259,12 +259,12 @@ END {
 		lp = median(gp, "loop_ns"); tk = median(gp, "take_rec_ns")
 		ak = median(gp, "ack_ns"); rest = lp - tk - ak
 		printf "Where ib_async's get+ack time goes (nanoseconds, medians over the runs).\n"
-		printf "Each figure times a whole loop, no clock read per call: a read weighs as\n"
-		printf "much as a call (clocksource %s; clock_gettime below). The drain is made again; then records\n", CLKSRC
-		printf "are taken by hand as the shim takes them (type and element read in place,\n"
-		printf "consumer store) from a ring the benchmark maps on a node file of its own,\n"
-		printf "as large as the queue, over a second storm: the userspace floor of a\n"
-		printf "record; the same from a ring of 64 behind the queue\n"
+		printf "Each figure times a whole loop, no clock read per call (a read weighs as\n"
+		printf "much as a call: clocksource %s, clock_gettime below). The drain is made\n", CLKSRC
+		printf "again; then records are taken by hand as the shim takes them (type and\n"
+		printf "element read in place, consumer store) from a ring the benchmark maps on\n"
+		printf "a node file of its own, as large as the queue, over a second storm: the\n"
+		printf "userspace floor of a record; the same from a ring of 64 behind the queue\n"
 		printf "over a third (one RING_WAIT moves each 64); ibv_ack_async_event of a port\n"
 		printf "event alone; the rest is the shim's own work per call. For scale, an\n"
 		printf "uncontended mutex lock + unlock: the shim takes its event lock once per\n"
