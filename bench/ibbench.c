@@ -1395,16 +1395,15 @@ static void mode_drainb(unsigned long n, bool unread)
  * goes. A clock read around every call would cost as much as the calls
  * (clock_gettime, measured here: tens of ns through the vDSO, a system
  * call where the clocksource is the emulated HPET), so every figure times
- * a whole loop: the
- * drain itself (as mode_drain: the shim takes records from the ring it
- * mapped as large as the queue); then, on a ring this program maps on a
- * node file of its own, taking records by hand as the shim does (type
- * and element read in place, consumer store) from a ring as large as the
- * queue, over a second storm of n: what a record costs in userspace
- * before the shim's own work; the same from a ring of 64 behind the
- * queue, over a third: one RING_WAIT per 64 records moves them from the
- * queue; ibv_ack_async_event of a port event alone; an uncontended mutex
- * lock + unlock pair (the shim takes its event lock once per
+ * a whole loop: the drain itself (as mode_drain: the shim takes records
+ * from the ring it mapped as large as the queue); then, on a ring this
+ * program maps on a node file of its own, taking records by hand as the
+ * shim does (type and element read in place, consumer store) from a ring
+ * as large as the queue, over a second storm of n: what a record costs in
+ * userspace before the shim's own work; the same from a ring of 64 behind
+ * the queue, over a third: one RING_WAIT per 64 records moves them from
+ * the queue; ibv_ack_async_event of a port event alone; an uncontended
+ * mutex lock + unlock pair (the shim takes its event lock once per
  * ibv_get_async_event in a process of several threads); a trivial system
  * call (getppid); and one clock read.
  */

@@ -294,9 +294,9 @@ stack_report() {
 
 # A guest that reset itself says nothing on its console: a triple fault
 # (the CPU could not even raise a double fault) ends QEMU (-no-reboot)
-# silently. QEMU's log (-d cpu_reset, beside the console's) names it.
+# silently. QEMU's log (-d cpu_reset, kept as $1) names it.
 reset_report() {
-	local rlog=${1%.log}-qemu.log
+	local rlog=$1
 	grep -aq 'Triple fault' "$rlog" 2>/dev/null || return 0
 	echo "vm.sh: console: QEMU: the guest triple-faulted (-d cpu_reset: $rlog)"
 	grep -a -A 12 'Triple fault' "$rlog" | head -n 13 | sed 's/^/vm.sh: console: /'
@@ -313,10 +313,10 @@ tcg_clock_flipped() {
 		awk '!seen[$0]++' | head -n 2 | sed 's/^/vm.sh: clock: under TCG: /' || true
 }
 
-# Decide the exit status from QEMU's status, the console log and the
-# accelerator it ran under.
+# Decide the exit status from QEMU's status, the console log, the
+# accelerator it ran under and QEMU's own log.
 report() {
-	local qrc=$1 log=$2 accel=$3 bad marker nmi_sent=
+	local qrc=$1 log=$2 accel=$3 qlog=$4 bad marker nmi_sent=
 	# the NMI of nmi_timer() ended a guest that was about to time out
 	[ ! -e "$WORK/nmi" ] || nmi_sent=1
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ] || [ -n "$nmi_sent" ]; then
@@ -343,7 +343,7 @@ report() {
 		# CI keeps only what make check quotes: the console's last
 		# lines say where the guest was when it ended.
 		tr -d '\r' <"$log" | tail -n 25 | sed 's/^/vm.sh: console: /' >&2
-		reset_report "$log" >&2
+		reset_report "$qlog" >&2
 		exit 126
 	fi
 	marker=${marker#@@IBASYNC_RC=}
@@ -362,6 +362,7 @@ main() {
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run scripts/install-deps.sh"
 	mkdir -p "$BUILD_GUEST_DIR"
 	local base kernel accel log=${IBASYNC_CONSOLE_LOG:-$BUILD_GUEST_DIR/last-console.log} qrc try
+	local qlog=${log%.log}-qemu.log
 	local tries=${IBASYNC_BOOT_TRIES:-2}
 	[[ $tries =~ ^[1-9][0-9]*$ ]] || die "IBASYNC_BOOT_TRIES wants a count of at least 1"
 	base=$("$GUEST_DIR/build-initramfs.sh" "$KVER")
@@ -384,8 +385,8 @@ main() {
 		qrc=0
 		run_qemu "$accel" "$kernel" "$WORK/initrd.cpio" "$WORK/console.raw" || qrc=$?
 		tr -d '\r' <"$WORK/console.raw" >"$log"
-		rm -f "${log%.log}-qemu.log"
-		[ ! -s "$WORK/qemu.log" ] || mv "$WORK/qemu.log" "${log%.log}-qemu.log"
+		rm -f "$qlog"
+		[ ! -s "$WORK/qemu.log" ] || mv "$WORK/qemu.log" "$qlog"
 		if [ "$try" -ge "$tries" ] || ! boot_error "$log"; then
 			break
 		fi
@@ -396,7 +397,7 @@ main() {
 			echo "vm.sh: ===== booting again (console kept: $log.boot-error-$try) ====="
 		} >&2
 	done
-	report "$qrc" "$log" "$accel"
+	report "$qrc" "$log" "$accel" "$qlog"
 }
 
 main "$@"
