@@ -56,6 +56,12 @@ int iba_stall_serve(struct iba_stall *s);
 int iba_stall_fail(struct iba_stall *s);
 
 /*
+ * Let the stalled write go on: the area's write protection is lifted
+ * and the waiting touch retries. 0 or -errno.
+ */
+int iba_stall_unprotect(struct iba_stall *s);
+
+/*
  * A command run in a thread of its own (iba_stalled_run()), its argument
  * in an area that stalls: @ret is 0 or -errno once it returned.
  */

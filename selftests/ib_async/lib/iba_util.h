@@ -114,6 +114,12 @@ int iba_wait_byte(const volatile char *p, char byte);
 long iba_core_mr_len(const char *ibdev, uint32_t lkey,
 		     uint32_t *rkey);
 
+/*
+ * The lkey of an MR the RDMA core knows on @ibdev of @len bytes, the
+ * first it lists, into *@lkey: 0, or -1 when it knows none.
+ */
+int iba_core_mr_lkey(const char *ibdev, uint32_t len, uint32_t *lkey);
+
 int iba_set_queue_len(int fd, unsigned int len);
 
 int iba_fionread(int fd);

@@ -86,6 +86,16 @@ int iba_stall_fail(struct iba_stall *s)
 	return ioctl(s->uffd, UFFDIO_WAKE, &r) ? -errno : 0;
 }
 
+int iba_stall_unprotect(struct iba_stall *s)
+{
+	struct uffdio_writeprotect prot = {
+		.range = { .start = (uintptr_t)s->area, .len = s->len },
+	};
+
+	/* mode 0: protection off, and the waiting touch woken */
+	return ioctl(s->uffd, UFFDIO_WRITEPROTECT, &prot) ? -errno : 0;
+}
+
 void *iba_stalled_run(void *p)
 {
 	struct iba_stalled_cmd *c = p;

@@ -129,31 +129,82 @@ int iba_wait_byte(const volatile char *p, char byte)
 	return 0;
 }
 
-long iba_core_mr_len(const char *ibdev, uint32_t lkey,
-		     uint32_t *rkey)
+/*
+ * The MRs the RDMA core lists on @ibdev, each line handed to @line with
+ * @arg until it returns non-zero: that value, or 0 after the last, or -1
+ * when the list cannot be had.
+ */
+static long core_mr_lines(const char *ibdev,
+			  long (*line)(const char *l, void *arg), void *arg)
 {
-	char cmd[256], line[1024], key[32], *p;
-	long len = -1;
+	char cmd[256], l[1024];
+	long ret = 0;
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "rdma resource show mr dev %s 2>/dev/null",
 		 ibdev);
-	snprintf(key, sizeof(key), " lkey 0x%x ", lkey);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, key))
-			continue;
-		p = strstr(line, " rkey ");
-		if (p && rkey)
-			*rkey = strtoul(p + 6, NULL, 16);
-		p = strstr(line, " mrlen ");
-		if (p)
-			len = strtol(p + 7, NULL, 10);
-	}
+	while (!ret && fgets(l, sizeof(l), f))
+		ret = line(l, arg);
 	pclose(f);
-	return len;
+	return ret;
+}
+
+/* A field of an MR's line, a number in @base; -1 when it has none. */
+static long long core_mr_field(const char *l, const char *name, int base)
+{
+	const char *p = strstr(l, name);
+
+	return p ? strtoll(p + strlen(name), NULL, base) : -1;
+}
+
+struct core_mr_query {
+	uint32_t lkey;
+	uint32_t len;
+	uint32_t *rkey;
+};
+
+static long core_mr_by_lkey(const char *l, void *arg)
+{
+	struct core_mr_query *q = arg;
+	long long key = core_mr_field(l, " lkey 0x", 16);
+
+	if (key != q->lkey)
+		return 0;
+	if (q->rkey && core_mr_field(l, " rkey 0x", 16) >= 0)
+		*q->rkey = core_mr_field(l, " rkey 0x", 16);
+	return core_mr_field(l, " mrlen ", 10);
+}
+
+long iba_core_mr_len(const char *ibdev, uint32_t lkey,
+		     uint32_t *rkey)
+{
+	struct core_mr_query q = { .lkey = lkey, .rkey = rkey };
+	long len = core_mr_lines(ibdev, core_mr_by_lkey, &q);
+
+	return len > 0 ? len : -1;
+}
+
+static long core_mr_by_len(const char *l, void *arg)
+{
+	struct core_mr_query *q = arg;
+
+	if (core_mr_field(l, " mrlen ", 10) != q->len)
+		return 0;
+	q->lkey = core_mr_field(l, " lkey 0x", 16);
+	return 1;
+}
+
+int iba_core_mr_lkey(const char *ibdev, uint32_t len, uint32_t *lkey)
+{
+	struct core_mr_query q = { .len = len };
+
+	if (core_mr_lines(ibdev, core_mr_by_len, &q) != 1)
+		return -1;
+	*lkey = q.lkey;
+	return 0;
 }
 
 int iba_set_queue_len(int fd, unsigned int len)
