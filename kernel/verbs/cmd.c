@@ -101,7 +101,7 @@ int ib_async_cmd_destroy(struct ib_async_ucmd *c)
 	uobj = ib_async_uobj_get(c->file, arg->handle, arg->obj_type);
 	/* After device removal a destroy only forgets the handle. */
 	if (IS_ERR(uobj) && PTR_ERR(uobj) == -ENODEV)
-		uobj = xa_load(&c->file->verbs->objs, arg->handle);
+		uobj = ib_async_uobj_find(c->file, arg->handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ret = ib_async_uobj_remove(uobj, IB_ASYNC_REMOVE_DESTROY);
@@ -126,12 +126,17 @@ int ib_async_cmd_created(struct ib_async_ucmd *u, int result)
 	int ret = -ENOENT;
 	u64 comp;
 
-	if (!result)
+	if (!result) {
+		ib_async_uobj_commit(file, u->pending_handle);
 		return 0;
+	}
 
 	down_read(&file->adev->disassoc_rwsem);
 	mutex_lock(&file->obj_mutex);
-	/* Handles are never reused: if it is still there, it is ours. */
+	/*
+	 * Handles are never reused and no other command finds an object
+	 * before its create answered: if it is there, it is ours.
+	 */
 	uobj = xa_load(&file->verbs->objs, u->pending_handle);
 	if (uobj)
 		ret = ib_async_uobj_remove(uobj, IB_ASYNC_REMOVE_DESTROY);

@@ -585,7 +585,8 @@ int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 
 	lockdep_assert_held(&file->obj_mutex);
 	uobj = xa_load(&file->verbs->mr_keys, sge->lkey);
-	if (!uobj || !uobj->mr || uobj->uses[0] != pd)
+	/* as a handle: not an MR whose REG_MR has not answered yet */
+	if (!uobj || !uobj->committed || !uobj->mr || uobj->uses[0] != pd)
 		return -EINVAL;
 	mr = uobj->mr->mr;
 	if (sge->addr < mr->iova || sge->length > mr->length ||

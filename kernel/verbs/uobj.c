@@ -203,6 +203,48 @@ void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep)
 }
 
 /**
+ * ib_async_uobj_find - the object a handle names
+ * @file: the file
+ * @handle: its handle
+ *
+ * Walks of the file's objects (close, removal) see every one; a handle
+ * names an object only once its create answered, so that no other
+ * command can use or destroy what a create whose answer is lost must
+ * take back (ib_async_cmd_created()).
+ *
+ * Return: the object, live or destroyed by removal, or NULL.
+ */
+struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
+					 u32 handle)
+{
+	struct ib_async_uobj *uobj;
+
+	lockdep_assert_held(&file->obj_mutex);
+	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
+	return uobj && uobj->committed ? uobj : NULL;
+}
+
+/**
+ * ib_async_uobj_commit - a create answered: its handle names its object
+ * @file: the file
+ * @handle: the object's
+ *
+ * Device removal may have destroyed the verbs object meanwhile: the
+ * handle then names a dead object, as any other after removal.
+ */
+void ib_async_uobj_commit(struct ib_async_file *file, u32 handle)
+{
+	struct ib_async_uobj *uobj;
+
+	mutex_lock(&file->obj_mutex);
+	/* handles are never reused, and nothing else removes it */
+	uobj = xa_load(&file->verbs->objs, handle);
+	if (uobj)
+		uobj->committed = true;
+	mutex_unlock(&file->obj_mutex);
+}
+
+/**
  * ib_async_uobj_get - look up a live object of the file
  * @file: the file
  * @handle: its handle
@@ -216,8 +258,7 @@ struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 {
 	struct ib_async_uobj *uobj;
 
-	lockdep_assert_held(&file->obj_mutex);
-	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
+	uobj = ib_async_uobj_find(file, handle);
 	if (!uobj)
 		return ERR_PTR(-ENOENT);
 	if (uobj->type != type)
@@ -242,8 +283,7 @@ int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
 {
 	struct ib_async_uobj *uobj;
 
-	lockdep_assert_held(&file->obj_mutex);
-	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
+	uobj = ib_async_uobj_find(file, handle);
 	if (!uobj)
 		return -ENOENT;
 	if (!uobj->ops->events)

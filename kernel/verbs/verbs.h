@@ -120,6 +120,12 @@ struct ib_async_uobj {
 	struct ib_async_wr_ring *wr_ring[2];
 	u32 handle;
 	u32 type;			/* enum ib_async_obj_type */
+	/*
+	 * Its create answered: only now does its handle name it to the
+	 * file's commands (ib_async_uobj_find()), as ib_uverbs commits a
+	 * uobject once its create's response is written.
+	 */
+	bool committed;
 	u32 port;			/* QP: for event records */
 	bool sq_sig_all;		/* QP: every send completes */
 	u32 max_inline;			/* QP: inline bytes a send may carry */
@@ -184,8 +190,11 @@ void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name);
 int ib_async_cg_charge(struct ib_rdmacg_object *cg, struct ib_device *ib_dev);
 void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
 			  struct ib_device *ib_dev);
+struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
+					 u32 handle);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
+void ib_async_uobj_commit(struct ib_async_file *file, u32 handle);
 /**
  * enum ib_async_remove_reason - why an object's verbs object is destroyed
  * @IB_ASYNC_REMOVE_DESTROY: DESTROY, or a create whose answer was lost

@@ -473,4 +473,59 @@ TEST_F(mr, pinning_stuck_in_a_fault_holds_up_no_other_command)
 	iba_stall_free(&st);
 }
 
+/*
+ * An MR whose REG_MR has not answered is not the file's yet: its key,
+ * which the device already knows, is refused in a post as any key the
+ * file did not get is, as its handle is by every other command. The key
+ * is read from the core's record (rdma resource show, by a length no
+ * other MR has) while the answer is held on a write-protected page.
+ */
+TEST_F_TIMEOUT(mr, a_key_is_posted_only_once_its_reg_mr_answered, 60)
+{
+	const uint32_t len = 5 * 4096;
+	struct ib_async_reg_mr a = {
+		.argsz = sizeof(a), .pd_handle = self->pd,
+		.addr = (uintptr_t)self->buf, .iova = (uintptr_t)self->buf,
+		.length = len, .access = IB_UVERBS_ACCESS_LOCAL_WRITE,
+	};
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_REG_MR, .ret = 1,
+	};
+	struct ib_async_recv_wr w = { .wr_id = 1, .num_sge = 1 };
+	struct ib_async_sge s = { .addr = (uintptr_t)self->buf, .length = 64 };
+	struct ib_async_create_qp qp;
+	struct iba_stall st;
+	pthread_t th;
+	uint32_t cq;
+	int err;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_create_cq(self->fd, 1, 8, &cq));
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, cq,
+				   IB_UVERBS_QPT_RC, &qp));
+	ASSERT_EQ(0, iba_modify_qp(self->fd, qp.handle, 1,
+				   IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+				   IB_ASYNC_QP_ACCESS_FLAGS,
+				   &(struct ib_async_qp_attr){ .port_num = 1 }));
+	err = iba_stall_answer(&c, &st, &a, sizeof(a), &th);
+	if (err > 0)
+		SKIP(return, "no write-protecting userfaultfd");
+	ASSERT_EQ(0, err);
+
+	/* registered, its answer on its way: the key is not the file's */
+	ASSERT_EQ(0, iba_core_mr_lkey(self->dev.ibdev, len, &s.lkey));
+	EXPECT_EQ(-EINVAL, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP,
+					  qp.handle, &w, 1, &s, 1));
+
+	ASSERT_EQ(0, iba_stall_unprotect(&st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(0, c.ret);
+	memcpy(&a, st.area, sizeof(a));
+	EXPECT_EQ(s.lkey, a.lkey);
+	/* answered: the same post is taken */
+	EXPECT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, qp.handle,
+				    &w, 1, &s, 1));
+	iba_stall_free(&st);
+}
+
 TEST_HARNESS_MAIN

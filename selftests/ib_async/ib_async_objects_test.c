@@ -8,6 +8,7 @@
  */
 #include <signal.h>
 
+#include "lib/iba_uffd.h"
 #include "lib/iba_verbs.h"
 
 #define QP_COOKIE	0x5150c0de00000001ULL
@@ -445,6 +446,93 @@ TEST_F(obj, close_destroys_every_object)
 	EXPECT_EQ(cq0, rdma_res_count(dev.ibdev, "cq"));
 	EXPECT_EQ(pd0, rdma_res_count(dev.ibdev, "pd"));
 	EXPECT_EQ(srq0, rdma_res_count(dev.ibdev, "srq"));
+}
+
+/*
+ * As in ib_uverbs, a new object is named by its handle only once its
+ * create has answered: until then no other command of the file finds it,
+ * neither a DESTROY nor a create that would use it. Handles are handed
+ * out in order, so the test knows the one the stalled create got. The
+ * answer's copy is held on a write-protected page, then let through.
+ */
+TEST_F_TIMEOUT(obj, an_object_is_found_only_once_its_create_answered, 60)
+{
+	struct ib_async_create_cq cq = {
+		.argsz = sizeof(cq), .user_handle = CQ_COOKIE, .cqe = 4,
+	};
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_CREATE_CQ, .ret = 1,
+	};
+	struct ib_async_create_qp qp;
+	uint32_t next = self->cq + 1;
+	struct iba_stall st;
+	pthread_t th;
+	int err;
+
+	IBA_SKIPPED_IN_SETUP();
+	err = iba_stall_answer(&c, &st, &cq, sizeof(cq), &th);
+	if (err > 0)
+		SKIP(return, "no write-protecting userfaultfd");
+	ASSERT_EQ(0, err);
+
+	/* made, its answer on its way: nobody else finds it */
+	EXPECT_EQ(-ENOENT, iba_create_qp(self->fd, 1, self->pd, next,
+					 IB_UVERBS_QPT_UD, &qp));
+	EXPECT_EQ(-ENOENT, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, next, NULL));
+
+	ASSERT_EQ(0, iba_stall_unprotect(&st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(0, c.ret);
+	memcpy(&cq, st.area, sizeof(cq));
+	EXPECT_EQ(next, cq.handle);
+	/* answered: the file's like any other object */
+	ASSERT_EQ(0, iba_create_qp(self->fd, 1, self->pd, cq.handle,
+				   IB_UVERBS_QPT_UD, &qp));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_QP, qp.handle, NULL));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq.handle, NULL));
+	iba_stall_free(&st);
+}
+
+/*
+ * A create whose answer is lost takes back what it made, even when
+ * another thread of the program tried to use the object meanwhile: the
+ * device has its CQ count of before, the call failed, and the handle
+ * names nothing. (Were the object found before its answer, a QP made on
+ * it would keep it, EBUSY, from a create that reported failure.)
+ */
+TEST_F_TIMEOUT(obj, a_create_whose_answer_is_lost_leaves_no_object, 60)
+{
+	struct ib_async_create_cq cq = {
+		.argsz = sizeof(cq), .user_handle = CQ_COOKIE, .cqe = 4,
+	};
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_CREATE_CQ, .ret = 1,
+	};
+	struct ib_async_create_qp qp;
+	uint32_t next = self->cq + 1;
+	struct iba_stall st;
+	pthread_t th;
+	long cq0;
+	int err;
+
+	IBA_SKIPPED_IN_SETUP();
+	cq0 = rdma_res_count(self->dev.ibdev, "cq");
+	ASSERT_LE(0, cq0);
+	err = iba_stall_answer(&c, &st, &cq, sizeof(cq), &th);
+	if (err > 0)
+		SKIP(return, "no write-protecting userfaultfd");
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(cq0 + 1, rdma_res_count(self->dev.ibdev, "cq"));
+	EXPECT_EQ(-ENOENT, iba_create_qp(self->fd, 1, self->pd, next,
+					 IB_UVERBS_QPT_UD, &qp));
+
+	ASSERT_EQ(0, iba_stall_fail(&st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EFAULT, c.ret);
+	EXPECT_EQ(cq0, rdma_res_count(self->dev.ibdev, "cq"))
+		TH_LOG("the CQ outlived its failed create");
+	EXPECT_EQ(-ENOENT, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, next, NULL));
+	iba_stall_free(&st);
 }
 
 TEST_F(obj, rc_qps_connect_through_kernel_resolved_roce_address)
