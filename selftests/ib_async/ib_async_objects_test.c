@@ -449,6 +449,23 @@ TEST_F(obj, close_destroys_every_object)
 }
 
 /*
+ * A CREATE_CQ run in a thread of its own (*@th), held as it writes its
+ * answer to a write-protected page (@st->area): as iba_stall_answer().
+ */
+static int create_cq_held(int fd, struct iba_stalled_cmd *c,
+			  struct iba_stall *st, pthread_t *th)
+{
+	struct ib_async_create_cq cq = {
+		.argsz = sizeof(cq), .user_handle = CQ_COOKIE, .cqe = 4,
+	};
+
+	*c = (struct iba_stalled_cmd){
+		.fd = fd, .cmd = IB_ASYNC_IOC_CREATE_CQ, .ret = 1,
+	};
+	return iba_stall_answer(c, st, &cq, sizeof(cq), th);
+}
+
+/*
  * As in ib_uverbs, a new object is named by its handle only once its
  * create has answered: until then no other command of the file finds it,
  * neither a DESTROY nor a create that would use it. Handles are handed
@@ -457,20 +474,16 @@ TEST_F(obj, close_destroys_every_object)
  */
 TEST_F_TIMEOUT(obj, an_object_is_found_only_once_its_create_answered, 60)
 {
-	struct ib_async_create_cq cq = {
-		.argsz = sizeof(cq), .user_handle = CQ_COOKIE, .cqe = 4,
-	};
-	struct iba_stalled_cmd c = {
-		.fd = self->fd, .cmd = IB_ASYNC_IOC_CREATE_CQ, .ret = 1,
-	};
+	struct ib_async_create_cq cq;
 	struct ib_async_create_qp qp;
 	uint32_t next = self->cq + 1;
+	struct iba_stalled_cmd c;
 	struct iba_stall st;
 	pthread_t th;
 	int err;
 
 	IBA_SKIPPED_IN_SETUP();
-	err = iba_stall_answer(&c, &st, &cq, sizeof(cq), &th);
+	err = create_cq_held(self->fd, &c, &st, &th);
 	if (err > 0)
 		SKIP(return, "no write-protecting userfaultfd");
 	ASSERT_EQ(0, err);
@@ -502,14 +515,9 @@ TEST_F_TIMEOUT(obj, an_object_is_found_only_once_its_create_answered, 60)
  */
 TEST_F_TIMEOUT(obj, a_create_whose_answer_is_lost_leaves_no_object, 60)
 {
-	struct ib_async_create_cq cq = {
-		.argsz = sizeof(cq), .user_handle = CQ_COOKIE, .cqe = 4,
-	};
-	struct iba_stalled_cmd c = {
-		.fd = self->fd, .cmd = IB_ASYNC_IOC_CREATE_CQ, .ret = 1,
-	};
 	struct ib_async_create_qp qp;
 	uint32_t next = self->cq + 1;
+	struct iba_stalled_cmd c;
 	struct iba_stall st;
 	pthread_t th;
 	long cq0;
@@ -518,7 +526,7 @@ TEST_F_TIMEOUT(obj, a_create_whose_answer_is_lost_leaves_no_object, 60)
 	IBA_SKIPPED_IN_SETUP();
 	cq0 = rdma_res_count(self->dev.ibdev, "cq");
 	ASSERT_LE(0, cq0);
-	err = iba_stall_answer(&c, &st, &cq, sizeof(cq), &th);
+	err = create_cq_held(self->fd, &c, &st, &th);
 	if (err > 0)
 		SKIP(return, "no write-protecting userfaultfd");
 	ASSERT_EQ(0, err);
