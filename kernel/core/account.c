@@ -120,7 +120,7 @@ int ib_async_account_add(struct ib_async_file *file, u64 bytes)
 	unsigned long pages = ib_async_account_pages_of(total);
 	int ret;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (file->user && pages > had) {
 		ret = ib_async_account_pages(file->user, pages - had);
 		if (ret)
@@ -139,7 +139,7 @@ void ib_async_account_sub(struct ib_async_file *file, u64 bytes)
 {
 	unsigned long had = ib_async_account_pages_of(file->acct_bytes);
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (WARN_ON_ONCE(bytes > file->acct_bytes))
 		bytes = file->acct_bytes;
 	file->acct_bytes -= bytes;

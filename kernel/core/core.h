@@ -105,8 +105,19 @@ struct ib_async_file {
 	/* one object's forgetting at a time walks the event channels */
 	struct mutex forget_mutex;
 
-	/* the file's commands, and what the verbs layer keeps in @verbs */
+	/*
+	 * The file's commands: its objects, their handles and dependencies.
+	 * Every command but the data path's takes it, before @dp_mutex.
+	 */
 	struct mutex obj_mutex;
+	/*
+	 * The data path's state: its requests, completions, rings and their
+	 * charges (@acct_bytes). The data path's commands take it alone, so
+	 * a slow control command (a create, a modify, a registration) holds
+	 * up no post or poll; every other command takes it inside
+	 * @obj_mutex, so it excludes the data path as before.
+	 */
+	struct mutex dp_mutex;
 	/* the verbs layer's part (its objects, requests...), its ops' own */
 	struct ib_async_vfile *verbs;
 
@@ -254,6 +265,11 @@ enum {
 	 * not a structure; nothing is copied in or out
 	 */
 	IB_ASYNC_CMD_NO_ARG		= BIT(4),
+	/*
+	 * the data path: ib_async_ucmd_lock() takes dp_mutex, not obj_mutex
+	 * (a post, a poll, a doorbell, a wait on a CQ, the poller's passes)
+	 */
+	IB_ASYNC_CMD_DATA_PATH		= BIT(5),
 };
 
 /**

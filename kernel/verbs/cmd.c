@@ -9,7 +9,8 @@
  * copied into kernel memory and copies the answer back after dropping
  * every lock. Handlers run with the device's disassoc_rwsem held for
  * reading (the ib_device cannot go away underneath) and the file's
- * obj_mutex (the file's handles and dependency counts stay still).
+ * obj_mutex (the file's handles and dependency counts stay still), then
+ * its dp_mutex (no post or poll runs meanwhile).
  * Arguments are checked completely before anything is created, so bad
  * input changes nothing.
  */
@@ -133,6 +134,7 @@ int ib_async_cmd_created(struct ib_async_ucmd *u, int result)
 
 	down_read(&file->adev->disassoc_rwsem);
 	mutex_lock(&file->obj_mutex);
+	mutex_lock(&file->dp_mutex);
 	/*
 	 * Handles are never reused and no other command finds an object
 	 * before its create answered: if it is there, it is ours.
@@ -140,6 +142,7 @@ int ib_async_cmd_created(struct ib_async_ucmd *u, int result)
 	uobj = xa_load(&file->verbs->objs, u->pending_handle);
 	if (uobj)
 		ret = ib_async_uobj_remove(uobj, IB_ASYNC_REMOVE_DESTROY);
+	mutex_unlock(&file->dp_mutex);
 	mutex_unlock(&file->obj_mutex);
 	up_read(&file->adev->disassoc_rwsem);
 	if (!ret)

@@ -130,11 +130,11 @@ int ib_async_cq_ring_mmap(struct ib_async_file *file,
 /**
  * ib_async_cq_ring_unpublish - a CQ's handle goes: no mapping, and no
  * poller, finds its ring any more
- * @cq: the CQ's uobj, the file's obj_mutex held
+ * @cq: the CQ's uobj, the file's dp_mutex held
  */
 void ib_async_cq_ring_unpublish(struct ib_async_uobj *cq)
 {
-	lockdep_assert_held(&cq->file->obj_mutex);
+	lockdep_assert_held(&cq->file->dp_mutex);
 	if (cq->ring)
 		ib_async_mapped_ring_unpublish(&cq->file->verbs->cq_rings,
 					       cq->handle);
@@ -204,7 +204,7 @@ u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq)
 
 	if (!r)
 		return 0;
-	lockdep_assert_held(&cq->file->obj_mutex);
+	lockdep_assert_held(&cq->file->dp_mutex);
 	room = r->mask + 1 - ib_async_cq_ring_used(r);
 	for (;;) {
 		if (!ib_async_cq_ring_take(cq, r, &room)) {
@@ -260,7 +260,7 @@ void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake)
 	struct ib_async_mapped_ring *m;
 	unsigned long handle;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	xa_for_each(&file->verbs->cq_rings, handle, m)
 		ib_async_cq_ring_wake(container_of(m, struct ib_async_cq_ring,
 						   m), awake);
@@ -276,7 +276,7 @@ void ib_async_cq_rings_fill(struct ib_async_file *file)
 	unsigned long handle;
 	void *m;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	xa_for_each(&file->verbs->cq_rings, handle, m) {
 		/* a CQ removal destroyed keeps its ring until freed */
 		cq = ib_async_uobj_get(file, handle, IB_ASYNC_OBJ_CQ);

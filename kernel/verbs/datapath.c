@@ -155,7 +155,7 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 {
 	int ret;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (file->verbs->wr_count >= IB_ASYNC_MAX_WRS ||
 	    file->verbs->wr_bytes + w->len > IB_ASYNC_MAX_WR_BYTES)
 		return -ENOSPC;
@@ -204,7 +204,7 @@ err_uncharge:
  */
 void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w)
 {
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (w->owner)
 		ib_async_wr_ids_del(file, w);
 	list_del(&w->list);
@@ -270,7 +270,7 @@ void ib_async_wrs_let_go(struct ib_async_uobj *owner)
 	struct ib_async_file *file = owner->file;
 	struct ib_async_wr *w, *next;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	list_for_each_entry_safe(w, next, &owner->wrs, list)
 		ib_async_wr_let_go(file, w);
 	list_for_each_entry_safe(w, next, &owner->sq_wrs, list)
@@ -386,7 +386,7 @@ static int ib_async_cq_fetch_dead(struct ib_async_file *file,
 	struct ib_wc *wc = file->verbs->poll_wc;
 	int i, n;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	/*
 	 * Unsigned: a count the caller made huge must not reach the driver
 	 * as a negative num_entries, which some drivers' loops take for a
@@ -430,7 +430,7 @@ static void ib_async_cq_drain(struct ib_async_file *file,
 static void ib_async_qp_settle(struct ib_async_uobj *qp,
 			       const struct ib_async_dead_qp *dead)
 {
-	lockdep_assert_held(&qp->file->obj_mutex);
+	lockdep_assert_held(&qp->file->dp_mutex);
 	ib_async_cq_drain(qp->file, qp->send_cq, dead);
 	if (qp->recv_cq != qp->send_cq)
 		ib_async_cq_drain(qp->file, qp->recv_cq, dead);
@@ -712,19 +712,22 @@ static void ib_async_cq_untake(struct ib_async_file *file, u32 handle,
 {
 	struct ib_async_wr *w, *next;
 
-	mutex_lock(&file->obj_mutex);
+	mutex_lock(&file->dp_mutex);
 	list_for_each_entry_safe(w, next, taken, list) {
 		if (!delivered--)
 			break;
 		ib_async_wr_release(file, w);
 	}
-	/* Handles are never reused: the same handle is the same CQ. */
+	/*
+	 * Handles are never reused: the same handle is the same CQ. A
+	 * destroy holds dp_mutex from the CQ's destroy to its handle's end.
+	 */
 	if (!list_empty(taken) && xa_load(&file->verbs->objs, handle) == cq && cq->obj)
 		list_splice(taken, &cq->wrs);
 	else
 		list_for_each_entry_safe(w, next, taken, list)
 			ib_async_wr_release(file, w);
-	mutex_unlock(&file->obj_mutex);
+	mutex_unlock(&file->dp_mutex);
 }
 
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)

@@ -9,12 +9,12 @@
  * Lifetime: the ring holds one reference for its owner (a CQ, a QP, an
  * SRQ), dropped when the owner's uobj is freed, and one per mapping; its
  * memory and its charge go with the last. mmap() runs with mmap_lock held
- * and must not wait for obj_mutex, so it finds the ring through one of
+ * and must not wait for the file's locks, so it finds the ring through one of
  * the file's xarrays under RCU, and the ring is freed after a grace
  * period. A ring is in that xarray from MAP's answer until its owner's
- * handle goes, both under obj_mutex, and the owner's hold outlasts that:
- * so a walk of the xarray with obj_mutex held (the poller's) uses what it
- * finds without a reference of its own.
+ * handle goes, both under the file's dp_mutex, and the owner's hold
+ * outlasts that: so a walk of the xarray with dp_mutex held (the
+ * poller's) uses what it finds without a reference of its own.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -100,8 +100,8 @@ int ib_async_mapped_ring_publish(struct xarray *rings, unsigned long index,
  * @rings: where ib_async_mapped_ring_publish() put it
  * @index: at what index
  *
- * Under the file's obj_mutex, with the owner's hold still on the ring: a
- * walk of @rings made with obj_mutex held (the poller's) never meets a
+ * Under the file's dp_mutex, with the owner's hold still on the ring: a
+ * walk of @rings made with dp_mutex held (the poller's) never meets a
  * ring whose memory may go meanwhile.
  */
 void ib_async_mapped_ring_unpublish(struct xarray *rings, unsigned long index)
@@ -115,7 +115,7 @@ void ib_async_mapped_ring_unpublish(struct xarray *rings, unsigned long index)
  * @index: at what index
  * @m: the ring, unpublished already
  *
- * Without obj_mutex (DESTROY's tail): the last hold frees the ring at
+ * Without the file's locks (DESTROY's tail): the last hold frees the ring at
  * once, so it must be out of @rings by now. Mappings that exist keep it
  * until unmapped.
  */

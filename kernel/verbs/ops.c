@@ -67,7 +67,7 @@ static void ib_async_verbs_info(struct ib_device *ib_dev,
 				  IB_ASYNC_FEATURE_POLLER;
 }
 
-/* fdinfo: the data path's bookkeeping, one snapshot under obj_mutex. */
+/* fdinfo: the data path's bookkeeping, one snapshot under both locks. */
 static void ib_async_verbs_fdinfo(struct seq_file *m,
 				  struct ib_async_file *file)
 {
@@ -76,10 +76,12 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
 	u32 wrs;
 
 	mutex_lock(&file->obj_mutex);
+	mutex_lock(&file->dp_mutex);
 	wrs = vf->wr_count;
 	bytes = file->acct_bytes;
 	verbs = vf->verbs_bytes;
 	stale = vf->stale_wcs;
+	mutex_unlock(&file->dp_mutex);
 	mutex_unlock(&file->obj_mutex);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
 	/* the data path's and the objects' queues; of which the queues' */
@@ -87,6 +89,12 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
 	seq_printf(m, "ib_async-verbs-charged-bytes:\t%llu\n", verbs);
 	seq_printf(m, "ib_async-stale-completions:\t%llu\n", stale);
 }
+
+/*
+ * The data path's commands: they copy user memory with no lock held and
+ * take dp_mutex alone (ib_async_ucmd_lock()).
+ */
+#define IB_ASYNC_CMD_DP	(IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_DATA_PATH)
 
 /* The verbs layer's commands, numbered among the core's (core/uapi.c). */
 static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
@@ -130,23 +138,23 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    IB_ASYNC_CMD_NO_KVERBS),
 	IB_ASYNC_OP(POST_RECV, ib_async_cmd_post_recv,
 		    struct ib_async_post_recv, IB_ASYNC_POST_RECV_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CMD_DP),
 	IB_ASYNC_OP(POST_SEND, ib_async_cmd_post_send,
 		    struct ib_async_post_send, IB_ASYNC_POST_SEND_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CMD_DP),
 	IB_ASYNC_OP(POLL_CQ, ib_async_cmd_poll_cq, struct ib_async_poll_cq,
-		    IB_ASYNC_POLL_CQ_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_POLL_CQ_SIZE_V1, IB_ASYNC_CMD_DP),
 	IB_ASYNC_OP(REQ_NOTIFY_CQ, ib_async_cmd_req_notify_cq,
 		    struct ib_async_req_notify_cq,
-		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, 0),
+		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, IB_ASYNC_CMD_DATA_PATH),
 	IB_ASYNC_OP(REG_MR, ib_async_cmd_reg_mr, struct ib_async_reg_mr,
 		    IB_ASYNC_REG_MR_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
 	IB_ASYNC_OP(POST_SEND_LIST, ib_async_cmd_post_send_list,
 		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CMD_DP),
 	IB_ASYNC_OP(POST_RECV_LIST, ib_async_cmd_post_recv_list,
 		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
-		    IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CMD_DP),
 	/* the second range, IB_ASYNC_CMD_BASE2 on */
 	IB_ASYNC_OP(ATTACH_MCAST, ib_async_cmd_attach_mcast,
 		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1, 0),
@@ -156,13 +164,14 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    struct ib_async_map_cq_ring, IB_ASYNC_MAP_CQ_RING_SIZE_V1,
 		    0),
 	IB_ASYNC_OP(CQ_WAIT, ib_async_cmd_cq_wait, struct ib_async_cq_wait,
-		    IB_ASYNC_CQ_WAIT_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_CQ_WAIT_SIZE_V1, IB_ASYNC_CMD_DP),
 	IB_ASYNC_OP(MAP_WR_RING, ib_async_cmd_map_wr_ring,
 		    struct ib_async_map_wr_ring, IB_ASYNC_MAP_WR_RING_SIZE_V1,
 		    0),
-	IB_ASYNC_OP_NO_ARG(WR_DOORBELL, ib_async_cmd_wr_doorbell, 0),
+	IB_ASYNC_OP_NO_ARG(WR_DOORBELL, ib_async_cmd_wr_doorbell,
+			   IB_ASYNC_CMD_DATA_PATH),
 	IB_ASYNC_OP(POLLER, ib_async_cmd_poller, struct ib_async_poller,
-		    IB_ASYNC_POLLER_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_POLLER_SIZE_V1, IB_ASYNC_CMD_DP),
 };
 
 /*

@@ -19,10 +19,12 @@
  * Locks: each pass takes the device and the file's objects as a command
  * does (ib_async_ucmd_lock()), and drops them before it sleeps or yields,
  * so device removal and the program's own commands proceed between
- * passes. Whether the poller is awake (@poller_awake, what the rings say)
- * changes under obj_mutex, which the doorbell and CQ_WAIT hold when they
+ * passes. A pass is the data path's (dp_mutex, not obj_mutex): the
+ * program's control commands wait for it no longer than for a doorbell.
+ * Whether the poller is awake (@poller_awake, what the rings say)
+ * changes under dp_mutex, which the doorbell and CQ_WAIT hold when they
  * wake it; running, stop and kick are under @poller_lock, so that STOP
- * needs neither the device nor obj_mutex.
+ * needs neither the device nor the file's locks.
  */
 #include <linux/cred.h>
 #include <linux/moduleparam.h>
@@ -97,7 +99,7 @@ void ib_async_poller_init(struct ib_async_vfile *vf)
  */
 static bool ib_async_poller_set_awake(struct ib_async_file *file, bool awake)
 {
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	file->verbs->poller_awake = awake;
 	ib_async_cq_rings_wake(file, awake);
 	return ib_async_wr_rings_wake(file, awake);
@@ -137,14 +139,14 @@ static void ib_async_poller_unclaim(struct ib_async_file *file)
 	struct ib_async_vfile *vf = file->verbs;
 
 	/* no poller: every ring asks for the doorbell again */
-	mutex_lock(&file->obj_mutex);
+	mutex_lock(&file->dp_mutex);
 	if (vf->poller_awake)
 		ib_async_poller_set_awake(file, false);
 	spin_lock(&vf->poller_lock);
 	vf->poller_running = false;
 	vf->poller_stop = false;
 	spin_unlock(&vf->poller_lock);
-	mutex_unlock(&file->obj_mutex);
+	mutex_unlock(&file->dp_mutex);
 }
 
 /*

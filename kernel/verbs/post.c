@@ -792,7 +792,7 @@ int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u)
 
 /**
  * ib_async_post_slots - post a submission ring's slots
- * @file: the file, its obj_mutex held and its device pinned
+ * @file: the file, its dp_mutex held and its device pinned
  * @owner: the live QP or SRQ the ring feeds
  * @s: the slots, copied out of the ring once
  * @err: out: 0 when every slot was posted, else the error of the first
@@ -813,7 +813,7 @@ u32 ib_async_post_slots(struct ib_async_file *file,
 	u32 posted = 0;
 	int ret;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	ret = ib_async_post_load_slots(s, &p);
 	if (!ret)
 		posted = ib_async_post_locked(file, &p, owner, &ret);

@@ -68,7 +68,6 @@ static void ib_async_uobj_uncharge(struct ib_async_uobj *uobj)
 
 void ib_async_file_objs_init(struct ib_async_file *file)
 {
-	mutex_init(&file->obj_mutex);
 	xa_init_flags(&file->verbs->objs, XA_FLAGS_ALLOC1);
 	xa_init(&file->verbs->mr_keys);
 }
@@ -169,6 +168,8 @@ void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
  */
 void ib_async_uobj_abort(struct ib_async_uobj *uobj)
 {
+	/* a lookup under dp_mutex alone may have met it (uncommitted) */
+	lockdep_assert_held(&uobj->file->dp_mutex);
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	xa_erase(&uobj->file->verbs->objs, uobj->handle);
@@ -219,7 +220,9 @@ struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
 {
 	struct ib_async_uobj *uobj;
 
-	lockdep_assert_held(&file->obj_mutex);
+	/* either: a handle's object goes with both held */
+	lockdep_assert(lockdep_is_held(&file->obj_mutex) ||
+		       lockdep_is_held(&file->dp_mutex));
 	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
 	return uobj && uobj->committed ? uobj : NULL;
 }
@@ -237,10 +240,12 @@ void ib_async_uobj_commit(struct ib_async_file *file, u32 handle)
 	struct ib_async_uobj *uobj;
 
 	mutex_lock(&file->obj_mutex);
+	mutex_lock(&file->dp_mutex);
 	/* handles are never reused, and nothing else removes it */
 	uobj = xa_load(&file->verbs->objs, handle);
 	if (uobj)
 		uobj->committed = true;
+	mutex_unlock(&file->dp_mutex);
 	mutex_unlock(&file->obj_mutex);
 }
 
@@ -325,6 +330,7 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 	int ret;
 
 	lockdep_assert_held(&uobj->file->obj_mutex);
+	lockdep_assert_held(&uobj->file->dp_mutex);
 	if (uobj->users)
 		return -EBUSY;
 	if (!uobj->obj)
@@ -341,13 +347,14 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
  * The handle goes (DESTROY, or close). Of an object removal gave up on,
  * it is the last thing that reaches the requests the object held: their
  * charges go back now, once (its kind's let_go). Whatever names the
- * object by handle goes with it, under obj_mutex (its kind's unlink):
- * what ib_async_uobj_free() releases later, without that lock, is then
- * out of reach of every walk made with it held.
+ * object by handle goes with it, under both locks (its kind's unlink):
+ * what ib_async_uobj_free() releases later, without those locks, is then
+ * out of reach of every walk or lookup made with either held.
  */
 static void ib_async_uobj_unlink(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
+	lockdep_assert_held(&uobj->file->dp_mutex);
 	if (uobj->abandoned && uobj->ops->let_go)
 		uobj->ops->let_go(uobj);
 	if (uobj->ops->unlink)
@@ -514,6 +521,7 @@ static const char ib_async_abandoned_name[] = "ib_async(abandoned)";
 static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
+	lockdep_assert_held(&uobj->file->dp_mutex);
 	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
 	if (uobj->ops->abandon)
 		uobj->ops->abandon(uobj);
@@ -546,7 +554,7 @@ static u32 ib_async_live_objs(struct ib_async_file *file)
  * again, in dependency order, for as long as that makes progress; what is
  * still alive then stays with its uobj (its handler may still run, and
  * its requests may still be the device's), to be tried again when the
- * device is removed. obj_mutex must not be held: it is taken here.
+ * device is removed. The file's locks must not be held: they are taken here.
  *
  * Return: how many verbs objects are still alive.
  */
@@ -568,6 +576,7 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 		ib_async_poller_wake(file->verbs);
 
 	mutex_lock(&file->obj_mutex);
+	mutex_lock(&file->dp_mutex);
 	left = ib_async_live_objs(file);
 	while (retry && left) {
 		progress = false;
@@ -601,6 +610,7 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 			ib_async_uobj_free(uobj);
 		}
 	}
+	mutex_unlock(&file->dp_mutex);
 	mutex_unlock(&file->obj_mutex);
 	/* A handler that saw the object alive is done with the file now. */
 	if (abandon)

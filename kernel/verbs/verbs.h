@@ -19,8 +19,13 @@
  *                   with the device through its PD's registration QP
  *                   (ib_async_regq), kept until deregistered.
  *
- * Everything here is under the file's obj_mutex, with the device pinned
- * (disassoc_rwsem held for reading), unless a function says otherwise.
+ * Everything here is under the file's locks, with the device pinned
+ * (disassoc_rwsem held for reading), unless a function says otherwise:
+ * the objects, their handles and what only commands about them read
+ * under obj_mutex; the data path's state (requests, completions, rings,
+ * charges) under dp_mutex, which the data path's commands take alone and
+ * every other command that changes it takes inside obj_mutex. An object
+ * is made visible and removed with both held.
  */
 #ifndef IB_ASYNC_VERBS_H
 #define IB_ASYNC_VERBS_H
@@ -66,14 +71,16 @@ struct ib_async_uobj_type;
  * @ring_wcs: completions the completion rings published, all told: the
  *	poller counts its passes' by it (wrapping)
  * @poller_awake: a poller polls the rings, which say so (poller.c)
- * @poller_lock: guards the three below, which STOP sets without obj_mutex
+ * @poller_lock: guards the three below, which STOP sets without the
+ *	file's locks
  * @poller_running: a thread is in IB_ASYNC_IOC_POLLER
  * @poller_stop: STOP asked it (or the next one) to return
  * @poller_kick: a doorbell, CQ_WAIT or removal woke it
  * @poller_wq: where it sleeps
  *
- * Made by the ops' open, freed by their free; under the file's obj_mutex
- * unless said otherwise.
+ * Made by the ops' open, freed by their free; @objs, @obj_next,
+ * @objs_exhausted and @verbs_bytes under the file's obj_mutex, the rest
+ * under its dp_mutex, unless said otherwise.
  */
 struct ib_async_vfile {
 	struct mm_struct *mm;
@@ -94,7 +101,7 @@ struct ib_async_vfile {
 	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
 	u32 ring_wcs;
 	bool poller_awake;
-	spinlock_t poller_lock;		/* STOP needs no obj_mutex */
+	spinlock_t poller_lock;		/* STOP needs no file lock */
 	bool poller_running;
 	bool poller_stop;
 	bool poller_kick;
@@ -311,10 +318,10 @@ size_t ib_async_post_scratch_size(bool send, u32 count, u32 max_sge);
  * @let_go: the handle of an object removal gave up on goes (DESTROY or
  *	close): give back, once, what its work requests still have charged;
  *	NULL for a kind that holds none
- * @unlink: its handle goes (DESTROY or close), obj_mutex held: take it
- *	out of the file's other tables that name it by handle (its mapped
- *	rings), which the poller walks under obj_mutex, before @free lets
- *	it go without that lock; NULL for a kind in none
+ * @unlink: its handle goes (DESTROY or close), both file locks held:
+ *	take it out of the file's other tables that name it by handle (its
+ *	mapped rings), which the poller walks under dp_mutex, before @free
+ *	lets it go without that lock; NULL for a kind in none
  * @free: the object's records are purged or orphaned, the uobj is about to
  *	go: release what it held beyond its verbs object; NULL for nothing
  * @queue_bytes: what its queues cost for the sizes given (charge.c);
@@ -399,7 +406,7 @@ static inline void ib_async_poller_kick(struct ib_async_file *file)
 {
 	struct ib_async_vfile *vf = file->verbs;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (READ_ONCE(vf->poller_running) && !vf->poller_awake)
 		ib_async_poller_wake(vf);
 }

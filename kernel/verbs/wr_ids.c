@@ -43,7 +43,7 @@ int ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	struct ib_async_vfile *vf = file->verbs;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (!vf->wr_ids) {
 		vf->wr_ids = kvcalloc(BIT(IB_ASYNC_WR_ID_BITS),
 				      sizeof(*vf->wr_ids), GFP_KERNEL_ACCOUNT);
@@ -63,7 +63,7 @@ int ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w)
  */
 void ib_async_wr_ids_del(struct ib_async_file *file, struct ib_async_wr *w)
 {
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	hlist_del(&w->id_node);
 }
 
@@ -79,7 +79,7 @@ struct ib_async_wr *ib_async_wr_ids_find(struct ib_async_file *file, u64 id)
 	struct ib_async_vfile *vf = file->verbs;
 	struct ib_async_wr *w;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (!vf->wr_ids)
 		return NULL;
 	hlist_for_each_entry(w, ib_async_wr_bucket(vf, id), id_node)

@@ -17,13 +17,13 @@
  * read-only, which the kernel only writes; and the program's producer
  * and slots, read-write, which the kernel only reads.
  *
- * A first step: the doorbell runs under the file's obj_mutex, as the list
- * commands do, and copies the slots there (kernel memory, so nothing can
- * fault or wait on the program); another file's doorbells never wait for
- * it. It allocates nothing: pending slots go in batches through the
- * ring's scratch, which holds one batch's copy and the arrays post.c
- * builds from it, allocated at the first doorbell and freed with the
- * owner's hold (the doorbells of one ring never run at once).
+ * The doorbell runs under the file's dp_mutex, as the list commands do,
+ * and copies the slots there (kernel memory, so nothing can fault or
+ * wait on the program); another file's doorbells never wait for it. It
+ * allocates nothing: pending slots go in batches through the ring's
+ * scratch, which holds one batch's copy and the arrays post.c builds from
+ * it, allocated at the first doorbell and freed with the owner's hold
+ * (the doorbells of one ring never run at once).
  *
  * Lifetime, mapping and charge are mapped_ring.c's, as for completion
  * rings: the ring holds one reference for its QP or SRQ, dropped when
@@ -203,13 +203,13 @@ int ib_async_wr_ring_mmap(struct ib_async_file *file,
 /**
  * ib_async_wr_rings_unpublish - a QP's or SRQ's handle goes: no mapping,
  * and no poller, finds its rings any more
- * @owner: the uobj, the file's obj_mutex held
+ * @owner: the uobj, the file's dp_mutex held
  */
 void ib_async_wr_rings_unpublish(struct ib_async_uobj *owner)
 {
 	int i;
 
-	lockdep_assert_held(&owner->file->obj_mutex);
+	lockdep_assert_held(&owner->file->dp_mutex);
 	for (i = 0; i < ARRAY_SIZE(owner->wr_ring); i++)
 		if (owner->wr_ring[i])
 			ib_async_mapped_ring_unpublish(&owner->file->verbs->wr_rings,
@@ -305,7 +305,7 @@ out:
 
 /**
  * ib_async_cmd_map_wr_ring - make a QP's or SRQ's submission ring
- * @u: the command, with the device pinned and the file's obj_mutex held
+ * @u: the command, with the device pinned and the file's locks held
  *
  * The ring is allocated and charged here; a doorbell and mmap() find it
  * only once the answer reached the caller (ib_async_wr_ring_answered()).
@@ -460,7 +460,7 @@ static int ib_async_wr_ring_drain(struct ib_async_file *file,
 	int pending, err = 0;
 	void *copy;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	*posted = 0;
 	pending = ib_async_wr_ring_pending(r);
 	if (pending < 0)
@@ -497,7 +497,7 @@ static int ib_async_wr_ring_drain(struct ib_async_file *file,
  * ib_async_cmd_wr_doorbell - post what a submission ring holds
  * @u: the command; @u->arg is the ring's doorbell value, handle << 1 | kind
  *
- * Runs with the device pinned and the file's obj_mutex held. A poller
+ * Runs with the device pinned and the file's dp_mutex held. A poller
  * asleep is woken: the program rang because the ring said so.
  *
  * Return: ib_async_wr_ring_drain()'s, or the lookup's error.
@@ -510,7 +510,7 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 	u32 posted;
 	int ret;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	if (current->mm != file->verbs->mm)
 		return -EPERM;
 	r = ib_async_doorbell_ring(file, u->arg, &owner);
@@ -561,7 +561,7 @@ u32 ib_async_wr_rings_post(struct ib_async_file *file)
 	u32 posted, total = 0;
 	unsigned long key;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	xa_for_each(&file->verbs->wr_rings, key, m) {
 		r = container_of(m, struct ib_async_wr_ring, m);
 		if (!ib_async_wr_ring_has_work(r) ||
@@ -589,7 +589,7 @@ bool ib_async_wr_rings_wake(struct ib_async_file *file, bool awake)
 	unsigned long key;
 	bool work = false;
 
-	lockdep_assert_held(&file->obj_mutex);
+	lockdep_assert_held(&file->dp_mutex);
 	xa_for_each(&file->verbs->wr_rings, key, m)
 		ib_async_wr_ring_wake(container_of(m, struct ib_async_wr_ring,
 						   m), awake);
