@@ -270,6 +270,12 @@ enum {
 	 * (a post, a poll, a doorbell, a wait on a CQ, the poller's passes)
 	 */
 	IB_ASYNC_CMD_DATA_PATH		= BIT(5),
+	/*
+	 * touches nothing of the data path's, or takes dp_mutex itself where
+	 * it does: ib_async_ucmd_lock() takes obj_mutex alone, so a post or
+	 * a poll need not wait for the driver's answer (a query, a modify)
+	 */
+	IB_ASYNC_CMD_OBJS_ONLY		= BIT(6),
 };
 
 /**

@@ -52,7 +52,8 @@ void ib_async_uapi_init(const struct ib_async_ioctl_op *cmds, unsigned int n)
  * @u: the command; @u->ib_dev is the device until ib_async_ucmd_unlock()
  *
  * A data-path command (IB_ASYNC_CMD_DATA_PATH) takes the file's dp_mutex
- * alone; any other takes obj_mutex, then dp_mutex.
+ * alone, one that touches no data-path state (IB_ASYNC_CMD_OBJS_ONLY) its
+ * obj_mutex alone; any other takes obj_mutex, then dp_mutex.
  *
  * Return: 0, or (nothing held) -ENODEV once the device is gone, or
  * -EOPNOTSUPP for an object command on a device without kernel verbs,
@@ -66,7 +67,8 @@ int ib_async_ucmd_lock(struct ib_async_ucmd *u)
 	down_read(&adev->disassoc_rwsem);
 	if (!(u->flags & IB_ASYNC_CMD_DATA_PATH))
 		mutex_lock(&u->file->obj_mutex);
-	mutex_lock(&u->file->dp_mutex);
+	if (!(u->flags & IB_ASYNC_CMD_OBJS_ONLY))
+		mutex_lock(&u->file->dp_mutex);
 	u->ib_dev = adev->ib_dev;
 	if (!u->ib_dev)
 		ret = u->flags & IB_ASYNC_CMD_AFTER_REMOVAL ? 0 : -ENODEV;
@@ -81,7 +83,8 @@ int ib_async_ucmd_lock(struct ib_async_ucmd *u)
 
 void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
 {
-	mutex_unlock(&u->file->dp_mutex);
+	if (!(u->flags & IB_ASYNC_CMD_OBJS_ONLY))
+		mutex_unlock(&u->file->dp_mutex);
 	if (!(u->flags & IB_ASYNC_CMD_DATA_PATH))
 		mutex_unlock(&u->file->obj_mutex);
 	up_read(&u->file->adev->disassoc_rwsem);

@@ -95,6 +95,14 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
  * take dp_mutex alone (ib_async_ucmd_lock()).
  */
 #define IB_ASYNC_CMD_DP	(IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_DATA_PATH)
+/*
+ * IB_ASYNC_CMD_OBJS_ONLY: the queries, MODIFY_QP (which takes dp_mutex
+ * for a move to RESET) and multicast attachment, which make, free and
+ * change nothing the data path looks at, so that a program's posts and
+ * polls run on while the device answers them (a firmware command of
+ * milliseconds on some). Creates, destroys, registrations and rings
+ * still take both locks.
+ */
 
 /* The verbs layer's commands, numbered among the core's (core/uapi.c). */
 static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
@@ -107,15 +115,18 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 	IB_ASYNC_OP(CREATE_QP, ib_async_cmd_create_qp,
 		    struct ib_async_create_qp, IB_ASYNC_CREATE_QP_SIZE_V1, 0),
 	IB_ASYNC_OP(MODIFY_QP, ib_async_cmd_modify_qp,
-		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
+		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(QUERY_QP, ib_async_cmd_query_qp,
-		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1, 0),
+		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(CREATE_SRQ, ib_async_cmd_create_srq,
 		    struct ib_async_create_srq, IB_ASYNC_CREATE_SRQ_SIZE_V1, 0),
 	IB_ASYNC_OP(MODIFY_SRQ, ib_async_cmd_modify_srq,
 		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
 	IB_ASYNC_OP(QUERY_SRQ, ib_async_cmd_query_srq,
-		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
+		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(CREATE_WQ, ib_async_cmd_create_wq,
 		    struct ib_async_create_wq, IB_ASYNC_CREATE_WQ_SIZE_V1, 0),
 	IB_ASYNC_OP(MODIFY_WQ, ib_async_cmd_modify_wq,
@@ -126,16 +137,16 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    IB_ASYNC_DESTROY_SIZE_V1, IB_ASYNC_CMD_AFTER_REMOVAL),
 	IB_ASYNC_OP(QUERY_DEVICE, ib_async_cmd_query_device,
 		    struct ib_async_device_attr, IB_ASYNC_DEVICE_ATTR_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
+		    IB_ASYNC_CMD_NO_KVERBS | IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(QUERY_PORT, ib_async_cmd_query_port,
 		    struct ib_async_port_attr, IB_ASYNC_PORT_ATTR_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
+		    IB_ASYNC_CMD_NO_KVERBS | IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(QUERY_GID, ib_async_cmd_query_gid,
 		    struct ib_async_query_gid, IB_ASYNC_QUERY_GID_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
+		    IB_ASYNC_CMD_NO_KVERBS | IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(QUERY_PKEY, ib_async_cmd_query_pkey,
 		    struct ib_async_query_pkey, IB_ASYNC_QUERY_PKEY_SIZE_V1,
-		    IB_ASYNC_CMD_NO_KVERBS),
+		    IB_ASYNC_CMD_NO_KVERBS | IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(POST_RECV, ib_async_cmd_post_recv,
 		    struct ib_async_post_recv, IB_ASYNC_POST_RECV_SIZE_V1,
 		    IB_ASYNC_CMD_DP),
@@ -157,9 +168,11 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    IB_ASYNC_CMD_DP),
 	/* the second range, IB_ASYNC_CMD_BASE2 on */
 	IB_ASYNC_OP(ATTACH_MCAST, ib_async_cmd_attach_mcast,
-		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1, 0),
+		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(DETACH_MCAST, ib_async_cmd_detach_mcast,
-		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1, 0),
+		    struct ib_async_mcast, IB_ASYNC_MCAST_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(MAP_CQ_RING, ib_async_cmd_map_cq_ring,
 		    struct ib_async_map_cq_ring, IB_ASYNC_MAP_CQ_RING_SIZE_V1,
 		    0),

@@ -139,6 +139,7 @@ int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 	struct ib_async_qp_attr *arg = c->cmd;
 	struct ib_async_uobj *uobj;
 	struct ib_qp_attr attr = {};
+	bool reset;
 	int ret;
 
 	if (arg->flags || arg->reserved || arg->reserved8 || arg->sq_draining ||
@@ -199,16 +200,25 @@ int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 			return ret;
 	}
 
-	/* The driver validates the transition and the fields it needs. */
+	/*
+	 * The driver validates the transition and the fields it needs. The
+	 * data path runs on meanwhile (IB_ASYNC_CMD_OBJS_ONLY), as a user
+	 * QP's posts do beside ib_uverbs' modify; but a move to RESET ends
+	 * the requests the QP holds, which no post or poll may see half
+	 * done.
+	 */
+	reset = (arg->attr_mask & IB_ASYNC_QP_STATE) &&
+		arg->qp_state == IB_QPS_RESET;
+	if (reset)
+		mutex_lock(&c->file->dp_mutex);
 	ret = ib_modify_qp(uobj->qp, &attr, arg->attr_mask);
-	if (ret)
-		return ret;
-	if (arg->attr_mask & IB_ASYNC_QP_PORT)
+	if (!ret && (arg->attr_mask & IB_ASYNC_QP_PORT))
 		WRITE_ONCE(uobj->port, arg->port_num);
-	if ((arg->attr_mask & IB_ASYNC_QP_STATE) &&
-	    arg->qp_state == IB_QPS_RESET)
+	if (!ret && reset)
 		ib_async_qp_reset(uobj);
-	return 0;
+	if (reset)
+		mutex_unlock(&c->file->dp_mutex);
+	return ret;
 }
 
 int ib_async_cmd_query_qp(struct ib_async_ucmd *c)

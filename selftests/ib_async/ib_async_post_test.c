@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+#include "lib/iba_evsrc.h"
+#include "lib/iba_uffd.h"
 #include "lib/iba_verbs.h"
 /* the kernel's own table of what each send opcode and QP type take */
 #include "lib/iba_send_rules.h"
@@ -167,6 +169,76 @@ TEST_F(post, send_gathers_and_receive_scatters_in_place)
 	EXPECT_EQ(0U, w->status);
 	EXPECT_EQ(0U, w->opcode);	/* IBV_WC_SEND */
 	EXPECT_EQ(self->a.qp_num, w->qp_num);
+}
+
+/* How long the driver takes over a held MODIFY_QP below. */
+#define MODIFY_HELD_MS	1500
+
+/*
+ * A MODIFY_QP the driver takes its time over (a firmware command on some
+ * devices; here a pause on entry to ib_modify_qp(), evsrc's kprobe)
+ * holds up no post or poll of the same file: a message goes from A to B,
+ * and both its completions are polled, while a third QP's move to INIT
+ * is still in the driver, as a user QP's posts run on beside ib_uverbs'
+ * modify. The move itself then completes.
+ */
+TEST_F_TIMEOUT(post, a_modify_in_the_driver_holds_up_no_post_or_poll, 60)
+{
+	struct ib_async_qp_attr init = {
+		.argsz = sizeof(init), .attr_mask = IB_ASYNC_QP_STATE |
+			IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+			IB_ASYNC_QP_ACCESS_FLAGS,
+		.qp_state = 1, .port_num = 1,
+	};
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = IB_ASYNC_IOC_MODIFY_QP, .arg = &init,
+		.ret = 1,
+	};
+	struct ib_async_sge rs = { (uintptr_t)self->rb, 64, self->mb.lkey };
+	struct ib_async_sge ss = { (uintptr_t)self->la, 64, self->ma.lkey };
+	struct ib_async_recv_wr rw = { .wr_id = 1, .num_sge = 1 };
+	struct ib_async_send_wr sw = {
+		.wr_id = 2, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+	struct ib_async_create_qp q;
+	struct ib_async_wc wc[2];
+	uint64_t t0, took;
+	pthread_t th;
+	char ms[16];
+
+	IBA_SKIPPED_IN_SETUP();
+	/* the pause is evsrc's: loaded if need be (rxe0 stays the device) */
+	iba_evsrc_present();
+	if (access(IBA_EVSRC_DBG "/delay_modify_qp_ms", W_OK))
+		SKIP(return, "no evsrc delay_modify_qp_ms (kprobes?)");
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
+			    &q));
+	init.handle = q.handle;
+	snprintf(ms, sizeof(ms), "%d", MODIFY_HELD_MS);
+	ASSERT_EQ(0, iba_write_file(IBA_EVSRC_DBG "/delay_modify_qp_ms", ms,
+				    strlen(ms), 0));
+	ASSERT_EQ(0, pthread_create(&th, NULL, iba_stalled_run, &c));
+	/* well inside the driver's pause */
+	iba_sleep_ms(200);
+
+	t0 = iba_now_ms();
+	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
+				    &rw, 1, &rs, 1));
+	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1));
+	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
+	took = iba_now_ms() - t0;
+	EXPECT_EQ(0U, wc[0].status);
+	EXPECT_EQ(0U, wc[1].status);
+	EXPECT_EQ(0, __atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		TH_LOG("the modify ended first: the test proves nothing");
+	EXPECT_GT((uint64_t)MODIFY_HELD_MS / 2, took)
+		TH_LOG("the message took %llu ms behind the modify",
+		       (unsigned long long)took);
+
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(0, c.ret);
+	EXPECT_EQ(1, iba_query_qp_state(self->fd, q.handle));
 }
 
 TEST_F(post, rdma_write_read_and_write_with_imm)

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_async_evsrc: a pause inside ib_async's delivery to an event channel,
- * for tests of what a command running meanwhile may see. Writing N to
- * delay_chan_push_ms makes the next ib_async_evq_push_chan_locked() spin
- * N ms on entry, once: inside the event handler's RCU read-side section,
- * with the channel queue's lock held, after the channel's subscriptions
- * were matched, before the record is queued.
+ * ib_async_evsrc: pauses inside the kernel, for tests of what a command
+ * running meanwhile may see. Writing N to one of the files below makes
+ * the next call of its function spin N ms on entry, once:
  *
- * A kprobe, so that ib_async itself carries no test hook. Without kprobes
- * the file is not made, and the tests that want it skip.
+ *   delay_chan_push_ms   ib_async_evq_push_chan_locked(): inside the event
+ *                        handler's RCU read-side section, with the channel
+ *                        queue's lock held, after the channel's
+ *                        subscriptions were matched, before the record is
+ *                        queued;
+ *   delay_modify_qp_ms   ib_modify_qp(): a driver that takes its time over
+ *                        a QP's transition (a firmware command), with
+ *                        whatever locks its caller holds.
+ *
+ * Kprobes, so that ib_async itself carries no test hook. Without kprobes
+ * the files are not made, and the tests that want them skip.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -23,40 +29,65 @@
 /* The longest pause asked: well inside RCU's stall timeout. */
 #define EVSRC_DELAY_MAX_MS	5000
 
-static atomic_t evsrc_delay_ms = ATOMIC_INIT(0);
-static DEFINE_MUTEX(evsrc_probe_lock);
-static bool evsrc_probed;
+/**
+ * struct evsrc_delay - one function a test may pause
+ * @file: its debugfs file
+ * @kp: the probe on it
+ * @ms: the next call's pause, taken by that call
+ * @probed: @kp is registered
+ */
+struct evsrc_delay {
+	const char *file;
+	struct kprobe kp;
+	atomic_t ms;
+	bool probed;
+};
 
-static int evsrc_push_pre(struct kprobe *p, struct pt_regs *regs)
+static int evsrc_delay_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	int ms = atomic_xchg(&evsrc_delay_ms, 0);
+	struct evsrc_delay *d = container_of(p, struct evsrc_delay, kp);
+	int ms = atomic_xchg(&d->ms, 0);
 
 	if (ms)
 		mdelay(ms);
 	return 0;
 }
 
-static struct kprobe evsrc_push_probe = {
-	.symbol_name = "ib_async_evq_push_chan_locked",
-	.pre_handler = evsrc_push_pre,
+static struct evsrc_delay evsrc_delays[] = {
+	{
+		.file = "delay_chan_push_ms",
+		.kp = {
+			.symbol_name = "ib_async_evq_push_chan_locked",
+			.pre_handler = evsrc_delay_pre,
+		},
+	},
+	{
+		.file = "delay_modify_qp_ms",
+		.kp = {
+			.symbol_name = "ib_modify_qp",
+			.pre_handler = evsrc_delay_pre,
+		},
+	},
 };
 
-/* Probe ib_async as loaded now: a probe of an unloaded module is gone. */
-static int evsrc_probe(void)
+static DEFINE_MUTEX(evsrc_probe_lock);
+
+/* Probe the function as loaded now: a probe of an unloaded module is gone. */
+static int evsrc_probe(struct evsrc_delay *d)
 {
 	int ret = 0;
 
 	mutex_lock(&evsrc_probe_lock);
-	if (evsrc_probed && kprobe_gone(&evsrc_push_probe)) {
-		unregister_kprobe(&evsrc_push_probe);
-		evsrc_probed = false;
+	if (d->probed && kprobe_gone(&d->kp)) {
+		unregister_kprobe(&d->kp);
+		d->probed = false;
 	}
-	if (!evsrc_probed) {
+	if (!d->probed) {
 		/* register_kprobe() fills addr in from symbol_name */
-		evsrc_push_probe.addr = NULL;
-		evsrc_push_probe.flags = 0;
-		ret = register_kprobe(&evsrc_push_probe);
-		evsrc_probed = !ret;
+		d->kp.addr = NULL;
+		d->kp.flags = 0;
+		ret = register_kprobe(&d->kp);
+		d->probed = !ret;
 	}
 	mutex_unlock(&evsrc_probe_lock);
 	return ret;
@@ -65,6 +96,7 @@ static int evsrc_probe(void)
 static ssize_t evsrc_delay_write(struct file *f, const char __user *buf,
 				 size_t len, loff_t *pos)
 {
+	struct evsrc_delay *d = f->private_data;
 	unsigned int ms;
 	int ret;
 
@@ -73,10 +105,10 @@ static ssize_t evsrc_delay_write(struct file *f, const char __user *buf,
 		return ret;
 	if (ms > EVSRC_DELAY_MAX_MS)
 		return -EINVAL;
-	ret = evsrc_probe();
+	ret = evsrc_probe(d);
 	if (ret)
 		return ret;
-	atomic_set(&evsrc_delay_ms, ms);
+	atomic_set(&d->ms, ms);
 	return len;
 }
 
@@ -88,14 +120,20 @@ static const struct file_operations evsrc_delay_fops = {
 
 void evsrc_delay_init(struct dentry *root)
 {
-	debugfs_create_file("delay_chan_push_ms", 0200, root, NULL,
-			    &evsrc_delay_fops);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(evsrc_delays); i++)
+		debugfs_create_file(evsrc_delays[i].file, 0200, root,
+				    &evsrc_delays[i], &evsrc_delay_fops);
 }
 
 void evsrc_delay_exit(void)
 {
-	if (evsrc_probed)
-		unregister_kprobe(&evsrc_push_probe);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(evsrc_delays); i++)
+		if (evsrc_delays[i].probed)
+			unregister_kprobe(&evsrc_delays[i].kp);
 }
 
 #else
