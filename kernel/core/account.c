@@ -38,6 +38,7 @@ struct user_struct *ib_async_account_user(void)
 void ib_async_account_init(struct ib_async_file *file)
 {
 	file->user = ib_async_account_user();
+	spin_lock_init(&file->acct_lock);
 }
 
 /**
@@ -115,19 +116,18 @@ static unsigned long ib_async_account_pages_of(u64 bytes)
  */
 int ib_async_account_add(struct ib_async_file *file, u64 bytes)
 {
-	u64 total = file->acct_bytes + bytes;
-	unsigned long had = ib_async_account_pages_of(file->acct_bytes);
-	unsigned long pages = ib_async_account_pages_of(total);
-	int ret;
+	unsigned long had, pages;
+	int ret = 0;
 
-	lockdep_assert_held(&file->dp_mutex);
-	if (file->user && pages > had) {
+	spin_lock(&file->acct_lock);
+	had = ib_async_account_pages_of(file->acct_bytes);
+	pages = ib_async_account_pages_of(file->acct_bytes + bytes);
+	if (file->user && pages > had)
 		ret = ib_async_account_pages(file->user, pages - had);
-		if (ret)
-			return ret;
-	}
-	file->acct_bytes = total;
-	return 0;
+	if (!ret)
+		file->acct_bytes += bytes;
+	spin_unlock(&file->acct_lock);
+	return ret;
 }
 
 /**
@@ -137,15 +137,17 @@ int ib_async_account_add(struct ib_async_file *file, u64 bytes)
  */
 void ib_async_account_sub(struct ib_async_file *file, u64 bytes)
 {
-	unsigned long had = ib_async_account_pages_of(file->acct_bytes);
+	unsigned long had;
 
-	lockdep_assert_held(&file->dp_mutex);
+	spin_lock(&file->acct_lock);
+	had = ib_async_account_pages_of(file->acct_bytes);
 	if (WARN_ON_ONCE(bytes > file->acct_bytes))
 		bytes = file->acct_bytes;
 	file->acct_bytes -= bytes;
 	if (file->user)
 		atomic_long_sub(had - ib_async_account_pages_of(file->acct_bytes),
 				&file->user->locked_vm);
+	spin_unlock(&file->acct_lock);
 }
 
 /* At release, after every request was freed. */

@@ -111,8 +111,8 @@ struct ib_async_file {
 	 */
 	struct mutex obj_mutex;
 	/*
-	 * The data path's state: its requests, completions, rings and their
-	 * charges (@acct_bytes). The data path's commands take it alone, so
+	 * The data path's state: its requests, completions and rings. The
+	 * data path's commands take it alone, so
 	 * a slow control command (a create, a modify, a registration) holds
 	 * up no post or poll; every other command takes it inside
 	 * @obj_mutex, so it excludes the data path as before.
@@ -126,6 +126,8 @@ struct ib_async_file {
 	 * charged to RLIMIT_MEMLOCK
 	 */
 	struct user_struct *user;	/* NULL: CAP_IPC_LOCK, not limited */
+	/* the data path and object commands charge without a common lock */
+	spinlock_t acct_lock;
 	u64 acct_bytes;			/* charged as whole pages */
 };
 

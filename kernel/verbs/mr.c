@@ -584,9 +584,16 @@ int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 	struct ib_mr *mr;
 
 	lockdep_assert_held(&file->dp_mutex);
+	/*
+	 * As a handle: not an MR whose REG_MR has not answered yet, which a
+	 * failed REG_MR frees without dp_mutex (see ib_async_uobj_find()).
+	 */
+	rcu_read_lock();
 	uobj = xa_load(&file->verbs->mr_keys, sge->lkey);
-	/* as a handle: not an MR whose REG_MR has not answered yet */
-	if (!uobj || !uobj->committed || !uobj->mr || uobj->uses[0] != pd)
+	if (uobj && !READ_ONCE(uobj->committed))
+		uobj = NULL;
+	rcu_read_unlock();
+	if (!uobj || !uobj->mr || uobj->uses[0] != pd)
 		return -EINVAL;
 	mr = uobj->mr->mr;
 	if (sge->addr < mr->iova || sge->length > mr->length ||

@@ -78,7 +78,9 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
 	mutex_lock(&file->obj_mutex);
 	mutex_lock(&file->dp_mutex);
 	wrs = vf->wr_count;
+	spin_lock(&file->acct_lock);
 	bytes = file->acct_bytes;
+	spin_unlock(&file->acct_lock);
 	verbs = vf->verbs_bytes;
 	stale = vf->stale_wcs;
 	mutex_unlock(&file->dp_mutex);
@@ -96,24 +98,28 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
  */
 #define IB_ASYNC_CMD_DP	(IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_DATA_PATH)
 /*
- * IB_ASYNC_CMD_OBJS_ONLY: the queries, MODIFY_QP (which takes dp_mutex
- * for a move to RESET) and multicast attachment, which make, free and
- * change nothing the data path looks at, so that a program's posts and
+ * IB_ASYNC_CMD_OBJS_ONLY: the creates, REG_MR, the queries, MODIFY_QP
+ * (which takes dp_mutex for a move to RESET) and multicast attachment,
+ * which free and change nothing the data path looks at, and make only
+ * what no lookup finds before its answer, so that a program's posts and
  * polls run on while the device answers them (a firmware command of
- * milliseconds on some). Creates, destroys, registrations and rings
- * still take both locks.
+ * milliseconds on some). Destroys, resizes, MODIFY_SRQ and MODIFY_WQ
+ * and the rings' commands still take both locks.
  */
 
 /* The verbs layer's commands, numbered among the core's (core/uapi.c). */
 static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 	IB_ASYNC_OP(CREATE_PD, ib_async_cmd_create_pd,
-		    struct ib_async_create_pd, IB_ASYNC_CREATE_PD_SIZE_V1, 0),
+		    struct ib_async_create_pd, IB_ASYNC_CREATE_PD_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(CREATE_CQ, ib_async_cmd_create_cq,
-		    struct ib_async_create_cq, IB_ASYNC_CREATE_CQ_SIZE_V1, 0),
+		    struct ib_async_create_cq, IB_ASYNC_CREATE_CQ_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(RESIZE_CQ, ib_async_cmd_resize_cq,
 		    struct ib_async_resize_cq, IB_ASYNC_RESIZE_CQ_SIZE_V1, 0),
 	IB_ASYNC_OP(CREATE_QP, ib_async_cmd_create_qp,
-		    struct ib_async_create_qp, IB_ASYNC_CREATE_QP_SIZE_V1, 0),
+		    struct ib_async_create_qp, IB_ASYNC_CREATE_QP_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(MODIFY_QP, ib_async_cmd_modify_qp,
 		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1,
 		    IB_ASYNC_CMD_OBJS_ONLY),
@@ -121,18 +127,21 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    struct ib_async_qp_attr, IB_ASYNC_QP_ATTR_SIZE_V1,
 		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(CREATE_SRQ, ib_async_cmd_create_srq,
-		    struct ib_async_create_srq, IB_ASYNC_CREATE_SRQ_SIZE_V1, 0),
+		    struct ib_async_create_srq, IB_ASYNC_CREATE_SRQ_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(MODIFY_SRQ, ib_async_cmd_modify_srq,
 		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1, 0),
 	IB_ASYNC_OP(QUERY_SRQ, ib_async_cmd_query_srq,
 		    struct ib_async_srq_attr, IB_ASYNC_SRQ_ATTR_SIZE_V1,
 		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(CREATE_WQ, ib_async_cmd_create_wq,
-		    struct ib_async_create_wq, IB_ASYNC_CREATE_WQ_SIZE_V1, 0),
+		    struct ib_async_create_wq, IB_ASYNC_CREATE_WQ_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(MODIFY_WQ, ib_async_cmd_modify_wq,
 		    struct ib_async_modify_wq, IB_ASYNC_MODIFY_WQ_SIZE_V1, 0),
 	IB_ASYNC_OP(CREATE_AH, ib_async_cmd_create_ah,
-		    struct ib_async_create_ah, IB_ASYNC_CREATE_AH_SIZE_V1, 0),
+		    struct ib_async_create_ah, IB_ASYNC_CREATE_AH_SIZE_V1,
+		    IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(DESTROY, ib_async_cmd_destroy, struct ib_async_destroy,
 		    IB_ASYNC_DESTROY_SIZE_V1, IB_ASYNC_CMD_AFTER_REMOVAL),
 	IB_ASYNC_OP(QUERY_DEVICE, ib_async_cmd_query_device,
@@ -159,7 +168,8 @@ static const struct ib_async_ioctl_op ib_async_verbs_cmds[] = {
 		    struct ib_async_req_notify_cq,
 		    IB_ASYNC_REQ_NOTIFY_CQ_SIZE_V1, IB_ASYNC_CMD_DATA_PATH),
 	IB_ASYNC_OP(REG_MR, ib_async_cmd_reg_mr, struct ib_async_reg_mr,
-		    IB_ASYNC_REG_MR_SIZE_V1, IB_ASYNC_CMD_OWN_LOCKS),
+		    IB_ASYNC_REG_MR_SIZE_V1,
+		    IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_OBJS_ONLY),
 	IB_ASYNC_OP(POST_SEND_LIST, ib_async_cmd_post_send_list,
 		    struct ib_async_post_list, IB_ASYNC_POST_LIST_SIZE_V1,
 		    IB_ASYNC_CMD_DP),

@@ -144,7 +144,7 @@ static void ib_async_uobj_free(struct ib_async_uobj *uobj)
 		kmemleak_not_leak(uobj);
 		return;
 	}
-	kfree(uobj);
+	kfree_rcu(uobj, rcu);
 }
 
 /**
@@ -168,8 +168,8 @@ void ib_async_uobj_set_name(struct ib_async_uobj *uobj, const char *name)
  */
 void ib_async_uobj_abort(struct ib_async_uobj *uobj)
 {
-	/* a lookup under dp_mutex alone may have met it (uncommitted) */
-	lockdep_assert_held(&uobj->file->dp_mutex);
+	/* creates take obj_mutex alone: see ib_async_uobj_find() */
+	lockdep_assert_held(&uobj->file->obj_mutex);
 	ib_async_verbs_uncharge(uobj, uobj->charged);
 	ib_async_uobj_uncharge(uobj);
 	xa_erase(&uobj->file->verbs->objs, uobj->handle);
@@ -213,6 +213,11 @@ void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep)
  * command can use or destroy what a create whose answer is lost must
  * take back (ib_async_cmd_created()).
  *
+ * Either lock will do. A committed object goes only with both held
+ * (ib_async_uobj_unlink()); an uncommitted one a failed create frees
+ * with obj_mutex alone, so under dp_mutex alone its flag is read inside
+ * the grace period its free waits for (ib_async_uobj_free()).
+ *
  * Return: the object, live or destroyed by removal, or NULL.
  */
 struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
@@ -220,11 +225,16 @@ struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
 {
 	struct ib_async_uobj *uobj;
 
-	/* either: a handle's object goes with both held */
 	lockdep_assert(lockdep_is_held(&file->obj_mutex) ||
 		       lockdep_is_held(&file->dp_mutex));
-	uobj = handle ? xa_load(&file->verbs->objs, handle) : NULL;
-	return uobj && uobj->committed ? uobj : NULL;
+	if (!handle)
+		return NULL;
+	rcu_read_lock();
+	uobj = xa_load(&file->verbs->objs, handle);
+	if (uobj && !READ_ONCE(uobj->committed))
+		uobj = NULL;
+	rcu_read_unlock();
+	return uobj;
 }
 
 /**
@@ -244,7 +254,7 @@ void ib_async_uobj_commit(struct ib_async_file *file, u32 handle)
 	/* handles are never reused, and nothing else removes it */
 	uobj = xa_load(&file->verbs->objs, handle);
 	if (uobj)
-		uobj->committed = true;
+		WRITE_ONCE(uobj->committed, true);
 	mutex_unlock(&file->dp_mutex);
 	mutex_unlock(&file->obj_mutex);
 }

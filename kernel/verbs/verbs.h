@@ -111,6 +111,12 @@ struct ib_async_vfile {
 #define IB_ASYNC_UOBJ_MAX_USES	4
 
 struct ib_async_uobj {
+	/*
+	 * Freed after a grace period: a lookup under dp_mutex alone may meet
+	 * one whose create failed, freed under obj_mutex alone
+	 * (ib_async_uobj_find()).
+	 */
+	struct rcu_head rcu;
 	struct ib_async_file *file;
 	const struct ib_async_uobj_type *ops;	/* its kind's */
 	u64 user_handle;

@@ -171,16 +171,77 @@ TEST_F(post, send_gathers_and_receive_scatters_in_place)
 	EXPECT_EQ(self->a.qp_num, w->qp_num);
 }
 
-/* How long the driver takes over a held MODIFY_QP below. */
-#define MODIFY_HELD_MS	1500
+/* How long the driver takes over a held command below. */
+#define DRIVER_HELD_MS	1500
+
+/*
+ * Run @cmd with @arg in a thread of its own while the driver takes
+ * DRIVER_HELD_MS over it (evsrc's pause @delay, a kprobe on entry to the
+ * kernel verbs call it makes), and meanwhile send a message from A to B
+ * and poll both its completions: 0 once the message went through while
+ * the command was still in the driver and the command then succeeded, 1
+ * when this kernel cannot pause the call (the caller skips), else -1
+ * with why in the log.
+ */
+static int message_beside_held(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(post) *self, const char *delay,
+			       unsigned long cmd, void *arg)
+{
+	struct iba_stalled_cmd c = {
+		.fd = self->fd, .cmd = cmd, .arg = arg, .ret = 1,
+	};
+	struct ib_async_sge rs = { (uintptr_t)self->rb, 64, self->mb.lkey };
+	struct ib_async_sge ss = { (uintptr_t)self->la, 64, self->ma.lkey };
+	struct ib_async_recv_wr rw = { .wr_id = 1, .num_sge = 1 };
+	struct ib_async_send_wr sw = {
+		.wr_id = 2, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
+		.send_flags = IB_ASYNC_SEND_SIGNALED,
+	};
+	char path[128], ms[16];
+	struct ib_async_wc wc[2];
+	uint64_t t0, took;
+	int polled, done;
+	pthread_t th;
+
+	/* the pause is evsrc's: loaded if need be (rxe0 stays the device) */
+	iba_evsrc_present();
+	snprintf(path, sizeof(path), IBA_EVSRC_DBG "/%s", delay);
+	if (access(path, W_OK))
+		return 1;
+	snprintf(ms, sizeof(ms), "%d", DRIVER_HELD_MS);
+	if (iba_write_file(path, ms, strlen(ms), 0) ||
+	    pthread_create(&th, NULL, iba_stalled_run, &c))
+		return -1;
+	/* well inside the driver's pause */
+	iba_sleep_ms(200);
+
+	t0 = iba_now_ms();
+	if (iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle, &rw, 1,
+			   &rs, 1) ||
+	    iba_post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1))
+		TH_LOG("post: %m");
+	polled = iba_poll_cq(self->fd, self->cq, wc, 2);
+	took = iba_now_ms() - t0;
+	done = __atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
+	pthread_join(th, NULL);
+	if (polled != 2 || wc[0].status || wc[1].status)
+		TH_LOG("the message did not complete: %d", polled);
+	else if (done || took > DRIVER_HELD_MS / 2)
+		TH_LOG("the message took %llu ms, %s the command",
+		       (unsigned long long)took, done ? "after" : "beside");
+	else if (c.ret)
+		TH_LOG("the command failed: %d", c.ret);
+	else
+		return 0;
+	return -1;
+}
 
 /*
  * A MODIFY_QP the driver takes its time over (a firmware command on some
- * devices; here a pause on entry to ib_modify_qp(), evsrc's kprobe)
- * holds up no post or poll of the same file: a message goes from A to B,
- * and both its completions are polled, while a third QP's move to INIT
- * is still in the driver, as a user QP's posts run on beside ib_uverbs'
- * modify. The move itself then completes.
+ * devices) holds up no post or poll of the same file: a message goes
+ * from A to B, and both its completions are polled, while a third QP's
+ * move to INIT is still in the driver, as a user QP's posts run on
+ * beside ib_uverbs' modify. The move itself then completes.
  */
 TEST_F_TIMEOUT(post, a_modify_in_the_driver_holds_up_no_post_or_poll, 60)
 {
@@ -190,55 +251,39 @@ TEST_F_TIMEOUT(post, a_modify_in_the_driver_holds_up_no_post_or_poll, 60)
 			IB_ASYNC_QP_ACCESS_FLAGS,
 		.qp_state = 1, .port_num = 1,
 	};
-	struct iba_stalled_cmd c = {
-		.fd = self->fd, .cmd = IB_ASYNC_IOC_MODIFY_QP, .arg = &init,
-		.ret = 1,
-	};
-	struct ib_async_sge rs = { (uintptr_t)self->rb, 64, self->mb.lkey };
-	struct ib_async_sge ss = { (uintptr_t)self->la, 64, self->ma.lkey };
-	struct ib_async_recv_wr rw = { .wr_id = 1, .num_sge = 1 };
-	struct ib_async_send_wr sw = {
-		.wr_id = 2, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND,
-		.send_flags = IB_ASYNC_SEND_SIGNALED,
-	};
 	struct ib_async_create_qp q;
-	struct ib_async_wc wc[2];
-	uint64_t t0, took;
-	pthread_t th;
-	char ms[16];
+	int ret;
 
 	IBA_SKIPPED_IN_SETUP();
-	/* the pause is evsrc's: loaded if need be (rxe0 stays the device) */
-	iba_evsrc_present();
-	if (access(IBA_EVSRC_DBG "/delay_modify_qp_ms", W_OK))
-		SKIP(return, "no evsrc delay_modify_qp_ms (kprobes?)");
 	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
 			    &q));
 	init.handle = q.handle;
-	snprintf(ms, sizeof(ms), "%d", MODIFY_HELD_MS);
-	ASSERT_EQ(0, iba_write_file(IBA_EVSRC_DBG "/delay_modify_qp_ms", ms,
-				    strlen(ms), 0));
-	ASSERT_EQ(0, pthread_create(&th, NULL, iba_stalled_run, &c));
-	/* well inside the driver's pause */
-	iba_sleep_ms(200);
-
-	t0 = iba_now_ms();
-	ASSERT_EQ(0, iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, self->b.handle,
-				    &rw, 1, &rs, 1));
-	ASSERT_EQ(0, iba_post_sends(self->fd, self->a.handle, &sw, 1, &ss, 1));
-	ASSERT_EQ(2, iba_poll_cq(self->fd, self->cq, wc, 2));
-	took = iba_now_ms() - t0;
-	EXPECT_EQ(0U, wc[0].status);
-	EXPECT_EQ(0U, wc[1].status);
-	EXPECT_EQ(0, __atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
-		TH_LOG("the modify ended first: the test proves nothing");
-	EXPECT_GT((uint64_t)MODIFY_HELD_MS / 2, took)
-		TH_LOG("the message took %llu ms behind the modify",
-		       (unsigned long long)took);
-
-	ASSERT_EQ(0, pthread_join(th, NULL));
-	EXPECT_EQ(0, c.ret);
+	ret = message_beside_held(_metadata, self, "delay_modify_qp_ms",
+				  IB_ASYNC_IOC_MODIFY_QP, &init);
+	if (ret > 0)
+		SKIP(return, "no evsrc delay_modify_qp_ms (kprobes?)");
+	ASSERT_EQ(0, ret);
 	EXPECT_EQ(1, iba_query_qp_state(self->fd, q.handle));
+}
+
+/*
+ * The same for a create: a CQ the driver takes its time to make holds up
+ * no post or poll, and is the file's once made.
+ */
+TEST_F_TIMEOUT(post, a_create_in_the_driver_holds_up_no_post_or_poll, 60)
+{
+	struct ib_async_create_cq cq = {
+		.argsz = sizeof(cq), .user_handle = 0xc1, .cqe = 4,
+	};
+	int ret;
+
+	IBA_SKIPPED_IN_SETUP();
+	ret = message_beside_held(_metadata, self, "delay_create_cq_ms",
+				  IB_ASYNC_IOC_CREATE_CQ, &cq);
+	if (ret > 0)
+		SKIP(return, "no evsrc delay_create_cq_ms (kprobes?)");
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq.handle, NULL));
 }
 
 TEST_F(post, rdma_write_read_and_write_with_imm)

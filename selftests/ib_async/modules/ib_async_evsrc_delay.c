@@ -11,7 +11,8 @@
  *                        queued;
  *   delay_modify_qp_ms   ib_modify_qp(): a driver that takes its time over
  *                        a QP's transition (a firmware command), with
- *                        whatever locks its caller holds.
+ *                        whatever locks its caller holds;
+ *   delay_create_cq_ms   __ib_create_cq(): the same over a CQ's creation.
  *
  * Kprobes, so that ib_async itself carries no test hook. Without kprobes
  * the files are not made, and the tests that want them skip.
@@ -65,6 +66,13 @@ static struct evsrc_delay evsrc_delays[] = {
 		.file = "delay_modify_qp_ms",
 		.kp = {
 			.symbol_name = "ib_modify_qp",
+			.pre_handler = evsrc_delay_pre,
+		},
+	},
+	{
+		.file = "delay_create_cq_ms",
+		.kp = {
+			.symbol_name = "__ib_create_cq",
 			.pre_handler = evsrc_delay_pre,
 		},
 	},
