@@ -53,6 +53,8 @@ gcc -O2 -g -Wall -Wextra -Werror -shared -fPIC \
 	-o "$out/payload/lib/mckey_drain.so" "$here/mckey_drain.c" -ldl
 cp -L "$(gcc -print-file-name=libgcc_s.so.1)" "$out/payload/lib/"
 install -m 0644 "$here/run.sh" "$out/payload/"
+# rcopy's file: random bytes from the host, not the guest's CRNG (run.sh)
+head -c 300000 /dev/urandom >"$out/payload/copy.src"
 
 start=$(date +%s)
 # A kernel that dies before either stack ran to its end, with an int3 in
