@@ -112,10 +112,9 @@ struct ib_async_file {
 	struct mutex obj_mutex;
 	/*
 	 * The data path's state: its requests, completions and rings. The
-	 * data path's commands take it alone, so
-	 * a slow control command (a create, a modify, a registration) holds
-	 * up no post or poll; every other command takes it inside
-	 * @obj_mutex, so it excludes the data path as before.
+	 * data path's commands take it alone, and so do not wait for an
+	 * object command (a create, a modify, a registration) in the driver;
+	 * every other command takes it inside @obj_mutex.
 	 */
 	struct mutex dp_mutex;
 	/* the verbs layer's part (its objects, requests...), its ops' own */

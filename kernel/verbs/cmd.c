@@ -133,8 +133,7 @@ int ib_async_cmd_created(struct ib_async_ucmd *u, int result)
 	}
 
 	down_read(&file->adev->disassoc_rwsem);
-	mutex_lock(&file->obj_mutex);
-	mutex_lock(&file->dp_mutex);
+	ib_async_file_lock(file);
 	/*
 	 * Handles are never reused and no other command finds an object
 	 * before its create answered: if it is there, it is ours.
@@ -142,8 +141,7 @@ int ib_async_cmd_created(struct ib_async_ucmd *u, int result)
 	uobj = xa_load(&file->verbs->objs, u->pending_handle);
 	if (uobj)
 		ret = ib_async_uobj_remove(uobj, IB_ASYNC_REMOVE_DESTROY);
-	mutex_unlock(&file->dp_mutex);
-	mutex_unlock(&file->obj_mutex);
+	ib_async_file_unlock(file);
 	up_read(&file->adev->disassoc_rwsem);
 	if (!ret)
 		ib_async_uobj_forget_end(uobj, &comp);

@@ -584,15 +584,8 @@ int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 	struct ib_mr *mr;
 
 	lockdep_assert_held(&file->dp_mutex);
-	/*
-	 * As a handle: not an MR whose REG_MR has not answered yet, which a
-	 * failed REG_MR frees without dp_mutex (see ib_async_uobj_find()).
-	 */
-	rcu_read_lock();
-	uobj = xa_load(&file->verbs->mr_keys, sge->lkey);
-	if (uobj && !READ_ONCE(uobj->committed))
-		uobj = NULL;
-	rcu_read_unlock();
+	/* as a handle: not an MR whose REG_MR has not answered yet */
+	uobj = ib_async_uobj_load(&file->verbs->mr_keys, sge->lkey);
 	if (!uobj || !uobj->mr || uobj->uses[0] != pd)
 		return -EINVAL;
 	mr = uobj->mr->mr;

@@ -75,16 +75,14 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
 	u64 stale, bytes, verbs;
 	u32 wrs;
 
-	mutex_lock(&file->obj_mutex);
-	mutex_lock(&file->dp_mutex);
+	ib_async_file_lock(file);
 	wrs = vf->wr_count;
 	spin_lock(&file->acct_lock);
 	bytes = file->acct_bytes;
 	spin_unlock(&file->acct_lock);
 	verbs = vf->verbs_bytes;
 	stale = vf->stale_wcs;
-	mutex_unlock(&file->dp_mutex);
-	mutex_unlock(&file->obj_mutex);
+	ib_async_file_unlock(file);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
 	/* the data path's and the objects' queues; of which the queues' */
 	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);

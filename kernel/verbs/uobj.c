@@ -223,14 +223,29 @@ void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep)
 struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
 					 u32 handle)
 {
-	struct ib_async_uobj *uobj;
-
 	lockdep_assert(lockdep_is_held(&file->obj_mutex) ||
 		       lockdep_is_held(&file->dp_mutex));
-	if (!handle)
-		return NULL;
+	return handle ? ib_async_uobj_load(&file->verbs->objs, handle) : NULL;
+}
+
+/**
+ * ib_async_uobj_load - the committed object a table of the file holds
+ * @table: the handle table, or the MR key table
+ * @index: a handle, or a key
+ *
+ * The committed flag is read inside the grace period the free of an
+ * uncommitted object waits for (see ib_async_uobj_find()).
+ *
+ * Return: the object, or NULL for none or one whose create has not
+ * answered.
+ */
+struct ib_async_uobj *ib_async_uobj_load(struct xarray *table,
+					 unsigned long index)
+{
+	struct ib_async_uobj *uobj;
+
 	rcu_read_lock();
-	uobj = xa_load(&file->verbs->objs, handle);
+	uobj = xa_load(table, index);
 	if (uobj && !READ_ONCE(uobj->committed))
 		uobj = NULL;
 	rcu_read_unlock();
@@ -249,14 +264,12 @@ void ib_async_uobj_commit(struct ib_async_file *file, u32 handle)
 {
 	struct ib_async_uobj *uobj;
 
-	mutex_lock(&file->obj_mutex);
-	mutex_lock(&file->dp_mutex);
+	ib_async_file_lock(file);
 	/* handles are never reused, and nothing else removes it */
 	uobj = xa_load(&file->verbs->objs, handle);
 	if (uobj)
 		WRITE_ONCE(uobj->committed, true);
-	mutex_unlock(&file->dp_mutex);
-	mutex_unlock(&file->obj_mutex);
+	ib_async_file_unlock(file);
 }
 
 /**
@@ -585,8 +598,7 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 	if (removal)
 		ib_async_poller_wake(file->verbs);
 
-	mutex_lock(&file->obj_mutex);
-	mutex_lock(&file->dp_mutex);
+	ib_async_file_lock(file);
 	left = ib_async_live_objs(file);
 	while (retry && left) {
 		progress = false;
@@ -620,8 +632,7 @@ u32 ib_async_file_destroy_objs(struct ib_async_file *file, bool removal,
 			ib_async_uobj_free(uobj);
 		}
 	}
-	mutex_unlock(&file->dp_mutex);
-	mutex_unlock(&file->obj_mutex);
+	ib_async_file_unlock(file);
 	/* A handler that saw the object alive is done with the file now. */
 	if (abandon)
 		synchronize_rcu();

@@ -22,8 +22,8 @@
  * Everything here is under the file's locks, with the device pinned
  * (disassoc_rwsem held for reading), unless a function says otherwise:
  * the objects, their handles and what only commands about them read
- * under obj_mutex; the data path's state (requests, completions, rings,
- * charges) under dp_mutex, which the data path's commands take alone and
+ * under obj_mutex; the data path's state (requests, completions, rings)
+ * under dp_mutex, which the data path's commands take alone and
  * every other command that changes it takes inside obj_mutex. An object
  * is made visible and removed with both held.
  */
@@ -192,6 +192,22 @@ struct ib_async_uobj {
 	};
 };
 
+/*
+ * Both of the file's locks, as every command but the data path's and the
+ * object commands' takes them (ib_async_ucmd_lock()): obj_mutex first.
+ */
+static inline void ib_async_file_lock(struct ib_async_file *file)
+{
+	mutex_lock(&file->obj_mutex);
+	mutex_lock(&file->dp_mutex);
+}
+
+static inline void ib_async_file_unlock(struct ib_async_file *file)
+{
+	mutex_unlock(&file->dp_mutex);
+	mutex_unlock(&file->obj_mutex);
+}
+
 /* uobj.c */
 void ib_async_file_objs_init(struct ib_async_file *file);
 struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
@@ -205,6 +221,8 @@ void ib_async_cg_uncharge(struct ib_rdmacg_object *cg,
 			  struct ib_device *ib_dev);
 struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
 					 u32 handle);
+struct ib_async_uobj *ib_async_uobj_load(struct xarray *table,
+					 unsigned long index);
 struct ib_async_uobj *ib_async_uobj_get(struct ib_async_file *file,
 					u32 handle, u32 type);
 void ib_async_uobj_commit(struct ib_async_file *file, u32 handle);
@@ -327,7 +345,7 @@ size_t ib_async_post_scratch_size(bool send, u32 count, u32 max_sge);
  * @unlink: its handle goes (DESTROY or close), both file locks held:
  *	take it out of the file's other tables that name it by handle (its
  *	mapped rings), which the poller walks under dp_mutex, before @free
- *	lets it go without that lock; NULL for a kind in none
+ *	lets it go without those locks; NULL for a kind in none
  * @free: the object's records are purged or orphaned, the uobj is about to
  *	go: release what it held beyond its verbs object; NULL for nothing
  * @queue_bytes: what its queues cost for the sizes given (charge.c);

@@ -169,12 +169,13 @@ struct core_mr_query {
 static long core_mr_by_lkey(const char *l, void *arg)
 {
 	struct core_mr_query *q = arg;
-	long long key = core_mr_field(l, " lkey 0x", 16);
+	long long rkey;
 
-	if (key != q->lkey)
+	if (core_mr_field(l, " lkey 0x", 16) != q->lkey)
 		return 0;
-	if (q->rkey && core_mr_field(l, " rkey 0x", 16) >= 0)
-		*q->rkey = core_mr_field(l, " rkey 0x", 16);
+	rkey = core_mr_field(l, " rkey 0x", 16);
+	if (q->rkey && rkey >= 0)
+		*q->rkey = rkey;
 	return core_mr_field(l, " mrlen ", 10);
 }
 
