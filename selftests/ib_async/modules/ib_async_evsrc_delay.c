@@ -12,7 +12,10 @@
  *   delay_modify_qp_ms   ib_modify_qp(): a driver that takes its time over
  *                        a QP's transition (a firmware command), with
  *                        whatever locks its caller holds;
- *   delay_create_cq_ms   __ib_create_cq(): the same over a CQ's creation.
+ *   delay_create_cq_ms   __ib_create_cq(): the same over a CQ's creation;
+ *   delay_poll_cq_ms     rxe_poll_cq(): a poll of a CQ held in the driver
+ *                        (ib_poll_cq() is inline: the test bed's driver);
+ *   delay_post_recv_ms   rxe_post_recv(): the same for a post of receives.
  *
  * Kprobes, so that ib_async itself carries no test hook. Without kprobes
  * the files are not made, and the tests that want them skip.
@@ -73,6 +76,20 @@ static struct evsrc_delay evsrc_delays[] = {
 		.file = "delay_create_cq_ms",
 		.kp = {
 			.symbol_name = "__ib_create_cq",
+			.pre_handler = evsrc_delay_pre,
+		},
+	},
+	{
+		.file = "delay_poll_cq_ms",
+		.kp = {
+			.symbol_name = "rxe_poll_cq",
+			.pre_handler = evsrc_delay_pre,
+		},
+	},
+	{
+		.file = "delay_post_recv_ms",
+		.kp = {
+			.symbol_name = "rxe_post_recv",
 			.pre_handler = evsrc_delay_pre,
 		},
 	},
