@@ -107,16 +107,18 @@ struct ib_async_file {
 
 	/*
 	 * The file's commands: its objects, their handles and dependencies.
-	 * Every command but the data path's takes it, before @dp_mutex.
+	 * Every command but the data path's takes it, before @dp_rwsem.
 	 */
 	struct mutex obj_mutex;
 	/*
 	 * The data path's state: its requests, completions and rings. The
-	 * data path's commands take it alone, and so do not wait for an
-	 * object command (a create, a modify, a registration) in the driver;
-	 * every other command takes it inside @obj_mutex.
+	 * data path's commands take it for reading, alone, and so neither
+	 * wait for an object command (a create, a modify, a registration) in
+	 * the driver nor for each other: the verbs layer's own per-object
+	 * locks order them. Every other command takes it for writing, inside
+	 * @obj_mutex, and so waits for the data path's to return.
 	 */
-	struct mutex dp_mutex;
+	struct rw_semaphore dp_rwsem;
 	/* the verbs layer's part (its objects, requests...), its ops' own */
 	struct ib_async_vfile *verbs;
 
@@ -267,12 +269,13 @@ enum {
 	 */
 	IB_ASYNC_CMD_NO_ARG		= BIT(4),
 	/*
-	 * the data path: ib_async_ucmd_lock() takes dp_mutex, not obj_mutex
-	 * (a post, a poll, a doorbell, a wait on a CQ, the poller's passes)
+	 * the data path: ib_async_ucmd_lock() takes dp_rwsem for reading, not
+	 * obj_mutex (a post, a poll, a doorbell, a wait on a CQ, the poller's
+	 * passes)
 	 */
 	IB_ASYNC_CMD_DATA_PATH		= BIT(5),
 	/*
-	 * touches nothing of the data path's, or takes dp_mutex itself where
+	 * touches nothing of the data path's, or takes dp_rwsem itself where
 	 * it does: ib_async_ucmd_lock() takes obj_mutex alone, so a post or
 	 * a poll need not wait for the driver's answer (a query, a modify)
 	 */

@@ -35,7 +35,7 @@ static int ib_async_open(struct inode *inode, struct file *filp)
 	if (ret)
 		goto err_account;
 	mutex_init(&file->obj_mutex);
-	mutex_init(&file->dp_mutex);
+	init_rwsem(&file->dp_rwsem);
 	INIT_LIST_HEAD(&file->channels);
 	mutex_init(&file->forget_mutex);
 	ret = ib_async_verbs->open(file);
@@ -84,7 +84,6 @@ void ib_async_file_free(struct ib_async_file *file)
 	ib_async_account_exit(file);
 	ib_async_evq_uncharge(&file->evq);
 	ib_async_verbs->free(file);
-	mutex_destroy(&file->dp_mutex);
 	mutex_destroy(&file->obj_mutex);
 	mutex_destroy(&file->forget_mutex);
 	call_rcu(&file->rcu, ib_async_file_free_rcu);

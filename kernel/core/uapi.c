@@ -51,9 +51,10 @@ void ib_async_uapi_init(const struct ib_async_ioctl_op *cmds, unsigned int n)
  * ib_async_ucmd_lock - pin the device and the file's objects
  * @u: the command; @u->ib_dev is the device until ib_async_ucmd_unlock()
  *
- * A data-path command (IB_ASYNC_CMD_DATA_PATH) takes the file's dp_mutex
- * alone, one that touches no data-path state (IB_ASYNC_CMD_OBJS_ONLY) its
- * obj_mutex alone; any other takes obj_mutex, then dp_mutex.
+ * A data-path command (IB_ASYNC_CMD_DATA_PATH) takes the file's dp_rwsem
+ * alone, for reading, one that touches no data-path state
+ * (IB_ASYNC_CMD_OBJS_ONLY) its obj_mutex alone; any other takes obj_mutex,
+ * then dp_rwsem for writing.
  *
  * Return: 0, or (nothing held) -ENODEV once the device is gone, or
  * -EOPNOTSUPP for an object command on a device without kernel verbs,
@@ -65,10 +66,13 @@ int ib_async_ucmd_lock(struct ib_async_ucmd *u)
 	int ret;
 
 	down_read(&adev->disassoc_rwsem);
-	if (!(u->flags & IB_ASYNC_CMD_DATA_PATH))
+	if (u->flags & IB_ASYNC_CMD_DATA_PATH) {
+		down_read(&u->file->dp_rwsem);
+	} else {
 		mutex_lock(&u->file->obj_mutex);
-	if (!(u->flags & IB_ASYNC_CMD_OBJS_ONLY))
-		mutex_lock(&u->file->dp_mutex);
+		if (!(u->flags & IB_ASYNC_CMD_OBJS_ONLY))
+			down_write(&u->file->dp_rwsem);
+	}
 	u->ib_dev = adev->ib_dev;
 	if (!u->ib_dev)
 		ret = u->flags & IB_ASYNC_CMD_AFTER_REMOVAL ? 0 : -ENODEV;
@@ -83,10 +87,13 @@ int ib_async_ucmd_lock(struct ib_async_ucmd *u)
 
 void ib_async_ucmd_unlock(struct ib_async_ucmd *u)
 {
-	if (!(u->flags & IB_ASYNC_CMD_OBJS_ONLY))
-		mutex_unlock(&u->file->dp_mutex);
-	if (!(u->flags & IB_ASYNC_CMD_DATA_PATH))
+	if (u->flags & IB_ASYNC_CMD_DATA_PATH) {
+		up_read(&u->file->dp_rwsem);
+	} else {
+		if (!(u->flags & IB_ASYNC_CMD_OBJS_ONLY))
+			up_write(&u->file->dp_rwsem);
 		mutex_unlock(&u->file->obj_mutex);
+	}
 	up_read(&u->file->adev->disassoc_rwsem);
 }
 

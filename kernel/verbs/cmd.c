@@ -10,7 +10,7 @@
  * every lock. Handlers run with the device's disassoc_rwsem held for
  * reading (the ib_device cannot go away underneath) and the file's
  * obj_mutex (the file's handles and dependency counts stay still), then
- * its dp_mutex (no post or poll runs meanwhile).
+ * its dp_rwsem for writing (no post or poll runs meanwhile).
  * Arguments are checked completely before anything is created, so bad
  * input changes nothing.
  */

@@ -7,6 +7,7 @@
  */
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 
 #include "verbs.h"
 
@@ -94,17 +95,18 @@ int ib_async_cmd_req_notify_cq(struct ib_async_ucmd *u)
 	uobj = ib_async_uobj_get(u->file, arg->handle, IB_ASYNC_OBJ_CQ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
+	ib_async_dp_lock(uobj);
 	ret = ib_req_notify_cq(uobj->cq,
 			       arg->flags & IB_ASYNC_NOTIFY_SOLICITED ?
 			       IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
-	if (ret < 0)
-		return ret;
 	/*
 	 * After arming: what came before is in the ring for the poll that
 	 * follows an arm, and what comes after raises the event.
 	 */
-	ib_async_cq_ring_fill(uobj);
-	return 0;
+	if (ret >= 0)
+		ib_async_cq_ring_fill(uobj);
+	ib_async_dp_unlock(uobj);
+	return min(ret, 0);
 }
 
 int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
@@ -139,6 +141,13 @@ int ib_async_cmd_create_cq(struct ib_async_ucmd *c)
 	}
 	/* Before the CQ exists, so its completion handler always sees it. */
 	uobj->comp_chan = chan;
+	uobj->poll_wc = kmalloc_array(IB_ASYNC_POLL_BATCH,
+				      sizeof(*uobj->poll_wc),
+				      GFP_KERNEL_ACCOUNT);
+	if (!uobj->poll_wc) {
+		ib_async_uobj_abort(uobj);
+		return -ENOMEM;
+	}
 	sizes.cqe = arg->cqe;
 	ret = ib_async_charge_asked(uobj, &sizes);
 	if (ret)
@@ -237,6 +246,8 @@ static void ib_async_cq_free(struct ib_async_uobj *uobj)
 	if (uobj->comp_chan)
 		ib_async_channel_put_cq(uobj->comp_chan);
 	uobj->comp_chan = NULL;
+	kfree(uobj->poll_wc);
+	uobj->poll_wc = NULL;
 }
 
 const struct ib_async_uobj_type ib_async_cq_type = {

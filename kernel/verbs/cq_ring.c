@@ -130,11 +130,11 @@ int ib_async_cq_ring_mmap(struct ib_async_file *file,
 /**
  * ib_async_cq_ring_unpublish - a CQ's handle goes: no mapping, and no
  * poller, finds its ring any more
- * @cq: the CQ's uobj, the file's dp_mutex held
+ * @cq: the CQ's uobj, the file's dp_rwsem held for writing
  */
 void ib_async_cq_ring_unpublish(struct ib_async_uobj *cq)
 {
-	lockdep_assert_held(&cq->file->dp_mutex);
+	ib_async_dp_assert_excl(cq->file);
 	if (cq->ring)
 		ib_async_mapped_ring_unpublish(&cq->file->verbs->cq_rings,
 					       cq->handle);
@@ -173,18 +173,20 @@ static bool ib_async_cq_ring_take(struct ib_async_uobj *cq,
 				  struct ib_async_cq_ring *r, u32 *room)
 {
 	struct ib_async_wr *w;
+	bool all = true;
 
 	while (*room && !list_empty(&cq->wrs)) {
 		w = list_first_entry(&cq->wrs, struct ib_async_wr, list);
-		if (w->recv && w->buf)
-			return false;
+		if (w->recv && w->buf) {
+			all = false;
+			break;
+		}
 		r->recs[r->producer & r->mask] = w->wc;
 		r->producer++;
-		cq->file->verbs->ring_wcs++;
 		(*room)--;
 		ib_async_wr_release(cq->file, w);
 	}
-	return true;
+	return all;
 }
 
 /**
@@ -204,7 +206,7 @@ u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq)
 
 	if (!r)
 		return 0;
-	lockdep_assert_held(&cq->file->dp_mutex);
+	ib_async_dp_assert(cq);
 	room = r->mask + 1 - ib_async_cq_ring_used(r);
 	for (;;) {
 		if (!ib_async_cq_ring_take(cq, r, &room)) {
@@ -225,21 +227,43 @@ u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq)
 	return ib_async_cq_ring_used(r);
 }
 
+/*
+ * Fill the ring of a CQ that has one, under the CQ's lock. Return: the
+ * completions it published.
+ */
+static u32 ib_async_cq_ring_fill_locked(struct ib_async_uobj *cq)
+{
+	u32 before;
+
+	if (!READ_ONCE(cq->ring))
+		return 0;
+	ib_async_dp_lock(cq);
+	before = cq->ring->producer;
+	ib_async_cq_ring_fill(cq);
+	before = cq->ring->producer - before;
+	ib_async_dp_unlock(cq);
+	return before;
+}
+
 /**
  * ib_async_qp_fill_rings - a post of sends to @qp returned: fill its CQs'
  * rings
- * @qp: a live QP
+ * @qp: a live QP, whose lock the caller dropped
  *
  * On rxe the completions of a loopback, and often of a send, exist by
  * now: the program finds them without another system call. (A post of
  * receives completes nothing by itself: its CQs are left to the next
  * look, which spares a receive's doorbell two polls of the device.)
+ *
+ * Return: the completions published.
  */
-void ib_async_qp_fill_rings(struct ib_async_uobj *qp)
+u32 ib_async_qp_fill_rings(struct ib_async_uobj *qp)
 {
-	ib_async_cq_ring_fill(qp->send_cq);
+	u32 n = ib_async_cq_ring_fill_locked(qp->send_cq);
+
 	if (qp->recv_cq != qp->send_cq)
-		ib_async_cq_ring_fill(qp->recv_cq);
+		n += ib_async_cq_ring_fill_locked(qp->recv_cq);
+	return n;
 }
 
 /* Say in @r whether a poller is awake to fill it. */
@@ -258,31 +282,41 @@ static void ib_async_cq_ring_wake(struct ib_async_cq_ring *r, bool awake)
 void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake)
 {
 	struct ib_async_mapped_ring *m;
+	struct ib_async_uobj *cq;
 	unsigned long handle;
 
-	lockdep_assert_held(&file->dp_mutex);
-	xa_for_each(&file->verbs->cq_rings, handle, m)
+	lockdep_assert_held_read(&file->dp_rwsem);
+	xa_for_each(&file->verbs->cq_rings, handle, m) {
+		/* a published ring's CQ has a handle, live or dead */
+		cq = ib_async_uobj_find(file, handle);
+		ib_async_dp_lock(cq);
 		ib_async_cq_ring_wake(container_of(m, struct ib_async_cq_ring,
 						   m), awake);
+		ib_async_dp_unlock(cq);
+	}
 }
 
 /**
  * ib_async_cq_rings_fill - fill every completion ring of @file (the poller)
  * @file: the file, its device pinned
+ *
+ * Return: the completions published.
  */
-void ib_async_cq_rings_fill(struct ib_async_file *file)
+u32 ib_async_cq_rings_fill(struct ib_async_file *file)
 {
 	struct ib_async_uobj *cq;
 	unsigned long handle;
+	u32 n = 0;
 	void *m;
 
-	lockdep_assert_held(&file->dp_mutex);
+	lockdep_assert_held_read(&file->dp_rwsem);
 	xa_for_each(&file->verbs->cq_rings, handle, m) {
 		/* a CQ removal destroyed keeps its ring until freed */
 		cq = ib_async_uobj_get(file, handle, IB_ASYNC_OBJ_CQ);
 		if (!IS_ERR(cq))
-			ib_async_cq_ring_fill(cq);
+			n += ib_async_cq_ring_fill_locked(cq);
 	}
+	return n;
 }
 
 /*
@@ -309,8 +343,9 @@ static int ib_async_cq_ring_answered(struct ib_async_ucmd *u, int ret)
 			ret = ib_async_mapped_ring_publish(&file->verbs->cq_rings,
 							   cq->handle, &r->m);
 		if (!ret) {
-			cq->ring = r;
-			ib_async_cq_ring_wake(r, file->verbs->poller_awake);
+			WRITE_ONCE(cq->ring, r);
+			ib_async_cq_ring_wake(r,
+					      READ_ONCE(file->verbs->poller_awake));
 		}
 		ib_async_ucmd_unlock(u);
 	}
@@ -375,8 +410,10 @@ static int ib_async_cq_wait_once(struct ib_async_ucmd *u, u32 *avail,
 	if (!ret && !cq->ring)
 		ret = -EINVAL;
 	if (!ret) {
+		ib_async_dp_lock(cq);
 		*avail = ib_async_cq_ring_fill(cq);
 		*flags = cq->ring->flags;
+		ib_async_dp_unlock(cq);
 		ib_async_poller_kick(u->file);
 	}
 	ib_async_ucmd_unlock(u);

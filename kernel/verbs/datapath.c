@@ -153,12 +153,13 @@ static void ib_async_wr_unmap(struct ib_async_wr *w)
 int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		       struct ib_async_uobj *owner)
 {
+	struct ib_async_vfile *vf = file->verbs;
 	int ret;
 
-	lockdep_assert_held(&file->dp_mutex);
-	if (file->verbs->wr_count >= IB_ASYNC_MAX_WRS ||
-	    file->verbs->wr_bytes + w->len > IB_ASYNC_MAX_WR_BYTES)
-		return -ENOSPC;
+	ib_async_dp_assert(owner);
+	ret = ib_async_wr_ids_prepare(file);
+	if (ret)
+		return ret;
 	ret = ib_async_account_add(file, ib_async_wr_cost(w->len));
 	if (ret)
 		return ret;
@@ -174,20 +175,27 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		}
 		w->mapped = true;
 	}
-	ret = ib_async_wr_ids_add(file, w);
-	if (ret)
-		goto err_unmap;
-
 	w->owner = owner;
 	if (owner->type == IB_ASYNC_OBJ_QP) {
 		w->qp = owner->qp;
 		w->cq = w->recv ? owner->recv_cq : owner->send_cq;
 		w->wc.qp_num = owner->qp_num;
 	}
+
+	spin_lock(&vf->wr_lock);
+	if (vf->wr_count >= IB_ASYNC_MAX_WRS ||
+	    vf->wr_bytes + w->len > IB_ASYNC_MAX_WR_BYTES) {
+		spin_unlock(&vf->wr_lock);
+		w->owner = NULL;
+		ret = -ENOSPC;
+		goto err_unmap;
+	}
+	ib_async_wr_ids_add(file, w);
 	/* Only a QP has sends. */
 	list_add_tail(&w->list, w->recv ? &owner->wrs : &owner->sq_wrs);
-	file->verbs->wr_count++;
-	file->verbs->wr_bytes += w->len;
+	vf->wr_count++;
+	vf->wr_bytes += w->len;
+	spin_unlock(&vf->wr_lock);
 	return 0;
 
 err_unmap:
@@ -197,22 +205,43 @@ err_uncharge:
 	return ret;
 }
 
-/**
- * ib_async_wr_release - free an attached request, posted or completed
- * @file: its file
- * @w: the request
+/*
+ * An attached request, posted or completed, leaves the file's counts, its
+ * id and its list; the caller frees it (ib_async_wr_free()).
  */
-void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w)
+static void ib_async_wr_unlink(struct ib_async_file *file,
+			       struct ib_async_wr *w)
 {
-	lockdep_assert_held(&file->dp_mutex);
+	struct ib_async_vfile *vf = file->verbs;
+
+	lockdep_assert_held(&vf->wr_lock);
 	if (w->owner)
 		ib_async_wr_ids_del(file, w);
 	list_del(&w->list);
+	vf->wr_count--;
+	vf->wr_bytes -= w->len;
+}
+
+/* An unlinked request goes, and its charge with it. */
+static void ib_async_wr_free(struct ib_async_file *file, struct ib_async_wr *w)
+{
 	ib_async_wr_unmap(w);
-	file->verbs->wr_count--;
-	file->verbs->wr_bytes -= w->len;
 	ib_async_account_sub(file, ib_async_wr_cost(w->len));
 	ib_async_wr_discard(w);
+}
+
+/**
+ * ib_async_wr_release - free an attached request, posted or completed
+ * @file: its file
+ * @w: the request: one the device never took, or a completion the caller
+ *	holds (on a CQ's backlog under its lock, or taken off it)
+ */
+void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w)
+{
+	spin_lock(&file->verbs->wr_lock);
+	ib_async_wr_unlink(file, w);
+	spin_unlock(&file->verbs->wr_lock);
+	ib_async_wr_free(file, w);
 }
 
 /**
@@ -225,6 +254,7 @@ void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner)
 {
 	struct ib_async_wr *w, *next;
 
+	ib_async_dp_assert_excl(file);
 	list_for_each_entry_safe(w, next, &owner->wrs, list)
 		ib_async_wr_release(file, w);
 	list_for_each_entry_safe(w, next, &owner->sq_wrs, list)
@@ -243,15 +273,16 @@ void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner)
 static void ib_async_wr_let_go(struct ib_async_file *file,
 			       struct ib_async_wr *w)
 {
-	if (!w->owner) {
-		ib_async_wr_release(file, w);
+	bool owned = w->owner;
+
+	spin_lock(&file->verbs->wr_lock);
+	ib_async_wr_unlink(file, w);
+	spin_unlock(&file->verbs->wr_lock);
+	if (!owned) {
+		ib_async_wr_free(file, w);
 		return;
 	}
-	ib_async_wr_ids_del(file, w);
-	file->verbs->wr_count--;
-	file->verbs->wr_bytes -= w->len;
 	ib_async_account_sub(file, ib_async_wr_cost(w->len));
-	list_del(&w->list);
 	kmemleak_not_leak(w->buf);
 	kmem_cache_free(ib_async_wr_cache, w);
 }
@@ -270,7 +301,7 @@ void ib_async_wrs_let_go(struct ib_async_uobj *owner)
 	struct ib_async_file *file = owner->file;
 	struct ib_async_wr *w, *next;
 
-	lockdep_assert_held(&file->dp_mutex);
+	ib_async_dp_assert_excl(file);
 	list_for_each_entry_safe(w, next, &owner->wrs, list)
 		ib_async_wr_let_go(file, w);
 	list_for_each_entry_safe(w, next, &owner->sq_wrs, list)
@@ -320,31 +351,36 @@ static struct ib_async_wr *ib_async_wr_match(struct ib_async_file *file,
  * go now.
  */
 static void ib_async_sq_retire(struct ib_async_file *file,
-			       struct ib_async_wr *w)
+			       struct ib_async_wr *w, struct list_head *done)
 {
 	struct ib_async_wr *x, *next;
 
 	list_for_each_entry_safe(x, next, &w->owner->sq_wrs, list) {
 		if (x == w)
 			break;
-		if (x->hidden)
-			ib_async_wr_release(file, x);
+		if (x->hidden) {
+			ib_async_wr_unlink(file, x);
+			list_add_tail(&x->list, done);
+		}
 	}
 }
 
-/* Record a completion in its request and queue it on the CQ's backlog. */
+/*
+ * Record a completion in its request and queue it on the CQ's backlog;
+ * what it retires, or itself if it is not to be returned, goes on @done
+ * for the caller to free once wr_lock is dropped.
+ */
 static void ib_async_wr_complete(struct ib_async_file *file,
 				 struct ib_async_uobj *cq, struct ib_async_wr *w,
-				 const struct ib_wc *wc, u32 qp_num)
+				 const struct ib_wc *wc, u32 qp_num,
+				 struct list_head *done)
 {
 	struct ib_async_wc *uwc = &w->wc;
 
 	if (!w->recv)
-		ib_async_sq_retire(file, w);
+		ib_async_sq_retire(file, w, done);
 	ib_async_wr_ids_del(file, w);
 	w->owner = NULL;
-	/* For a receive, the unmap also makes the data visible to the CPU. */
-	ib_async_wr_unmap(w);
 	uwc->status = wc->status;
 	uwc->opcode = wc->opcode;
 	uwc->vendor_err = wc->vendor_err;
@@ -358,43 +394,58 @@ static void ib_async_wr_complete(struct ib_async_file *file,
 	uwc->sl = wc->sl;
 	uwc->dlid_path_bits = wc->dlid_path_bits;
 	/* a driver that completes unsignalled requests all the same */
-	if (w->hidden && wc->status == IB_WC_SUCCESS)
-		ib_async_wr_release(file, w);
-	else
+	if (w->hidden && wc->status == IB_WC_SUCCESS) {
+		ib_async_wr_unlink(file, w);
+		list_add_tail(&w->list, done);
+	} else {
+		/* the CQ's now, as its lock is held */
 		list_move_tail(&w->list, &cq->wrs);
+	}
 }
 
-static void ib_async_wc_take(struct ib_async_file *file,
-			     struct ib_async_uobj *cq, const struct ib_wc *wc,
-			     const struct ib_async_dead_qp *dead)
-{
-	struct ib_async_wr *w;
-	u32 qp_num;
-
-	w = ib_async_wr_match(file, cq, wc, dead, &qp_num);
-	if (w)
-		ib_async_wr_complete(file, cq, w, wc, qp_num);
-	else
-		file->verbs->stale_wcs++;
-}
-
-/* Move up to @max completions from the device's CQ to its backlog. */
+/*
+ * Move up to @max completions from the device's CQ to its backlog. The
+ * requests are matched and moved under wr_lock, all at once, and then,
+ * the CQ's alone, unmapped: for a receive the unmap also makes the data
+ * visible to the CPU.
+ */
 static int ib_async_cq_fetch_dead(struct ib_async_file *file,
 				  struct ib_async_uobj *cq, u32 max,
 				  const struct ib_async_dead_qp *dead)
 {
-	struct ib_wc *wc = file->verbs->poll_wc;
+	struct ib_async_vfile *vf = file->verbs;
+	struct list_head *pos, *tail;
+	struct ib_async_wr *w, *next;
+	struct ib_wc *wc = cq->poll_wc;
+	LIST_HEAD(done);
+	u32 qp_num;
 	int i, n;
 
-	lockdep_assert_held(&file->dp_mutex);
+	ib_async_dp_assert(cq);
 	/*
 	 * Unsigned: a count the caller made huge must not reach the driver
 	 * as a negative num_entries, which some drivers' loops take for a
 	 * very large one, writing past poll_wc.
 	 */
 	n = ib_poll_cq(cq->cq, min_t(u32, max, IB_ASYNC_POLL_BATCH), wc);
-	for (i = 0; i < n; i++)
-		ib_async_wc_take(file, cq, &wc[i], dead);
+	if (n <= 0)
+		return n;
+	/* the backlog's tail before: what follows it is this batch's */
+	tail = cq->wrs.prev;
+	spin_lock(&vf->wr_lock);
+	for (i = 0; i < n; i++) {
+		w = ib_async_wr_match(file, cq, &wc[i], dead, &qp_num);
+		if (w)
+			ib_async_wr_complete(file, cq, w, &wc[i], qp_num,
+					     &done);
+		else
+			vf->stale_wcs++;
+	}
+	spin_unlock(&vf->wr_lock);
+	for (pos = tail->next; pos != &cq->wrs; pos = pos->next)
+		ib_async_wr_unmap(list_entry(pos, struct ib_async_wr, list));
+	list_for_each_entry_safe(w, next, &done, list)
+		ib_async_wr_free(file, w);
 	return n;
 }
 
@@ -430,7 +481,7 @@ static void ib_async_cq_drain(struct ib_async_file *file,
 static void ib_async_qp_settle(struct ib_async_uobj *qp,
 			       const struct ib_async_dead_qp *dead)
 {
-	lockdep_assert_held(&qp->file->dp_mutex);
+	ib_async_dp_assert_excl(qp->file);
 	ib_async_cq_drain(qp->file, qp->send_cq, dead);
 	if (qp->recv_cq != qp->send_cq)
 		ib_async_cq_drain(qp->file, qp->recv_cq, dead);
@@ -510,9 +561,14 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 	/* its one entry, on a queue granted none (a QP on an SRQ) */
 	if (!ret && !ib_async_max_sge(owner, true))
 		ret = -EINVAL;
-	if (!ret)
-		ret = ib_async_wr_attach(file, w, owner);
 	if (ret) {
+		ib_async_ucmd_unlock(u);
+		goto err_discard;
+	}
+	ib_async_dp_lock(owner);
+	ret = ib_async_wr_attach(file, w, owner);
+	if (ret) {
+		ib_async_dp_unlock(owner);
 		ib_async_ucmd_unlock(u);
 		goto err_discard;
 	}
@@ -528,6 +584,7 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 	}
 	if (ret)
 		ib_async_wr_release(file, w);
+	ib_async_dp_unlock(owner);
 	ib_async_ucmd_unlock(u);
 	return ret;
 
@@ -638,9 +695,14 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	if (!ret && qp->qp->qp_type == IB_QPT_UD)
 		ret = ib_async_send_ud(file, qp, arg->ah_handle,
 				       arg->remote_qpn, arg->remote_qkey, &wr);
-	if (!ret)
-		ret = ib_async_wr_attach(file, w, qp);
 	if (ret) {
+		ib_async_ucmd_unlock(u);
+		goto err_discard;
+	}
+	ib_async_dp_lock(qp);
+	ret = ib_async_wr_attach(file, w, qp);
+	if (ret) {
+		ib_async_dp_unlock(qp);
 		ib_async_ucmd_unlock(u);
 		goto err_discard;
 	}
@@ -656,6 +718,7 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	ret = ib_async_post_send(qp->qp, &wr.wr, &bad);
 	if (ret)
 		ib_async_wr_release(file, w);
+	ib_async_dp_unlock(qp);
 	ib_async_ucmd_unlock(u);
 	return ret;
 
@@ -676,6 +739,7 @@ static int ib_async_cq_take(struct ib_async_file *file,
 	u32 taken = 0;
 	int n;
 
+	ib_async_dp_assert(cq);
 	for (;;) {
 		while (taken < count && !list_empty(&cq->wrs)) {
 			list_move_tail(cq->wrs.next, out);
@@ -712,22 +776,27 @@ static void ib_async_cq_untake(struct ib_async_file *file, u32 handle,
 {
 	struct ib_async_wr *w, *next;
 
-	mutex_lock(&file->dp_mutex);
 	list_for_each_entry_safe(w, next, taken, list) {
 		if (!delivered--)
 			break;
 		ib_async_wr_release(file, w);
 	}
+	if (list_empty(taken))
+		return;
 	/*
 	 * Handles are never reused: the same handle is the same CQ. A
-	 * destroy holds dp_mutex from the CQ's destroy to its handle's end.
+	 * destroy holds dp_rwsem from the CQ's destroy to its handle's end.
 	 */
-	if (!list_empty(taken) && xa_load(&file->verbs->objs, handle) == cq && cq->obj)
+	down_read(&file->dp_rwsem);
+	if (xa_load(&file->verbs->objs, handle) == cq && cq->obj) {
+		ib_async_dp_lock(cq);
 		list_splice(taken, &cq->wrs);
-	else
+		ib_async_dp_unlock(cq);
+	} else {
 		list_for_each_entry_safe(w, next, taken, list)
 			ib_async_wr_release(file, w);
-	mutex_unlock(&file->dp_mutex);
+	}
+	up_read(&file->dp_rwsem);
 }
 
 int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)
@@ -760,8 +829,11 @@ int ib_async_cmd_poll_cq(struct ib_async_ucmd *u)
 		return ret;
 	cq = ib_async_uobj_get(file, arg->handle, IB_ASYNC_OBJ_CQ);
 	ret = PTR_ERR_OR_ZERO(cq);
-	if (!ret)
+	if (!ret) {
+		ib_async_dp_lock(cq);
 		ret = ib_async_cq_take(file, cq, arg->count, &taken);
+		ib_async_dp_unlock(cq);
+	}
 	ib_async_ucmd_unlock(u);
 	if (ret < 0)
 		return ret;

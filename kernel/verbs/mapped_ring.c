@@ -12,9 +12,9 @@
  * and must not wait for the file's locks, so it finds the ring through one of
  * the file's xarrays under RCU, and the ring is freed after a grace
  * period. A ring is in that xarray from MAP's answer until its owner's
- * handle goes, both under the file's dp_mutex, and the owner's hold
- * outlasts that: so a walk of the xarray with dp_mutex held (the
- * poller's) uses what it finds without a reference of its own.
+ * handle goes, both under the file's dp_rwsem held for writing, and the
+ * owner's hold outlasts that: so a walk of the xarray with dp_rwsem held
+ * (the poller's) uses what it finds without a reference of its own.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -100,9 +100,9 @@ int ib_async_mapped_ring_publish(struct xarray *rings, unsigned long index,
  * @rings: where ib_async_mapped_ring_publish() put it
  * @index: at what index
  *
- * Under the file's dp_mutex, with the owner's hold still on the ring: a
- * walk of @rings made with dp_mutex held (the poller's) never meets a
- * ring whose memory may go meanwhile.
+ * Under the file's dp_rwsem held for writing, with the owner's hold still
+ * on the ring: a walk of @rings made with dp_rwsem held (the poller's)
+ * never meets a ring whose memory may go meanwhile.
  */
 void ib_async_mapped_ring_unpublish(struct xarray *rings, unsigned long index)
 {

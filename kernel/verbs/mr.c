@@ -529,7 +529,8 @@ static int ib_async_mr_uobj_destroy(struct ib_async_uobj *uobj)
 	u32 lkey = uobj->mr->mr->lkey;
 	int ret;
 
-	lockdep_assert_held(&uobj->file->dp_mutex);
+	/* no post of the file is in flight: none checked this key */
+	ib_async_dp_assert_excl(uobj->file);
 	xa_erase(&uobj->file->verbs->mr_keys, lkey);
 	ret = ib_async_mr_destroy(uobj->mr);
 	if (ret)
@@ -559,7 +560,7 @@ static void ib_async_mr_set_name(struct ib_async_uobj *uobj, const char *name)
  */
 static void ib_async_mr_uobj_abandon(struct ib_async_uobj *uobj)
 {
-	lockdep_assert_held(&uobj->file->dp_mutex);
+	ib_async_dp_assert_excl(uobj->file);
 	xa_erase(&uobj->file->verbs->mr_keys, uobj->mr->mr->lkey);
 }
 
@@ -583,7 +584,7 @@ int ib_async_mr_check_sge(struct ib_async_file *file, struct ib_async_uobj *pd,
 	struct ib_async_uobj *uobj;
 	struct ib_mr *mr;
 
-	lockdep_assert_held(&file->dp_mutex);
+	lockdep_assert_held(&file->dp_rwsem);
 	/* as a handle: not an MR whose REG_MR has not answered yet */
 	uobj = ib_async_uobj_load(&file->verbs->mr_keys, sge->lkey);
 	if (!uobj || !uobj->mr || uobj->uses[0] != pd)

@@ -21,6 +21,7 @@ static int ib_async_verbs_open(struct ib_async_file *file)
 		return -ENOMEM;
 	file->verbs = vf;
 	ib_async_file_objs_init(file);
+	spin_lock_init(&vf->wr_lock);
 	xa_init(&vf->cq_rings);
 	xa_init(&vf->wr_rings);
 	ib_async_poller_init(vf);
@@ -92,12 +93,13 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
 
 /*
  * The data path's commands: they copy user memory with no lock held and
- * take dp_mutex alone (ib_async_ucmd_lock()).
+ * take dp_rwsem alone, for reading (ib_async_ucmd_lock()), then their
+ * object's lock.
  */
 #define IB_ASYNC_CMD_DP	(IB_ASYNC_CMD_OWN_LOCKS | IB_ASYNC_CMD_DATA_PATH)
 /*
  * IB_ASYNC_CMD_OBJS_ONLY: the creates, REG_MR, the queries, MODIFY_QP
- * (which takes dp_mutex for a move to RESET) and multicast attachment,
+ * (which takes dp_rwsem for a move to RESET) and multicast attachment,
  * which free and change nothing the data path looks at, and make only
  * what no lookup finds before its answer, so that a program's posts and
  * polls run on while the device answers them (a firmware command of

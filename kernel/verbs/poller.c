@@ -19,12 +19,15 @@
  * Locks: each pass takes the device and the file's objects as a command
  * does (ib_async_ucmd_lock()), and drops them before it sleeps or yields,
  * so device removal and the program's own commands proceed between
- * passes. A pass is the data path's (dp_mutex, not obj_mutex): the
- * program's control commands wait for it no longer than for a doorbell.
- * Whether the poller is awake (@poller_awake, what the rings say)
- * changes under dp_mutex, which the doorbell and CQ_WAIT hold when they
- * wake it; running, stop and kick are under @poller_lock, so that STOP
- * needs neither the device nor the file's locks.
+ * passes. A pass is the data path's (dp_rwsem for reading, not
+ * obj_mutex), and takes each ring's object lock in turn, as a doorbell
+ * or a CQ_WAIT does: the program's commands wait for it no longer than
+ * for a doorbell. Whether the poller is awake (@poller_awake, what the
+ * rings say) only the poller changes; a doorbell or CQ_WAIT that reads it
+ * stale wakes a poller already awake, or none that is going to sleep,
+ * which then finds their work itself (ib_async_wr_rings_wake()). Running,
+ * stop and kick are under @poller_lock, so that STOP needs neither the
+ * device nor the file's locks.
  */
 #include <linux/cred.h>
 #include <linux/moduleparam.h>
@@ -99,8 +102,8 @@ void ib_async_poller_init(struct ib_async_vfile *vf)
  */
 static bool ib_async_poller_set_awake(struct ib_async_file *file, bool awake)
 {
-	lockdep_assert_held(&file->dp_mutex);
-	file->verbs->poller_awake = awake;
+	lockdep_assert_held_read(&file->dp_rwsem);
+	WRITE_ONCE(file->verbs->poller_awake, awake);
 	ib_async_cq_rings_wake(file, awake);
 	return ib_async_wr_rings_wake(file, awake);
 }
@@ -139,14 +142,14 @@ static void ib_async_poller_unclaim(struct ib_async_file *file)
 	struct ib_async_vfile *vf = file->verbs;
 
 	/* no poller: every ring asks for the doorbell again */
-	mutex_lock(&file->dp_mutex);
+	down_read(&file->dp_rwsem);
 	if (vf->poller_awake)
 		ib_async_poller_set_awake(file, false);
 	spin_lock(&vf->poller_lock);
 	vf->poller_running = false;
 	vf->poller_stop = false;
 	spin_unlock(&vf->poller_lock);
-	mutex_unlock(&file->dp_mutex);
+	up_read(&file->dp_rwsem);
 }
 
 /*
@@ -162,10 +165,9 @@ static bool ib_async_poller_pass(struct ib_async_file *file,
 
 	if (!file->verbs->poller_awake)
 		ib_async_poller_set_awake(file, true);
-	moved = file->verbs->ring_wcs;
-	posted = ib_async_wr_rings_post(file);
-	ib_async_cq_rings_fill(file);
-	moved = file->verbs->ring_wcs - moved;
+	moved = 0;
+	posted = ib_async_wr_rings_post(file, &moved);
+	moved += ib_async_cq_rings_fill(file);
 	arg->passes++;
 	arg->posted += posted;
 	arg->completions += moved;

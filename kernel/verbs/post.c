@@ -7,7 +7,9 @@
  *
  * A call's work requests and their scatter/gather entries are copied in
  * before any lock is taken (so is inline data, below), checked completely
- * under the locks, and posted as one chain. A ring's slots arrive already
+ * under the locks (the file's dp_rwsem for reading, and the QP's or SRQ's
+ * own: posts to one queue are ordered, to two run at once), and posted as
+ * one chain. A ring's slots arrive already
  * copied into kernel memory (struct ib_async_slots), under the locks; they
  * are checked by the same functions, in order, and where a list fails
  * whole, a ring's batch ends at the first request refused: those before
@@ -762,8 +764,11 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 		goto out;
 	owner = ib_async_uobj_get(file, arg->handle, arg->obj_type);
 	ret = PTR_ERR_OR_ZERO(owner);
-	if (!ret)
+	if (!ret) {
+		ib_async_dp_lock(owner);
 		posted = ib_async_post_locked(file, &p, owner, &err);
+		ib_async_dp_unlock(owner);
+	}
 	if (!ret && send)
 		ib_async_qp_fill_rings(owner);
 	ib_async_ucmd_unlock(u);
@@ -792,8 +797,8 @@ int ib_async_cmd_post_recv_list(struct ib_async_ucmd *u)
 
 /**
  * ib_async_post_slots - post a submission ring's slots
- * @file: the file, its dp_mutex held and its device pinned
- * @owner: the live QP or SRQ the ring feeds
+ * @file: the file, its device pinned
+ * @owner: the live QP or SRQ the ring feeds, its lock held
  * @s: the slots, copied out of the ring once
  * @err: out: 0 when every slot was posted, else the error of the first
  *	that was not
@@ -813,7 +818,7 @@ u32 ib_async_post_slots(struct ib_async_file *file,
 	u32 posted = 0;
 	int ret;
 
-	lockdep_assert_held(&file->dp_mutex);
+	ib_async_dp_assert(owner);
 	ret = ib_async_post_load_slots(s, &p);
 	if (!ret)
 		posted = ib_async_post_locked(file, &p, owner, &ret);

@@ -210,14 +210,14 @@ int ib_async_cmd_modify_qp(struct ib_async_ucmd *c)
 	reset = (arg->attr_mask & IB_ASYNC_QP_STATE) &&
 		arg->qp_state == IB_QPS_RESET;
 	if (reset)
-		mutex_lock(&c->file->dp_mutex);
+		down_write(&c->file->dp_rwsem);
 	ret = ib_modify_qp(uobj->qp, &attr, arg->attr_mask);
 	if (!ret && (arg->attr_mask & IB_ASYNC_QP_PORT))
 		WRITE_ONCE(uobj->port, arg->port_num);
 	if (!ret && reset)
 		ib_async_qp_reset(uobj);
 	if (reset)
-		mutex_unlock(&c->file->dp_mutex);
+		up_write(&c->file->dp_rwsem);
 	return ret;
 }
 

@@ -110,6 +110,7 @@ struct ib_async_uobj *ib_async_uobj_new(struct ib_async_file *file,
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	uobj->file = file;
+	mutex_init(&uobj->dp_lock);
 	uobj->ops = t;
 	uobj->type = t->type;
 	uobj->user_handle = user_handle;
@@ -215,7 +216,7 @@ void ib_async_uobj_use(struct ib_async_uobj *uobj, struct ib_async_uobj *dep)
  *
  * Either lock will do. A committed object goes only with both held
  * (ib_async_uobj_unlink()); an uncommitted one a failed create frees
- * with obj_mutex alone, so under dp_mutex alone its flag is read inside
+ * with obj_mutex alone, so under dp_rwsem alone its flag is read inside
  * the grace period its free waits for (ib_async_uobj_free()).
  *
  * Return: the object, live or destroyed by removal, or NULL.
@@ -224,7 +225,7 @@ struct ib_async_uobj *ib_async_uobj_find(struct ib_async_file *file,
 					 u32 handle)
 {
 	lockdep_assert(lockdep_is_held(&file->obj_mutex) ||
-		       lockdep_is_held(&file->dp_mutex));
+		       lockdep_is_held(&file->dp_rwsem));
 	return handle ? ib_async_uobj_load(&file->verbs->objs, handle) : NULL;
 }
 
@@ -353,7 +354,7 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 	int ret;
 
 	lockdep_assert_held(&uobj->file->obj_mutex);
-	lockdep_assert_held(&uobj->file->dp_mutex);
+	ib_async_dp_assert_excl(uobj->file);
 	if (uobj->users)
 		return -EBUSY;
 	if (!uobj->obj)
@@ -377,7 +378,7 @@ static int ib_async_uobj_destroy_obj(struct ib_async_uobj *uobj)
 static void ib_async_uobj_unlink(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
-	lockdep_assert_held(&uobj->file->dp_mutex);
+	ib_async_dp_assert_excl(uobj->file);
 	if (uobj->abandoned && uobj->ops->let_go)
 		uobj->ops->let_go(uobj);
 	if (uobj->ops->unlink)
@@ -544,7 +545,7 @@ static const char ib_async_abandoned_name[] = "ib_async(abandoned)";
 static void ib_async_uobj_abandon(struct ib_async_uobj *uobj)
 {
 	lockdep_assert_held(&uobj->file->obj_mutex);
-	lockdep_assert_held(&uobj->file->dp_mutex);
+	ib_async_dp_assert_excl(uobj->file);
 	ib_async_uobj_set_name(uobj, ib_async_abandoned_name);
 	if (uobj->ops->abandon)
 		uobj->ops->abandon(uobj);

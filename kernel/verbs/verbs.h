@@ -23,9 +23,19 @@
  * (disassoc_rwsem held for reading), unless a function says otherwise:
  * the objects, their handles and what only commands about them read
  * under obj_mutex; the data path's state (requests, completions, rings)
- * under dp_mutex, which the data path's commands take alone and
- * every other command that changes it takes inside obj_mutex. An object
- * is made visible and removed with both held.
+ * under dp_rwsem. The data path's commands take it for reading, alone,
+ * and then the lock of the one object whose state they change
+ * (ib_async_dp_lock(): a QP's or SRQ's posts, a CQ's completions), and
+ * the file's wr_lock for the little they share (the requests' ids and
+ * counts, and the lists of what the device owns, which a CQ's poll
+ * unlinks from any QP on it); two threads of a program posting to two
+ * QPs and polling two CQs never wait for each other. Every other command
+ * that changes that state takes dp_rwsem for writing, inside obj_mutex,
+ * and then needs no object's lock. An object is made visible and removed
+ * with both held.
+ *
+ * Lock order: disassoc_rwsem, obj_mutex, dp_rwsem, one object's
+ * dp_lock (never two at once), wr_lock, acct_lock.
  */
 #ifndef IB_ASYNC_VERBS_H
 #define IB_ASYNC_VERBS_H
@@ -54,6 +64,8 @@ struct ib_async_uobj_type;
  * @objs: handle -> struct ib_async_uobj
  * @obj_next: cyclic handle allocation cursor
  * @objs_exhausted: every handle was used once
+ * @wr_lock: guards @wr_ids to @stale_wcs and the lists of requests the
+ *	device owns (struct ib_async_uobj's @wrs and @sq_wrs of a QP or SRQ)
  * @wr_ids: id -> posted struct ib_async_wr, a hash table (wr_ids.c);
  *	NULL until the first post
  * @wr_key: its hash's key
@@ -66,11 +78,8 @@ struct ib_async_uobj_type;
  * @wr_rings: QP or SRQ handle << 1 | kind -> its submission ring
  *	(wr_ring.c), for mmap() and the doorbell
  * @verbs_bytes: of the file's charged bytes, the objects' queues'
- * @poll_wc: ib_poll_cq()'s output: 1 KB that would otherwise sit on the
- *	stack of every poll (and far more under KASAN)
- * @ring_wcs: completions the completion rings published, all told: the
- *	poller counts its passes' by it (wrapping)
- * @poller_awake: a poller polls the rings, which say so (poller.c)
+ * @poller_awake: a poller polls the rings, which say so (poller.c); only
+ *	the poller writes it
  * @poller_lock: guards the three below, which STOP sets without the
  *	file's locks
  * @poller_running: a thread is in IB_ASYNC_IOC_POLLER
@@ -79,8 +88,9 @@ struct ib_async_uobj_type;
  * @poller_wq: where it sleeps
  *
  * Made by the ops' open, freed by their free; @objs, @obj_next,
- * @objs_exhausted and @verbs_bytes under the file's obj_mutex, the rest
- * under its dp_mutex, unless said otherwise.
+ * @objs_exhausted and @verbs_bytes under the file's obj_mutex; @mr_keys,
+ * @cq_rings and @wr_rings change under its dp_rwsem held for writing and
+ * are read with it held either way; the rest as said.
  */
 struct ib_async_vfile {
 	struct mm_struct *mm;
@@ -88,6 +98,7 @@ struct ib_async_vfile {
 	struct xarray objs;
 	u32 obj_next;
 	bool objs_exhausted;
+	spinlock_t wr_lock;		/* a CQ's poll unlinks a QP's requests */
 	struct hlist_head *wr_ids;
 	siphash_key_t wr_key;
 	u64 wr_next;
@@ -98,8 +109,6 @@ struct ib_async_vfile {
 	struct xarray cq_rings;
 	struct xarray wr_rings;
 	u64 verbs_bytes;
-	struct ib_wc poll_wc[IB_ASYNC_POLL_BATCH];
-	u32 ring_wcs;
 	bool poller_awake;
 	spinlock_t poller_lock;		/* STOP needs no file lock */
 	bool poller_running;
@@ -112,11 +121,17 @@ struct ib_async_vfile {
 
 struct ib_async_uobj {
 	/*
-	 * Freed after a grace period: a lookup under dp_mutex alone may meet
+	 * Freed after a grace period: a lookup under dp_rwsem alone may meet
 	 * one whose create failed, freed under obj_mutex alone
 	 * (ib_async_uobj_find()).
 	 */
 	struct rcu_head rcu;
+	/*
+	 * Its data path (ib_async_dp_lock()): a QP's or SRQ's posts and its
+	 * submission rings; a CQ's completions, its backlog (@wrs), its ring
+	 * and @poll_wc.
+	 */
+	struct mutex dp_lock;
 	struct ib_async_file *file;
 	const struct ib_async_uobj_type *ops;	/* its kind's */
 	u64 user_handle;
@@ -126,6 +141,12 @@ struct ib_async_uobj {
 	struct ib_async_channel *comp_chan;
 	/* CQ: where its completions go before POLL_CQ, NULL for nowhere */
 	struct ib_async_cq_ring *ring;
+	/*
+	 * CQ: ib_poll_cq()'s output, IB_ASYNC_POLL_BATCH entries: 1 KB that
+	 * would otherwise sit on the stack of every poll (and far more under
+	 * KASAN)
+	 */
+	struct ib_wc *poll_wc;
 	/*
 	 * QP: its send and receive queues' submission rings; SRQ: its
 	 * receive ring (indexed by enum ib_async_wr_ring_kind); NULL for none
@@ -156,9 +177,10 @@ struct ib_async_uobj {
 	struct ib_async_uobj *recv_cq;
 	struct ib_async_uobj *qp_srq;
 	/*
-	 * QP, SRQ: requests the device owns. CQ: completed requests taken
-	 * off the device's queue, in order, not yet returned by POLL_CQ.
-	 * For a QP, its receives; its sends are on @sq_wrs, in post order.
+	 * QP, SRQ: requests the device owns, under the file's wr_lock. CQ:
+	 * completed requests taken off the device's queue, in order, not yet
+	 * returned by POLL_CQ, under @dp_lock. For a QP, its receives; its
+	 * sends are on @sq_wrs, in post order.
 	 */
 	struct list_head wrs;
 	struct list_head sq_wrs;
@@ -199,13 +221,42 @@ struct ib_async_uobj {
 static inline void ib_async_file_lock(struct ib_async_file *file)
 {
 	mutex_lock(&file->obj_mutex);
-	mutex_lock(&file->dp_mutex);
+	down_write(&file->dp_rwsem);
 }
 
 static inline void ib_async_file_unlock(struct ib_async_file *file)
 {
-	mutex_unlock(&file->dp_mutex);
+	up_write(&file->dp_rwsem);
 	mutex_unlock(&file->obj_mutex);
+}
+
+/*
+ * The data path of one object, @uobj's: its posts (a QP, an SRQ) or its
+ * completions (a CQ). Taken inside dp_rwsem held for reading, one object
+ * at a time; holding dp_rwsem for writing excludes every holder.
+ */
+static inline void ib_async_dp_lock(struct ib_async_uobj *uobj)
+{
+	lockdep_assert_held_read(&uobj->file->dp_rwsem);
+	mutex_lock(&uobj->dp_lock);
+}
+
+static inline void ib_async_dp_unlock(struct ib_async_uobj *uobj)
+{
+	mutex_unlock(&uobj->dp_lock);
+}
+
+/* @uobj's data path is the caller's: its lock, or dp_rwsem for writing. */
+static inline void ib_async_dp_assert(struct ib_async_uobj *uobj)
+{
+	lockdep_assert(lockdep_is_held(&uobj->dp_lock) ||
+		       lockdep_is_held_type(&uobj->file->dp_rwsem, 0));
+}
+
+/* The file's data path is the caller's alone: dp_rwsem for writing. */
+static inline void ib_async_dp_assert_excl(struct ib_async_file *file)
+{
+	lockdep_assert_held_write(&file->dp_rwsem);
 }
 
 /* uobj.c */
@@ -344,7 +395,7 @@ size_t ib_async_post_scratch_size(bool send, u32 count, u32 max_sge);
  *	NULL for a kind that holds none
  * @unlink: its handle goes (DESTROY or close), both file locks held:
  *	take it out of the file's other tables that name it by handle (its
- *	mapped rings), which the poller walks under dp_mutex, before @free
+ *	mapped rings), which the poller walks under dp_rwsem, before @free
  *	lets it go without those locks; NULL for a kind in none
  * @free: the object's records are purged or orphaned, the uobj is about to
  *	go: release what it held beyond its verbs object; NULL for nothing
@@ -391,11 +442,11 @@ int ib_async_cmd_cq_wait(struct ib_async_ucmd *u);
 int ib_async_cq_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma);
 u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq);
-void ib_async_qp_fill_rings(struct ib_async_uobj *qp);
+u32 ib_async_qp_fill_rings(struct ib_async_uobj *qp);
 void ib_async_cq_ring_unpublish(struct ib_async_uobj *cq);
 void ib_async_cq_ring_drop(struct ib_async_uobj *cq);
 void ib_async_cq_rings_wake(struct ib_async_file *file, bool awake);
-void ib_async_cq_rings_fill(struct ib_async_file *file);
+u32 ib_async_cq_rings_fill(struct ib_async_file *file);
 
 /* wr_ring.c: submission rings mapped by the program */
 int ib_async_cmd_map_wr_ring(struct ib_async_ucmd *u);
@@ -405,7 +456,7 @@ int ib_async_wr_ring_mmap(struct ib_async_file *file,
 			  struct vm_area_struct *vma);
 void ib_async_wr_rings_unpublish(struct ib_async_uobj *owner);
 void ib_async_wr_rings_drop(struct ib_async_uobj *owner);
-u32 ib_async_wr_rings_post(struct ib_async_file *file);
+u32 ib_async_wr_rings_post(struct ib_async_file *file, u32 *moved);
 bool ib_async_wr_rings_wake(struct ib_async_file *file, bool awake);
 
 /* poller.c: a thread of the program polling the rings in the kernel */
@@ -430,8 +481,8 @@ static inline void ib_async_poller_kick(struct ib_async_file *file)
 {
 	struct ib_async_vfile *vf = file->verbs;
 
-	lockdep_assert_held(&file->dp_mutex);
-	if (READ_ONCE(vf->poller_running) && !vf->poller_awake)
+	lockdep_assert_held(&file->dp_rwsem);
+	if (READ_ONCE(vf->poller_running) && !READ_ONCE(vf->poller_awake))
 		ib_async_poller_wake(vf);
 }
 

@@ -77,7 +77,8 @@ void ib_async_wr_discard(struct ib_async_wr *w);
 int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		       struct ib_async_uobj *owner);
 void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w);
-int ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w);
+int ib_async_wr_ids_prepare(struct ib_async_file *file);
+void ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w);
 void ib_async_wr_ids_del(struct ib_async_file *file, struct ib_async_wr *w);
 struct ib_async_wr *ib_async_wr_ids_find(struct ib_async_file *file, u64 id);
 int ib_async_cq_fetch(struct ib_async_file *file, struct ib_async_uobj *cq,

@@ -33,27 +33,51 @@ static struct hlist_head *ib_async_wr_bucket(struct ib_async_vfile *vf,
 }
 
 /**
- * ib_async_wr_ids_add - give a request its id, and make it findable
- * @file: the file it is posted on
- * @w: the request, not yet in the table
+ * ib_async_wr_ids_prepare - the file's table, made at its first post
+ * @file: the file about to post
  *
- * Return: 0, or -ENOMEM at the file's first post.
+ * Before wr_lock is taken, as the table's allocation may sleep; two first
+ * posts on two QPs may race, and the loser's table goes.
+ *
+ * Return: 0, or -ENOMEM.
  */
-int ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w)
+int ib_async_wr_ids_prepare(struct ib_async_file *file)
+{
+	struct ib_async_vfile *vf = file->verbs;
+	struct hlist_head *ids;
+
+	/* pairs with the store below: a table seen is a table made */
+	if (smp_load_acquire(&vf->wr_ids))
+		return 0;
+	ids = kvcalloc(BIT(IB_ASYNC_WR_ID_BITS), sizeof(*ids),
+		       GFP_KERNEL_ACCOUNT);
+	if (!ids)
+		return -ENOMEM;
+	spin_lock(&vf->wr_lock);
+	if (!vf->wr_ids) {
+		get_random_bytes(&vf->wr_key, sizeof(vf->wr_key));
+		/* the key before the table: see the load above */
+		smp_store_release(&vf->wr_ids, ids);
+		ids = NULL;
+	}
+	spin_unlock(&vf->wr_lock);
+	kvfree(ids);
+	return 0;
+}
+
+/**
+ * ib_async_wr_ids_add - give a request its id, and make it findable
+ * @file: the file it is posted on, its table made
+ *	(ib_async_wr_ids_prepare())
+ * @w: the request, not yet in the table
+ */
+void ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	struct ib_async_vfile *vf = file->verbs;
 
-	lockdep_assert_held(&file->dp_mutex);
-	if (!vf->wr_ids) {
-		vf->wr_ids = kvcalloc(BIT(IB_ASYNC_WR_ID_BITS),
-				      sizeof(*vf->wr_ids), GFP_KERNEL_ACCOUNT);
-		if (!vf->wr_ids)
-			return -ENOMEM;
-		get_random_bytes(&vf->wr_key, sizeof(vf->wr_key));
-	}
+	lockdep_assert_held(&vf->wr_lock);
 	w->id = vf->wr_next++;
 	hlist_add_head(&w->id_node, ib_async_wr_bucket(vf, w->id));
-	return 0;
 }
 
 /**
@@ -63,7 +87,7 @@ int ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w)
  */
 void ib_async_wr_ids_del(struct ib_async_file *file, struct ib_async_wr *w)
 {
-	lockdep_assert_held(&file->dp_mutex);
+	lockdep_assert_held(&file->verbs->wr_lock);
 	hlist_del(&w->id_node);
 }
 
@@ -79,7 +103,7 @@ struct ib_async_wr *ib_async_wr_ids_find(struct ib_async_file *file, u64 id)
 	struct ib_async_vfile *vf = file->verbs;
 	struct ib_async_wr *w;
 
-	lockdep_assert_held(&file->dp_mutex);
+	lockdep_assert_held(&vf->wr_lock);
 	if (!vf->wr_ids)
 		return NULL;
 	hlist_for_each_entry(w, ib_async_wr_bucket(vf, id), id_node)

@@ -17,9 +17,10 @@
  * read-only, which the kernel only writes; and the program's producer
  * and slots, read-write, which the kernel only reads.
  *
- * The doorbell runs under the file's dp_mutex, as the list commands do,
- * and copies the slots there (kernel memory, so nothing can fault or
- * wait on the program); another file's doorbells never wait for it. It
+ * The doorbell runs under its owner's lock (ib_async_dp_lock()), as the
+ * list commands do, and copies the slots there (kernel memory, so nothing
+ * can fault or wait on the program); the doorbells of another QP, and of
+ * another file, never wait for it. It
  * allocates nothing: pending slots go in batches through the ring's
  * scratch, which holds one batch's copy and the arrays post.c builds from
  * it, allocated at the first doorbell and freed with the owner's hold
@@ -63,6 +64,8 @@
  * @prod: at @m.mem
  * @slots: after it
  * @key: the owner's handle << 1 | kind, its index in wr_rings
+ * @owner: its QP or SRQ, live or destroyed by removal, while in wr_rings:
+ *	whose lock the poller's walks take, as the doorbell does
  * @send: a send ring
  * @entries: slots
  * @slot_size: bytes each
@@ -84,6 +87,7 @@ struct ib_async_wr_ring {
 	struct ib_async_wr_ring_producer *prod;
 	void *slots;
 	unsigned long key;
+	struct ib_async_uobj *owner;
 	bool send;
 	u32 entries;
 	u32 slot_size;
@@ -203,13 +207,13 @@ int ib_async_wr_ring_mmap(struct ib_async_file *file,
 /**
  * ib_async_wr_rings_unpublish - a QP's or SRQ's handle goes: no mapping,
  * and no poller, finds its rings any more
- * @owner: the uobj, the file's dp_mutex held
+ * @owner: the uobj, the file's dp_rwsem held for writing
  */
 void ib_async_wr_rings_unpublish(struct ib_async_uobj *owner)
 {
 	int i;
 
-	lockdep_assert_held(&owner->file->dp_mutex);
+	ib_async_dp_assert_excl(owner->file);
 	for (i = 0; i < ARRAY_SIZE(owner->wr_ring); i++)
 		if (owner->wr_ring[i])
 			ib_async_mapped_ring_unpublish(&owner->file->verbs->wr_rings,
@@ -292,8 +296,10 @@ static int ib_async_wr_ring_answered(struct ib_async_ucmd *u, int ret)
 			ret = ib_async_mapped_ring_publish(&file->verbs->wr_rings,
 							   r->key, &r->m);
 		if (!ret) {
+			r->owner = owner;
 			owner->wr_ring[arg->kind] = r;
-			ib_async_wr_ring_wake(r, file->verbs->poller_awake);
+			ib_async_wr_ring_wake(r,
+					      READ_ONCE(file->verbs->poller_awake));
 		}
 		ib_async_ucmd_unlock(u);
 	}
@@ -460,7 +466,7 @@ static int ib_async_wr_ring_drain(struct ib_async_file *file,
 	int pending, err = 0;
 	void *copy;
 
-	lockdep_assert_held(&file->dp_mutex);
+	ib_async_dp_assert(owner);
 	*posted = 0;
 	pending = ib_async_wr_ring_pending(r);
 	if (pending < 0)
@@ -488,37 +494,7 @@ static int ib_async_wr_ring_drain(struct ib_async_file *file,
 		*posted += k;
 	} while (!err && k == n && *posted < pending);
 	r->stuck = err != 0;
-	if (r->send)
-		ib_async_qp_fill_rings(owner);
 	return *posted ? 0 : err;
-}
-
-/**
- * ib_async_cmd_wr_doorbell - post what a submission ring holds
- * @u: the command; @u->arg is the ring's doorbell value, handle << 1 | kind
- *
- * Runs with the device pinned and the file's dp_mutex held. A poller
- * asleep is woken: the program rang because the ring said so.
- *
- * Return: ib_async_wr_ring_drain()'s, or the lookup's error.
- */
-int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
-{
-	struct ib_async_file *file = u->file;
-	struct ib_async_uobj *owner = NULL;
-	struct ib_async_wr_ring *r;
-	u32 posted;
-	int ret;
-
-	lockdep_assert_held(&file->dp_mutex);
-	if (current->mm != file->verbs->mm)
-		return -EPERM;
-	r = ib_async_doorbell_ring(file, u->arg, &owner);
-	if (IS_ERR(r))
-		return PTR_ERR(r);
-	ret = ib_async_wr_ring_drain(file, owner, r, &posted);
-	ib_async_poller_kick(file);
-	return ret;
 }
 
 /*
@@ -535,17 +511,74 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
  */
 static bool ib_async_wr_ring_has_work(struct ib_async_wr_ring *r)
 {
-	int pending = ib_async_wr_ring_pending(r);
+	int pending;
+
+	ib_async_dp_assert(r->owner);
+	pending = ib_async_wr_ring_pending(r);
 
 	if (!pending)
 		r->stuck = false;
 	return pending > 0 && !r->stuck;
 }
 
+/*
+ * Drain @r under its owner's lock (the poller's: if it has work for it),
+ * then, the lock dropped (a CQ's is never taken inside another object's),
+ * fill the rings of the CQs the sends it posted complete on. Return:
+ * ib_async_wr_ring_drain()'s; *@moved: the completions published.
+ */
+static int ib_async_wr_ring_ring(struct ib_async_file *file,
+				 struct ib_async_uobj *owner,
+				 struct ib_async_wr_ring *r, bool poller,
+				 u32 *posted, u32 *moved)
+{
+	int ret = 0;
+
+	*posted = 0;
+	*moved = 0;
+	ib_async_dp_lock(owner);
+	if (!poller || ib_async_wr_ring_has_work(r))
+		ret = ib_async_wr_ring_drain(file, owner, r, posted);
+	ib_async_dp_unlock(owner);
+	if (r->send && *posted)
+		*moved = ib_async_qp_fill_rings(owner);
+	return ret;
+}
+
+/**
+ * ib_async_cmd_wr_doorbell - post what a submission ring holds
+ * @u: the command; @u->arg is the ring's doorbell value, handle << 1 | kind
+ *
+ * Runs with the device pinned and the file's dp_rwsem held for reading;
+ * takes the owner's lock to post, and then its CQs' to fill their rings.
+ * A poller asleep is woken: the program rang because the ring said so.
+ *
+ * Return: ib_async_wr_ring_drain()'s, or the lookup's error.
+ */
+int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
+{
+	struct ib_async_file *file = u->file;
+	struct ib_async_uobj *owner = NULL;
+	struct ib_async_wr_ring *r;
+	u32 posted, moved;
+	int ret;
+
+	lockdep_assert_held_read(&file->dp_rwsem);
+	if (current->mm != file->verbs->mm)
+		return -EPERM;
+	r = ib_async_doorbell_ring(file, u->arg, &owner);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ret = ib_async_wr_ring_ring(file, owner, r, false, &posted, &moved);
+	ib_async_poller_kick(file);
+	return ret;
+}
+
 /**
  * ib_async_wr_rings_post - the poller's doorbell: post every submission
  * ring of @file that has work
  * @file: the file, its device pinned
+ * @moved: out: the completions the fills after its posts published
  *
  * A ring whose producer is out of bounds is left alone: the doorbell
  * would refuse it, and its header says nothing new. So is one that
@@ -553,22 +586,22 @@ static bool ib_async_wr_ring_has_work(struct ib_async_wr_ring *r)
  *
  * Return: work requests posted.
  */
-u32 ib_async_wr_rings_post(struct ib_async_file *file)
+u32 ib_async_wr_rings_post(struct ib_async_file *file, u32 *moved)
 {
 	struct ib_async_mapped_ring *m;
 	struct ib_async_uobj *owner;
 	struct ib_async_wr_ring *r;
-	u32 posted, total = 0;
+	u32 posted, n, total = 0;
 	unsigned long key;
 
-	lockdep_assert_held(&file->dp_mutex);
+	lockdep_assert_held_read(&file->dp_rwsem);
 	xa_for_each(&file->verbs->wr_rings, key, m) {
 		r = container_of(m, struct ib_async_wr_ring, m);
-		if (!ib_async_wr_ring_has_work(r) ||
-		    IS_ERR(ib_async_doorbell_ring(file, key, &owner)))
+		if (IS_ERR(ib_async_doorbell_ring(file, key, &owner)))
 			continue;
-		ib_async_wr_ring_drain(file, owner, r, &posted);
+		ib_async_wr_ring_ring(file, owner, r, true, &posted, &n);
 		total += posted;
+		*moved += n;
 	}
 	return total;
 }
@@ -585,18 +618,25 @@ u32 ib_async_wr_rings_post(struct ib_async_file *file)
  */
 bool ib_async_wr_rings_wake(struct ib_async_file *file, bool awake)
 {
+	struct ib_async_wr_ring *r;
 	struct ib_async_mapped_ring *m;
 	unsigned long key;
 	bool work = false;
 
-	lockdep_assert_held(&file->dp_mutex);
-	xa_for_each(&file->verbs->wr_rings, key, m)
-		ib_async_wr_ring_wake(container_of(m, struct ib_async_wr_ring,
-						   m), awake);
+	lockdep_assert_held_read(&file->dp_rwsem);
+	xa_for_each(&file->verbs->wr_rings, key, m) {
+		r = container_of(m, struct ib_async_wr_ring, m);
+		ib_async_dp_lock(r->owner);
+		ib_async_wr_ring_wake(r, awake);
+		ib_async_dp_unlock(r->owner);
+	}
 	/* pairs with the program's barrier between its producer and flags */
 	smp_mb();
-	xa_for_each(&file->verbs->wr_rings, key, m)
-		work |= ib_async_wr_ring_has_work(container_of(m,
-						struct ib_async_wr_ring, m));
+	xa_for_each(&file->verbs->wr_rings, key, m) {
+		r = container_of(m, struct ib_async_wr_ring, m);
+		ib_async_dp_lock(r->owner);
+		work |= ib_async_wr_ring_has_work(r);
+		ib_async_dp_unlock(r->owner);
+	}
 	return work;
 }

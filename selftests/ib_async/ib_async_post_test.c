@@ -286,6 +286,73 @@ TEST_F_TIMEOUT(post, a_create_in_the_driver_holds_up_no_post_or_poll, 60)
 	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq.handle, NULL));
 }
 
+/*
+ * The data path's own commands run side by side when they name different
+ * objects: a poll of a second CQ the driver holds for DRIVER_HELD_MS
+ * holds up no post to A or B and no poll of their CQ, as two threads of
+ * a program polling two CQs never wait for each other over ib_uverbs.
+ * The held poll then returns, empty.
+ */
+TEST_F_TIMEOUT(post, a_poll_in_the_driver_holds_up_no_post_or_poll_of_another_cq,
+	       60)
+{
+	struct ib_async_wc wc[4];
+	struct ib_async_poll_cq poll = {
+		.argsz = sizeof(poll), .count = 4, .wc = (uintptr_t)wc,
+	};
+	int ret;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc2, 16, &poll.handle));
+	ret = message_beside_held(_metadata, self, "delay_poll_cq_ms",
+				  IB_ASYNC_IOC_POLL_CQ, &poll);
+	if (ret > 0)
+		SKIP(return, "no evsrc delay_poll_cq_ms (kprobes?)");
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(0U, poll.count);
+}
+
+/*
+ * The same for a post: receives posted to a third QP, held in the driver,
+ * hold up no post to A or B and no poll; the held post then took its
+ * request.
+ */
+TEST_F_TIMEOUT(post, a_post_in_the_driver_holds_up_no_post_or_poll_of_another_qp,
+	       60)
+{
+	struct ib_async_qp_attr init = {
+		.argsz = sizeof(init), .attr_mask = IB_ASYNC_QP_STATE |
+			IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
+			IB_ASYNC_QP_ACCESS_FLAGS,
+		.qp_state = 1, .port_num = 1,
+	};
+	struct ib_async_sge rs = { 0, 64, 0 };
+	struct ib_async_recv_wr rw = { .wr_id = 3, .num_sge = 1 };
+	struct ib_async_post_list list = {
+		.argsz = sizeof(list), .obj_type = IB_ASYNC_OBJ_QP, .count = 1,
+		.wr_size = sizeof(rw), .wrs = (uintptr_t)&rw,
+		.sges = (uintptr_t)&rs, .num_sges = 1,
+	};
+	struct ib_async_create_qp q;
+	int ret;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
+			    &q));
+	init.handle = q.handle;
+	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_QP, &init));
+	rs.addr = (uintptr_t)self->rb + BUF_LEN / 2;
+	rs.lkey = self->mb.lkey;
+	list.handle = q.handle;
+	ret = message_beside_held(_metadata, self, "delay_post_recv_ms",
+				  IB_ASYNC_IOC_POST_RECV_LIST, &list);
+	if (ret > 0)
+		SKIP(return, "no evsrc delay_post_recv_ms (kprobes?)");
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(1U, list.posted);
+	EXPECT_EQ(0U, list.error);
+}
+
 TEST_F(post, rdma_write_read_and_write_with_imm)
 {
 	struct ib_async_sge s = { (uintptr_t)self->la, 16, self->ma.lkey };
