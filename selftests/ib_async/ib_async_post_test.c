@@ -171,6 +171,24 @@ TEST_F(post, send_gathers_and_receive_scatters_in_place)
 	EXPECT_EQ(self->a.qp_num, w->qp_num);
 }
 
+/*
+ * A QP beside A and B, on their PD and CQ, in RESET; *@init is
+ * MODIFY_QP's argument that moves it to INIT.
+ */
+static int third_qp(FIXTURE_DATA(post) *self, struct ib_async_create_qp *q,
+		    struct ib_async_qp_attr *init)
+{
+	int ret = qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC, q);
+
+	*init = (struct ib_async_qp_attr){
+		.argsz = sizeof(*init), .handle = q->handle,
+		.attr_mask = IB_ASYNC_QP_STATE | IB_ASYNC_QP_PKEY_INDEX |
+			     IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
+		.qp_state = 1, .port_num = 1,
+	};
+	return ret;
+}
+
 /* How long the driver takes over a held command below. */
 #define DRIVER_HELD_MS	1500
 
@@ -245,19 +263,12 @@ static int message_beside_held(struct __test_metadata *_metadata,
  */
 TEST_F_TIMEOUT(post, a_modify_in_the_driver_holds_up_no_post_or_poll, 60)
 {
-	struct ib_async_qp_attr init = {
-		.argsz = sizeof(init), .attr_mask = IB_ASYNC_QP_STATE |
-			IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
-			IB_ASYNC_QP_ACCESS_FLAGS,
-		.qp_state = 1, .port_num = 1,
-	};
 	struct ib_async_create_qp q;
+	struct ib_async_qp_attr init;
 	int ret;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
-			    &q));
-	init.handle = q.handle;
+	ASSERT_EQ(0, third_qp(self, &q, &init));
 	ret = message_beside_held(_metadata, self, "delay_modify_qp_ms",
 				  IB_ASYNC_IOC_MODIFY_QP, &init);
 	if (ret > 0)
@@ -320,12 +331,6 @@ TEST_F_TIMEOUT(post, a_poll_in_the_driver_holds_up_no_post_or_poll_of_another_cq
 TEST_F_TIMEOUT(post, a_post_in_the_driver_holds_up_no_post_or_poll_of_another_qp,
 	       60)
 {
-	struct ib_async_qp_attr init = {
-		.argsz = sizeof(init), .attr_mask = IB_ASYNC_QP_STATE |
-			IB_ASYNC_QP_PKEY_INDEX | IB_ASYNC_QP_PORT |
-			IB_ASYNC_QP_ACCESS_FLAGS,
-		.qp_state = 1, .port_num = 1,
-	};
 	struct ib_async_sge rs = { 0, 64, 0 };
 	struct ib_async_recv_wr rw = { .wr_id = 3, .num_sge = 1 };
 	struct ib_async_post_list list = {
@@ -334,12 +339,11 @@ TEST_F_TIMEOUT(post, a_post_in_the_driver_holds_up_no_post_or_poll_of_another_qp
 		.sges = (uintptr_t)&rs, .num_sges = 1,
 	};
 	struct ib_async_create_qp q;
+	struct ib_async_qp_attr init;
 	int ret;
 
 	IBA_SKIPPED_IN_SETUP();
-	ASSERT_EQ(0, qp_new(self->fd, self->pd, self->cq, IB_UVERBS_QPT_RC,
-			    &q));
-	init.handle = q.handle;
+	ASSERT_EQ(0, third_qp(self, &q, &init));
 	ASSERT_EQ(0, iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_QP, &init));
 	rs.addr = (uintptr_t)self->rb + BUF_LEN / 2;
 	rs.lkey = self->mb.lkey;
