@@ -679,6 +679,28 @@ static int issue_value(struct fz_ctx *ctx, struct fz_call *c)
 	return ret < 0 ? -err : 0;
 }
 
+/*
+ * May the call take records out of its file's channels unread? DESTROY
+ * purges its object's. So does a create of an object with events whose
+ * answer cannot be written (its argument placed badly, on a read-only
+ * page say): the kernel destroys the object again, and with it what its
+ * events queued meanwhile (ib_async_cmd_created()).
+ */
+static bool may_purge(unsigned int nr, bool bad_place)
+{
+	switch (nr) {
+	case IB_ASYNC_CMD_DESTROY:
+		return true;
+	case IB_ASYNC_CMD_CREATE_CQ:
+	case IB_ASYNC_CMD_CREATE_QP:
+	case IB_ASYNC_CMD_CREATE_SRQ:
+	case IB_ASYNC_CMD_CREATE_WQ:
+		return bad_place;
+	default:
+		return false;
+	}
+}
+
 static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 {
 	const struct fz_cmd *cmd = c->cmd;
@@ -703,7 +725,7 @@ static int issue(struct fz_ctx *ctx, struct fz_call *c, bool bad_place)
 		ctx->sh->file[c->slot].arms++;
 		fz_unlock(ctx->sh);
 	}
-	if (cmd->nr == IB_ASYNC_CMD_DESTROY) {
+	if (may_purge(cmd->nr, bad_place)) {
 		fz_lock(ctx->sh);
 		ctx->sh->file[c->slot].destroys++;
 		fz_unlock(ctx->sh);
