@@ -173,20 +173,17 @@ static bool ib_async_cq_ring_take(struct ib_async_uobj *cq,
 				  struct ib_async_cq_ring *r, u32 *room)
 {
 	struct ib_async_wr *w;
-	bool all = true;
 
 	while (*room && !list_empty(&cq->wrs)) {
 		w = list_first_entry(&cq->wrs, struct ib_async_wr, list);
-		if (w->recv && w->buf) {
-			all = false;
-			break;
-		}
+		if (w->recv && w->buf)
+			return false;
 		r->recs[r->producer & r->mask] = w->wc;
 		r->producer++;
 		(*room)--;
 		ib_async_wr_release(cq->file, w);
 	}
-	return all;
+	return true;
 }
 
 /**
@@ -233,16 +230,16 @@ u32 ib_async_cq_ring_fill(struct ib_async_uobj *cq)
  */
 static u32 ib_async_cq_ring_fill_locked(struct ib_async_uobj *cq)
 {
-	u32 before;
+	u32 published;
 
 	if (!READ_ONCE(cq->ring))
 		return 0;
 	ib_async_dp_lock(cq);
-	before = cq->ring->producer;
+	published = cq->ring->producer;
 	ib_async_cq_ring_fill(cq);
-	before = cq->ring->producer - before;
+	published = cq->ring->producer - published;
 	ib_async_dp_unlock(cq);
-	return before;
+	return published;
 }
 
 /**
