@@ -81,9 +81,10 @@ void ib_async_file_free(struct ib_async_file *file)
 {
 	struct ib_async_device *adev = file->adev;
 
+	/* first: what the verbs layer keeps for reuse is still charged */
+	ib_async_verbs->free(file);
 	ib_async_account_exit(file);
 	ib_async_evq_uncharge(&file->evq);
-	ib_async_verbs->free(file);
 	mutex_destroy(&file->obj_mutex);
 	mutex_destroy(&file->forget_mutex);
 	call_rcu(&file->rcu, ib_async_file_free_rcu);

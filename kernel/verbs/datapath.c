@@ -51,83 +51,40 @@ struct ib_async_dead_qp {
 	u32 qp_num;
 };
 
-/* What a request costs the user's locked-memory budget. */
-static size_t ib_async_wr_cost(u32 len)
-{
-	return sizeof(struct ib_async_wr) + len;
-}
-
 static enum dma_data_direction ib_async_wr_dir(const struct ib_async_wr *w)
 {
 	return w->recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
-/*
- * Requests come and go with every post and completion: their own cache,
- * charged to the poster's memory cgroup and visible in /proc/slabinfo.
- */
-static struct kmem_cache *ib_async_wr_cache;
-
-int __init ib_async_wr_cache_init(void)
-{
-	ib_async_wr_cache = KMEM_CACHE(ib_async_wr, SLAB_ACCOUNT);
-	return ib_async_wr_cache ? 0 : -ENOMEM;
-}
-
-void ib_async_wr_cache_exit(void)
-{
-	kmem_cache_destroy(ib_async_wr_cache);
-}
-
-/**
- * ib_async_wr_alloc_direct - a request over the caller's registered memory
- * @recv: a receive
- * @wr_id: the caller's
- *
- * Not yet known to the file or the device; it holds no buffer.
- *
- * Return: the request or NULL.
- */
-struct ib_async_wr *ib_async_wr_alloc_direct(bool recv, u64 wr_id)
-{
-	struct ib_async_wr *w;
-
-	w = kmem_cache_zalloc(ib_async_wr_cache, GFP_KERNEL);
-	if (!w)
-		return NULL;
-	INIT_LIST_HEAD(&w->list);
-	w->recv = recv;
-	w->wc.wr_id = wr_id;
-	return w;
-}
-
 /* A request and its buffer, not yet known to the file or the device. */
-static struct ib_async_wr *ib_async_wr_alloc(u32 len, bool recv, u64 wr_id)
+static struct ib_async_wr *ib_async_wr_alloc(struct ib_async_file *file,
+					     u32 len, bool recv, u64 wr_id)
 {
 	struct ib_async_wr *w;
 
-	w = ib_async_wr_alloc_direct(recv, wr_id);
-	if (!w)
+	if (ib_async_wrs_get(file, &w, 1, recv))
 		return NULL;
+	w->wc.wr_id = wr_id;
 	w->len = len;
 	/* At least one byte, so that even an empty message has a mapping. */
 	w->map_len = max_t(u32, len, 1);
 	w->buf = kzalloc(w->map_len, GFP_KERNEL_ACCOUNT);
 	if (!w->buf) {
-		kmem_cache_free(ib_async_wr_cache, w);
+		ib_async_wr_put(file, w);
 		return NULL;
 	}
 	return w;
 }
 
 /**
- * ib_async_wr_discard - free a request the file never knew
+ * ib_async_wr_discard - give up a request the file never knew
+ * @file: the file it was got for
  * @w: the request
  */
-void ib_async_wr_discard(struct ib_async_wr *w)
+void ib_async_wr_discard(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	kfree(w->buf);
-	kmem_cache_free(ib_async_wr_cache, w);
+	ib_async_wr_put(file, w);
 }
 
 /* The device is done with the buffer: after its completion or destroy. */
@@ -145,8 +102,9 @@ static void ib_async_wr_unmap(struct ib_async_wr *w)
  * @w: the request
  * @owner: a live QP or SRQ
  *
- * Charges and names it, maps its buffer if it has one, and puts it on the
- * owner's list; the caller then posts it, with w->id as the wr_id.
+ * Names it, charges and maps its buffer if it has one (its tracking was
+ * charged when allocated: wr_pool.c), and puts it on the owner's list;
+ * the caller then posts it, with w->id as the wr_id.
  *
  * Return: 0, -ENOSPC past the file's bounds, or -ENOMEM.
  */
@@ -160,9 +118,11 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 	ret = ib_async_wr_ids_prepare(file);
 	if (ret)
 		return ret;
-	ret = ib_async_account_add(file, ib_async_wr_cost(w->len));
-	if (ret)
-		return ret;
+	if (w->len) {
+		ret = ib_async_account_add(file, w->len);
+		if (ret)
+			return ret;
+	}
 
 	w->dev = owner->type == IB_ASYNC_OBJ_SRQ ? owner->srq->device :
 						   owner->qp->device;
@@ -201,7 +161,8 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 err_unmap:
 	ib_async_wr_unmap(w);
 err_uncharge:
-	ib_async_account_sub(file, ib_async_wr_cost(w->len));
+	if (w->len)
+		ib_async_account_sub(file, w->len);
 	return ret;
 }
 
@@ -222,12 +183,13 @@ static void ib_async_wr_unlink(struct ib_async_file *file,
 	vf->wr_bytes -= w->len;
 }
 
-/* An unlinked request goes, and its charge with it. */
+/* An unlinked request goes: its buffer, and its tracking to be reused. */
 static void ib_async_wr_free(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	ib_async_wr_unmap(w);
-	ib_async_account_sub(file, ib_async_wr_cost(w->len));
-	ib_async_wr_discard(w);
+	if (w->len)
+		ib_async_account_sub(file, w->len);
+	ib_async_wr_discard(file, w);
 }
 
 /**
@@ -266,9 +228,10 @@ void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner)
  * one (on a CQ's backlog: unmapped, the device's no more) is freed. Of one
  * the device still owns, the buffer stays allocated and mapped, as the
  * device may still write into it, and is never freed (as the abandoned
- * uobj); the request itself, which the device never sees (it knows the
- * request by wr_id), is freed: no completion can match it any more, it is
- * charged no more, and the module's cache empties, so that it can go.
+ * uobj), but charged no more; the request itself, which the device never
+ * sees (it knows the request by wr_id), goes back to the file: no
+ * completion can match it any more, and the module's cache empties with
+ * the file, so that the module can go.
  */
 static void ib_async_wr_let_go(struct ib_async_file *file,
 			       struct ib_async_wr *w)
@@ -282,9 +245,10 @@ static void ib_async_wr_let_go(struct ib_async_file *file,
 		ib_async_wr_free(file, w);
 		return;
 	}
-	ib_async_account_sub(file, ib_async_wr_cost(w->len));
+	if (w->len)
+		ib_async_account_sub(file, w->len);
 	kmemleak_not_leak(w->buf);
-	kmem_cache_free(ib_async_wr_cache, w);
+	ib_async_wr_put(file, w);
 }
 
 /**
@@ -548,7 +512,7 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 		return -EPERM;
 	if (!access_ok(u64_to_user_ptr(arg->addr), arg->length))
 		return -EFAULT;
-	w = ib_async_wr_alloc(arg->length, true, arg->wr_id);
+	w = ib_async_wr_alloc(file, arg->length, true, arg->wr_id);
 	if (!w)
 		return -ENOMEM;
 	w->uaddr = arg->addr;
@@ -589,7 +553,7 @@ int ib_async_cmd_post_recv(struct ib_async_ucmd *u)
 	return ret;
 
 err_discard:
-	ib_async_wr_discard(w);
+	ib_async_wr_discard(file, w);
 	return ret;
 }
 
@@ -671,7 +635,7 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 		return ret;
 	if (current->mm != file->verbs->mm)
 		return -EPERM;
-	w = ib_async_wr_alloc(arg->length, false, arg->wr_id);
+	w = ib_async_wr_alloc(file, arg->length, false, arg->wr_id);
 	if (!w)
 		return -ENOMEM;
 	/* Before any lock: the user's page may take its time to fault in. */
@@ -723,7 +687,7 @@ int ib_async_cmd_post_send(struct ib_async_ucmd *u)
 	return ret;
 
 err_discard:
-	ib_async_wr_discard(w);
+	ib_async_wr_discard(file, w);
 	return ret;
 }
 

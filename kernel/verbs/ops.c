@@ -22,6 +22,7 @@ static int ib_async_verbs_open(struct ib_async_file *file)
 	file->verbs = vf;
 	ib_async_file_objs_init(file);
 	spin_lock_init(&vf->wr_lock);
+	INIT_LIST_HEAD(&vf->wr_pool);
 	xa_init(&vf->cq_rings);
 	xa_init(&vf->wr_rings);
 	ib_async_poller_init(vf);
@@ -42,6 +43,7 @@ static void ib_async_verbs_free(struct ib_async_file *file)
 		mmdrop(vf->mm);
 	xa_destroy(&vf->objs);
 	ib_async_wr_ids_free(vf);
+	ib_async_wr_pool_drain(file);
 	/* every CQ's uobj was freed, and dropped its ring */
 	WARN_ON_ONCE(!xa_empty(&vf->cq_rings));
 	xa_destroy(&vf->cq_rings);
@@ -74,10 +76,13 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
 {
 	struct ib_async_vfile *vf = file->verbs;
 	u64 stale, bytes, verbs;
-	u32 wrs;
+	u32 wrs, pooled;
 
 	ib_async_file_lock(file);
+	spin_lock(&vf->wr_lock);
 	wrs = vf->wr_count;
+	pooled = vf->wr_pooled;
+	spin_unlock(&vf->wr_lock);
 	spin_lock(&file->acct_lock);
 	bytes = file->acct_bytes;
 	spin_unlock(&file->acct_lock);
@@ -85,6 +90,8 @@ static void ib_async_verbs_fdinfo(struct seq_file *m,
 	stale = vf->stale_wcs;
 	ib_async_file_unlock(file);
 	seq_printf(m, "ib_async-work-requests:\t%u\n", wrs);
+	/* their tracking, kept for the next posts (charged-bytes has it) */
+	seq_printf(m, "ib_async-pooled-requests:\t%u\n", pooled);
 	/* the data path's and the objects' queues; of which the queues' */
 	seq_printf(m, "ib_async-charged-bytes:\t%llu\n", bytes);
 	seq_printf(m, "ib_async-verbs-charged-bytes:\t%llu\n", verbs);

@@ -55,6 +55,7 @@ union ib_async_kwr {
 
 /**
  * struct ib_async_post - one call's work requests
+ * @file: the file they are posted on
  * @send: a send list (else receives)
  * @ring: a ring's slots: a refused request ends the batch (@count becomes
  *	its index, @stop_err its error) rather than failing the call
@@ -75,6 +76,7 @@ union ib_async_kwr {
  * @inl_small: @inl when the call's inline data fits
  */
 struct ib_async_post {
+	struct ib_async_file *file;
 	bool send;
 	bool ring;
 	u32 count;
@@ -101,7 +103,7 @@ static void ib_async_post_free(struct ib_async_post *p)
 	if (p->tr)
 		for (i = 0; i < p->ntr; i++)
 			if (p->tr[i])
-				ib_async_wr_discard(p->tr[i]);
+				ib_async_wr_put(p->file, p->tr[i]);
 	if (p->mem != p->scratch)
 		kvfree(p->mem);
 	if (p->inl != p->inl_small)
@@ -324,18 +326,18 @@ static int ib_async_post_check_wrs(struct ib_async_post *p)
 	return 0;
 }
 
-/* The tracking of every request still to be posted. */
+/* The tracking of every request still to be posted, all got at once. */
 static int ib_async_post_track(struct ib_async_post *p)
 {
 	u32 i;
+	int ret;
 
-	for (i = 0; i < p->count; i++) {
-		p->tr[i] = ib_async_wr_alloc_direct(!p->send,
-						    p->send ? p->swrs[i].wr_id :
-							      p->rwrs[i].wr_id);
-		if (!p->tr[i])
-			return -ENOMEM;
-	}
+	ret = ib_async_wrs_get(p->file, p->tr, p->count, !p->send);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->count; i++)
+		p->tr[i]->wc.wr_id = p->send ? p->swrs[i].wr_id :
+					       p->rwrs[i].wr_id;
 	return 0;
 }
 
@@ -744,7 +746,7 @@ static int ib_async_cmd_post_list(struct ib_async_ucmd *u, bool send)
 {
 	struct ib_async_post_list *arg = u->cmd;
 	struct ib_async_file *file = u->file;
-	struct ib_async_post p = { .send = send };
+	struct ib_async_post p = { .file = file, .send = send };
 	struct ib_async_uobj *owner;
 	int ret, err = 0;
 	u32 posted = 0;
@@ -813,7 +815,8 @@ u32 ib_async_post_slots(struct ib_async_file *file,
 			const struct ib_async_slots *s, int *err)
 {
 	struct ib_async_post p = {
-		.send = s->send, .ring = true, .scratch = s->scratch,
+		.file = file, .send = s->send, .ring = true,
+		.scratch = s->scratch,
 	};
 	u32 posted = 0;
 	int ret;

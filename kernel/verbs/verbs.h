@@ -64,7 +64,7 @@ struct ib_async_uobj_type;
  * @objs: handle -> struct ib_async_uobj
  * @obj_next: cyclic handle allocation cursor
  * @objs_exhausted: every handle was used once
- * @wr_lock: guards @wr_ids to @stale_wcs and the lists of requests the
+ * @wr_lock: guards @wr_ids to @wr_pooled and the lists of requests the
  *	device owns (struct ib_async_uobj's @wrs and @sq_wrs of a QP or SRQ)
  * @wr_ids: id -> posted struct ib_async_wr, a hash table (wr_ids.c);
  *	NULL until the first post
@@ -73,6 +73,8 @@ struct ib_async_uobj_type;
  * @wr_count: requests posted and not yet returned
  * @wr_bytes: their bookkeeping's bytes
  * @stale_wcs: completions that matched no request
+ * @wr_pool: tracking objects for the next posts (wr_pool.c)
+ * @wr_pooled: how many
  * @mr_keys: lkey -> MR uobj
  * @cq_rings: CQ handle -> its completion ring (cq_ring.c), for mmap()
  * @wr_rings: QP or SRQ handle << 1 | kind -> its submission ring
@@ -105,6 +107,8 @@ struct ib_async_vfile {
 	u32 wr_count;
 	u64 wr_bytes;
 	u64 stale_wcs;
+	struct list_head wr_pool;
+	u32 wr_pooled;
 	struct xarray mr_keys;
 	struct xarray cq_rings;
 	struct xarray wr_rings;
@@ -306,9 +310,12 @@ int ib_async_uobj_event_source(struct ib_async_file *file, u32 handle,
 /* wr_ids.c: the ids of posted requests (the rest in wr.h) */
 void ib_async_wr_ids_free(struct ib_async_vfile *vf);
 
-/* datapath.c */
+/* wr_pool.c: where requests' tracking comes from (the rest in wr.h) */
 int ib_async_wr_cache_init(void);
 void ib_async_wr_cache_exit(void);
+void ib_async_wr_pool_drain(struct ib_async_file *file);
+
+/* datapath.c */
 void ib_async_qp_destroyed(struct ib_async_uobj *qp, const struct ib_qp *dead);
 void ib_async_qp_reset(struct ib_async_uobj *qp);
 void ib_async_free_wrs(struct ib_async_file *file, struct ib_async_uobj *owner);

@@ -72,20 +72,27 @@ static inline u32 ib_async_max_sge(const struct ib_async_uobj *owner,
 	return recv ? owner->max_recv_sge : owner->max_send_sge;
 }
 
-struct ib_async_wr *ib_async_wr_alloc_direct(bool recv, u64 wr_id);
-void ib_async_wr_discard(struct ib_async_wr *w);
+/* wr_pool.c */
+int ib_async_wrs_get(struct ib_async_file *file, struct ib_async_wr **tr,
+		     u32 n, bool recv);
+void ib_async_wr_put(struct ib_async_file *file, struct ib_async_wr *w);
+
+/* datapath.c */
+void ib_async_wr_discard(struct ib_async_file *file, struct ib_async_wr *w);
 int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 		       struct ib_async_uobj *owner);
 void ib_async_wr_release(struct ib_async_file *file, struct ib_async_wr *w);
-int ib_async_wr_ids_prepare(struct ib_async_file *file);
-void ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w);
-void ib_async_wr_ids_del(struct ib_async_file *file, struct ib_async_wr *w);
-struct ib_async_wr *ib_async_wr_ids_find(struct ib_async_file *file, u64 id);
 int ib_async_cq_fetch(struct ib_async_file *file, struct ib_async_uobj *cq,
 		      u32 max);
 int ib_async_send_ud(struct ib_async_file *file, struct ib_async_uobj *qp,
 		     u32 ah_handle, u32 remote_qpn, u32 remote_qkey,
 		     struct ib_ud_wr *wr);
+
+/* wr_ids.c */
+int ib_async_wr_ids_prepare(struct ib_async_file *file);
+void ib_async_wr_ids_add(struct ib_async_file *file, struct ib_async_wr *w);
+void ib_async_wr_ids_del(struct ib_async_file *file, struct ib_async_wr *w);
+struct ib_async_wr *ib_async_wr_ids_find(struct ib_async_file *file, u64 id);
 
 /**
  * struct ib_async_send_rule - what a send opcode takes (ib_async_send_rules.h)
@@ -102,6 +109,7 @@ struct ib_async_send_rule {
 	enum ib_async_sr_kind kind;
 };
 
+/* send_rules.c */
 const struct ib_async_send_rule *ib_async_send_rule(u32 opcode);
 int ib_async_send_rule_fields(const struct ib_async_send_rule *r,
 			      u32 send_flags, u32 imm, u64 remote_addr,

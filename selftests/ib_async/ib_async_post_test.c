@@ -357,6 +357,121 @@ TEST_F_TIMEOUT(post, a_post_in_the_driver_holds_up_no_post_or_poll_of_another_qp
 	EXPECT_EQ(0U, list.error);
 }
 
+/* The data path's part of what the file holds of RLIMIT_MEMLOCK. */
+static long long dp_charged(int fd)
+{
+	return iba_fdinfo(fd, "charged-bytes") -
+	       iba_fdinfo(fd, "verbs-charged-bytes");
+}
+
+/*
+ * @n receives posted to a new QP on @cq, in INIT; meanwhile *@charged
+ * and *@pooled are read; then the QP moves to ERR, which flushes them,
+ * and they are polled. 0, or the failed step.
+ */
+static int flushed_recvs(FIXTURE_DATA(post) *self, uint32_t cq, uint32_t n,
+			 long long *charged, long long *pooled)
+{
+	struct ib_async_create_qp q = {
+		.argsz = sizeof(q), .pd_handle = self->pd,
+		.send_cq_handle = cq, .recv_cq_handle = cq,
+		.qp_type = IB_UVERBS_QPT_RC, .max_send_wr = 1,
+		.max_recv_wr = n, .max_send_sge = 1, .max_recv_sge = 1,
+	};
+	struct ib_async_qp_attr init = {
+		.argsz = sizeof(init),
+		.attr_mask = IB_ASYNC_QP_STATE | IB_ASYNC_QP_PKEY_INDEX |
+			     IB_ASYNC_QP_PORT | IB_ASYNC_QP_ACCESS_FLAGS,
+		.qp_state = 1, .port_num = 1,
+	};
+	struct ib_async_recv_wr w[IB_ASYNC_POST_MAX_WRS];
+	struct ib_async_sge s[IB_ASYNC_POST_MAX_WRS];
+	struct ib_async_wc wc[64];
+	uint32_t i, k, done;
+	int ret = 1;
+
+	if (iba_ioc(self->fd, IB_ASYNC_IOC_CREATE_QP, &q))
+		return 1;
+	init.handle = q.handle;
+	if (iba_ioc(self->fd, IB_ASYNC_IOC_MODIFY_QP, &init))
+		goto out;
+	ret = 2;
+	for (done = 0; done < n; done += k) {
+		k = n - done < IB_ASYNC_POST_MAX_WRS ? n - done :
+						       IB_ASYNC_POST_MAX_WRS;
+		for (i = 0; i < k; i++) {
+			w[i] = (struct ib_async_recv_wr){
+				.wr_id = done + i, .num_sge = 1 };
+			s[i] = (struct ib_async_sge){
+				(uintptr_t)self->la, 8, self->ma.lkey };
+		}
+		if (iba_post_recvs(self->fd, IB_ASYNC_OBJ_QP, q.handle, w, k,
+				   s, k))
+			goto out;
+	}
+	ret = 3;
+	if (iba_fdinfo(self->fd, "work-requests") != n)
+		goto out;
+	*charged = dp_charged(self->fd);
+	*pooled = iba_fdinfo(self->fd, "pooled-requests");
+	ret = 4;
+	if (iba_modify_qp(self->fd, q.handle, 6, 0, NULL))
+		goto out;
+	ret = 5;
+	for (done = 0; done < n; done += k) {
+		k = iba_poll_cq(self->fd, cq, wc, n - done < 64 ? n - done : 64);
+		if (!k || wc[0].status != 5)	/* IBV_WC_WR_FLUSH_ERR */
+			goto out;
+	}
+	ret = iba_fdinfo(self->fd, "work-requests") ? 6 : 0;
+out:
+	if (iba_destroy(self->fd, IB_ASYNC_OBJ_QP, q.handle, NULL) && !ret)
+		ret = 7;
+	return ret;
+}
+
+/*
+ * A request's tracking is allocated and charged once, when the file first
+ * needs it, and kept for its next posts: a file posting as many requests
+ * as it did before allocates nothing and its charge stays the same. Past
+ * the 1024 a file keeps, what comes back is freed and its charge given
+ * back.
+ */
+TEST_F(post, requests_reuse_their_tracking_and_keep_at_most_1024)
+{
+	enum { N = 16, MANY = 1100, KEPT = 1024 };
+	long long base, one, charged, pooled;
+	uint32_t cq;
+
+	IBA_SKIPPED_IN_SETUP();
+	ASSERT_EQ(0, iba_create_cq(self->fd, 0xc2, 2048, &cq));
+	ASSERT_EQ(0, iba_fdinfo(self->fd, "pooled-requests"));
+	base = dp_charged(self->fd);
+
+	ASSERT_EQ(0, flushed_recvs(self, cq, N, &charged, &pooled));
+	EXPECT_EQ(0, pooled);
+	/* each request's tracking, as the kernel charged it */
+	one = (charged - base) / N;
+	ASSERT_LT(0, one);
+	EXPECT_EQ(base + N * one, charged);
+	EXPECT_EQ(N, iba_fdinfo(self->fd, "pooled-requests"));
+	EXPECT_EQ(charged, dp_charged(self->fd));
+
+	/* the same again: nothing new charged, the kept ones taken */
+	ASSERT_EQ(0, flushed_recvs(self, cq, N, &charged, &pooled));
+	EXPECT_EQ(0, pooled);
+	EXPECT_EQ(base + N * one, charged);
+	EXPECT_EQ(N, iba_fdinfo(self->fd, "pooled-requests"));
+
+	/* more than are kept: the rest go, and their charge with them */
+	ASSERT_EQ(0, flushed_recvs(self, cq, MANY, &charged, &pooled));
+	EXPECT_EQ(0, pooled);
+	EXPECT_EQ(base + MANY * one, charged);
+	EXPECT_EQ(KEPT, iba_fdinfo(self->fd, "pooled-requests"));
+	EXPECT_EQ(base + KEPT * one, dp_charged(self->fd));
+	EXPECT_EQ(0, iba_destroy(self->fd, IB_ASYNC_OBJ_CQ, cq, NULL));
+}
+
 TEST_F(post, rdma_write_read_and_write_with_imm)
 {
 	struct ib_async_sge s = { (uintptr_t)self->la, 16, self->ma.lkey };
