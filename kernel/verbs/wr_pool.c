@@ -78,14 +78,19 @@ int ib_async_wrs_get(struct ib_async_file *file, struct ib_async_wr **tr,
 {
 	struct ib_async_vfile *vf = file->verbs;
 	struct ib_async_wr *w;
+	LIST_HEAD(taken);
 	u32 i = 0;
 
 	spin_lock(&vf->wr_lock);
-	for (; i < n && vf->wr_pooled; i++) {
-		w = list_first_entry(&vf->wr_pool, struct ib_async_wr, list);
-		list_del(&w->list);
-		vf->wr_pooled--;
-		tr[i] = w;
+	list_for_each_entry(w, &vf->wr_pool, list) {
+		if (i == n)
+			break;
+		tr[i++] = w;
+	}
+	/* cut off in one go; each one's links are reset below */
+	if (i) {
+		list_cut_position(&taken, &vf->wr_pool, &tr[i - 1]->list);
+		vf->wr_pooled -= i;
 	}
 	spin_unlock(&vf->wr_lock);
 	for (; i < n; i++) {
