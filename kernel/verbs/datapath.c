@@ -51,6 +51,24 @@ struct ib_async_dead_qp {
 	u32 qp_num;
 };
 
+/*
+ * A request's buffer is charged its bytes to the user's locked-memory
+ * budget while the file holds it; its tracking was charged when allocated
+ * (wr_pool.c). A request over registered memory has no buffer: no charge.
+ */
+static int ib_async_wr_charge(struct ib_async_file *file,
+			      const struct ib_async_wr *w)
+{
+	return w->len ? ib_async_account_add(file, w->len) : 0;
+}
+
+static void ib_async_wr_uncharge(struct ib_async_file *file,
+				 const struct ib_async_wr *w)
+{
+	if (w->len)
+		ib_async_account_sub(file, w->len);
+}
+
 static enum dma_data_direction ib_async_wr_dir(const struct ib_async_wr *w)
 {
 	return w->recv ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
@@ -118,11 +136,9 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 	ret = ib_async_wr_ids_prepare(file);
 	if (ret)
 		return ret;
-	if (w->len) {
-		ret = ib_async_account_add(file, w->len);
-		if (ret)
-			return ret;
-	}
+	ret = ib_async_wr_charge(file, w);
+	if (ret)
+		return ret;
 
 	w->dev = owner->type == IB_ASYNC_OBJ_SRQ ? owner->srq->device :
 						   owner->qp->device;
@@ -161,8 +177,7 @@ int ib_async_wr_attach(struct ib_async_file *file, struct ib_async_wr *w,
 err_unmap:
 	ib_async_wr_unmap(w);
 err_uncharge:
-	if (w->len)
-		ib_async_account_sub(file, w->len);
+	ib_async_wr_uncharge(file, w);
 	return ret;
 }
 
@@ -187,8 +202,7 @@ static void ib_async_wr_unlink(struct ib_async_file *file,
 static void ib_async_wr_free(struct ib_async_file *file, struct ib_async_wr *w)
 {
 	ib_async_wr_unmap(w);
-	if (w->len)
-		ib_async_account_sub(file, w->len);
+	ib_async_wr_uncharge(file, w);
 	ib_async_wr_discard(file, w);
 }
 
@@ -245,8 +259,7 @@ static void ib_async_wr_let_go(struct ib_async_file *file,
 		ib_async_wr_free(file, w);
 		return;
 	}
-	if (w->len)
-		ib_async_account_sub(file, w->len);
+	ib_async_wr_uncharge(file, w);
 	kmemleak_not_leak(w->buf);
 	ib_async_wr_put(file, w);
 }
