@@ -17,6 +17,8 @@
 # (5000; the message rate's rounded up to a multiple of its list),
 # BENCH_POST_LIST SENDs per post list of the message rate (8),
 # BENCH_DP_K calls of each part of the data path's profile (3000),
+# BENCH_RATE_ROUNDS rounds of the message rate's profile (32), each of 16
+# lists,
 # BENCH_FFAN_N events of the filtered fan-out (BENCH_FAN_N), half of each
 # of the two BENCH_FFAN_TYPES ("SM_CHANGE LID_CHANGE"), to BENCH_FFAN_CTX
 # contexts (100) whose own ib_async queues hold BENCH_FFAN_CTXQ (64),
@@ -45,6 +47,8 @@ POST_LIST=${BENCH_POST_LIST:-8}
 # perftest wants the iterations a multiple of the post list
 RATE_N=$(((PERF_N + POST_LIST - 1) / POST_LIST * POST_LIST))
 DP_K=${BENCH_DP_K:-3000}
+RATE_M=16
+RATE_ROUNDS=${BENCH_RATE_ROUNDS:-32}
 FFAN_N=${BENCH_FFAN_N:-$FAN_N}
 FFAN_TYPES=${BENCH_FFAN_TYPES:-"SM_CHANGE LID_CHANGE"}
 FFAN_CTX=${BENCH_FFAN_CTX:-100}
@@ -216,6 +220,7 @@ while [ "$rep" -le "$REPS" ]; do
 	both compflood "$FLOOD_CQS" "$FLOOD_ROUNDS"
 	progress "rep $rep/$REPS: data path profile, $DP_K calls per part"
 	both dpprof "$DP_K"
+	both rateprof "$RATE_M" "$RATE_ROUNDS"
 	progress "rep $rep/$REPS: perftest and its floor, $PERF_N iterations per tool"
 	perf_both send_bw ib_send_bw -s 4096
 	perf_both write_bw ib_write_bw -s 4096
@@ -247,7 +252,7 @@ awk -v reps="$REPS" -v kver="$(uname -r)" -v ncpu="$(nproc)" \
     -v cpu="$CPU" -v accel="$ACCEL" -v dev="$DEV" -v latk="$LAT_K" \
     -v sizes="$SIZES" -v fanctx="$FAN_CTX" -v drain_n="$DRAIN_N" \
     -v fan_n="$FAN_N" -v compk="$COMP_K" -v perfn="$PERF_N" -v dpk="$DP_K" -v host="$(cat host.txt 2>/dev/null)" \
-    -v postlist="$POST_LIST" \
+    -v postlist="$POST_LIST" -v rate_m="$RATE_M" -v rate_rounds="$RATE_ROUNDS" \
     -v ffan_n="$FFAN_N" -v ffan_ctx="$FFAN_CTX" -v ffan_types="$FFAN_TYPES" \
     -v ffan_ctxq="$FFAN_CTXQ" -v coal_sizes="$COAL_SIZES" \
     -f table.awk "$RES"

@@ -54,6 +54,11 @@
  *                an RC loopback pair ibv_post_recv, ibv_post_send and the
  *                two polls that find their completions, K of each as a
  *                loop, and K of the four in a row
+ *   rateprof M N where the message rate's time goes: N rounds, each of
+ *                8*M receives posted one by one, M lists of 8 SENDs (one
+ *                completion each) and both CQs reaped 16 at a time, each
+ *                part timed over the round; per message, the client's
+ *                share and the server's
  *   recvprof D N only ibv_post_recv, for a profile of its path: N rounds
  *                of D receives on a QP in INIT, each round flushed (ERR)
  *                and reaped untimed; the receives' mean time
@@ -780,14 +785,15 @@ static void bed_open(struct comp_bed *b)
 
 /*
  * A QP whose CQ reports to the channel when @armed, else is polled; @extra
- * more requests of each kind fit its queues and its CQ.
+ * more requests of each kind fit its queues and its CQ. Every send is
+ * signalled when @sig_all, else only those that ask.
  */
-static void end_make(struct comp_bed *b, struct rc_end *e, int armed,
-		     unsigned int extra)
+static void end_make_sig(struct comp_bed *b, struct rc_end *e, int armed,
+			 unsigned int extra, int sig_all)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
-		.sq_sig_all = 1,
+		.sq_sig_all = sig_all,
 		.cap = { .max_send_wr = 64 + extra,
 			 .max_recv_wr = 2 * COMP_RECVS + extra,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
@@ -809,6 +815,12 @@ static void end_make(struct comp_bed *b, struct rc_end *e, int armed,
 		die("ibv_reg_mr");
 	if (armed && ibv_req_notify_cq(e->cq, 0))
 		die("ibv_req_notify_cq");
+}
+
+static void end_make(struct comp_bed *b, struct rc_end *e, int armed,
+		     unsigned int extra)
+{
+	end_make_sig(b, e, armed, extra, 1);
 }
 
 static void end_post_recv(struct rc_end *e, unsigned int slot)
@@ -1192,6 +1204,118 @@ static void mode_dpprof(int k)
 	       "doorbell_ns=%.0f post_send_ns=%.0f poll_send_ns=%.0f "
 	       "poll_recv_ns=%.0f iter_ns=%.0f empty_polls=%lu\n", BENCH_SIDE,
 	       k, sys, empty, notty, info, precv, bell, psend, pscq, prcq, iter,
+	       waits);
+	end_free(&s);
+	end_free(&r);
+	bed_close(&b);
+}
+
+#define RATE_LIST	8	/* SENDs per post list, make bench's -l 8 */
+#define RATE_BATCH	16	/* completions per poll, as perftest's */
+
+/* Post a list of RATE_LIST 64-byte SENDs on @e, the last one signalled. */
+static void end_post_list(struct rc_end *e)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf + COMP_RECVS * COMP_MSG,
+		.length = COMP_MSG, .lkey = e->mr->lkey,
+	};
+	struct ibv_send_wr wr[RATE_LIST], *bad;
+	int i;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < RATE_LIST; i++) {
+		wr[i].wr_id = (uint64_t)i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].next = i + 1 < RATE_LIST ? &wr[i + 1] : NULL;
+	}
+	wr[RATE_LIST - 1].send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(e->qp, wr, &bad))
+		die("ibv_post_send of a list");
+}
+
+/*
+ * Poll @cq, RATE_BATCH at a time, until it gave @n successful
+ * completions; the polls that found none.
+ */
+static unsigned long poll_batched(struct ibv_cq *cq, int n)
+{
+	struct ibv_wc wc[RATE_BATCH];
+	unsigned long empty = 0;
+	int got, i;
+
+	while (n > 0) {
+		got = ibv_poll_cq(cq, RATE_BATCH, wc);
+		if (got < 0)
+			fail("rateprof: poll");
+		if (!got)
+			empty++;
+		for (i = 0; i < got; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				fail("rateprof: completion");
+		n -= got;
+	}
+	return empty;
+}
+
+/*
+ * Where the message rate's time goes: the calls of make bench's send_rate
+ * row (ib_send_bw -s 64 -l 8), made by one process on an RC loopback
+ * pair. The client's part: lists of RATE_LIST SENDs with the last one
+ * signalled (perftest's completion per list), and the polls that find
+ * those completions; the server's: polls of its receives, RATE_BATCH at a
+ * time, and one ibv_post_recv per message, as perftest's server loop
+ * makes them. Each of @n rounds posts @m lists' receives, the @m lists,
+ * then reaps both CQs; each part is timed over the round as a whole
+ * (four clock reads a round) and given per message. perftest runs the
+ * two sides as two processes on two CPUs, so the slower side's time per
+ * message bounds its rate.
+ */
+static void mode_rateprof(int m, int n)
+{
+	unsigned int msgs = (unsigned int)m * RATE_LIST, j;
+	uint64_t t0, t1, t2, t3, t4, precv = 0, plist = 0, pscq = 0, prcq = 0;
+	unsigned long waits = 0;
+	struct comp_bed b;
+	struct rc_end s, r;
+	double per;
+	int round, i;
+
+	if (m < 1 || n < 1 || m > 64)
+		fail("rateprof: 1-64 lists a round, 1 round or more");
+	bed_open(&b);
+	end_make_sig(&b, &s, 0, msgs, 0);
+	end_make(&b, &r, 0, msgs);
+	rc_init(s.qp);
+	rc_init(r.qp);
+	rc_connect(&b, s.qp, r.qp->qp_num);
+	rc_connect(&b, r.qp, s.qp->qp_num);
+	for (round = 0; round < n; round++) {
+		t0 = now_ns();
+		for (j = 0; j < msgs; j++)
+			end_post_recv(&r, j % COMP_RECVS);
+		t1 = now_ns();
+		for (i = 0; i < m; i++)
+			end_post_list(&s);
+		t2 = now_ns();
+		waits += poll_batched(s.cq, m);
+		t3 = now_ns();
+		waits += poll_batched(r.cq, (int)msgs);
+		t4 = now_ns();
+		precv += t1 - t0;
+		plist += t2 - t1;
+		pscq += t3 - t2;
+		prcq += t4 - t3;
+	}
+	per = (double)msgs * n;
+	printf("side=%s mode=rateprof m=%d n=%d list=%d post_list_ns=%.0f "
+	       "poll_send_ns=%.0f poll_recv_ns=%.0f post_recv_ns=%.0f "
+	       "client_ns=%.0f server_ns=%.0f empty_polls=%lu\n", BENCH_SIDE,
+	       m, n, RATE_LIST, (double)plist / per, (double)pscq / per,
+	       (double)prcq / per, (double)precv / per,
+	       (double)(plist + pscq) / per, (double)(prcq + precv) / per,
 	       waits);
 	end_free(&s);
 	end_free(&r);
@@ -1882,7 +2006,7 @@ static void usage(void)
 		"       drain N |\n"
 		"       fanout N CONTEXTS | latency K blocking|epoll |\n"
 		"       destroy N | complat K | compflood NCQS ROUNDS | dpprof K |\n"
-		"       recvprof D N |\n"
+		"       rateprof M N | recvprof D N |\n"
 		"       ffan N CONTEXTS TYPEA TYPEB [CHANQ] | stormcost TYPE N |\n"
 		"       drainb N | drainprof N | coalesce N (ib_async only)\n");
 	exit(2);
@@ -1915,6 +2039,8 @@ int main(int argc, char **argv)
 		mode_complat(atoi(argv[2]));
 	else if (!strcmp(mode, "dpprof"))
 		mode_dpprof(atoi(argv[2]));
+	else if (!strcmp(mode, "rateprof") && argc >= 4)
+		mode_rateprof(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(mode, "recvprof") && argc > 3)
 		mode_recvprof(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(mode, "compflood") && argc > 3)

@@ -142,6 +142,11 @@ function row(w, a1, a2, a3, a4, a5, a6, a7, a8,    n, i, a, s) {
 		split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns doorbell_ns post_send_ns poll_send_ns poll_recv_ns iter_ns empty_polls", PK, " ")
 		for (i = 1; i in PK; i++)
 			add(g, PK[i], F[PK[i]])
+	} else if (mode == "rateprof") {
+		g = side SUBSEP "rateprof"
+		split("post_list_ns poll_send_ns poll_recv_ns post_recv_ns client_ns server_ns empty_polls", PK, " ")
+		for (i = 1; i in PK; i++)
+			add(g, PK[i], F[PK[i]])
 	} else if (mode == "complat") {
 		g = side SUBSEP "complat"
 		add(g, "p50", F["p50_us"]); add(g, "p999", F["p999_us"])
@@ -528,6 +533,7 @@ END {
 			both_sides && u ? sprintf("%.1fx", a / u) : "")
 	}
 	print rule(w)
+	rate_table()
 	# ---- 9. filtered fan-out
 	nt = split(ffan_types, FT, " ")
 	share = ffan_n / 2 + 1024
@@ -643,4 +649,44 @@ END {
 	printf "Target: growth no larger than a storm with no reader makes (Slab noise,\n"
 	printf "%s) and independent of storm size, every run one record whose\n", kib(noise)
 	printf "occurrences are exactly the storm: %s\n", yn(coal_ok)
+}
+
+# Where the message rate's time goes (ibbench rateprof), beside the rate
+# perftest measured in the same run; the slower side bounds the rate of
+# two processes on two CPUs.
+function rate_table(    gu, ga, w, PK, PL, i, u, a, bu, ba, idle) {
+	gu = "uverbs" SUBSEP "rateprof"; ga = "ib_async" SUBSEP "rateprof"
+	if (!C[gu, "client_ns"] || !C[ga, "client_ns"])
+		return
+	printf "\nWhere the message rate's time goes (microseconds per message, medians\n"
+	printf "over the runs): the send_rate row's calls made by one process on an RC\n"
+	printf "loopback pair, %d rounds of %d lists of %d 64-byte SENDs, the last of each\n", rate_rounds, rate_m, postlist
+	printf "signalled; each round posts the receives one by one, the lists, then\n"
+	printf "reaps both CQs %d at a time, each part timed over the round. The client\n", 16
+	printf "is the lists and their polls, the server the receives' polls and posts;\n"
+	printf "perftest runs them as two processes on two CPUs, so the slower side\n"
+	idle = maxv(gu, "empty_polls")
+	if (maxv(ga, "empty_polls") > idle)
+		idle = maxv(ga, "empty_polls")
+	printf "bounds the rate (polls that found nothing: at most %d in a run)\n\n", idle
+	w = "44 9 8 6"
+	print rule(w)
+	print row(w, "", "ib_uverbs", "ib_async", "ratio")
+	print rule(w)
+	split("post_list_ns poll_send_ns client_ns poll_recv_ns post_recv_ns server_ns", PK, " ")
+	split("ibv_post_send, lists of " postlist " (transfers in it)|ibv_poll_cq, a completion per list|the client|ibv_poll_cq, the receives (16 a poll)|ibv_post_recv, one per message|the server", PL, "|")
+	for (i = 1; i in PK; i++) {
+		u = median(gu, PK[i]) / 1000; a = median(ga, PK[i]) / 1000
+		print row(w, PL[i], sprintf("%.2f", u), sprintf("%.2f", a),
+			u ? sprintf("%.1fx", a / u) : "")
+	}
+	bu = median(gu, "client_ns") > median(gu, "server_ns") ? median(gu, "client_ns") : median(gu, "server_ns")
+	ba = median(ga, "client_ns") > median(ga, "server_ns") ? median(ga, "client_ns") : median(ga, "server_ns")
+	print row(w, "the slower side's bound, Mpps", sprintf("%.4f", 1000 / bu), sprintf("%.4f", 1000 / ba),
+		sprintf("%.2fx", bu / ba))
+	gu = "uverbs" SUBSEP "perf" SUBSEP "send_rate"; ga = "ib_async" SUBSEP "perf" SUBSEP "send_rate"
+	if (C[gu, "mpps"] && C[ga, "mpps"] && median(gu, "mpps") > 0)
+		print row(w, "perftest's send_rate, Mpps (above)", sprintf("%.4f", median(gu, "mpps")),
+			sprintf("%.4f", median(ga, "mpps")), sprintf("%.2fx", median(ga, "mpps") / median(gu, "mpps")))
+	print rule(w)
 }
