@@ -516,22 +516,12 @@ END {
 	printf "of %d calls (no clock read per call). rxe carries a SEND through both\n", dpk
 	printf "QPs before ibv_post_send returns, so each poll below finds its completion\n"
 	printf "at once; the last row is the four calls in a row, what one message of a\n"
-	idle = maxv(gu, "empty_polls")
-	if (maxv(ga, "empty_polls") > idle)
-		idle = maxv(ga, "empty_polls")
-	printf "ping-pong costs (polls that found nothing: at most %d in a run)\n\n", idle
+	printf "ping-pong costs (polls that found nothing: at most %d in a run)\n\n", \
+		max_both(gu, ga, "empty_polls")
 	w = "44 9 8 6"
-	print rule(w)
-	print row(w, "", "ib_uverbs", "ib_async", "ratio")
-	print rule(w)
-	split("syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns doorbell_ns post_send_ns poll_send_ns poll_recv_ns iter_ns", PK, " ")
-	split("getppid() system call|an ioctl the node refuses (ENOTTY)|IB_ASYNC_IOC_GET_INFO|ibv_poll_cq, empty|ibv_post_recv, one request|of which the doorbell of an empty ring|ibv_post_send, a SEND (and its transfer)|ibv_poll_cq, the SEND's completion|ibv_poll_cq, the receive's completion|all four in a row", PL, "|")
-	for (i = 1; i in PK; i++) {
-		u = median(gu, PK[i]) / 1000; a = median(ga, PK[i]) / 1000
-		both_sides = PK[i] != "notty_ns" && PK[i] != "get_info_ns" && PK[i] != "doorbell_ns"
-		print row(w, PL[i], both_sides ? sprintf("%.2f", u) : "-", sprintf("%.2f", a),
-			both_sides && u ? sprintf("%.1fx", a / u) : "")
-	}
+	both_rows(w, gu, ga, "syscall_ns notty_ns get_info_ns empty_poll_ns post_recv_ns doorbell_ns post_send_ns poll_send_ns poll_recv_ns iter_ns",
+		"getppid() system call|an ioctl the node refuses (ENOTTY)|IB_ASYNC_IOC_GET_INFO|ibv_poll_cq, empty|ibv_post_recv, one request|of which the doorbell of an empty ring|ibv_post_send, a SEND (and its transfer)|ibv_poll_cq, the SEND's completion|ibv_poll_cq, the receive's completion|all four in a row",
+		"notty_ns get_info_ns doorbell_ns")
 	print rule(w)
 	rate_table()
 	# ---- 9. filtered fan-out
@@ -651,10 +641,34 @@ END {
 	printf "occurrences are exactly the storm: %s\n", yn(coal_ok)
 }
 
+# The most of field k in a run of either stack.
+function max_both(gu, ga, k,    m) {
+	m = maxv(gu, k)
+	return maxv(ga, k) > m ? maxv(ga, k) : m
+}
+
+# The head of a table of times (microseconds) on both stacks and their
+# rows: fields keys (a space between) named by labels ("|" between), of
+# which those in mine (a space between) only ib_async has. The caller
+# adds any other rows and the closing rule.
+function both_rows(w, gu, ga, keys, labels, mine,    K, L, i, u, a, both) {
+	print rule(w)
+	print row(w, "", "ib_uverbs", "ib_async", "ratio")
+	print rule(w)
+	split(keys, K, " ")
+	split(labels, L, "|")
+	for (i = 1; i in K; i++) {
+		u = median(gu, K[i]) / 1000; a = median(ga, K[i]) / 1000
+		both = !index(" " mine " ", " " K[i] " ")
+		print row(w, L[i], both ? sprintf("%.2f", u) : "-", sprintf("%.2f", a),
+			both && u ? sprintf("%.1fx", a / u) : "")
+	}
+}
+
 # Where the message rate's time goes (ibbench rateprof), beside the rate
 # perftest measured in the same run; the slower side bounds the rate of
 # two processes on two CPUs.
-function rate_table(    gu, ga, w, PK, PL, i, u, a, bu, ba, idle) {
+function rate_table(    gu, ga, w, bu, ba) {
 	gu = "uverbs" SUBSEP "rateprof"; ga = "ib_async" SUBSEP "rateprof"
 	if (!C[gu, "client_ns"] || !C[ga, "client_ns"])
 		return
@@ -665,21 +679,12 @@ function rate_table(    gu, ga, w, PK, PL, i, u, a, bu, ba, idle) {
 	printf "reaps both CQs %d at a time, each part timed over the round. The client\n", 16
 	printf "is the lists and their polls, the server the receives' polls and posts;\n"
 	printf "perftest runs them as two processes on two CPUs, so the slower side\n"
-	idle = maxv(gu, "empty_polls")
-	if (maxv(ga, "empty_polls") > idle)
-		idle = maxv(ga, "empty_polls")
-	printf "bounds the rate (polls that found nothing: at most %d in a run)\n\n", idle
+	printf "bounds the rate (polls that found nothing: at most %d in a run)\n\n", \
+		max_both(gu, ga, "empty_polls")
 	w = "44 9 8 6"
-	print rule(w)
-	print row(w, "", "ib_uverbs", "ib_async", "ratio")
-	print rule(w)
-	split("post_list_ns poll_send_ns client_ns poll_recv_ns post_recv_ns server_ns", PK, " ")
-	split("ibv_post_send, lists of " postlist " (transfers in it)|ibv_poll_cq, a completion per list|the client|ibv_poll_cq, the receives (16 a poll)|ibv_post_recv, one per message|the server", PL, "|")
-	for (i = 1; i in PK; i++) {
-		u = median(gu, PK[i]) / 1000; a = median(ga, PK[i]) / 1000
-		print row(w, PL[i], sprintf("%.2f", u), sprintf("%.2f", a),
-			u ? sprintf("%.1fx", a / u) : "")
-	}
+	both_rows(w, gu, ga, "post_list_ns poll_send_ns client_ns poll_recv_ns post_recv_ns server_ns",
+		"ibv_post_send, lists of " postlist " (transfers in it)|ibv_poll_cq, a completion per list|the client|ibv_poll_cq, the receives (16 a poll)|ibv_post_recv, one per message|the server",
+		"")
 	bu = median(gu, "client_ns") > median(gu, "server_ns") ? median(gu, "client_ns") : median(gu, "server_ns")
 	ba = median(ga, "client_ns") > median(ga, "server_ns") ? median(ga, "client_ns") : median(ga, "server_ns")
 	print row(w, "the slower side's bound, Mpps", sprintf("%.4f", 1000 / bu), sprintf("%.4f", 1000 / ba),
