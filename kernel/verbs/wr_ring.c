@@ -420,7 +420,8 @@ static void ib_async_wr_ring_copy(const struct ib_async_wr_ring *r, void *dst,
 static void ib_async_wr_ring_publish(struct ib_async_wr_ring *r, u32 posted,
 				     int err)
 {
-	r->consumer += posted;
+	/* read unlocked by ib_async_wr_ring_idle() */
+	WRITE_ONCE(r->consumer, r->consumer + posted);
 	WRITE_ONCE(r->hdr->error, -err);
 	/* the error, then the count it goes with */
 	smp_store_release(&r->hdr->consumer, r->consumer);
@@ -574,6 +575,21 @@ int ib_async_cmd_wr_doorbell(struct ib_async_ucmd *u)
 	return ret;
 }
 
+/*
+ * Whether @r holds no slot the kernel has not taken, read without its
+ * owner's lock: so that the poller's pass spends no lookup and no lock on
+ * a ring with nothing in it, which is most of them. Only a hint. The
+ * consumer moves under that lock, and a program's producer only ever
+ * grows past it, so a stale read of either shows work that is gone (the
+ * pass then looks under the lock) or misses work that the next pass
+ * finds; the poller never sleeps on this, ib_async_wr_rings_wake() looks
+ * under the locks.
+ */
+static bool ib_async_wr_ring_idle(const struct ib_async_wr_ring *r)
+{
+	return READ_ONCE(r->prod->producer) == READ_ONCE(r->consumer);
+}
+
 /**
  * ib_async_wr_rings_post - the poller's doorbell: post every submission
  * ring of @file that has work
@@ -597,7 +613,8 @@ u32 ib_async_wr_rings_post(struct ib_async_file *file, u32 *moved)
 	lockdep_assert_held_read(&file->dp_rwsem);
 	xa_for_each(&file->verbs->wr_rings, key, m) {
 		r = container_of(m, struct ib_async_wr_ring, m);
-		if (IS_ERR(ib_async_doorbell_ring(file, key, &owner)))
+		if (ib_async_wr_ring_idle(r) ||
+		    IS_ERR(ib_async_doorbell_ring(file, key, &owner)))
 			continue;
 		ib_async_wr_ring_ring(file, owner, r, true, &posted, &n);
 		total += posted;
