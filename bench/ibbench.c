@@ -1083,21 +1083,30 @@ static void mode_recvprof(int d, int n)
 	bed_close(&b);
 }
 
-/* Poll @cq until it gave @n completions; the polls that found none. */
-static unsigned long poll_n(struct ibv_cq *cq, int n)
-{
-	struct ibv_wc wc;
-	unsigned long empty = 0;
-	int got;
+#define POLL_BATCH_MAX	16	/* completions per poll at most, as perftest's */
 
-	while (n) {
-		got = ibv_poll_cq(cq, 1, &wc);
-		if (got < 0 || (got && wc.status != IBV_WC_SUCCESS))
-			fail("dpprof: completion");
-		if (got)
-			n--;
-		else
+/*
+ * Poll @cq, up to @batch completions a poll, until it gave @n successful
+ * ones; the polls that found none.
+ */
+static unsigned long poll_n(struct ibv_cq *cq, int n, int batch)
+{
+	struct ibv_wc wc[POLL_BATCH_MAX];
+	unsigned long empty = 0;
+	int got, i;
+
+	if (batch < 1 || batch > POLL_BATCH_MAX)
+		fail("poll_n: bad batch");
+	while (n > 0) {
+		got = ibv_poll_cq(cq, batch, wc);
+		if (got < 0)
+			fail("poll of a CQ");
+		if (!got)
 			empty++;
+		for (i = 0; i < got; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				fail("a completion in error");
+		n -= got;
 	}
 	return empty;
 }
@@ -1185,18 +1194,18 @@ static void mode_dpprof(int k)
 		end_post_send(&s);
 	psend = (double)(now_ns() - t0) / k;
 	t0 = now_ns();
-	waits += poll_n(s.cq, k);
+	waits += poll_n(s.cq, k, 1);
 	pscq = (double)(now_ns() - t0) / k;
 	t0 = now_ns();
-	waits += poll_n(r.cq, k);
+	waits += poll_n(r.cq, k, 1);
 	prcq = (double)(now_ns() - t0) / k;
 
 	t0 = now_ns();
 	for (i = 0; i < k; i++) {
 		end_post_recv(&r, (unsigned int)(i % COMP_RECVS));
 		end_post_send(&s);
-		waits += poll_n(s.cq, 1);
-		waits += poll_n(r.cq, 1);
+		waits += poll_n(s.cq, 1, 1);
+		waits += poll_n(r.cq, 1, 1);
 	}
 	iter = (double)(now_ns() - t0) / k;
 	printf("side=%s mode=dpprof k=%d syscall_ns=%.0f empty_poll_ns=%.0f "
@@ -1211,7 +1220,6 @@ static void mode_dpprof(int k)
 }
 
 #define RATE_LIST	8	/* SENDs per post list, make bench's -l 8 */
-#define RATE_BATCH	16	/* completions per poll, as perftest's */
 
 /* Post a list of RATE_LIST 64-byte SENDs on @e, the last one signalled. */
 static void end_post_list(struct rc_end *e)
@@ -1237,35 +1245,11 @@ static void end_post_list(struct rc_end *e)
 }
 
 /*
- * Poll @cq, RATE_BATCH at a time, until it gave @n successful
- * completions; the polls that found none.
- */
-static unsigned long poll_batched(struct ibv_cq *cq, int n)
-{
-	struct ibv_wc wc[RATE_BATCH];
-	unsigned long empty = 0;
-	int got, i;
-
-	while (n > 0) {
-		got = ibv_poll_cq(cq, RATE_BATCH, wc);
-		if (got < 0)
-			fail("rateprof: poll");
-		if (!got)
-			empty++;
-		for (i = 0; i < got; i++)
-			if (wc[i].status != IBV_WC_SUCCESS)
-				fail("rateprof: completion");
-		n -= got;
-	}
-	return empty;
-}
-
-/*
  * Where the message rate's time goes: the calls of make bench's send_rate
  * row (ib_send_bw -s 64 -l 8), made by one process on an RC loopback
  * pair. The client's part: lists of RATE_LIST SENDs with the last one
  * signalled (perftest's completion per list), and the polls that find
- * those completions; the server's: polls of its receives, RATE_BATCH at a
+ * those completions; the server's: polls of its receives, POLL_BATCH_MAX at a
  * time, and one ibv_post_recv per message, as perftest's server loop
  * makes them. Each of @n rounds posts @m lists' receives, the @m lists,
  * then reaps both CQs; each part is timed over the round as a whole
@@ -1300,9 +1284,9 @@ static void mode_rateprof(int m, int n)
 		for (i = 0; i < m; i++)
 			end_post_list(&s);
 		t2 = now_ns();
-		waits += poll_batched(s.cq, m);
+		waits += poll_n(s.cq, m, POLL_BATCH_MAX);
 		t3 = now_ns();
-		waits += poll_batched(r.cq, (int)msgs);
+		waits += poll_n(r.cq, (int)msgs, POLL_BATCH_MAX);
 		t4 = now_ns();
 		precv += t1 - t0;
 		plist += t2 - t1;

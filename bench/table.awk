@@ -667,6 +667,12 @@ function both_rows(w, gu, ga, keys, labels, mine,    K, L, i, u, a, both) {
 	}
 }
 
+# A rateprof group's time per message on its slower side.
+function slower_side(g) {
+	return median(g, "client_ns") > median(g, "server_ns") ? \
+		median(g, "client_ns") : median(g, "server_ns")
+}
+
 # Where the message rate's time goes (ibbench rateprof), beside the rate
 # perftest measured in the same run; the slower side bounds the rate of
 # two processes on two CPUs.
@@ -678,7 +684,7 @@ function rate_table(    gu, ga, w, bu, ba) {
 	printf "over the runs): the send_rate row's calls made by one process on an RC\n"
 	printf "loopback pair, %d rounds of %d lists of %d 64-byte SENDs, the last of each\n", rate_rounds, rate_m, postlist
 	printf "signalled; each round posts the receives one by one, the lists, then\n"
-	printf "reaps both CQs %d at a time, each part timed over the round. On 6.1 rxe\n", 16
+	printf "reaps both CQs 16 at a time, each part timed over the round. On 6.1 rxe\n"
 	printf "runs the transfers inside the post, from 6.4 in its worker, which the\n"
 	printf "poll then waits for. The client is the lists and their polls, the server\n"
 	printf "the receives' polls and posts; perftest runs them as two processes on\n"
@@ -688,8 +694,8 @@ function rate_table(    gu, ga, w, bu, ba) {
 	both_rows(w, gu, ga, "post_list_ns poll_send_ns client_ns poll_recv_ns post_recv_ns server_ns",
 		"ibv_post_send, lists of " postlist "|ibv_poll_cq, a completion per list|the client|ibv_poll_cq, the receives (16 a poll)|ibv_post_recv, one per message|the server",
 		"")
-	bu = median(gu, "client_ns") > median(gu, "server_ns") ? median(gu, "client_ns") : median(gu, "server_ns")
-	ba = median(ga, "client_ns") > median(ga, "server_ns") ? median(ga, "client_ns") : median(ga, "server_ns")
+	bu = slower_side(gu)
+	ba = slower_side(ga)
 	print row(w, "the slower side's bound, Mpps", sprintf("%.4f", 1000 / bu), sprintf("%.4f", 1000 / ba),
 		sprintf("%.2fx", bu / ba))
 	gu = "uverbs" SUBSEP "perf" SUBSEP "send_rate"; ga = "ib_async" SUBSEP "perf" SUBSEP "send_rate"
